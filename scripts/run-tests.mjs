@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// Runs every workspace's compiled tests with node:test, then checks that no
+// process started by the test lab outlived the suite, and ends with the
+// "N passed, N failed" line CI reads.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+
+const root = new URL('..', import.meta.url).pathname;
+const workspaces = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).workspaces;
+const filter = process.argv.slice(2);
+
+function findTests(dir) {
+  let out = [];
+  let entries;
+  try { entries = readdirSync(dir); } catch { return out; }
+  for (const name of entries) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out = out.concat(findTests(path));
+    else if (name.endsWith('.test.js')) out.push(path);
+  }
+  return out;
+}
+
+const files = workspaces
+  .flatMap((ws) => findTests(join(root, ws, 'dist')))
+  .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files found (did the build run?)');
+  process.exit(1);
+}
+
+const tag = `lanterna-test-${process.pid}-${Date.now()}`;
+const tap = join(mkdtempSync(join(tmpdir(), 'lanterna-tests-')), 'results.tap');
+const run = spawnSync(process.execPath, [
+  '--test',
+  '--test-timeout=600000',
+  '--test-reporter=spec', '--test-reporter-destination=stdout',
+  '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+  ...files,
+], { stdio: 'inherit', env: { ...process.env, LANTERNA_LAB_TAG: tag } });
+
+const summary = readFileSync(tap, 'utf8');
+const count = (key) => Number((summary.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
+let passed = count('pass');
+let failed = count('fail') + count('cancelled');
+const skipped = count('skipped') + count('todo');
+
+// Every lab child inherits LANTERNA_LAB_TAG; any still alive is a leak.
+const leaks = [];
+for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+  try {
+    const env = readFileSync(`/proc/${pid}/environ`, 'utf8');
+    if (env.includes(`LANTERNA_LAB_TAG=${tag}`)) {
+      leaks.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()}`);
+    }
+  } catch { /* process ended while we looked */ }
+}
+if (leaks.length > 0) {
+  failed += 1;
+  console.log(`not ok - processes left running after the suite:\n  ${leaks.join('\n  ')}`);
+  for (const line of leaks) { try { process.kill(Number(line.split(' ')[0]), 'SIGKILL'); } catch { /* gone */ } }
+} else {
+  passed += 1;
+  console.log('ok - no test-lab process left running after the suite');
+}
+if (run.status !== 0 && failed === 0) failed += 1; // the runner itself failed outside any test
+
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed === 0 ? 0 : 1);
