@@ -18,13 +18,14 @@ function findTests(dir) {
   for (const name of entries) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out = out.concat(findTests(path));
-    else if (name.endsWith('.test.js')) out.push(path);
+    else if (name.endsWith('.test.js') || name.endsWith('.test.mjs')) out.push(path);
   }
   return out;
 }
 
-const files = workspaces
-  .flatMap((ws) => findTests(join(root, ws, 'dist')))
+// Workspaces' compiled TypeScript tests, plus wasm/'s plain ESM tests.
+const files = [...workspaces.map((ws) => join(root, ws, 'dist')), join(root, 'wasm', 'test')]
+  .flatMap((dir) => findTests(dir))
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
   .sort();
 if (files.length === 0) {
