@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type tls from 'node:tls';
+import { startEchoHost, type EchoHandshake } from './echoHost.js';
+import { connectDirectTls } from './directTlsClient.js';
+import { generateLoopbackCertificate } from './selfSignedCertificate.js';
+import { buildTpktPdu, TpktPduCounter } from './tpktPdu.js';
+
+const certificate = await generateLoopbackCertificate();
+
+function collect(secure: tls.TLSSocket, bytes: number, timeoutMs: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const timer = setTimeout(() => reject(new Error(`only ${total} of ${bytes} bytes within ${timeoutMs} ms`)), timeoutMs);
+    secure.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total >= bytes) { clearTimeout(timer); resolve(Buffer.concat(chunks)); }
+    });
+    secure.resume();
+  });
+}
+
+for (const handshake of ['x224-then-tls', 'tls-first'] as EchoHandshake[]) {
+  void test(`echo host (${handshake}) echoes tpkt pdus byte for byte`, async (t) => {
+    const host = await startEchoHost({ handshake, sessionTickets: true, certificate });
+    t.after(() => host.close());
+    const secure = await connectDirectTls({ host: '127.0.0.1', port: host.port, handshake });
+    t.after(() => secure.destroy());
+    const sent = Buffer.concat([buildTpktPdu(90), buildTpktPdu(7), buildTpktPdu(2000)]);
+    const received = collect(secure, sent.length, 5000);
+    secure.write(sent.subarray(0, 50));
+    secure.write(sent.subarray(50));
+    assert.deepEqual(await received, sent);
+    assert.equal(host.openConnections(), 1);
+  });
+}
+
+void test('echo host answers each request pdu with one reply of the configured size', async (t) => {
+  const host = await startEchoHost({ handshake: 'x224-then-tls', sessionTickets: false, replyBytes: 1669, certificate });
+  t.after(() => host.close());
+  const secure = await connectDirectTls({ host: '127.0.0.1', port: host.port, handshake: 'x224-then-tls' });
+  t.after(() => secure.destroy());
+  assert.equal(secure.getProtocol(), 'TLSv1.2');
+  const received = collect(secure, 3 * 1669, 5000);
+  const request = buildTpktPdu(25);
+  // split mid-header to exercise the counter across chunks
+  const three = Buffer.concat([request, request, request]);
+  secure.write(three.subarray(0, 27));
+  secure.write(three.subarray(27));
+  const replies = await received;
+  assert.equal(replies.length, 3 * 1669);
+  assert.equal(new TpktPduCounter().push(replies), 3);
+});
+
+void test('echo host without session tickets sends none', async (t) => {
+  const host = await startEchoHost({ handshake: 'x224-then-tls', sessionTickets: false, certificate });
+  t.after(() => host.close());
+  const secure = await connectDirectTls({ host: '127.0.0.1', port: host.port, handshake: 'x224-then-tls' });
+  t.after(() => secure.destroy());
+  let tickets = 0;
+  secure.on('session', () => { tickets += 1; });
+  assert.equal(secure.getProtocol(), 'TLSv1.2');
+  const echoed = collect(secure, 90, 5000);
+  secure.write(buildTpktPdu(90));
+  await echoed;
+  assert.equal(tickets, 0);
+  assert.equal(secure.isSessionReused(), false);
+});
+
+void test('echo host with session tickets sends them on tls 1.3', async (t) => {
+  const host = await startEchoHost({ handshake: 'x224-then-tls', sessionTickets: true, certificate });
+  t.after(() => host.close());
+  const secure = await connectDirectTls({ host: '127.0.0.1', port: host.port, handshake: 'x224-then-tls' });
+  t.after(() => secure.destroy());
+  const ticket = new Promise<void>((resolve) => secure.once('session', () => resolve()));
+  secure.resume();
+  secure.write(buildTpktPdu(90));
+  const deadline = new Promise<never>((_resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no ticket in 5 s')), 5000);
+    t.after(() => clearTimeout(timer));
+  });
+  await Promise.race([ticket, deadline]);
+  assert.equal(secure.getProtocol(), 'TLSv1.3');
+});
+
+void test('echo host in stream mode keeps sending whole pdus', async (t) => {
+  const host = await startEchoHost({ handshake: 'x224-then-tls', sessionTickets: true, streamPduBytes: 16_000, certificate });
+  t.after(() => host.close());
+  const secure = await connectDirectTls({ host: '127.0.0.1', port: host.port, handshake: 'x224-then-tls' });
+  t.after(() => secure.destroy());
+  const data = await collect(secure, 1_000_000, 5000);
+  assert.ok(new TpktPduCounter().push(data.subarray(0, 16_000 * 60)) === 60);
+});
