@@ -1,0 +1,73 @@
+// A child process the run owns: started in its own process group (so helpers
+// that fork, like websockify, go down with it), optionally pinned to CPUs with
+// taskset, its output kept for diagnostics, and always stopped with a deadline.
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+
+export interface ManagedProcessOptions {
+  command: string;
+  args: string[];
+  /** taskset CPU list, e.g. "0" or "1-3"; unset = no pinning. */
+  cpus?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Adds an IPC channel (the child must be node). */
+  ipc?: boolean;
+  onLine?: (line: string) => void;
+}
+
+export class ManagedProcess {
+  readonly child: ChildProcess;
+  private readonly tail: string[] = [];
+  private exited = false;
+  private readonly exitPromise: Promise<void>;
+
+  constructor(readonly name: string, options: ManagedProcessOptions) {
+    const [command, args] = options.cpus === undefined
+      ? [options.command, options.args]
+      : ['taskset', ['-c', options.cpus, options.command, ...options.args]];
+    const stdio: StdioOptions = options.ipc === true ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
+    this.child = spawn(command, args, { stdio, detached: true, env: options.env ?? process.env, cwd: options.cwd });
+    this.exitPromise = new Promise((resolve) => this.child.once('exit', () => { this.exited = true; resolve(); }));
+    let partial = '';
+    const onChunk = (chunk: Buffer): void => {
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        this.tail.push(line);
+        if (this.tail.length > 40) this.tail.shift();
+        options.onLine?.(line);
+      }
+    };
+    this.child.stdout?.on('data', onChunk);
+    this.child.stderr?.on('data', onChunk);
+  }
+
+  get pid(): number {
+    if (this.child.pid === undefined) throw new Error(`${this.name} did not start`);
+    return this.child.pid;
+  }
+
+  isAlive(): boolean { return !this.exited; }
+
+  recentOutput(): string { return this.tail.join('\n'); }
+
+  /** SIGTERM to the whole group, SIGKILL after `graceMs`. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.exited || this.child.pid === undefined) return;
+    this.signalGroup('SIGTERM');
+    const killed = await Promise.race([
+      this.exitPromise.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), graceMs).unref()),
+    ]);
+    if (killed) {
+      this.signalGroup('SIGKILL');
+      await Promise.race([this.exitPromise, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    }
+    // forked helpers (websockify's per-connection children) may outlive the leader
+    this.signalGroup('SIGKILL');
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    try { process.kill(-this.pid, signal); } catch { /* group already gone */ }
+  }
+}
