@@ -1,0 +1,118 @@
+// The whitepaper's method: add connections in steps, hold each step, and
+// record response times and the relay's CPU and memory for the hold window.
+// Bounded by a connection limit, a wall-clock deadline and a stop threshold.
+import type { GeneratorPool } from './generatorPool.js';
+import type { DisplayAssignment } from './generatorProtocol.js';
+import type { DisplayIdentity } from './displayRoster.js';
+import { summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
+import { coresBetween, sampleProcessTree } from './processTreeUsage.js';
+
+export interface RampOptions {
+  stepConnections: number;
+  maxConnections: number;
+  holdSeconds: number;
+  settleSeconds: number;
+  budgetMs: number;
+  /** Stop ramping once p99 passes this (well past the budget, to show the knee). */
+  stopP99Ms: number;
+  /** Date.now() after which no new step starts. */
+  deadline: number;
+  saturation: { cpuCores: number; loopDelayMs: number };
+  connectTimeoutMs: number;
+}
+
+export interface StepResult {
+  connections: number;
+  established: number;
+  connectFailures: number;
+  firstConnectError: string | undefined;
+  latency: LatencySummary;
+  sent: number;
+  received: number;
+  lostSessions: number;
+  lastFailure: string | undefined;
+  lateOutstanding: number;
+  relayCpuCores: number;
+  relayMemoryMb: number;
+  relayProcesses: number;
+  balancerCpuCores: number | undefined;
+  echoCpuCores: number;
+  generatorCpuCores: number;
+  generatorLoopDelayP99Ms: number;
+  generatorSaturated: boolean;
+  holdSeconds: number;
+}
+
+export interface RampParticipants {
+  pool: GeneratorPool;
+  displays: readonly DisplayIdentity[];
+  relayPids: () => number[];
+  balancerPids?: () => number[];
+  echoPids: () => number[];
+  onStep?: (step: StepResult, index: number) => void;
+  onPhase?: (phase: string) => void;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function runRamp(participants: RampParticipants, options: RampOptions): Promise<StepResult[]> {
+  const steps: StepResult[] = [];
+  let opened = 0;
+  let saturatedInARow = 0;
+  const limit = Math.min(options.maxConnections, participants.displays.length);
+  for (let target = Math.min(options.stepConnections, limit); target <= limit; target += options.stepConnections) {
+    if (Date.now() > options.deadline) break;
+    participants.onPhase?.(`opening ${target - opened} connections`);
+    const batch: DisplayAssignment[] = participants.displays.slice(opened, target).map((display, offset) => ({ ...display, index: opened + offset }));
+    const openResult = await participants.pool.open(batch, options.connectTimeoutMs * 4 + batch.length * 50);
+    opened = target;
+    participants.onPhase?.(`settling at ${target}`);
+    await sleep(options.settleSeconds * 1000);
+
+    const relayBefore = sampleProcessTree(participants.relayPids(), false);
+    const balancerBefore = participants.balancerPids ? sampleProcessTree(participants.balancerPids(), false) : undefined;
+    const echoBefore = sampleProcessTree(participants.echoPids(), false);
+    participants.pool.beginWindow();
+    participants.onPhase?.(`holding ${target}`);
+    await sleep(options.holdSeconds * 1000);
+    const reports = await participants.pool.endWindow();
+    const relayAfter = sampleProcessTree(participants.relayPids(), true);
+    const balancerAfter = participants.balancerPids ? sampleProcessTree(participants.balancerPids(), false) : undefined;
+    const echoAfter = sampleProcessTree(participants.echoPids(), false);
+
+    const generatorCpuCores = Math.max(...reports.map((report) => report.cpuCores));
+    const generatorLoopDelayP99Ms = Math.max(...reports.map((report) => report.loopDelayP99Ms));
+    const step: StepResult = {
+      connections: target,
+      established: reports.reduce((sum, report) => sum + report.alive, 0),
+      connectFailures: openResult.failed,
+      firstConnectError: openResult.firstError,
+      latency: summarizeEncoded(reports.map((report) => report.histogram)),
+      sent: reports.reduce((sum, report) => sum + report.sent, 0),
+      received: reports.reduce((sum, report) => sum + report.received, 0),
+      lostSessions: reports.reduce((sum, report) => sum + report.failures, 0),
+      lastFailure: reports.find((report) => report.lastFailure !== undefined)?.lastFailure,
+      lateOutstanding: reports.reduce((sum, report) => sum + report.lateOutstanding, 0),
+      relayCpuCores: round(coresBetween(relayBefore, relayAfter)),
+      relayMemoryMb: round(relayAfter.memoryBytes / 1024 / 1024),
+      relayProcesses: relayAfter.processes,
+      balancerCpuCores: balancerBefore && balancerAfter ? round(coresBetween(balancerBefore, balancerAfter)) : undefined,
+      echoCpuCores: round(coresBetween(echoBefore, echoAfter)),
+      generatorCpuCores: round(generatorCpuCores),
+      generatorLoopDelayP99Ms: round(generatorLoopDelayP99Ms),
+      generatorSaturated: generatorCpuCores >= options.saturation.cpuCores || generatorLoopDelayP99Ms >= options.saturation.loopDelayMs,
+      holdSeconds: options.holdSeconds,
+    };
+    steps.push(step);
+    participants.onStep?.(step, steps.length - 1);
+
+    saturatedInARow = step.generatorSaturated ? saturatedInARow + 1 : 0;
+    const tooManyLost = step.established < target * 0.95;
+    if (step.latency.p99Ms > options.stopP99Ms || tooManyLost || saturatedInARow >= 2 || step.latency.count === 0) break;
+  }
+  participants.onPhase?.('closing connections');
+  await participants.pool.closeAll();
+  return steps;
+}
+
+function round(value: number): number { return Math.round(value * 1000) / 1000; }

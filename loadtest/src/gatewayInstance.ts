@@ -1,0 +1,71 @@
+// Starts one Lanterna gateway (gateway/dist/cli.js) for a run: a generated
+// config with one display per simulated kiosk, each auto-projecting to the
+// echo host, plain ws:// on loopback, and readiness from GET /readyz.
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ManagedProcess } from './managedProcess.js';
+import { pickFreePort } from './tcpPorts.js';
+import { waitForHttpOk } from './httpReadiness.js';
+import type { DisplayIdentity } from './displayRoster.js';
+
+export const GATEWAY_CLI = fileURLToPath(new URL('../../gateway/dist/cli.js', import.meta.url));
+
+export interface GatewayInstanceOptions {
+  displays: readonly DisplayIdentity[];
+  echoPort: number;
+  workers: number;
+  cpus?: string | undefined;
+  port?: number;
+  /** Shared by every instance of a farm so a token issued by one verifies on any. */
+  sessionSecret: string;
+  logLevel?: string;
+}
+
+export interface GatewayInstance {
+  readonly port: number;
+  readonly baseUrl: string;
+  readonly process: ManagedProcess;
+  stop(): Promise<void>;
+}
+
+export function gatewayConfig(options: GatewayInstanceOptions, port: number, stateDir: string): Record<string, unknown> {
+  return {
+    listen: { host: '127.0.0.1', port, tls: false },
+    stateDir,
+    workers: options.workers,
+    sessionSecret: options.sessionSecret,
+    logLevel: options.logLevel ?? 'warn',
+    displays: options.displays.map((display) => ({
+      id: display.id,
+      token: display.token,
+      autoProject: { host: '127.0.0.1', port: options.echoPort, name: 'loadtest echo host' },
+    })),
+    policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: [String(options.echoPort)] },
+    certificates: { mode: 'first-use' },
+  };
+}
+
+export async function startGateway(options: GatewayInstanceOptions): Promise<GatewayInstance> {
+  const stateDir = await mkdtemp(join(tmpdir(), 'lanterna-loadtest-gw-'));
+  const port = options.port ?? await pickFreePort();
+  const configFile = join(stateDir, 'gateway.json');
+  await writeFile(configFile, JSON.stringify(gatewayConfig(options, port, stateDir)));
+  const child = new ManagedProcess('gateway', {
+    command: process.execPath,
+    args: [GATEWAY_CLI, '--config', configFile],
+    cpus: options.cpus,
+  });
+  const stop = async (): Promise<void> => {
+    await child.stop(10_000);
+    await rm(stateDir, { recursive: true, force: true });
+  };
+  try {
+    await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, 30_000, () => child.isAlive());
+  } catch (error) {
+    await stop();
+    throw new Error(`gateway did not become ready: ${error instanceof Error ? error.message : String(error)}\n${child.recentOutput()}`);
+  }
+  return { port, baseUrl: `ws://127.0.0.1:${port}`, process: child, stop };
+}

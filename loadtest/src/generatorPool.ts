@@ -1,0 +1,96 @@
+// The coordinator's side of the generator processes: starts them pinned to
+// the load CPUs, spreads displays over them, and gathers each window's reports.
+import { fileURLToPath } from 'node:url';
+import { ManagedProcess } from './managedProcess.js';
+import type { CoordinatorMessage, DisplayAssignment, GeneratorMessage, RelayTarget, WindowReport } from './generatorProtocol.js';
+import type { TrafficPattern } from './trafficPattern.js';
+
+const GENERATOR_MAIN = fileURLToPath(new URL('./generatorMain.js', import.meta.url));
+
+class GeneratorHandle {
+  private readonly inbox: GeneratorMessage[] = [];
+  private waiter: (() => void) | undefined;
+  readonly process: ManagedProcess;
+
+  constructor(index: number, cpus: string | undefined) {
+    this.process = new ManagedProcess(`generator-${index}`, {
+      command: process.execPath, args: [GENERATOR_MAIN], cpus, ipc: true,
+    });
+    this.process.child.on('message', (message: GeneratorMessage) => {
+      this.inbox.push(message);
+      this.waiter?.();
+    });
+    this.process.child.on('exit', () => this.waiter?.());
+  }
+
+  post(message: CoordinatorMessage): void { this.process.child.send(message); }
+
+  async next<T extends GeneratorMessage['type']>(type: T, timeoutMs: number): Promise<Extract<GeneratorMessage, { type: T }>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const index = this.inbox.findIndex((message) => message.type === type);
+      if (index >= 0) return this.inbox.splice(index, 1)[0] as Extract<GeneratorMessage, { type: T }>;
+      if (!this.process.isAlive()) throw new Error(`${this.process.name} exited while waiting for ${type}\n${this.process.recentOutput()}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`${this.process.name} sent no ${type} within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiter = () => { clearTimeout(timer); resolve(); };
+      });
+      this.waiter = undefined;
+    }
+  }
+}
+
+export interface OpenResult { opened: number; failed: number; firstError: string | undefined }
+
+export class GeneratorPool {
+  private constructor(private readonly generators: GeneratorHandle[]) {}
+
+  static async start(count: number, cpus: string | undefined): Promise<GeneratorPool> {
+    const generators = Array.from({ length: count }, (_unused, index) => new GeneratorHandle(index, cpus));
+    const pool = new GeneratorPool(generators);
+    try {
+      await Promise.all(generators.map((generator) => generator.next('ready', 15_000)));
+    } catch (error) {
+      await pool.stop();
+      throw error;
+    }
+    return pool;
+  }
+
+  pids(): number[] { return this.generators.map((generator) => generator.process.pid); }
+
+  configure(target: RelayTarget, pattern: TrafficPattern, connectConcurrency: number, connectTimeoutMs: number): void {
+    for (const generator of this.generators) generator.post({ type: 'configure', target, pattern, connectConcurrency, connectTimeoutMs });
+  }
+
+  /** Opens the displays, round-robin over the generators; resolves when all tried. */
+  async open(displays: DisplayAssignment[], timeoutMs: number): Promise<OpenResult> {
+    const shares: DisplayAssignment[][] = this.generators.map(() => []);
+    displays.forEach((display, index) => shares[index % shares.length]?.push(display));
+    this.generators.forEach((generator, index) => generator.post({ type: 'open', displays: shares[index] ?? [] }));
+    const replies = await Promise.all(this.generators.map((generator) => generator.next('opened', timeoutMs)));
+    return {
+      opened: replies.reduce((sum, reply) => sum + reply.opened, 0),
+      failed: replies.reduce((sum, reply) => sum + reply.failed, 0),
+      firstError: replies.find((reply) => reply.firstError !== undefined)?.firstError,
+    };
+  }
+
+  beginWindow(): void { for (const generator of this.generators) generator.post({ type: 'begin-window' }); }
+
+  async endWindow(): Promise<WindowReport[]> {
+    for (const generator of this.generators) generator.post({ type: 'end-window' });
+    return Promise.all(this.generators.map((generator) => generator.next('window', 30_000)));
+  }
+
+  async closeAll(): Promise<void> {
+    for (const generator of this.generators) generator.post({ type: 'close-all' });
+    await Promise.all(this.generators.map((generator) => generator.next('closed', 30_000).catch(() => undefined)));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.generators.map((generator) => generator.process.stop(3000)));
+  }
+}

@@ -1,0 +1,39 @@
+// Messages between the coordinator and a generator process (Node IPC).
+import type { TrafficPattern } from './trafficPattern.js';
+import type { DisplayIdentity } from './displayRoster.js';
+
+export type RelayTarget =
+  | { kind: 'lanterna'; baseUrl: string; distinctSourceAddresses: boolean }
+  | { kind: 'websockify'; url: string; distinctSourceAddresses: boolean };
+
+export interface DisplayAssignment extends DisplayIdentity { index: number }
+
+export type CoordinatorMessage =
+  | { type: 'configure'; target: RelayTarget; pattern: TrafficPattern; connectConcurrency: number; connectTimeoutMs: number }
+  | { type: 'open'; displays: DisplayAssignment[] }
+  | { type: 'begin-window' }
+  | { type: 'end-window' }
+  | { type: 'close-all' };
+
+export interface WindowReport {
+  type: 'window';
+  histogram: string;
+  sent: number;
+  received: number;
+  failures: number;
+  lastFailure: string | undefined;
+  /** Connections alive at the end of the window. */
+  alive: number;
+  /** Requests still unanswered and older than one interval at the end of the window. */
+  lateOutstanding: number;
+  cpuCores: number;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+  wallSeconds: number;
+}
+
+export type GeneratorMessage =
+  | { type: 'ready' }
+  | { type: 'opened'; opened: number; failed: number; firstError: string | undefined }
+  | WindowReport
+  | { type: 'closed' };
