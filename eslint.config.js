@@ -18,6 +18,23 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-confusing-void-expression': 'off',
       eqeqeq: ['error', 'always'],
+      // node:test's test()/describe() return promises the runner itself awaits.
+      '@typescript-eslint/no-floating-promises': ['error', {
+        allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }],
+      }],
+    },
+  },
+  {
+    // web/: page and worker code has its own libs (DOM, WebWorker), so it is
+    // checked against web's tsconfigs rather than found by the project service.
+    files: ['web/src/**/*.ts', 'web/bench/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: ['./web/tsconfig.json', './web/tsconfig.worker.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+      globals: { ...globals.browser, ...globals.worker, ...globals.node },
     },
   },
   {

@@ -5,3 +5,4 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 echo "[build] tsc -b"
 npx --no-install tsc -b
+npm run -s build -w web

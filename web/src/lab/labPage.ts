@@ -1,0 +1,29 @@
+// Entry of the lab page (dist/lab/lab.html): exposes the renderer to tests and benchmarks.
+import { computeLetterbox } from '../render/letterbox.js';
+import { createRenderer } from '../render/createRenderer.js';
+import { showRendererWarning } from '../pages/display/rendererWarning.js';
+import { readCanvasRgba, toBase64 } from './canvasReadback.js';
+import type { LabApi } from './labApi.js';
+import { runRenderBench } from './renderBench.js';
+import { fillPattern } from './testPattern.js';
+
+const api: LabApi = {
+  createRenderer,
+  computeLetterbox,
+  fillPattern,
+  readCanvasRgba,
+  toBase64,
+  showRendererWarning,
+  runRenderBench,
+  makeCanvas(width, height) {
+    const canvas = document.createElement('canvas');
+    canvas.width = width;
+    canvas.height = height;
+    canvas.style.width = `${width / devicePixelRatio}px`;
+    canvas.style.height = `${height / devicePixelRatio}px`;
+    document.body.append(canvas);
+    return canvas;
+  },
+};
+window.lanternaLab = api;
+document.body.dataset.ready = 'true';

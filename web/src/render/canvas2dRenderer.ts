@@ -1,0 +1,147 @@
+import { clipRect } from './clipRect.js';
+import type { FrameUpdate, PixelFormat, PointerShape } from './frame.js';
+import { computeLetterbox } from './letterbox.js';
+import { placePointer } from './pointerPlacement.js';
+import type { Canvas2DContext, RenderCanvas } from './renderCanvas.js';
+import type { Renderer, RendererOptions } from './renderer.js';
+import { UploadTally, type RenderStats } from './renderStats.js';
+
+export const canvas2DWarning = 'WebGL2 is not available here: the picture is drawn by the slower Canvas2D fallback';
+
+/**
+ * Copies `width`×`height` pixels starting at byte `offset` (rows `stride`
+ * apart) into a tightly packed RGBA buffer, swapping B and R for BGRA and
+ * making every pixel opaque. This is the fallback's one copy: ImageData cannot
+ * wrap a SharedArrayBuffer and has no BGRA.
+ */
+function copyToRgba(src: Uint8Array, offset: number, stride: number, width: number, height: number, format: PixelFormat, opaque: boolean, dst: Uint8ClampedArray): void {
+  let d = 0;
+  for (let row = 0; row < height; row++) {
+    let s = offset + row * stride;
+    for (let col = 0; col < width; col++, s += 4, d += 4) {
+      const c0 = src[s] ?? 0;
+      const c2 = src[s + 2] ?? 0;
+      dst[d] = format === 'bgra' ? c2 : c0;
+      dst[d + 1] = src[s + 1] ?? 0;
+      dst[d + 2] = format === 'bgra' ? c0 : c2;
+      dst[d + 3] = opaque ? 255 : (src[s + 3] ?? 0);
+    }
+  }
+}
+
+/** The fallback when WebGL2 is missing: a backing canvas updated with putImageData. */
+export class Canvas2DRenderer implements Renderer {
+  readonly kind = 'canvas2d' as const;
+  readonly warning = canvas2DWarning;
+  onstatistics: ((stats: RenderStats) => void) | null = null;
+
+  private readonly tally = new UploadTally();
+  private backing: OffscreenCanvas | null = null;
+  private backingContext: OffscreenCanvasRenderingContext2D | null = null;
+  private pointerImage: OffscreenCanvas | null = null;
+  private pointerShape: PointerShape | null = null;
+  private pointerX = 0;
+  private pointerY = 0;
+  private pointerVisible = true;
+  private frames = 0;
+
+  constructor(private readonly canvas: RenderCanvas, private readonly context: Canvas2DContext, _options: RendererOptions = {}) {}
+
+  setCanvasSize(width: number, height: number): void {
+    if (this.canvas.width !== width) this.canvas.width = width;
+    if (this.canvas.height !== height) this.canvas.height = height;
+  }
+
+  setDesktopSize(width: number, height: number): void {
+    this.backing = null;
+    this.backingContext = null;
+    if (width <= 0 || height <= 0) return;
+    this.backing = new OffscreenCanvas(width, height);
+    const context = this.backing.getContext('2d');
+    if (!context) throw new Error('cannot create the backing 2d context');
+    context.fillStyle = '#000';
+    context.fillRect(0, 0, width, height);
+    this.backingContext = context;
+  }
+
+  update(frame: FrameUpdate): void {
+    const backing = this.backing;
+    const context = this.backingContext;
+    if (!backing || !context) throw new Error('update before setDesktopSize');
+    const started = performance.now();
+    for (const rect of frame.rects) {
+      const r = clipRect(rect, backing.width, backing.height);
+      if (!r) continue;
+      const image = new ImageData(r.width, r.height);
+      copyToRgba(frame.pixels, r.y * frame.stride + r.x * 4, frame.stride, r.width, r.height, frame.format, true, image.data);
+      context.putImageData(image, r.x, r.y);
+      this.tally.rects += 1;
+      this.tally.pixels += r.width * r.height;
+      this.tally.copies += 1;
+      this.tally.copiedBytes += r.width * r.height * 4;
+    }
+    this.tally.uploadMs += performance.now() - started;
+  }
+
+  setPointer(shape: PointerShape | null): void {
+    this.pointerShape = null;
+    this.pointerImage = null;
+    if (!shape || shape.width <= 0 || shape.height <= 0) return;
+    const image = new ImageData(shape.width, shape.height);
+    copyToRgba(shape.pixels, 0, shape.width * 4, shape.width, shape.height, shape.format, false, image.data);
+    const canvas = new OffscreenCanvas(shape.width, shape.height);
+    const context = canvas.getContext('2d');
+    if (!context) throw new Error('cannot create the pointer 2d context');
+    context.putImageData(image, 0, 0);
+    this.pointerShape = shape;
+    this.pointerImage = canvas;
+  }
+
+  movePointer(x: number, y: number): void {
+    this.pointerX = x;
+    this.pointerY = y;
+  }
+
+  setPointerVisible(visible: boolean): void {
+    this.pointerVisible = visible;
+  }
+
+  present(): void {
+    const started = performance.now();
+    const context = this.context;
+    const width = this.canvas.width;
+    const height = this.canvas.height;
+    context.fillStyle = '#000';
+    context.fillRect(0, 0, width, height);
+    const backing = this.backing;
+    if (backing) {
+      const box = computeLetterbox(width, height, backing.width, backing.height);
+      context.imageSmoothingEnabled = box.scale !== 1;
+      context.drawImage(backing, box.x, box.y, box.width, box.height);
+      if (this.pointerImage && this.pointerShape && this.pointerVisible) {
+        const at = placePointer(box, this.pointerX, this.pointerY, this.pointerShape);
+        context.drawImage(this.pointerImage, at.x, at.y, at.width, at.height);
+      }
+    }
+    const drawMs = performance.now() - started;
+    this.frames += 1;
+    const stats: RenderStats = {
+      renderer: this.kind,
+      frame: this.frames,
+      uploadMs: this.tally.uploadMs,
+      drawMs,
+      rects: this.tally.rects,
+      pixels: this.tally.pixels,
+      copies: this.tally.copies,
+      copiedBytes: this.tally.copiedBytes,
+    };
+    this.tally.reset();
+    this.onstatistics?.(stats);
+  }
+
+  destroy(): void {
+    this.backing = null;
+    this.backingContext = null;
+    this.pointerImage = null;
+  }
+}

@@ -1,0 +1,82 @@
+// The render worker: hosts one renderer on an OffscreenCanvas so that uploads
+// and draws never block the page. Uploads happen as frames arrive (so the
+// decoder gets its memory back at once); presents are coalesced per
+// animation frame.
+import { createRenderer } from './createRenderer.js';
+import type { Renderer } from './renderer.js';
+import type { RenderWorkerReply, RenderWorkerRequest } from './renderWorkerProtocol.js';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+let renderer: Renderer | null = null;
+let presentScheduled = false;
+
+function reply(message: RenderWorkerReply, port?: MessagePort): void {
+  if (port) port.postMessage(message);
+  else self.postMessage(message);
+}
+
+function schedulePresent(): void {
+  if (presentScheduled) return;
+  presentScheduled = true;
+  self.requestAnimationFrame(() => {
+    presentScheduled = false;
+    renderer?.present();
+  });
+}
+
+function handle(message: RenderWorkerRequest, from?: MessagePort): void {
+  if (message.type === 'init') {
+    renderer?.destroy();
+    const created = createRenderer(message.canvas, message.options);
+    created.setCanvasSize(message.width, message.height);
+    created.onstatistics = (stats) => reply({ type: 'stats', stats });
+    renderer = created;
+    reply({ type: 'ready', kind: created.kind, warning: created.warning });
+    return;
+  }
+  if (message.type === 'attach-port') {
+    const port = message.port;
+    port.onmessage = (event: MessageEvent<RenderWorkerRequest>) => safely(event.data, port);
+    return;
+  }
+  if (!renderer) throw new Error(`${message.type} before init`);
+  switch (message.type) {
+    case 'canvas-size':
+      renderer.setCanvasSize(message.width, message.height);
+      schedulePresent();
+      break;
+    case 'desktop-size':
+      renderer.setDesktopSize(message.width, message.height);
+      schedulePresent();
+      break;
+    case 'frame':
+      renderer.update(message);
+      reply({ type: 'frame-consumed', id: message.id }, from);
+      if (message.presentNow === true) renderer.present();
+      else schedulePresent();
+      break;
+    case 'pointer-shape':
+      renderer.setPointer(message.shape);
+      schedulePresent();
+      break;
+    case 'pointer-move':
+      renderer.movePointer(message.x, message.y);
+      schedulePresent();
+      break;
+    case 'pointer-visible':
+      renderer.setPointerVisible(message.visible);
+      schedulePresent();
+      break;
+  }
+}
+
+function safely(message: RenderWorkerRequest, from?: MessagePort): void {
+  try {
+    handle(message, from);
+  } catch (error) {
+    reply({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+self.onmessage = (event: MessageEvent<RenderWorkerRequest>) => safely(event.data);

@@ -1,0 +1,36 @@
+export type RendererKind = 'webgl2' | 'canvas2d';
+
+/**
+ * What one present cost, reported through `Renderer.onstatistics` (the idea of
+ * guacamole's Display.onstatistics): uploads since the previous present, then
+ * the draw itself.
+ */
+export interface RenderStats {
+  readonly renderer: RendererKind;
+  /** Presents so far, this one included. */
+  readonly frame: number;
+  readonly uploadMs: number;
+  readonly drawMs: number;
+  readonly rects: number;
+  readonly pixels: number;
+  /** CPU copies of decoded pixels made by the renderer: 0 on the WebGL2 path. */
+  readonly copies: number;
+  readonly copiedBytes: number;
+}
+
+/** Collects upload costs between two presents. */
+export class UploadTally {
+  uploadMs = 0;
+  rects = 0;
+  pixels = 0;
+  copies = 0;
+  copiedBytes = 0;
+
+  reset(): void {
+    this.uploadMs = 0;
+    this.rects = 0;
+    this.pixels = 0;
+    this.copies = 0;
+    this.copiedBytes = 0;
+  }
+}

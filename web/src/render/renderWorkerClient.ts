@@ -1,0 +1,77 @@
+// The page's handle on the render worker: moves a canvas into it and forwards
+// sizes; frames usually reach the worker through a port, not through here.
+import type { PointerShape } from './frame.js';
+import type { RendererOptions } from './renderer.js';
+import type { RenderFrameMessage, RenderWorkerReply, RenderWorkerRequest } from './renderWorkerProtocol.js';
+import type { RenderStats, RendererKind } from './renderStats.js';
+
+export interface RenderWorkerEvents {
+  onready?: (kind: RendererKind, warning: string | null) => void;
+  onstatistics?: (stats: RenderStats) => void;
+  onerror?: (message: string) => void;
+  onframeconsumed?: (id: number) => void;
+}
+
+export class RenderWorkerClient {
+  private readonly worker: Worker;
+
+  constructor(canvas: HTMLCanvasElement, workerUrl: URL | string, options: RendererOptions, private readonly events: RenderWorkerEvents) {
+    this.worker = new Worker(workerUrl, { type: 'module', name: 'lanterna-render' });
+    this.worker.onmessage = (event: MessageEvent<RenderWorkerReply>) => this.dispatch(event.data);
+    this.worker.onerror = (event) => this.events.onerror?.(event.message || 'the render worker failed to start');
+    const width = canvas.width;
+    const height = canvas.height;
+    const offscreen = canvas.transferControlToOffscreen();
+    this.post({ type: 'init', canvas: offscreen, options, width, height }, [offscreen]);
+  }
+
+  /** Gives the worker one end of a channel whose other end sends frames (the session worker). */
+  attachPort(port: MessagePort): void {
+    this.post({ type: 'attach-port', port }, [port]);
+  }
+
+  setCanvasSize(width: number, height: number): void {
+    this.post({ type: 'canvas-size', width, height });
+  }
+
+  setDesktopSize(width: number, height: number): void {
+    this.post({ type: 'desktop-size', width, height });
+  }
+
+  sendFrame(frame: RenderFrameMessage): void {
+    this.post(frame);
+  }
+
+  setPointer(shape: PointerShape | null): void {
+    this.post({ type: 'pointer-shape', shape });
+  }
+
+  movePointer(x: number, y: number): void {
+    this.post({ type: 'pointer-move', x, y });
+  }
+
+  terminate(): void {
+    this.worker.terminate();
+  }
+
+  private post(message: RenderWorkerRequest, transfer: Transferable[] = []): void {
+    this.worker.postMessage(message, transfer);
+  }
+
+  private dispatch(reply: RenderWorkerReply): void {
+    switch (reply.type) {
+      case 'ready':
+        this.events.onready?.(reply.kind, reply.warning);
+        break;
+      case 'stats':
+        this.events.onstatistics?.(reply.stats);
+        break;
+      case 'error':
+        this.events.onerror?.(reply.message);
+        break;
+      case 'frame-consumed':
+        this.events.onframeconsumed?.(reply.id);
+        break;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+// Messages of the render worker, which owns the OffscreenCanvas. Frames may
+// come from the page or straight from the session worker through a
+// MessagePort; pixel views over a SharedArrayBuffer cross without a copy.
+import type { PixelFormat, PointerShape, Rect } from './frame.js';
+import type { RendererOptions } from './renderer.js';
+import type { RenderStats, RendererKind } from './renderStats.js';
+
+export interface RenderFrameMessage {
+  readonly type: 'frame';
+  readonly id: number;
+  readonly pixels: Uint8Array;
+  readonly stride: number;
+  readonly format: PixelFormat;
+  readonly rects: readonly Rect[];
+  /** Present at once instead of at the next animation frame (benchmarks). */
+  readonly presentNow?: boolean;
+}
+
+export type RenderWorkerRequest =
+  | { readonly type: 'init'; readonly canvas: OffscreenCanvas; readonly options: RendererOptions; readonly width: number; readonly height: number }
+  | { readonly type: 'attach-port'; readonly port: MessagePort }
+  | { readonly type: 'canvas-size'; readonly width: number; readonly height: number }
+  | { readonly type: 'desktop-size'; readonly width: number; readonly height: number }
+  | RenderFrameMessage
+  | { readonly type: 'pointer-shape'; readonly shape: PointerShape | null }
+  | { readonly type: 'pointer-move'; readonly x: number; readonly y: number }
+  | { readonly type: 'pointer-visible'; readonly visible: boolean };
+
+export type RenderWorkerReply =
+  | { readonly type: 'ready'; readonly kind: RendererKind; readonly warning: string | null }
+  | { readonly type: 'stats'; readonly stats: RenderStats }
+  /** The frame's pixels were uploaded: the decoder may overwrite them. */
+  | { readonly type: 'frame-consumed'; readonly id: number }
+  | { readonly type: 'error'; readonly message: string };
