@@ -1,0 +1,40 @@
+// What the display page learns from its URL: /display/<id>#token=…&…, plus
+// ?hud=1 and ?renderer=canvas2d. The token moves to localStorage and out of
+// the address bar, so a reload still works and the token is not left on show.
+
+export interface DisplayLocation {
+  readonly displayId: string;
+  readonly token: string | null;
+  readonly hud: boolean;
+  readonly preferCanvas2D: boolean;
+}
+
+export function tokenStorageKey(displayId: string): string {
+  return `lanterna.display.${displayId}.token`;
+}
+
+export function readDisplayLocation(location: Location, storage: Storage, history: History): DisplayLocation {
+  const segments = location.pathname.split('/').filter((s) => s !== '');
+  const displayId = decodeURIComponent(segments[segments.length - 1] ?? '');
+  const fragment = new URLSearchParams(location.hash.replace(/^#/, ''));
+  const fromFragment = fragment.get('token');
+  if (fromFragment !== null && fromFragment !== '') {
+    storage.setItem(tokenStorageKey(displayId), fromFragment);
+    fragment.delete('token');
+    const rest = fragment.toString();
+    history.replaceState(null, '', `${location.pathname}${location.search}${rest ? `#${rest}` : ''}`);
+  }
+  const query = new URLSearchParams(location.search);
+  return {
+    displayId,
+    token: storage.getItem(tokenStorageKey(displayId)),
+    hud: query.get('hud') === '1',
+    preferCanvas2D: query.get('renderer') === 'canvas2d',
+  };
+}
+
+/** ws(s)://host/<path> for a page served over http(s). */
+export function socketUrl(location: Location, path: string): string {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${scheme}//${location.host}${path}`;
+}

@@ -1,0 +1,167 @@
+// Entry of the kiosk display page (/display/<id>): control socket, idle
+// screen, and one projection at a time.
+import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
+import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
+import { sentenceForCode } from '../../session/errorSentences.js';
+import type { ProjectMessage } from '../../session/kioskProtocol.js';
+import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
+import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
+import { DisplayScreen } from './displayScreen.js';
+import { readDisplayLocation, socketUrl } from './displayLocation.js';
+import { Hud } from './hud.js';
+import { showRendererWarning } from './rendererWarning.js';
+
+const clientName = 'lanterna-web/0.1';
+const screen = new DisplayScreen();
+const place = readDisplayLocation(window.location, window.localStorage, window.history);
+const nameKey = `lanterna.display.${place.displayId}.name`;
+screen.setName(window.localStorage.getItem(nameKey) ?? place.displayId);
+
+const hud = new Hud(document.body, place.hud);
+window.addEventListener('keydown', (event) => {
+  if (event.key === 'h' && !event.ctrlKey && !event.altKey && !event.metaKey) hud.toggle();
+});
+
+// The renderer lives in its own worker (see web/README.md for the measurements).
+function devicePixels(): { width: number; height: number } {
+  const ratio = window.devicePixelRatio || 1;
+  return { width: Math.round(window.innerWidth * ratio), height: Math.round(window.innerHeight * ratio) };
+}
+const initial = devicePixels();
+screen.canvas.width = initial.width;
+screen.canvas.height = initial.height;
+const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.js', import.meta.url), { preferCanvas2D: place.preferCanvas2D }, {
+  onready: (kind, warning) => {
+    hud.setRenderer(kind);
+    showRendererWarning(screen.banners, warning);
+  },
+  onstatistics: (stats) => {
+    hud.onRender(stats);
+    if (session) screen.showPicture();
+  },
+  onerror: (message) => showRendererWarning(screen.banners, `The picture cannot be drawn: ${message}`),
+});
+window.addEventListener('resize', () => {
+  const size = devicePixels();
+  renderer.setCanvasSize(size.width, size.height);
+});
+
+let engineUrl: string | null = null;
+const engineReady = fetch(new URL('./engine.json', import.meta.url))
+  .then(async (response) => (response.ok ? ((await response.json()) as EngineManifest) : { available: false }))
+  .then((manifest) => {
+    if (manifest.available && manifest.module !== undefined) engineUrl = new URL(manifest.module, new URL('./engine.json', import.meta.url)).href;
+  })
+  .catch(() => undefined);
+
+let session: SessionHost | null = null;
+let sessionId: string | null = null;
+let countdown: ReturnType<typeof setInterval> | null = null;
+let online = false;
+
+function showControlState(state: ControlState): void {
+  if (countdown !== null) clearInterval(countdown);
+  countdown = null;
+  online = state.kind === 'online';
+  switch (state.kind) {
+    case 'connecting':
+      screen.setConnection(state.attempt > 1 ? 'Reconnecting to the gateway…' : 'Connecting to the gateway…', 'busy');
+      break;
+    case 'online':
+      window.localStorage.setItem(nameKey, state.welcome.display.name);
+      screen.setName(state.welcome.display.name);
+      screen.setConnection('Ready — waiting for a presenter', 'ok');
+      screen.setProblem(null);
+      break;
+    case 'waiting': {
+      const tick = (): void => {
+        const seconds = Math.max(1, Math.ceil((state.retryAt - Date.now()) / 1000));
+        screen.setConnection(`Reconnecting to the gateway in ${seconds} s…`, state.lastError === null ? 'warn' : 'error');
+      };
+      tick();
+      countdown = setInterval(tick, 250);
+      screen.setProblem(state.lastError === null ? 'The connection to the gateway was lost.' : sentenceForCode(state.lastError));
+      endSession();
+      break;
+    }
+    case 'stopped':
+      screen.setConnection('Stopped — reload this page to take the display back', 'error');
+      screen.setProblem(sentenceForCode(state.lastError));
+      endSession();
+      break;
+  }
+}
+
+function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
+  switch (event.kind) {
+    case 'engine-missing':
+      screen.setSessionProblem(`The RDP decoder is not loaded yet, so “${project.target.name}” cannot be shown on this display. (${event.message})`);
+      break;
+    case 'connected':
+      break;
+    case 'decoded':
+      hud.onDecode(event.decodeMs, event.latencyMs);
+      break;
+    case 'failed':
+      screen.setSessionProblem(`Showing “${project.target.name}” failed: ${event.message}`);
+      break;
+    case 'ended': {
+      session = null;
+      sessionId = null;
+      hud.setTraffic(null);
+      screen.showIdle();
+      screen.setProblem(event.errorCode === null ? null : `Last presentation: ${sentenceForCode(event.errorCode)}`);
+      if (online) screen.setConnection('Ready — waiting for a presenter', 'ok');
+      break;
+    }
+  }
+}
+
+function endSession(): void {
+  session?.dispose();
+  session = null;
+  sessionId = null;
+  hud.setTraffic(null);
+  screen.showIdle();
+}
+
+async function startSession(project: ProjectMessage): Promise<void> {
+  endSession();
+  screen.showSession(`Connecting to ${project.target.name}…`, `${project.target.host}:${project.target.port}`);
+  await engineReady;
+  const size = devicePixels();
+  sessionId = project.sessionId;
+  const host = new SessionHost(
+    {
+      project,
+      dataUrl: socketUrl(window.location, `/v1/sessions/${encodeURIComponent(project.sessionId)}/data`),
+      sessionWorkerUrl: new URL('./session.worker.js', import.meta.url),
+      engineUrl,
+      renderer,
+      desktopWidth: size.width,
+      desktopHeight: size.height,
+    },
+    (event) => {
+      if (session === host) onSessionEvent(event, project);
+    },
+  );
+  session = host;
+  hud.setTraffic(host.data);
+}
+
+if (place.token === null) {
+  screen.setConnection('Not connected', 'error');
+  screen.setProblem('This display has no token. Open the display link from the administrator (it ends with #token=…).');
+} else {
+  const control = new ControlChannel(
+    { url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`), token: place.token, client: clientName },
+    {
+      onstate: showControlState,
+      onproject: (project) => void startSession(project),
+      onstop: (stop) => {
+        if (stop.sessionId === sessionId) endSession();
+      },
+    },
+  );
+  control.start();
+}

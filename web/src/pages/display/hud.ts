@@ -1,0 +1,113 @@
+// The heads-up display of live figures (toggled with "h" or ?hud=1). Counters
+// accumulate between one-second ticks; the HUD shows rates and averages.
+import type { RenderStats } from '../../render/renderStats.js';
+
+export interface TrafficSource {
+  readonly bytesIn: number;
+  readonly pdusIn: number;
+}
+
+export class Hud {
+  private readonly element: HTMLElement;
+  private readonly rows = new Map<string, HTMLElement>();
+  private frames = 0;
+  private uploadMs = 0;
+  private drawMs = 0;
+  private decodeMs = 0;
+  private decodes = 0;
+  private latencyMs: number | null = null;
+  private lastBytes = 0;
+  private lastPdus = 0;
+  private traffic: TrafficSource | null = null;
+  private rendererKind = '—';
+
+  constructor(container: HTMLElement, visible: boolean) {
+    this.element = document.createElement('aside');
+    this.element.className = 'hud';
+    this.element.hidden = !visible;
+    this.element.setAttribute('aria-label', 'live figures');
+    for (const [key, label] of [
+      ['fps', 'frames/s'],
+      ['decode', 'decode ms'],
+      ['upload', 'upload ms'],
+      ['draw', 'draw ms'],
+      ['bytes', 'bytes/s'],
+      ['pdus', 'PDUs/s'],
+      ['latency', 'latency'],
+      ['renderer', 'renderer'],
+    ] as const) {
+      const row = document.createElement('div');
+      const name = document.createElement('span');
+      name.textContent = label;
+      const value = document.createElement('b');
+      value.dataset.hud = key;
+      value.textContent = '—';
+      row.append(name, value);
+      this.element.append(row);
+      this.rows.set(key, value);
+    }
+    container.append(this.element);
+    setInterval(() => this.tick(), 1000);
+  }
+
+  toggle(): void {
+    this.element.hidden = !this.element.hidden;
+  }
+
+  setRenderer(kind: string): void {
+    this.rendererKind = kind;
+    this.set('renderer', kind);
+  }
+
+  setTraffic(source: TrafficSource | null): void {
+    this.traffic = source;
+    this.lastBytes = source?.bytesIn ?? 0;
+    this.lastPdus = source?.pdusIn ?? 0;
+  }
+
+  onRender(stats: RenderStats): void {
+    this.frames += 1;
+    this.uploadMs += stats.uploadMs;
+    this.drawMs += stats.drawMs;
+  }
+
+  onDecode(decodeMs: number, latencyMs?: number): void {
+    this.decodeMs += decodeMs;
+    this.decodes += 1;
+    if (latencyMs !== undefined) this.latencyMs = latencyMs;
+  }
+
+  private tick(): void {
+    this.set('fps', String(this.frames));
+    this.set('upload', this.frames > 0 ? (this.uploadMs / this.frames).toFixed(1) : '—');
+    this.set('draw', this.frames > 0 ? (this.drawMs / this.frames).toFixed(1) : '—');
+    this.set('decode', this.decodes > 0 ? (this.decodeMs / this.decodes).toFixed(1) : '—');
+    this.set('latency', this.latencyMs === null ? '—' : `${this.latencyMs.toFixed(0)} ms`);
+    if (this.traffic) {
+      this.set('bytes', formatBytes(this.traffic.bytesIn - this.lastBytes));
+      this.set('pdus', String(this.traffic.pdusIn - this.lastPdus));
+      this.lastBytes = this.traffic.bytesIn;
+      this.lastPdus = this.traffic.pdusIn;
+    } else {
+      this.set('bytes', '—');
+      this.set('pdus', '—');
+    }
+    this.set('renderer', this.rendererKind);
+    this.frames = 0;
+    this.uploadMs = 0;
+    this.drawMs = 0;
+    this.decodeMs = 0;
+    this.decodes = 0;
+  }
+
+  private set(key: string, text: string): void {
+    const row = this.rows.get(key);
+    if (row) row.textContent = text;
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(1)} MiB`;
+  if (bytes >= 1 << 10) return `${(bytes / (1 << 10)).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}

@@ -1,0 +1,160 @@
+// The display's control socket: hello with the display token, then welcome,
+// project and stop from the gateway. Any loss reconnects with backoff and
+// jitter; only "another kiosk took over" (4409) stops for good.
+//
+// Liveness: the gateway pings every heartbeatMs and browsers answer pings
+// by themselves, but a page cannot see them, and protocol v1 has no
+// application-level ping. So the page relies on the socket's close event and
+// on the browser's "online" signal to retry at once.
+import { Backoff } from './backoff.js';
+import { codeForClose } from './errorSentences.js';
+import {
+  parseControlMessage,
+  protocolVersion,
+  subprotocol,
+  type ErrorMessage,
+  type ProjectMessage,
+  type StopMessage,
+  type WelcomeMessage,
+} from './kioskProtocol.js';
+
+export type ControlState =
+  | { readonly kind: 'connecting'; readonly attempt: number }
+  | { readonly kind: 'online'; readonly welcome: WelcomeMessage }
+  | { readonly kind: 'waiting'; readonly retryAt: number; readonly lastError: string | null }
+  | { readonly kind: 'stopped'; readonly lastError: string };
+
+export interface ControlChannelOptions {
+  readonly url: string;
+  readonly token: string;
+  readonly client: string;
+  /** How long to wait for `welcome` after the socket opens. */
+  readonly welcomeTimeoutMs?: number;
+  readonly backoff?: Backoff;
+}
+
+export interface ControlChannelEvents {
+  onstate?: (state: ControlState) => void;
+  onproject?: (message: ProjectMessage) => void;
+  onstop?: (message: StopMessage) => void;
+}
+
+export class ControlChannel {
+  private socket: WebSocket | null = null;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private welcomeTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastError: string | null = null;
+  private attempt = 0;
+  private stopped = false;
+  private readonly backoff: Backoff;
+  private readonly retryNow = (): void => {
+    if (this.retryTimer !== null) this.connect();
+  };
+
+  constructor(private readonly options: ControlChannelOptions, private readonly events: ControlChannelEvents) {
+    this.backoff = options.backoff ?? new Backoff();
+    globalThis.addEventListener('online', this.retryNow);
+  }
+
+  start(): void {
+    this.connect();
+  }
+
+  close(): void {
+    this.stopped = true;
+    globalThis.removeEventListener('online', this.retryNow);
+    this.clearTimers();
+    this.socket?.close(1000);
+    this.socket = null;
+  }
+
+  private connect(): void {
+    this.clearTimers();
+    this.attempt += 1;
+    this.events.onstate?.({ kind: 'connecting', attempt: this.attempt });
+    let socket: WebSocket;
+    try {
+      socket = new WebSocket(this.options.url, subprotocol);
+    } catch (error) {
+      this.scheduleRetry(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    this.socket = socket;
+    socket.onopen = () => {
+      socket.send(JSON.stringify({ type: 'hello', protocol: protocolVersion, token: this.options.token, client: this.options.client }));
+      this.welcomeTimer = setTimeout(() => {
+        this.lastError = 'timeout';
+        socket.close(4408, 'no welcome');
+      }, this.options.welcomeTimeoutMs ?? 10_000);
+    };
+    socket.onmessage = (event: MessageEvent<unknown>) => {
+      if (typeof event.data !== 'string') {
+        this.lastError = 'bad-message';
+        socket.close(4400, 'binary frame on control socket');
+        return;
+      }
+      this.receive(socket, event.data);
+    };
+    socket.onclose = (event) => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      const code = this.lastError ?? codeForClose(event.code);
+      this.lastError = null;
+      if (this.stopped) return;
+      if (code === 'replaced') {
+        this.stopped = true;
+        this.clearTimers();
+        this.events.onstate?.({ kind: 'stopped', lastError: code });
+        return;
+      }
+      this.scheduleRetry(code);
+    };
+  }
+
+  private receive(socket: WebSocket, text: string): void {
+    let message;
+    try {
+      message = parseControlMessage(text);
+    } catch {
+      this.lastError = 'bad-message';
+      socket.close(4400, 'unreadable message');
+      return;
+    }
+    switch (message.type) {
+      case 'welcome':
+        if (this.welcomeTimer !== null) clearTimeout(this.welcomeTimer);
+        this.welcomeTimer = null;
+        this.backoff.reset();
+        this.attempt = 0;
+        this.events.onstate?.({ kind: 'online', welcome: message });
+        break;
+      case 'project':
+        this.events.onproject?.(message);
+        break;
+      case 'stop':
+        this.events.onstop?.(message);
+        break;
+      case 'error':
+        this.noteError(message);
+        break;
+    }
+  }
+
+  private noteError(message: ErrorMessage): void {
+    this.lastError = message.code;
+  }
+
+  private scheduleRetry(lastError: string | null): void {
+    const delay = this.backoff.nextDelayMs();
+    const retryAt = Date.now() + delay;
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+    this.events.onstate?.({ kind: 'waiting', retryAt, lastError });
+  }
+
+  private clearTimers(): void {
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    if (this.welcomeTimer !== null) clearTimeout(this.welcomeTimer);
+    this.retryTimer = null;
+    this.welcomeTimer = null;
+  }
+}

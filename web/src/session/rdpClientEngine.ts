@@ -1,0 +1,57 @@
+// The seam where the wasm FreeRDP client plugs in. The engine runs inside the
+// session worker; it is handed a transport (whole PDUs to and from the
+// gateway's data socket) and a sink for what it decodes. Nothing here knows
+// WebGL; nothing in render/ knows RDP.
+import type { PixelFormat, PointerShape, Rect } from '../render/frame.js';
+import type { Credentials, DataServerMessage, Target } from './kioskProtocol.js';
+
+export interface RdpSessionSettings {
+  readonly target: Target;
+  readonly credentials?: Credentials;
+  /** The size the client asks the server for (the display's pixels). */
+  readonly desktopWidth: number;
+  readonly desktopHeight: number;
+  /** Free-form settings from the `project` message. */
+  readonly extra?: Record<string, unknown>;
+}
+
+/** The data socket as the engine sees it. */
+export interface RdpTransport {
+  /** Sends one or more whole PDUs; the buffer is transferred, do not reuse it. */
+  send(pdus: ArrayBuffer): void;
+  /** Ends the session politely (the gateway answers `ended`). */
+  close(): void;
+  /** Binary frames from the gateway, each holding whole PDUs. */
+  onpdus: ((frame: ArrayBuffer) => void) | null;
+  /** The data socket's JSON messages: `secured` (with the key CredSSP binds to), `ended`, `error`. */
+  onmessage: ((message: DataServerMessage) => void) | null;
+}
+
+export type RdpEngineEvent =
+  | { readonly type: 'connected' }
+  | { readonly type: 'disconnected'; readonly reason: string }
+  | { readonly type: 'error'; readonly message: string }
+  /** Decode cost of one frame; latency when the engine can tell (e.g. frame acknowledgements). */
+  | { readonly type: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number };
+
+export interface RdpFrameSink {
+  /**
+   * End of one paint. `pixels` views the whole framebuffer (SharedArrayBuffer
+   * memory of the wasm heap); the engine must not write to the rectangles
+   * until `release` is called.
+   */
+  onFrame(rects: readonly Rect[], pixels: Uint8Array, width: number, height: number, stride: number, format: PixelFormat, release: () => void): void;
+  onPointer(shape: PointerShape | null): void;
+  onPointerMove(x: number, y: number): void;
+  onEvent(event: RdpEngineEvent): void;
+}
+
+export interface RdpClientEngine {
+  connect(settings: RdpSessionSettings, transport: RdpTransport, sink: RdpFrameSink): Promise<void>;
+  disconnect(): void;
+}
+
+/** What the wasm bundle's ES module must export. */
+export interface RdpEngineModule {
+  createEngine(): Promise<RdpClientEngine>;
+}

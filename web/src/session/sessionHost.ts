@@ -1,0 +1,114 @@
+// Runs one projection on the page: the data socket, the session worker that
+// hosts the engine, and the ports that connect them to the render worker.
+import type { RenderWorkerClient } from '../render/renderWorkerClient.js';
+import { DataChannel } from './dataChannel.js';
+import { codeForClose } from './errorSentences.js';
+import { parseDataMessage, type ProjectMessage } from './kioskProtocol.js';
+import type { SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
+
+export type SessionEvent =
+  | { readonly kind: 'engine-missing'; readonly message: string }
+  | { readonly kind: 'connected' }
+  | { readonly kind: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number }
+  | { readonly kind: 'ended'; readonly reason: string; readonly errorCode: string | null }
+  | { readonly kind: 'failed'; readonly message: string };
+
+export interface SessionHostOptions {
+  readonly project: ProjectMessage;
+  readonly dataUrl: string;
+  readonly sessionWorkerUrl: URL | string;
+  readonly engineUrl: string | null;
+  readonly renderer: RenderWorkerClient;
+  readonly desktopWidth: number;
+  readonly desktopHeight: number;
+}
+
+export class SessionHost {
+  readonly data: DataChannel;
+  private readonly worker: Worker;
+  private finished = false;
+  private lastErrorCode: string | null = null;
+  private endReason: string | null = null;
+
+  constructor(options: SessionHostOptions, private readonly onevent: (event: SessionEvent) => void) {
+    const dataPorts = new MessageChannel();
+    const renderPorts = new MessageChannel();
+    options.renderer.attachPort(renderPorts.port1);
+    // The page peeks at the data socket's JSON only to learn why a session ended.
+    this.data = new DataChannel(options.dataUrl, options.project.sessionToken, dataPorts.port1, {
+      onclose: (code) => this.finish(this.lastErrorCode ?? codeForClose(code), this.endReason ?? `closed (${code})`),
+      ontext: (text) => this.peek(text),
+    });
+    this.worker = new Worker(options.sessionWorkerUrl, { type: 'module', name: 'lanterna-session' });
+    this.worker.onmessage = (event: MessageEvent<SessionWorkerReply>) => this.receive(event.data);
+    this.worker.onerror = (event) => this.onevent({ kind: 'failed', message: event.message || 'the session worker failed' });
+    const { project } = options;
+    const start: SessionWorkerRequest = {
+      type: 'start',
+      settings: {
+        target: project.target,
+        ...(project.credentials ? { credentials: project.credentials } : {}),
+        desktopWidth: options.desktopWidth,
+        desktopHeight: options.desktopHeight,
+        ...(project.settings ? { extra: project.settings } : {}),
+      },
+      engineUrl: options.engineUrl,
+      dataPort: dataPorts.port2,
+      renderPort: renderPorts.port2,
+    };
+    this.worker.postMessage(start, [dataPorts.port2, renderPorts.port2]);
+  }
+
+  /** Ends the session politely; the gateway closes the data socket after `ended`. */
+  stop(): void {
+    this.data.requestClose();
+    this.worker.postMessage({ type: 'stop' } satisfies SessionWorkerRequest);
+  }
+
+  /** Drops everything at once (page leaving, gateway said stop). */
+  dispose(): void {
+    this.finished = true;
+    this.worker.terminate();
+    this.data.close();
+  }
+
+  private receive(reply: SessionWorkerReply): void {
+    switch (reply.type) {
+      case 'engine-missing':
+        this.onevent({ kind: 'engine-missing', message: reply.message });
+        this.data.requestClose();
+        break;
+      case 'engine-loaded':
+        break;
+      case 'connected':
+        this.onevent({ kind: 'connected' });
+        break;
+      case 'decoded':
+        this.onevent({ kind: 'decoded', decodeMs: reply.decodeMs, ...(reply.latencyMs !== undefined ? { latencyMs: reply.latencyMs } : {}) });
+        break;
+      case 'disconnected':
+        this.finish(null, reply.reason);
+        break;
+      case 'error':
+        this.onevent({ kind: 'failed', message: reply.message });
+        break;
+    }
+  }
+
+  private peek(text: string): void {
+    try {
+      const message = parseDataMessage(text);
+      if (message.type === 'error') this.lastErrorCode = message.code;
+      else if (message.type === 'ended') this.endReason = message.reason;
+    } catch {
+      // the worker reports unreadable messages
+    }
+  }
+
+  private finish(errorCode: string | null, reason: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.worker.terminate();
+    this.onevent({ kind: 'ended', reason, errorCode });
+  }
+}
