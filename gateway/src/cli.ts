@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { Command } from 'commander';
+import { pino } from 'pino';
+import { AggregatorRegistry } from 'prom-client';
+import { loadConfig, ConfigError } from './config/loadConfig.js';
+import { ensureGatewayIdentity } from './config/gatewayIdentity.js';
+import { createGatewayMetrics } from './metrics/gatewayMetrics.js';
+import { LocalBus, WorkerBus, relayBusInPrimary } from './cluster/gatewayBus.js';
+import { createGatewayServer } from './gatewayServer.js';
+
+const program = new Command()
+  .name('lanterna-gateway')
+  .description('Lanterna gateway: RDP/TLS termination and whole-PDU WebSocket relay')
+  .option('-c, --config <file>', 'JSON configuration file (also LANTERNA_CONFIG)')
+  .option('--check', 'validate the configuration and exit')
+  .parse();
+const options = program.opts<{ config?: string; check?: boolean }>();
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig({ file: options.config });
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`lanterna-gateway: ${error.message}\n`);
+    process.exit(2);
+  }
+  throw error;
+}
+if (options.check) {
+  process.stdout.write('configuration is valid\n');
+  process.exit(0);
+}
+
+const logger = pino({ level: config.logLevel, base: { pid: process.pid, role: cluster.isPrimary ? 'primary' : 'worker' } });
+const workers = config.workers === 0 ? availableParallelism() : config.workers;
+
+async function runPrimary(): Promise<void> {
+  const identity = await ensureGatewayIdentity(config);
+  if (identity.tls.generated) logger.info({ fingerprint: identity.tls.fingerprint }, 'generated a self-signed certificate for the kiosk-facing listener');
+  if (!config.adminToken) logger.info({ file: `${config.stateDir}/admin-token` }, 'admin token is in the state directory');
+  if (workers <= 1) {
+    await runWorker(true);
+    return;
+  }
+  relayBusInPrimary();
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: unknown) => {
+    if (typeof message === 'object' && message !== null && 'lanternaMetricsRequest' in message) {
+      const id = (message as { lanternaMetricsRequest: number }).lanternaMetricsRequest;
+      aggregator.clusterMetrics()
+        .then((text) => worker.send({ lanternaMetricsReply: id, text }))
+        .catch((error: unknown) => worker.send({ lanternaMetricsReply: id, text: `# error ${String(error)}\n` }));
+    }
+  });
+  let stopping = false;
+  let ready = 0;
+  cluster.on('listening', () => {
+    ready += 1;
+    if (ready === workers) logger.info({ port: config.listen.port, workers, tls: config.listen.tls }, 'listening');
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    logger.error({ worker: worker.process.pid, code, signal }, 'worker died, starting another');
+    cluster.fork();
+  });
+  for (let i = 0; i < workers; i += 1) cluster.fork();
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ drainMs: config.timeouts.drainMs }, 'draining');
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    setTimeout(() => process.exit(0), config.timeouts.drainMs + 5000).unref();
+    cluster.on('exit', () => { if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0); });
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+async function runWorker(single: boolean): Promise<void> {
+  const identity = await ensureGatewayIdentity(config);
+  const metrics = createGatewayMetrics();
+  let metricsText: (() => Promise<string>) | undefined;
+  if (!single) {
+    AggregatorRegistry.setRegistries([metrics.registry]);
+    metricsText = clusterMetricsText;
+  }
+  const gateway = createGatewayServer({
+    config, identity, metrics, logger,
+    bus: single ? new LocalBus() : new WorkerBus(),
+    metricsText,
+  });
+  const port = await gateway.listen();
+  if (single) logger.info({ port, workers: 1, tls: config.listen.tls }, 'listening');
+  const stop = (): void => {
+    gateway.close(config.timeouts.drainMs)
+      .then(() => process.exit(0))
+      .catch((error: unknown) => { logger.error({ err: error }, 'drain failed'); process.exit(1); });
+  };
+  process.once('SIGTERM', stop);
+  if (single) process.once('SIGINT', stop);
+}
+
+let nextRequest = 0;
+function clusterMetricsText(): Promise<string> {
+  const id = ++nextRequest;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { process.off('message', onMessage); reject(new Error('metrics aggregation timed out')); }, 5000);
+    function onMessage(message: unknown): void {
+      if (typeof message === 'object' && message !== null && (message as { lanternaMetricsReply?: number }).lanternaMetricsReply === id) {
+        clearTimeout(timer);
+        process.off('message', onMessage);
+        resolve((message as { text: string }).text);
+      }
+    }
+    process.on('message', onMessage);
+    process.send?.({ lanternaMetricsRequest: id });
+  });
+}
+
+const main = cluster.isPrimary ? runPrimary() : runWorker(false);
+main.catch((error: unknown) => {
+  logger.fatal({ err: error }, 'gateway failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,51 @@
+import { EventEmitter } from 'node:events';
+import cluster from 'node:cluster';
+
+/** Events one worker must tell all workers: the display's control socket may live in any of them. */
+export type BusEvent =
+  | { kind: 'project'; displayId: string; message: Record<string, unknown> }
+  | { kind: 'stop-session'; displayId: string; sessionId: string; reason: string }
+  | { kind: 'display-claimed'; displayId: string; owner: string }
+  | { kind: 'session-ended'; displayId: string; sessionId: string };
+
+export interface GatewayBus {
+  publish(event: BusEvent): void;
+  subscribe(handler: (event: BusEvent) => void): void;
+}
+
+/** Single process: events go straight back to this process's handlers. */
+export class LocalBus implements GatewayBus {
+  private readonly emitter = new EventEmitter();
+  publish(event: BusEvent): void {
+    queueMicrotask(() => this.emitter.emit('event', event));
+  }
+  subscribe(handler: (event: BusEvent) => void): void {
+    this.emitter.on('event', handler);
+  }
+}
+
+interface Envelope { lanternaBus: BusEvent }
+
+function isEnvelope(message: unknown): message is Envelope {
+  return typeof message === 'object' && message !== null && 'lanternaBus' in message;
+}
+
+/** Cluster worker: publish goes to the primary, which echoes it to every worker (the sender included). */
+export class WorkerBus implements GatewayBus {
+  publish(event: BusEvent): void {
+    process.send?.({ lanternaBus: event } satisfies Envelope);
+  }
+  subscribe(handler: (event: BusEvent) => void): void {
+    process.on('message', (message: unknown) => {
+      if (isEnvelope(message)) handler(message.lanternaBus);
+    });
+  }
+}
+
+/** Runs in the primary: fans every worker's bus event out to all workers. */
+export function relayBusInPrimary(): void {
+  cluster.on('message', (_worker, message: unknown) => {
+    if (!isEnvelope(message)) return;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.send(message);
+  });
+}

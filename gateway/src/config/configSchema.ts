@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+const port = z.number().int().min(0).max(65535);
+const credentials = z.object({
+  username: z.string().min(1),
+  password: z.string(),
+  domain: z.string().optional(),
+});
+
+export const targetSchema = z.object({
+  host: z.string().min(1),
+  port: port.refine((p) => p > 0, 'port must be 1-65535').default(3389),
+  name: z.string().optional(),
+});
+
+const displaySchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'display id: 1-64 of A-Z a-z 0-9 . _ -'),
+  name: z.string().min(1).optional(),
+  token: z.string().min(16, 'display token must be at least 16 characters'),
+  autoProject: targetSchema.extend({ credentials: credentials.optional() }).optional(),
+});
+
+const portRange = z.string().regex(/^\d{1,5}(-\d{1,5})?$/, 'port range like "3389" or "1024-65535"');
+
+/** One typed schema for the whole gateway: defaults here, then file, then env. */
+export const configSchema = z.object({
+  listen: z.object({
+    host: z.string().default('0.0.0.0'),
+    port: port.default(8443),
+    tls: z.boolean().default(true),
+  }).prefault({}),
+  tls: z.object({
+    certFile: z.string().optional(),
+    keyFile: z.string().optional(),
+  }).prefault({}),
+  stateDir: z.string().optional(),
+  workers: z.number().int().min(0).max(256).default(0),
+  adminToken: z.string().min(16, 'admin token must be at least 16 characters').optional(),
+  /** Secret that signs session tokens so any worker can check them; generated when absent. */
+  sessionSecret: z.string().min(32).optional(),
+  displays: z.array(displaySchema).default([]),
+  policy: z.object({
+    allowNetworks: z.array(z.string()).default(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '::1/128', 'fc00::/7']),
+    allowPorts: z.array(portRange).default(['3389']),
+  }).prefault({}),
+  certificates: z.object({
+    mode: z.enum(['first-use', 'ca', 'insecure']).default('first-use'),
+    pins: z.record(z.string(), z.array(z.string().regex(/^sha256:([0-9A-F]{2}:){31}[0-9A-F]{2}$/, 'pin like sha256:AA:BB:… (32 bytes, upper-case hex)'))).default({}),
+    caFile: z.string().optional(),
+  }).prefault({}),
+  relay: z.object({
+    highWaterBytes: z.number().int().min(65536).default(1024 * 1024),
+    lowWaterBytes: z.number().int().min(0).default(256 * 1024),
+    maxFrameBytes: z.number().int().min(65536).max(16 * 1024 * 1024).default(256 * 1024),
+    idleTimeoutMs: z.number().int().min(0).default(30 * 60 * 1000),
+  }).prefault({}).refine((r) => r.lowWaterBytes < r.highWaterBytes, 'relay.lowWaterBytes must be below relay.highWaterBytes'),
+  timeouts: z.object({
+    helloMs: z.number().int().min(100).default(5000),
+    requestMs: z.number().int().min(100).default(5000),
+    connectMs: z.number().int().min(100).default(5000),
+    confirmMs: z.number().int().min(100).default(5000),
+    tlsMs: z.number().int().min(100).default(10000),
+    sessionTokenMs: z.number().int().min(1000).default(60000),
+    heartbeatMs: z.number().int().min(1000).default(15000),
+    drainMs: z.number().int().min(0).default(30000),
+  }).prefault({}),
+  webRoot: z.string().optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type GatewayConfig = z.infer<typeof configSchema>;
+export type TargetConfig = z.infer<typeof targetSchema>;
+export type DisplayConfig = GatewayConfig['displays'][number];
+export type Credentials = z.infer<typeof credentials>;

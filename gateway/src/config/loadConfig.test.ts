@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, ConfigError } from './loadConfig.js';
+
+function file(content: unknown): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'lanterna-config-')), 'config.json');
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+test('defaults give a TLS listener on 8443, private targets on 3389, first-use pinning', () => {
+  const config = loadConfig({ env: {} });
+  assert.equal(config.listen.port, 8443);
+  assert.equal(config.listen.tls, true);
+  assert.deepEqual(config.policy.allowPorts, ['3389']);
+  assert.ok(config.policy.allowNetworks.includes('192.168.0.0/16'));
+  assert.equal(config.certificates.mode, 'first-use');
+  assert.match(config.stateDir, /lanterna$/);
+});
+
+test('env overrides the file, and numbers and booleans are parsed', () => {
+  const path = file({ listen: { port: 9000, tls: true }, workers: 2 });
+  const config = loadConfig({ file: path, env: { LANTERNA_LISTEN_PORT: '9100', LANTERNA_LISTEN_TLS: 'false' } });
+  assert.equal(config.listen.port, 9100);
+  assert.equal(config.listen.tls, false);
+  assert.equal(config.workers, 2);
+});
+
+test('every bad value is reported with where it came from', () => {
+  const path = file({ listen: { port: 70000 }, displays: [{ id: 'bad id!', token: 'short' }], relay: { lowWaterBytes: 5_000_000 } });
+  let caught: unknown;
+  try {
+    loadConfig({ file: path, env: { LANTERNA_WORKERS: 'many' } });
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof ConfigError);
+  const text = caught.problems.join('\n');
+  assert.match(text, /listen\.port: .*\(from .*config\.json\)/);
+  assert.match(text, /displays\.0\.id: display id/);
+  assert.match(text, /displays\.0\.token: display token must be at least 16 characters/);
+  assert.match(text, /workers: .*\(from LANTERNA_WORKERS\)/);
+  assert.match(text, /lowWaterBytes must be below/);
+});
+
+test('duplicate display ids and a cert without a key are refused', () => {
+  const token = 'x'.repeat(20);
+  const path = file({ displays: [{ id: 'a', token }, { id: 'a', token }], tls: { certFile: '/tmp/c.pem' } });
+  assert.throws(() => loadConfig({ file: path, env: {} }), (error: unknown) =>
+    error instanceof ConfigError && error.problems.some((p) => p.includes('duplicate id "a"')) && error.problems.some((p) => p.includes('certFile and keyFile')));
+});
+
+test('a file that is not JSON names the file', () => {
+  const path = file('{ not json');
+  assert.throws(() => loadConfig({ file: path, env: {} }), (error: unknown) => error instanceof ConfigError && error.message.includes(path));
+});

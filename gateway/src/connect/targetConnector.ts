@@ -1,0 +1,244 @@
+import { connect as tcpConnect, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect, type TLSSocket, type PeerCertificate } from 'node:tls';
+import { lookup } from 'node:dns/promises';
+import { parseConnectionConfirm, parseConnectionRequest, relayedProtocolName, PROTOCOL } from '../rdp/x224.js';
+import { subjectPublicKey, sha256Fingerprint } from '../rdp/subjectPublicKey.js';
+import { SessionError } from '../session/sessionError.js';
+import type { TargetPolicy } from '../policy/targetPolicy.js';
+import type { CertificatePolicy, Trust } from '../policy/certificatePolicy.js';
+import { readOneTpkt, ReadError } from './socketReads.js';
+
+export interface ConnectTimeouts { connectMs: number; confirmMs: number; tlsMs: number }
+
+export interface ConnectRequest {
+  target: { host: string; port: number };
+  connectionRequest: Buffer;
+  policy: TargetPolicy;
+  certificates: CertificatePolicy;
+  timeouts: ConnectTimeouts;
+  ca?: string | undefined;
+  /** Reports each finished phase with its duration, for metrics and logs. */
+  onPhase?: (phase: 'connect' | 'x224' | 'tls', ms: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface SecuredInfo {
+  type: 'secured';
+  protocol: 'ssl' | 'hybrid' | 'hybrid-ex';
+  tlsVersion: string;
+  cipher: string;
+  certificates: string[];
+  publicKey: string;
+  fingerprint: string;
+  trust: Trust;
+}
+
+export interface ConnectedTarget {
+  socket: TLSSocket;
+  confirm: Buffer;
+  secured: SecuredInfo;
+  address: string;
+}
+
+/** A Connection Confirm's reply is a few dozen bytes; anything near this is not RDP. */
+const MAX_CONFIRM_BYTES = 1024;
+
+/**
+ * The whole server-side handshake as one function, in the shape of a
+ * clean-path connect: every phase has its own deadline and its own typed
+ * error; every read is capped. Resolves with a TLS socket that is paused and
+ * ready to relay, or rejects with a SessionError.
+ */
+export async function connectTarget(request: ConnectRequest): Promise<ConnectedTarget> {
+  const requested = parseRequest(request.connectionRequest);
+  if ((requested & (PROTOCOL.SSL | PROTOCOL.HYBRID | PROTOCOL.HYBRID_EX)) === 0) {
+    throw new SessionError('request', 'legacy-security', 'the display asked for legacy RDP security, which the gateway does not relay', { requestedProtocols: requested });
+  }
+  const address = await resolveAllowed(request);
+  let started = performance.now();
+  const tcp = await openTcp(address, request.target.port, request.timeouts.connectMs, request.signal);
+  request.onPhase?.('connect', performance.now() - started);
+  try {
+    started = performance.now();
+    tcp.write(request.connectionRequest);
+    const confirm = await readConfirm(tcp, request.timeouts.confirmMs);
+    const protocol = acceptedProtocol(confirm);
+    request.onPhase?.('x224', performance.now() - started);
+
+    started = performance.now();
+    const socket = await startTls(tcp, request, request.timeouts.tlsMs);
+    request.onPhase?.('tls', performance.now() - started);
+    const secured = judgeCertificate(socket, request, protocol);
+    return { socket, confirm, secured, address };
+  } catch (error) {
+    tcp.destroy();
+    throw error;
+  }
+}
+
+/** A server's RDP_NEG_FAILURE is forwarded to the client before the error, so it can show its own words too. */
+export class NegotiationFailure extends SessionError {
+  constructor(readonly confirm: Buffer, failureCode: number) {
+    super('x224', 'negotiation-failed', undefined, { failureCode });
+  }
+}
+
+function parseRequest(pdu: Buffer): number {
+  try {
+    return parseConnectionRequest(pdu).requestedProtocols;
+  } catch (error) {
+    throw new SessionError('request', 'bad-message', `the display's connection request is malformed: ${(error as Error).message}`);
+  }
+}
+
+async function resolveAllowed(request: ConnectRequest): Promise<string> {
+  const { host, port } = request.target;
+  let addresses: string[];
+  if (isIP(host) !== 0) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+    } catch (error) {
+      throw new SessionError('connect', 'target-unreachable', `the name "${host}" does not resolve`, { error: (error as NodeJS.ErrnoException).code });
+    }
+  }
+  // Check what we will actually connect to, not the name: a name must not smuggle in a forbidden address.
+  const reasons: string[] = [];
+  for (const address of addresses) {
+    const verdict = request.policy.check(address, port);
+    if (verdict.allowed) return address;
+    reasons.push(verdict.reason);
+  }
+  throw new SessionError('connect', 'target-forbidden', undefined, { reasons });
+}
+
+function openTcp(address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = tcpConnect({ host: address, port, noDelay: true });
+    const timer = setTimeout(() => fail(new SessionError('connect', 'timeout', `no answer from ${address}:${port} within ${timeoutMs} ms`, { phase: 'connect' })), timeoutMs);
+    const onAbort = (): void => fail(new SessionError('connect', 'gateway-shutdown'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    function fail(error: SessionError): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      socket.destroy();
+      reject(error);
+    }
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      socket.removeAllListeners('error');
+      socket.pause();
+      resolve(socket);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      const refused = error.code === 'ECONNREFUSED';
+      fail(new SessionError('connect', refused ? 'target-refused' : 'target-unreachable', undefined, { error: error.code ?? error.message }));
+    });
+  });
+}
+
+async function readConfirm(socket: Socket, timeoutMs: number): Promise<Buffer> {
+  try {
+    return await readOneTpkt(socket, { timeoutMs, maxBytes: MAX_CONFIRM_BYTES });
+  } catch (error) {
+    if (!(error instanceof ReadError)) throw error;
+    if (error.kind === 'timeout') throw new SessionError('x224', 'timeout', "the presenter's computer did not confirm the connection in time", { phase: 'x224' });
+    if (error.kind === 'closed') throw new SessionError('x224', 'target-refused', `the presenter's computer closed the connection: ${error.message}`);
+    throw new SessionError('x224', 'x224-invalid', undefined, { reason: error.message });
+  }
+}
+
+function acceptedProtocol(confirm: Buffer): SecuredInfo['protocol'] {
+  let parsed: ReturnType<typeof parseConnectionConfirm>;
+  try {
+    parsed = parseConnectionConfirm(confirm);
+  } catch (error) {
+    throw new SessionError('x224', 'x224-invalid', undefined, { reason: (error as Error).message });
+  }
+  if (parsed.kind === 'failure') throw new NegotiationFailure(confirm, parsed.failureCode);
+  if (parsed.kind === 'none') throw new SessionError('x224', 'legacy-security');
+  const name = relayedProtocolName(parsed.selectedProtocol);
+  if (name === undefined) {
+    if (parsed.selectedProtocol === PROTOCOL.RDP) throw new SessionError('x224', 'legacy-security');
+    throw new SessionError('x224', 'negotiation-failed', 'the presenter chose a security protocol the gateway does not relay', { selectedProtocol: parsed.selectedProtocol });
+  }
+  return name;
+}
+
+function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const host = request.target.host;
+    const socket = tlsConnect({
+      socket: tcp,
+      servername: isIP(host) === 0 ? host : undefined,
+      // The certificate is judged by our policy (pins, first use, CA) after the handshake.
+      rejectUnauthorized: false,
+      ca: request.ca,
+      minVersion: 'TLSv1.2',
+    });
+    const timer = setTimeout(() => fail(new SessionError('tls', 'timeout', `the TLS handshake did not finish within ${timeoutMs} ms`, { phase: 'tls' })), timeoutMs);
+    function fail(error: SessionError): void {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(error);
+    }
+    socket.once('secureConnect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      socket.setNoDelay(true);
+      socket.pause();
+      resolve(socket);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      fail(new SessionError('tls', 'tls-failed', `the secure connection failed: ${error.message}`, { error: error.code ?? error.message }));
+    });
+  });
+}
+
+function judgeCertificate(socket: TLSSocket, request: ConnectRequest, protocol: SecuredInfo['protocol']): SecuredInfo {
+  const chain = peerChain(socket);
+  const leaf = chain[0];
+  if (!leaf) {
+    socket.destroy();
+    throw new SessionError('tls', 'certificate-untrusted', 'the presenter sent no certificate');
+  }
+  let caVerified = socket.authorized;
+  let caError = caVerified ? undefined : String(socket.authorizationError);
+  if (caVerified && isIP(request.target.host) === 0) {
+    const mismatch = (socket.getPeerX509Certificate()?.checkHost(request.target.host)) === undefined;
+    if (mismatch) { caVerified = false; caError = `certificate is not for ${request.target.host}`; }
+  }
+  const fingerprint = sha256Fingerprint(leaf);
+  const verdict = request.certificates.judge({
+    target: `${request.target.host}:${request.target.port}`, fingerprint, caVerified, caError,
+  });
+  if (!verdict.trusted) {
+    socket.destroy();
+    throw new SessionError('tls', verdict.code, verdict.message, verdict.detail);
+  }
+  const cipher = socket.getCipher();
+  return {
+    type: 'secured',
+    protocol,
+    tlsVersion: socket.getProtocol() ?? 'unknown',
+    cipher: cipher.standardName,
+    certificates: chain.map((der) => der.toString('base64')),
+    publicKey: subjectPublicKey(leaf).toString('base64'),
+    fingerprint,
+    trust: verdict.trust,
+  };
+}
+
+function peerChain(socket: TLSSocket): Buffer[] {
+  const chain: Buffer[] = [];
+  let cert: PeerCertificate | undefined = socket.getPeerCertificate(true);
+  const seen = new Set<string>();
+  while (cert?.raw && !seen.has(cert.fingerprint256)) {
+    seen.add(cert.fingerprint256);
+    chain.push(cert.raw);
+    cert = (cert as PeerCertificate & { issuerCertificate?: PeerCertificate }).issuerCertificate;
+  }
+  return chain;
+}

@@ -1,0 +1,149 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from './config/configSchema.js';
+import type { GatewayIdentity } from './config/gatewayIdentity.js';
+import { DisplayDirectory } from './session/displayDirectory.js';
+import { SessionTokenSigner } from './session/sessionToken.js';
+import { TargetPolicy } from './policy/targetPolicy.js';
+import { CertificatePolicy } from './policy/certificatePolicy.js';
+import { PinStore } from './policy/pinStore.js';
+import type { GatewayBus } from './cluster/gatewayBus.js';
+import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
+import { ControlChannels } from './channel/controlChannel.js';
+import { DataChannels } from './channel/dataChannel.js';
+import { handleAdmin } from './api/adminApi.js';
+import { serveStatic } from './api/staticFiles.js';
+
+export const SUBPROTOCOL = 'lanterna.v1';
+const CONTROL_MAX_PAYLOAD = 16 * 1024;
+
+export interface GatewayServerDeps {
+  config: GatewayConfig & { stateDir: string };
+  identity: GatewayIdentity;
+  bus: GatewayBus;
+  metrics: GatewayMetrics;
+  logger: Logger;
+  /** Prometheus text for /metrics: the process's own, or the cluster's aggregate. */
+  metricsText?: () => Promise<string>;
+}
+
+export interface GatewayServer {
+  server: Server;
+  listen(): Promise<number>;
+  /** Stop accepting, let sessions finish up to drainMs, then close everything. */
+  close(drainMs: number): Promise<void>;
+}
+
+const isolationHeaders = {
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-embedder-policy': 'require-corp',
+  'cross-origin-resource-policy': 'same-origin',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+export function defaultWebRoot(): string {
+  return join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'web', 'dist', 'public');
+}
+
+export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
+  const { config, identity, bus, metrics, logger } = deps;
+  const directory = new DisplayDirectory(config.displays);
+  const signer = new SessionTokenSigner(identity.sessionSecret);
+  const policy = new TargetPolicy({ ...config.policy, ownPorts: [config.listen.port] });
+  const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, new PinStore(join(config.stateDir, 'known-targets.json')));
+  const ca = config.certificates.caFile ? readFileSync(config.certificates.caFile, 'utf8') : undefined;
+  const control = new ControlChannels({ config, directory, signer, bus, metrics, logger });
+  const data = new DataChannels({ config, signer, policy, certificates, ca, bus, metrics, logger });
+  const webRoot = config.webRoot ?? defaultWebRoot();
+  let draining = false;
+
+  const socketServer = (maxPayload: number): WebSocketServer => new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false, // RDP payloads are compressed already
+    maxPayload,
+    // A client that offers subprotocols must offer ours; one that offers none is served (plain clients).
+    handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+  });
+  // Control messages are small; a large one is a misbehaving client.
+  const controlSockets = socketServer(CONTROL_MAX_PAYLOAD);
+  const dataSockets = socketServer(config.relay.maxFrameBytes);
+
+  async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    for (const [name, value] of Object.entries(isolationHeaders)) response.setHeader(name, value);
+    const path = new URL(request.url ?? '/', 'http://gateway').pathname;
+    if (path === '/healthz') return plain(response, 200, 'ok\n');
+    if (path === '/readyz') return draining ? plain(response, 503, 'draining\n') : plain(response, 200, 'ready\n');
+    if (path === '/metrics') {
+      response.writeHead(200, { 'content-type': metrics.registry.contentType });
+      response.end(await (deps.metricsText?.() ?? metrics.registry.metrics()));
+      return;
+    }
+    if (await handleAdmin({ adminToken: identity.adminToken, directory, control, bus, policy }, request, response, path)) return;
+    if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
+    const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : path;
+    if (await serveStatic(webRoot, page, request, response)) return;
+    plain(response, 404, 'not found\n');
+  }
+
+  function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = new URL(request.url ?? '/', 'http://gateway').pathname;
+    const controlMatch = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/control$/.exec(path);
+    const dataMatch = /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/data$/.exec(path);
+    if (draining || (!controlMatch && !dataMatch)) {
+      socket.end(`HTTP/1.1 ${draining ? '503 Service Unavailable' : '404 Not Found'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    const target = controlMatch ? controlSockets : dataSockets;
+    target.handleUpgrade(request, socket, head, (ws: WebSocket) => {
+      ws.on('error', (error) => logger.debug({ err: error }, 'websocket error'));
+      if (controlMatch?.[1]) void control.handle(ws, controlMatch[1]);
+      else if (dataMatch?.[1]) void data.handle(ws, dataMatch[1]);
+    });
+  }
+
+  const server = config.listen.tls
+    ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key })
+    : createHttpServer();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    onRequest(request, response).catch((error: unknown) => {
+      logger.error({ err: error }, 'request failed');
+      if (!response.headersSent) plain(response, 500, 'internal error\n');
+      else response.destroy();
+    });
+  });
+  server.on('upgrade', onUpgrade);
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+
+  return {
+    server,
+    listen: () => new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.listen.port, config.listen.host, () => {
+        server.off('error', reject);
+        const address = server.address();
+        resolve(typeof address === 'object' && address ? address.port : config.listen.port);
+      });
+    }),
+    close: async (drainMs) => {
+      draining = true;
+      server.close();
+      await data.drain(drainMs);
+      control.closeAll(1001, 'gateway-shutdown');
+      for (const client of [...controlSockets.clients, ...dataSockets.clients]) client.terminate();
+      server.closeAllConnections();
+    },
+  };
+}
+
+function plain(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  response.end(text);
+}

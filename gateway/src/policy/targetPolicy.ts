@@ -1,0 +1,62 @@
+import { BlockList, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
+
+export interface TargetPolicyOptions {
+  allowNetworks: string[];
+  allowPorts: string[];
+  /** The gateway's own listening endpoints: never a target, whatever the networks say. */
+  ownPorts: number[];
+}
+
+export type PolicyVerdict = { allowed: true } | { allowed: false; reason: string };
+
+function parseRange(text: string): [number, number] {
+  const [low, high] = text.split('-').map(Number);
+  if (low === undefined || !Number.isInteger(low) || low < 1 || low > 65535) throw new Error(`bad port range "${text}"`);
+  const top = high ?? low;
+  if (!Number.isInteger(top) || top < low || top > 65535) throw new Error(`bad port range "${text}"`);
+  return [low, top];
+}
+
+/** No open relay: a target must sit in an allowed network and port range, checked on resolved addresses. */
+export class TargetPolicy {
+  private readonly networks = new BlockList();
+  private readonly ports: [number, number][];
+  private readonly ownPorts: Set<number>;
+
+  constructor(private readonly options: TargetPolicyOptions) {
+    for (const cidr of options.allowNetworks) {
+      const [address, bits] = cidr.split('/');
+      const family = address ? isIP(address) : 0;
+      if (!address || family === 0) throw new Error(`bad network "${cidr}"`);
+      const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
+      if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) throw new Error(`bad network "${cidr}"`);
+      this.networks.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
+    }
+    this.ports = options.allowPorts.map(parseRange);
+    this.ownPorts = new Set(options.ownPorts);
+  }
+
+  /** `address` must be an IP literal (resolve names first, then check what you will connect to). */
+  check(address: string, port: number): PolicyVerdict {
+    const family = isIP(address);
+    if (family === 0) return { allowed: false, reason: `"${address}" is not an IP address` };
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (!this.networks.check(address, type)) {
+      return { allowed: false, reason: `${address} is outside the allowed networks (${this.options.allowNetworks.join(', ')})` };
+    }
+    if (!this.ports.some(([low, high]) => port >= low && port <= high)) {
+      return { allowed: false, reason: `port ${port} is outside the allowed ports (${this.options.allowPorts.join(', ')})` };
+    }
+    if (this.ownPorts.has(port) && isLocalAddress(address)) {
+      return { allowed: false, reason: `port ${port} on ${address} is the gateway itself` };
+    }
+    return { allowed: true };
+  }
+}
+
+function isLocalAddress(address: string): boolean {
+  if (address.startsWith('127.') || address.startsWith('::ffff:127.') || ['::1', '0.0.0.0', '::'].includes(address)) return true;
+  // The gateway listens on every interface by default, so its LAN addresses count as "itself" too.
+  return Object.values(networkInterfaces()).some((list) => list?.some((entry) => entry.address === address) ?? false);
+}

@@ -1,0 +1,75 @@
+import { createServer, type Server, type Socket, type AddressInfo } from 'node:net';
+import { TLSSocket } from 'node:tls';
+import { generate } from 'selfsigned';
+import { readOneTpkt } from '../connect/socketReads.js';
+import { PduFramer } from '../rdp/pduFramer.js';
+import { buildConnectionConfirm, NEG_FAILURE, PROTOCOL } from '../rdp/x224.js';
+
+/**
+ * A stand-in RDP server for fault tests only: a real server cannot be made to
+ * send garbage or stall on purpose. In `echo` mode it behaves (X.224 confirm
+ * selecting TLS, then echoes whole PDUs), so it also carries the healthy
+ * sessions that run beside the faulty ones.
+ */
+export type PeerBehaviour =
+  | 'echo' | 'silent' | 'garbage-confirm' | 'legacy-confirm' | 'negotiation-failure'
+  | 'no-tls' | 'garbage-after-tls' | 'close-after-tls';
+
+export interface FaultyPeer { port: number; certPem: string; keyPem: string; close(): Promise<void> }
+
+export async function generateTestCertificate(commonName = 'lanterna-test-peer'): Promise<{ cert: string; key: string }> {
+  const pems = await generate([{ name: 'commonName', value: commonName }], { keySize: 2048, algorithm: 'sha256' });
+  return { cert: pems.cert, key: pems.private };
+}
+
+export async function startFaultyPeer(behaviour: PeerBehaviour, identity?: { cert: string; key: string }): Promise<FaultyPeer> {
+  const { cert, key } = identity ?? await generateTestCertificate();
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    serve(socket).catch(() => socket.destroy());
+  });
+  const tlsConfirm = buildConnectionConfirm({ kind: 'response', selectedProtocol: PROTOCOL.SSL, flags: 0 });
+  async function serve(socket: Socket): Promise<void> {
+    await readOneTpkt(socket, { timeoutMs: 10_000, maxBytes: 1024 });
+    switch (behaviour) {
+      case 'silent': return;
+      case 'garbage-confirm': socket.write(Buffer.from('HTTP/1.1 400 Bad Request\r\n\r\n')); return;
+      case 'legacy-confirm': socket.write(buildConnectionConfirm({ kind: 'none' })); return;
+      case 'negotiation-failure': socket.write(buildConnectionConfirm({ kind: 'failure', failureCode: NEG_FAILURE.HYBRID_REQUIRED_BY_SERVER })); socket.end(); return;
+      case 'no-tls':
+        // Answers the client's TLS hello with plain text, as a misconfigured server would.
+        socket.write(tlsConfirm);
+        socket.once('data', () => socket.end('this is not a TLS handshake\n'));
+        socket.resume();
+        return;
+      default: break;
+    }
+    socket.write(tlsConfirm);
+    const tls = new TLSSocket(socket, { isServer: true, cert, key });
+    tls.on('error', () => socket.destroy());
+    await new Promise((resolve) => tls.once('secure', resolve));
+    if (behaviour === 'close-after-tls') { tls.destroy(); return; }
+    if (behaviour === 'garbage-after-tls') { tls.write(Buffer.from([0x03, 0x01, 0x00, 0x09, 1, 2, 3, 4, 5])); return; }
+    const framer = new PduFramer({ mode: 'rdp' });
+    tls.on('data', (chunk: Buffer) => {
+      try {
+        for (const frame of framer.push(chunk)) tls.write(frame);
+      } catch {
+        tls.destroy();
+      }
+    });
+  }
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    certPem: cert,
+    keyPem: key,
+    close: () => new Promise((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
