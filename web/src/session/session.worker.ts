@@ -71,14 +71,14 @@ function renderSink(port: MessagePort): RdpFrameSink {
 
 async function start(request: Extract<SessionWorkerRequest, { type: 'start' }>): Promise<void> {
   if (request.engineUrl === null) {
-    reply({ type: 'engine-missing', message: 'the RDP decoder is not loaded yet: this build of the page has no wasm client' });
+    reply({ type: 'engine-missing', message: 'this build of the page has no wasm client bundle' });
     return;
   }
   let module: RdpEngineModule;
   try {
     module = (await import(request.engineUrl)) as RdpEngineModule;
   } catch (error) {
-    reply({ type: 'engine-missing', message: `the RDP decoder could not be loaded: ${describe(error)}` });
+    reply({ type: 'engine-missing', message: `the wasm client bundle failed to load: ${describe(error)}` });
     return;
   }
   engine = await module.createEngine();

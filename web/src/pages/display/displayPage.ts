@@ -92,10 +92,14 @@ function showControlState(state: ControlState): void {
   }
 }
 
+// Why the current session could not show anything; kept on the idle screen after it ends.
+let sessionNotice: string | null = null;
+
 function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
   switch (event.kind) {
     case 'engine-missing':
-      screen.setSessionProblem(`The RDP decoder is not loaded yet, so “${project.target.name}” cannot be shown on this display. (${event.message})`);
+      sessionNotice = `Could not show “${project.target.name}”: the RDP decoder is not loaded yet (${event.message}).`;
+      screen.setSessionProblem(`The RDP decoder is not loaded yet, so “${project.target.name}” cannot be shown on this display.`);
       break;
     case 'connected':
       break;
@@ -103,14 +107,16 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
       hud.onDecode(event.decodeMs, event.latencyMs);
       break;
     case 'failed':
-      screen.setSessionProblem(`Showing “${project.target.name}” failed: ${event.message}`);
+      sessionNotice = `Showing “${project.target.name}” failed: ${event.message}`;
+      screen.setSessionProblem(sessionNotice);
       break;
     case 'ended': {
       session = null;
       sessionId = null;
       hud.setTraffic(null);
       screen.showIdle();
-      screen.setProblem(event.errorCode === null ? null : `Last presentation: ${sentenceForCode(event.errorCode)}`);
+      screen.setProblem(sessionNotice ?? (event.errorCode === null ? null : `Last presentation: ${sentenceForCode(event.errorCode)}`));
+      sessionNotice = null;
       if (online) screen.setConnection('Ready — waiting for a presenter', 'ok');
       break;
     }
@@ -127,6 +133,7 @@ function endSession(): void {
 
 async function startSession(project: ProjectMessage): Promise<void> {
   endSession();
+  sessionNotice = null;
   screen.showSession(`Connecting to ${project.target.name}…`, `${project.target.host}:${project.target.port}`);
   await engineReady;
   const size = devicePixels();

@@ -1,0 +1,135 @@
+// The display page in Chromium against an in-test stand-in of the gateway's
+// sockets (docs/kiosk-protocol.md). Set LANTERNA_WEB_SCREENSHOTS=<dir> to keep
+// screenshots of each state.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, openWatchedPage } from '../../testing/chromium.js';
+import { GatewayStandIn } from '../../testing/gatewayStandIn.js';
+import { startStaticServer, type StaticServer } from '../../testing/staticServer.js';
+import { publicDir } from '../../testing/webDist.js';
+
+const display = { id: 'room-1', name: 'Room 1', token: 'display-token-1' };
+const screenshots = process.env.LANTERNA_WEB_SCREENSHOTS;
+
+let server: StaticServer;
+let browser: Browser;
+
+before(async () => {
+  server = await startStaticServer(publicDir);
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser.close();
+  await server.close();
+});
+
+async function openDisplay(t: { after: (fn: () => Promise<void>) => void }, path: string, viewport = { width: 1280, height: 720 }): Promise<{ page: Page; standIn: GatewayStandIn }> {
+  const standIn = new GatewayStandIn(server.server, display);
+  const { page, problems } = await openWatchedPage(browser, viewport);
+  t.after(async () => {
+    await page.context().close();
+    standIn.close();
+  });
+  t.after(() => {
+    // The failed upgrades of a gateway that is gone are the browser's own log lines, not the page's errors.
+    const real = problems.filter((p) => !/WebSocket connection to .* failed/.test(p));
+    assert.deepEqual(real, [], 'no console error or uncaught exception in the page');
+    return Promise.resolve();
+  });
+  await page.goto(`${server.origin}${path}`);
+  return { page, standIn };
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  if (screenshots === undefined) return;
+  mkdirSync(screenshots, { recursive: true });
+  await page.screenshot({ path: join(screenshots, `${name}.png`) });
+}
+
+async function waitForText(page: Page, selector: string, pattern: RegExp, timeout = 10_000): Promise<string> {
+  const locator = page.locator(selector);
+  const deadline = Date.now() + timeout;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = (await locator.textContent()) ?? '';
+    if (pattern.test(last) && (await locator.isVisible())) return last;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`${selector} never matched ${String(pattern)} within ${timeout} ms (last: ${JSON.stringify(last)})`);
+}
+
+void test('idle screen shows the display name; the token moves from the URL to localStorage', async (t) => {
+  const { page, standIn } = await openDisplay(t, `/display/${display.id}#token=${display.token}`);
+  await waitForText(page, '#status-text', /^Ready/);
+  assert.equal(await page.locator('#display-name').textContent(), 'Room 1');
+  assert.match((await page.locator('#how').textContent()) ?? '', /To present here, choose “Room 1”/);
+  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1' }]);
+  const state = await page.evaluate(() => ({
+    hash: location.hash,
+    stored: localStorage.getItem('lanterna.display.room-1.token'),
+    scrolls: document.documentElement.scrollWidth > innerWidth || document.documentElement.scrollHeight > innerHeight,
+    isolated: crossOriginIsolated,
+  }));
+  assert.deepEqual(state, { hash: '', stored: display.token, scrolls: false, isolated: true });
+  await shoot(page, 'idle');
+  // A reload without the fragment still authenticates from localStorage.
+  await page.reload();
+  await waitForText(page, '#status-text', /^Ready/);
+  assert.equal(standIn.hellos.length, 2);
+});
+
+void test('a wrong token is said in plain words, and the page keeps retrying', async (t) => {
+  const { page } = await openDisplay(t, `/display/${display.id}#token=wrong`);
+  await waitForText(page, '#problem', /This display’s token is not valid/);
+  await waitForText(page, '#status-text', /^Reconnecting to the gateway in \d+ s…$/);
+  await shoot(page, 'wrong-token');
+});
+
+void test('gateway gone: "reconnecting" on screen, then back to idle when it returns', async (t) => {
+  const { page, standIn } = await openDisplay(t, `/display/${display.id}#token=${display.token}`);
+  await waitForText(page, '#status-text', /^Ready/);
+  standIn.goAway();
+  await waitForText(page, '#status-text', /^Reconnecting to the gateway in \d+ s…$/);
+  await waitForText(page, '#problem', /connection to the gateway was lost/);
+  await shoot(page, 'reconnecting');
+  // Stay away long enough for at least one refused retry.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  standIn.comeBack();
+  await waitForText(page, '#status-text', /^Ready/, 15_000);
+  assert.equal(await page.locator('#problem').isVisible(), false);
+  assert.equal(standIn.onlineControls, 1);
+});
+
+void test('project: data socket opened with the session token, "Connecting to …", decoder absence said plainly', async (t) => {
+  const { page, standIn } = await openDisplay(t, `/display/${display.id}?hud=1#token=${display.token}`);
+  await waitForText(page, '#status-text', /^Ready/);
+  standIn.endDelayMs = 1500;
+  standIn.project({ sessionId: 's-1', sessionToken: 'k-1', target: { name: 'Lab shadow', host: '127.0.0.1', port: 3389 } });
+  await waitForText(page, '#session-title', /^Connecting to Lab shadow…$/);
+  await waitForText(page, '#session-problem', /RDP decoder is not loaded yet/);
+  await shoot(page, 'decoder-missing');
+  // Back to idle once the gateway confirms the end, with the reason kept on screen.
+  await waitForText(page, '#problem', /Could not show “Lab shadow”: the RDP decoder is not loaded yet/);
+  await waitForText(page, '#status-text', /^Ready/);
+  const data = standIn.dataSockets[0];
+  assert.ok(data, 'a data socket was opened');
+  assert.equal(data.sessionId, 's-1');
+  assert.deepEqual(data.texts, [{ type: 'open', token: 'k-1' }, { type: 'close' }]);
+  assert.equal(await page.locator('.hud').isVisible(), true);
+});
+
+void test('forced Canvas2D renderer shows its warning; "h" toggles the HUD', async (t) => {
+  const { page } = await openDisplay(t, `/display/${display.id}?renderer=canvas2d#token=${display.token}`);
+  await waitForText(page, '.renderer-warning', /WebGL2 is not available/);
+  assert.equal(await page.locator('.hud').isVisible(), false);
+  await page.keyboard.press('h');
+  assert.equal(await page.locator('.hud').isVisible(), true);
+  await waitForText(page, '[data-hud="renderer"]', /^canvas2d$/, 3000);
+  await shoot(page, 'canvas2d-hud');
+  await page.keyboard.press('h');
+  assert.equal(await page.locator('.hud').isVisible(), false);
+});
