@@ -1,0 +1,127 @@
+// Runs one capacity case end to end: echo host, relay (gateway, gateway farm
+// behind HAProxy, or websockify), generators, the ramp; stops everything it
+// started even when a step fails.
+import { randomBytes } from 'node:crypto';
+import type { CapacityCase } from './scenarios.js';
+import { planCpuLayout, type CpuLayout } from './cpuLayout.js';
+import { startEchoHostProcess } from './echoHostProcess.js';
+import { buildDisplayRoster } from './displayRoster.js';
+import { startGateway, type GatewayInstance } from './gatewayInstance.js';
+import { startHaproxy, type HaproxyInstance } from './haproxyInstance.js';
+import { startWebsockify, type WebsockifyInstance } from './websockifyInstance.js';
+import { GeneratorPool } from './generatorPool.js';
+import { runRamp, type StepResult } from './capacityRamp.js';
+import { judgeCapacity, type Capacity } from './capacityVerdict.js';
+import type { RelayTarget } from './generatorProtocol.js';
+
+export interface RunSettings {
+  cpus: number;
+  generators: number;
+  budgetMs: number;
+  stopP99Ms: number;
+  settleSeconds: number;
+  /** No new step starts after this many seconds into a case. */
+  caseDeadlineSeconds: number;
+  saturation: { cpuCores: number; loopDelayMs: number };
+  connectConcurrency: number;
+  connectTimeoutMs: number;
+}
+
+export interface CaseResult {
+  case: CapacityCase;
+  layout: CpuLayout;
+  steps: StepResult[];
+  capacity: Capacity;
+  error: string | undefined;
+  durationSeconds: number;
+  haproxyConfig: string | undefined;
+}
+
+export interface CaseProgress {
+  onStep?: (step: StepResult, index: number) => void;
+  onPhase?: (phase: string) => void;
+}
+
+export async function runCapacityCase(testCase: CapacityCase, settings: RunSettings, progress: CaseProgress = {}): Promise<CaseResult> {
+  const started = performance.now();
+  const relayCores = testCase.relay === 'lanterna' ? testCase.workers * testCase.instances : 1;
+  const layout = planCpuLayout(settings.cpus, relayCores, testCase.instances);
+  const cleanups: (() => Promise<void>)[] = [];
+  let steps: StepResult[] = [];
+  let error: string | undefined;
+  let haproxy: HaproxyInstance | undefined;
+  try {
+    progress.onPhase?.('starting echo host');
+    const echo = await startEchoHostProcess({
+      handshake: testCase.relay === 'websockify' ? 'tls-first' : 'x224-then-tls',
+      // websockify's TLS client hangs on TLS 1.3 session tickets (NOTES.md)
+      sessionTickets: testCase.relay !== 'websockify',
+      replyBytes: testCase.pattern.downBytes === testCase.pattern.upBytes ? undefined : testCase.pattern.downBytes,
+      cpus: layout.loadCpus,
+    });
+    cleanups.push(() => echo.process.stop());
+    const displays = buildDisplayRoster(testCase.ramp.max);
+
+    let target: RelayTarget;
+    let relayPids: () => number[];
+    if (testCase.relay === 'lanterna') {
+      progress.onPhase?.('starting gateway');
+      const sessionSecret = randomBytes(32).toString('hex');
+      const gateways: GatewayInstance[] = [];
+      for (let index = 0; index < testCase.instances; index += 1) {
+        const gateway = await startGateway({ displays, echoPort: echo.port, workers: testCase.workers, cpus: layout.instanceCpus[index], sessionSecret });
+        cleanups.push(() => gateway.stop());
+        gateways.push(gateway);
+      }
+      relayPids = () => gateways.map((gateway) => gateway.process.pid);
+      const farm = testCase.scenario === 'farm';
+      if (farm) {
+        progress.onPhase?.('starting haproxy');
+        haproxy = await startHaproxy(gateways.map((gateway) => gateway.port), testCase.ramp.max * 2 + 100, layout.loadCpus);
+        const balancer = haproxy;
+        cleanups.push(() => balancer.stop());
+      }
+      target = { kind: 'lanterna', baseUrl: haproxy?.baseUrl ?? gateways[0]?.baseUrl ?? '', distinctSourceAddresses: farm };
+    } else {
+      progress.onPhase?.('starting websockify');
+      const websockify: WebsockifyInstance = await startWebsockify({ targetPort: echo.port, targetCertPem: echo.certificatePem, cpus: layout.relayCpus });
+      cleanups.push(() => websockify.stop());
+      relayPids = () => [websockify.process.pid];
+      target = { kind: 'websockify', url: websockify.url, distinctSourceAddresses: false };
+    }
+
+    progress.onPhase?.('starting generators');
+    const pool = await GeneratorPool.start(settings.generators, layout.loadCpus);
+    cleanups.push(() => pool.stop());
+    pool.configure(target, testCase.pattern, settings.connectConcurrency, settings.connectTimeoutMs);
+    const balancerPids = haproxy ? ((instance: HaproxyInstance) => () => [instance.process.pid])(haproxy) : undefined;
+    steps = await runRamp({
+      pool, displays, relayPids, echoPids: () => [echo.process.pid],
+      ...(balancerPids ? { balancerPids } : {}),
+      ...(progress.onStep ? { onStep: progress.onStep } : {}),
+      ...(progress.onPhase ? { onPhase: progress.onPhase } : {}),
+    }, {
+      stepConnections: testCase.ramp.step,
+      maxConnections: testCase.ramp.max,
+      holdSeconds: testCase.ramp.holdSeconds,
+      settleSeconds: settings.settleSeconds,
+      budgetMs: settings.budgetMs,
+      stopP99Ms: settings.stopP99Ms,
+      deadline: Date.now() + settings.caseDeadlineSeconds * 1000,
+      saturation: settings.saturation,
+      connectTimeoutMs: settings.connectTimeoutMs,
+    });
+  } catch (caught) {
+    error = caught instanceof Error ? caught.message : String(caught);
+  } finally {
+    progress.onPhase?.('stopping');
+    for (const cleanup of cleanups.reverse()) {
+      try { await cleanup(); } catch { /* keep stopping the rest */ }
+    }
+  }
+  const capacity = judgeCapacity(steps.map((step) => ({
+    connections: step.connections, established: step.established, p99Ms: step.latency.p99Ms, meanMs: step.latency.meanMs,
+    generatorSaturated: step.generatorSaturated, lostSessions: step.lostSessions,
+  })), settings.budgetMs);
+  return { case: testCase, layout, steps, capacity, error, durationSeconds: Math.round((performance.now() - started) / 100) / 10, haproxyConfig: haproxy?.config };
+}

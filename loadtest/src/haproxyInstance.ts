@@ -1,0 +1,29 @@
+// Runs Debian's HAProxy in front of the gateway instances of a farm.
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManagedProcess } from './managedProcess.js';
+import { pickFreePort, waitForListening } from './tcpPorts.js';
+import { haproxyConfig } from './haproxyConfig.js';
+
+export interface HaproxyInstance { baseUrl: string; process: ManagedProcess; config: string; stop(): Promise<void> }
+
+export async function startHaproxy(backendPorts: readonly number[], maxConnections: number, cpus: string | undefined): Promise<HaproxyInstance> {
+  const dir = await mkdtemp(join(tmpdir(), 'lanterna-haproxy-'));
+  const listenPort = await pickFreePort();
+  const config = haproxyConfig({ listenPort, backendPorts, maxConnections });
+  const file = join(dir, 'haproxy.cfg');
+  await writeFile(file, config);
+  const child = new ManagedProcess('haproxy', { command: '/usr/sbin/haproxy', args: ['-db', '-f', file], cpus });
+  const stop = async (): Promise<void> => {
+    await child.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitForListening('127.0.0.1', listenPort, 10_000, () => child.isAlive());
+  } catch (error) {
+    await stop();
+    throw new Error(`haproxy did not start: ${error instanceof Error ? error.message : String(error)}\n${child.recentOutput()}`);
+  }
+  return { baseUrl: `ws://127.0.0.1:${listenPort}`, process: child, config, stop };
+}

@@ -1,0 +1,89 @@
+// The run's result model and the figures derived from it (per-core
+// capacities, websockify ratio, farm scaling), kept apart from rendering.
+import type { CaseResult } from './capacityCaseRunner.js';
+
+export interface ThroughputResult {
+  path: 'raw-tls' | 'lanterna' | 'websockify';
+  pduBytes: number;
+  seconds: number;
+  megabytesPerSecond: number;
+  relayCpuCores: number | undefined;
+  error: string | undefined;
+}
+
+export interface LongFatNetworkResult {
+  rttMs: number;
+  bufferBytes: number;
+  path: 'raw-tls' | 'lanterna';
+  megabytesPerSecond: number;
+  /** Window-limited ceiling: buffer / RTT (before TCP's own overhead share). */
+  windowLimitMegabytesPerSecond: number;
+  error: string | undefined;
+}
+
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  kernel: string;
+  node: string;
+  memoryGiB: number;
+  fdLimit: string;
+}
+
+export interface RunReport {
+  startedAt: string;
+  finishedAt: string;
+  command: string;
+  machine: MachineInfo;
+  budgetMs: number;
+  /** 1-minute load averages seen at the start and end of the run: other work on the machine skews every figure. */
+  loadAverage: { start: number; end: number };
+  capacity: CaseResult[];
+  throughput: ThroughputResult[];
+  longFatNetwork: LongFatNetworkResult[];
+}
+
+export interface DerivedFigures {
+  /** Per scenario: p99 capacity of one gateway worker (pinned to one core). */
+  perCore: Record<string, { lanterna: number | undefined; websockify: number | undefined; ratio: number | undefined; lowerBound: boolean }>;
+  /** Capacity added by each server past the first, as a fraction of one server's capacity. */
+  farmScaling: number | undefined;
+  /** Capacity with N workers over capacity with one. */
+  processorScaling: { workers: number; capacity: number; speedup: number }[];
+}
+
+function capacityOf(report: RunReport, id: string): CaseResult | undefined {
+  return report.capacity.find((result) => result.case.id === id && result.error === undefined);
+}
+
+export function deriveFigures(report: RunReport): DerivedFigures {
+  const perCore: DerivedFigures['perCore'] = {};
+  for (const scenario of ['kw-v1', 'kw-v2.2']) {
+    const lanterna = capacityOf(report, `${scenario}/lanterna`);
+    const websockify = capacityOf(report, `${scenario}/websockify`);
+    if (!lanterna && !websockify) continue;
+    const lanternaPerCore = lanterna ? lanterna.capacity.byP99 / (lanterna.case.workers * lanterna.case.instances) : undefined;
+    const websockifyPerCore = websockify?.capacity.byP99;
+    perCore[scenario] = {
+      lanterna: lanternaPerCore,
+      websockify: websockifyPerCore,
+      ratio: lanternaPerCore !== undefined && websockifyPerCore !== undefined && websockifyPerCore > 0 ? lanternaPerCore / websockifyPerCore : undefined,
+      lowerBound: (lanterna?.capacity.lowerBoundOnly ?? false) || (websockify?.capacity.lowerBoundOnly ?? false),
+    };
+  }
+  const farm = report.capacity.filter((result) => result.case.scenario === 'farm' && result.error === undefined)
+    .sort((a, b) => a.case.instances - b.case.instances);
+  let farmScaling: number | undefined;
+  const first = farm[0];
+  const last = farm[farm.length - 1];
+  if (first && last && first.case.instances === 1 && last.case.instances > 1 && first.capacity.byP99 > 0) {
+    farmScaling = (last.capacity.byP99 - first.capacity.byP99) / first.capacity.byP99 / (last.case.instances - 1);
+  }
+  const processors = report.capacity.filter((result) => result.case.scenario === 'processors' && result.error === undefined)
+    .sort((a, b) => a.case.workers - b.case.workers);
+  const base = processors[0]?.capacity.byP99 ?? 0;
+  const processorScaling = processors.map((result) => ({
+    workers: result.case.workers, capacity: result.capacity.byP99, speedup: base > 0 ? result.capacity.byP99 / base : 0,
+  }));
+  return { perCore, farmScaling, processorScaling };
+}
