@@ -30,6 +30,7 @@ export class WebGL2Renderer implements Renderer {
   private readonly quad: QuadProgram;
   private readonly syncTiming: boolean;
   private readonly tally = new UploadTally();
+  private readonly syncPixel = new Uint8Array(4);
   private desktopTexture: WebGLTexture | null = null;
   private desktopWidth = 0;
   private desktopHeight = 0;
@@ -91,7 +92,7 @@ export class WebGL2Renderer implements Renderer {
     gl.pixelStorei(gl.UNPACK_ROW_LENGTH, 0);
     gl.pixelStorei(gl.UNPACK_SKIP_PIXELS, 0);
     gl.pixelStorei(gl.UNPACK_SKIP_ROWS, 0);
-    if (this.syncTiming) gl.finish();
+    if (this.syncTiming) this.waitForGpu();
     this.tally.uploadMs += performance.now() - started;
   }
 
@@ -151,7 +152,7 @@ export class WebGL2Renderer implements Renderer {
         gl.disable(gl.BLEND);
       }
     }
-    if (this.syncTiming) gl.finish();
+    if (this.syncTiming) this.waitForGpu();
     const drawMs = performance.now() - started;
     this.frames += 1;
     const stats: RenderStats = {
@@ -175,6 +176,15 @@ export class WebGL2Renderer implements Renderer {
     gl.deleteProgram(this.quad.program);
     this.desktopTexture = null;
     this.pointer = null;
+  }
+
+  /**
+   * gl.finish() returns before the GPU process is done in Chromium; reading
+   * one pixel back cannot, so timings include the work itself.
+   */
+  private waitForGpu(): void {
+    const gl = this.gl;
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, this.syncPixel);
   }
 
   private newTexture(): WebGLTexture {
