@@ -5,6 +5,7 @@ import type { createRenderer } from '../render/createRenderer.js';
 import type { showRendererWarning } from '../pages/display/rendererWarning.js';
 import type { readCanvasRgba, toBase64 } from './canvasReadback.js';
 import type { runRenderBench } from './renderBench.js';
+import type { RenderWorkerClient } from '../render/renderWorkerClient.js';
 import type { fillPattern } from './testPattern.js';
 
 export interface LabApi {
@@ -15,6 +16,7 @@ export interface LabApi {
   readonly toBase64: typeof toBase64;
   readonly showRendererWarning: typeof showRendererWarning;
   readonly runRenderBench: typeof runRenderBench;
+  readonly RenderWorkerClient: typeof RenderWorkerClient;
   /** A canvas of exactly width×height device pixels, shown at that CSS size. */
   makeCanvas(width: number, height: number): HTMLCanvasElement;
 }

@@ -5,6 +5,7 @@ import { showRendererWarning } from '../pages/display/rendererWarning.js';
 import { readCanvasRgba, toBase64 } from './canvasReadback.js';
 import type { LabApi } from './labApi.js';
 import { runRenderBench } from './renderBench.js';
+import { RenderWorkerClient } from '../render/renderWorkerClient.js';
 import { fillPattern } from './testPattern.js';
 
 const api: LabApi = {
@@ -15,6 +16,7 @@ const api: LabApi = {
   toBase64,
   showRendererWarning,
   runRenderBench,
+  RenderWorkerClient,
   makeCanvas(width, height) {
     const canvas = document.createElement('canvas');
     canvas.width = width;

@@ -248,3 +248,59 @@ void test('pointer is drawn with its hotspot on the pointer position, transparen
     assertSamePixels(shot, expected, `${kind} pointer`);
   }
 });
+
+void test('render worker (OffscreenCanvas): frames and dirty rects reach the screen exactly', async (t) => {
+  const page = await labPage(t);
+  const run = await page.evaluate(
+    async ({ W, H, STRIDE, rects }) => {
+      const lab = window.lanternaLab;
+      if (!lab) throw new Error('lab api missing');
+      const pixels = new Uint8Array(new SharedArrayBuffer(STRIDE * H));
+      lab.fillPattern(pixels, W, H, STRIDE, 1);
+      const canvas = lab.makeCanvas(W, H);
+      const stats: RenderStats[] = [];
+      let onStats: () => void = () => undefined;
+      let kind = '';
+      let started: () => void = () => undefined;
+      let failed: (error: Error) => void = () => undefined;
+      const ready = new Promise<void>((resolve, reject) => {
+        started = resolve;
+        failed = reject;
+      });
+      const worker = new lab.RenderWorkerClient(canvas, '/render.worker.js', {}, {
+        onready: (k) => {
+          kind = k;
+          started();
+        },
+        onstatistics: (s) => {
+          stats.push(s);
+          onStats();
+        },
+        onerror: (message) => failed(new Error(message)),
+      });
+      await ready;
+      // The page shows what the worker committed once a frame has gone by.
+      const shown = async (): Promise<string> => {
+        await new Promise<void>((resolve) => { onStats = resolve; });
+        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+        return lab.toBase64(lab.readCanvasRgba(canvas));
+      };
+      worker.setDesktopSize(W, H);
+      let next = shown();
+      worker.sendFrame({ type: 'frame', id: 1, pixels, stride: STRIDE, format: 'bgra', rects: [{ x: 0, y: 0, width: W, height: H }] });
+      const full = await next;
+      lab.fillPattern(pixels, W, H, STRIDE, 2);
+      next = shown();
+      worker.sendFrame({ type: 'frame', id: 2, pixels, stride: STRIDE, format: 'bgra', rects });
+      const dirty = await next;
+      worker.terminate();
+      return { kind, full, dirty, copies: stats.reduce((sum, s) => sum + s.copies, 0) };
+    },
+    { W, H, STRIDE, rects: dirtyRects },
+  );
+  assert.equal(run.kind, 'webgl2');
+  const expected = expectedFrames('bgra');
+  assertSamePixels(run.full, expected.full, 'full frame through the worker');
+  assertSamePixels(run.dirty, expected.dirty, 'dirty rects through the worker');
+  assert.equal(run.copies, 0);
+});
