@@ -89,7 +89,7 @@ for (const auth of ['tls', 'nla'] as const) {
     else assert.ok(secured.protocol === 'hybrid' || secured.protocol === 'hybrid-ex', String(secured.protocol));
     const der = server.certificateDer;
     assert.equal(secured.publicKey, subjectPublicKey(der).toString('base64'), 'the key CredSSP binds to is the certificate\'s SubjectPublicKey');
-    assert.equal(Buffer.from(String(secured.publicKey), 'base64').length, 270, 'RSA-2048 SubjectPublicKey, not the 294-byte SPKI');
+    assert.equal(Buffer.from(secured.publicKey, 'base64').length, 270, 'RSA-2048 SubjectPublicKey, not the 294-byte SPKI');
     assert.equal(secured.fingerprint, `sha256:${new X509Certificate(der).fingerprint256}`);
     if (auth === 'nla') assert.ok(first.toServer.some((pdu) => pdu[0] === 0x30), 'CredSSP TSRequests went through');
     assert.ok(first.toServer.some((pdu) => pdu[0] === 0x03 && pdu[7] === 0x7f && pdu[8] === 0x65), 'MCS Connect-Initial went through');
