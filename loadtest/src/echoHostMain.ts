@@ -13,9 +13,10 @@ const program = new Command()
   .option('--no-session-tickets', 'send no TLS session tickets (TLS 1.2 only)')
   .option('--reply-bytes <n>', 'answer each request with a PDU of n bytes (default: echo)', Number)
   .option('--stream-pdu-bytes <n>', 'throughput mode: stream PDUs of n bytes', Number)
+  .option('--host <address>', 'listen address', '127.0.0.1')
   .option('--port <n>', 'listen port (0 = any)', Number, 0)
   .parse();
-const options = program.opts<{ handshake: EchoHandshake; sessionTickets: boolean; replyBytes?: number; streamPduBytes?: number; port: number }>();
+const options = program.opts<{ handshake: EchoHandshake; sessionTickets: boolean; replyBytes?: number; streamPduBytes?: number; host: string; port: number }>();
 
 const certificate = await generateLoopbackCertificate();
 const host = await startEchoHost({
@@ -23,6 +24,7 @@ const host = await startEchoHost({
   sessionTickets: options.sessionTickets,
   replyBytes: options.replyBytes,
   streamPduBytes: options.streamPduBytes,
+  host: options.host,
   port: options.port,
   certificate,
 });

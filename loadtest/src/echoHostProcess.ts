@@ -11,6 +11,7 @@ export interface EchoHostProcessOptions {
   replyBytes?: number | undefined;
   streamPduBytes?: number | undefined;
   cpus?: string | undefined;
+  host?: string;
   /** Wraps the command, e.g. ['ip', 'netns', 'exec', 'ns'] to run it in a namespace. */
   prefix?: string[];
 }
@@ -22,6 +23,7 @@ export async function startEchoHostProcess(options: EchoHostProcessOptions): Pro
   if (!options.sessionTickets) args.push('--no-session-tickets');
   if (options.replyBytes !== undefined) args.push('--reply-bytes', String(options.replyBytes));
   if (options.streamPduBytes !== undefined) args.push('--stream-pdu-bytes', String(options.streamPduBytes));
+  if (options.host !== undefined) args.push('--host', options.host);
   const prefix = options.prefix ?? [];
   let announce: (value: { port: number; certificatePem: string }) => void = () => undefined;
   const announced = new Promise<{ port: number; certificatePem: string }>((resolve) => { announce = resolve; });

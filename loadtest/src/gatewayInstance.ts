@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess } from './managedProcess.js';
 import { pickFreePort } from './tcpPorts.js';
-import { waitForHttpOk } from './httpReadiness.js';
+import { waitForHttpOk, waitFor } from './httpReadiness.js';
 import type { DisplayIdentity } from './displayRoster.js';
 
 export const GATEWAY_CLI = fileURLToPath(new URL('../../gateway/dist/cli.js', import.meta.url));
@@ -20,7 +20,11 @@ export interface GatewayInstanceOptions {
   port?: number;
   /** Shared by every instance of a farm so a token issued by one verifies on any. */
   sessionSecret: string;
-  logLevel?: string;
+  /** Where the echo host listens (default 127.0.0.1) and the policy networks that allow it. */
+  echoHost?: string;
+  allowNetworks?: string[];
+  /** Wraps the command, e.g. ['ip', 'netns', 'exec', 'ns']: readiness then comes from the log, not /readyz. */
+  prefix?: string[];
 }
 
 export interface GatewayInstance {
@@ -36,13 +40,14 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
     stateDir,
     workers: options.workers,
     sessionSecret: options.sessionSecret,
-    logLevel: options.logLevel ?? 'warn',
+    // info for the "listening" line; the gateway logs per session, not per PDU
+    logLevel: 'info',
     displays: options.displays.map((display) => ({
       id: display.id,
       token: display.token,
-      autoProject: { host: '127.0.0.1', port: options.echoPort, name: 'loadtest echo host' },
+      autoProject: { host: options.echoHost ?? '127.0.0.1', port: options.echoPort, name: 'loadtest echo host' },
     })),
-    policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: [String(options.echoPort)] },
+    policy: { allowNetworks: options.allowNetworks ?? ['127.0.0.0/8'], allowPorts: [String(options.echoPort)] },
     certificates: { mode: 'first-use' },
   };
 }
@@ -52,17 +57,21 @@ export async function startGateway(options: GatewayInstanceOptions): Promise<Gat
   const port = options.port ?? await pickFreePort();
   const configFile = join(stateDir, 'gateway.json');
   await writeFile(configFile, JSON.stringify(gatewayConfig(options, port, stateDir)));
+  const prefix = options.prefix ?? [];
+  let heardListening = false;
   const child = new ManagedProcess('gateway', {
-    command: process.execPath,
-    args: [GATEWAY_CLI, '--config', configFile],
+    command: prefix[0] ?? process.execPath,
+    args: [...prefix.slice(1), ...(prefix.length > 0 ? [process.execPath] : []), GATEWAY_CLI, '--config', configFile],
     cpus: options.cpus,
+    onLine: (line) => { if (line.includes('"msg":"listening"')) heardListening = true; },
   });
   const stop = async (): Promise<void> => {
     await child.stop(10_000);
     await rm(stateDir, { recursive: true, force: true });
   };
   try {
-    await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, 30_000, () => child.isAlive());
+    if (prefix.length === 0) await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, 30_000, () => child.isAlive());
+    else await waitFor(() => heardListening, 30_000, () => child.isAlive());
   } catch (error) {
     await stop();
     throw new Error(`gateway did not become ready: ${error instanceof Error ? error.message : String(error)}\n${child.recentOutput()}`);

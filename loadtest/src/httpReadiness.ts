@@ -1,4 +1,4 @@
-// Polls an HTTP endpoint until it answers 200, with a deadline.
+// Readiness polling with deadlines: an HTTP endpoint answering 200, or any condition.
 import http from 'node:http';
 
 function statusOf(url: string): Promise<number | undefined> {
@@ -19,5 +19,14 @@ export async function waitForHttpOk(url: string, timeoutMs: number, isAlive: () 
     if (!isAlive()) throw new Error(`process behind ${url} exited`);
     if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+export async function waitFor(condition: () => boolean, timeoutMs: number, isAlive: () => boolean = () => true): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (!isAlive()) throw new Error('process exited before it was ready');
+    if (Date.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
