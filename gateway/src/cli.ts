@@ -84,6 +84,8 @@ async function runWorker(single: boolean): Promise<void> {
   let metricsText: (() => Promise<string>) | undefined;
   if (!single) {
     AggregatorRegistry.setRegistries([metrics.registry]);
+    // Constructing one installs prom-client's worker-side listener that answers the primary.
+    new AggregatorRegistry();
     metricsText = clusterMetricsText;
   }
   const gateway = createGatewayServer({

@@ -22,6 +22,7 @@ import { serveStatic } from './api/staticFiles.js';
 
 export const SUBPROTOCOL = 'lanterna.v1';
 const CONTROL_MAX_PAYLOAD = 16 * 1024;
+const CLOSE_GRACE_MS = 2000;
 
 export interface GatewayServerDeps {
   config: GatewayConfig & { stateDir: string };
@@ -137,7 +138,13 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       server.close();
       await data.drain(drainMs);
       control.closeAll(1001, 'gateway-shutdown');
-      for (const client of [...controlSockets.clients, ...dataSockets.clients]) client.terminate();
+      // Give close frames a moment to reach the kiosks before cutting what is left.
+      const open = [...controlSockets.clients, ...dataSockets.clients];
+      await Promise.race([
+        Promise.all(open.map((client) => new Promise((resolve) => { if (client.readyState === client.CLOSED) resolve(null); else client.once('close', resolve); }))),
+        new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS)),
+      ]);
+      for (const client of open) client.terminate();
       server.closeAllConnections();
     },
   };

@@ -38,7 +38,16 @@ export class DataChannels {
     return this.active.size;
   }
 
-  async handle(socket: WebSocket, sessionId: string): Promise<void> {
+  private readonly inFlight = new Set<Promise<void>>();
+
+  /** Runs one data socket to its end; tracked so a drain can wait for the goodbyes to be sent. */
+  handle(socket: WebSocket, sessionId: string): Promise<void> {
+    const run = this.run(socket, sessionId).finally(() => this.inFlight.delete(run));
+    this.inFlight.add(run);
+    return run;
+  }
+
+  private async run(socket: WebSocket, sessionId: string): Promise<void> {
     const log = this.deps.logger.child({ sessionId, channel: 'data' });
     const reader = new HandshakeReader(socket);
     let grant: SessionGrant | undefined;
@@ -76,6 +85,7 @@ export class DataChannels {
     const deadline = Date.now() + deadlineMs;
     while (this.active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     for (const { relay } of this.active.values()) relay.stop('gateway-shutdown');
+    await Promise.all(this.inFlight);
   }
 
   private async authenticate(reader: HandshakeReader, sessionId: string): Promise<SessionGrant> {

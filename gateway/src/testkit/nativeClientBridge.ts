@@ -83,10 +83,8 @@ async function bridge(client: Socket, options: BridgeOptions, observation: Bridg
         tls.destroy();
         return;
       }
-      for (const batch of batches) {
-        socket.send(batch);
-        for (const pdu of toServer.lastPdus()) observation.toServer.push(Buffer.from(pdu.subarray(0, 16)));
-      }
+      for (const pdu of toServer.lastPdus()) observation.toServer.push(Buffer.from(pdu.subarray(0, 16)));
+      for (const batch of batches) socket.send(batch);
     });
     socket.on('message', (data, isBinary) => {
       const buffer = data as Buffer;
