@@ -16,7 +16,7 @@ export async function runLongFatNetwork(options: { bufferBytes: number[]; second
   const results: LongFatNetworkResult[] = [];
   let pair;
   try {
-    pair = createNamespacePair(options.rttMs / 2);
+    pair = await createNamespacePair(options.rttMs / 2);
   } catch (error) {
     return [{ rttMs: options.rttMs, bufferBytes: 0, path: 'raw-tls', megabytesPerSecond: 0, windowLimitMegabytesPerSecond: 0, error: error instanceof Error ? error.message : String(error) }];
   }
@@ -53,7 +53,7 @@ export async function runLongFatNetwork(options: { bufferBytes: number[]; second
     results.push({ rttMs: options.rttMs, bufferBytes: 0, path: 'raw-tls', megabytesPerSecond: 0, windowLimitMegabytesPerSecond: 0, error: error instanceof Error ? error.message.split('\n')[0] : String(error) });
   } finally {
     for (const cleanup of cleanups.reverse()) { try { await cleanup(); } catch { /* keep stopping */ } }
-    pair.remove();
+    await pair.remove();
   }
   return results;
 }

@@ -106,7 +106,7 @@ export function markdownReport(report: RunReport): string {
     out.push('');
   }
   if (report.longFatNetwork.length > 0) {
-    out.push('## Long fat network (netem between namespaces)');
+    out.push('## Long fat network (250 ms RTT delay line between namespaces)');
     out.push('');
     out.push(table(['RTT ms', 'tcp_rmem/tcp_wmem max', 'path', 'MB/s', 'window limit MB/s (buffer / RTT)', 'note'],
       report.longFatNetwork.map((row) => [row.rttMs, `${Math.round(row.bufferBytes / 1024)} KiB`, row.path, fixed(row.megabytesPerSecond, 2), fixed(row.windowLimitMegabytesPerSecond, 2), row.error ?? ''])));

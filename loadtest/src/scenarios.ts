@@ -47,7 +47,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   { name: 'processors', kind: 'capacity', description: 'KW v1 with gateway workers 1..cores' },
   { name: 'farm', kind: 'capacity', description: 'KW v1 through HAProxy to 1..N gateway instances' },
   { name: 'throughput', kind: 'throughput', description: 'one session\'s MB/s through the gateway vs raw TLS on loopback' },
-  { name: 'long-fat-network', kind: 'long-fat-network', description: '250 ms RTT (netem between namespaces): throughput vs socket buffers' },
+  { name: 'long-fat-network', kind: 'long-fat-network', description: '250 ms RTT (packet delay line between namespaces): throughput vs socket buffers' },
 ];
 
 const KW_V1: TrafficPattern = { upBytes: 90, downBytes: 90, intervalMs: 100 };
