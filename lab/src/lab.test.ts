@@ -1,0 +1,116 @@
+// Starts the real components (Xvfb, openbox, ImageMagick, FreeRDP's shadow
+// server, xrdp, chromium) and proves them with the native FreeRDP client.
+import { after, before, test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { X509Certificate } from 'node:crypto';
+import { Lab } from './lab.js';
+import type { LabDisplay } from './display/xDisplay.js';
+import { generateReferenceImage } from './image/referenceImage.js';
+import { compareImages, describeDifference } from './image/rgbImage.js';
+import { ComponentStartError } from './process/componentStartError.js';
+import { allocateFreePort } from './process/freePort.js';
+import { isAlive } from './process/procTable.js';
+import { probeNative } from './client/probeNative.js';
+import { NativeProbeError } from './client/nativeProbeError.js';
+
+let lab: Lab;
+let display: LabDisplay;
+
+before(async () => {
+  lab = await Lab.create({ name: 'lab-test' });
+  display = await lab.display({ width: 1920, height: 1080 });
+});
+after(() => lab.close());
+
+// Readiness times go into the test report as diagnostics (the figures the README quotes).
+function timed<T>(t: TestContext, label: string, work: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  return work().finally(() => t.diagnostic(`${label}: ${Date.now() - started} ms`));
+}
+
+test('the reference scene on screen equals the generated reference exactly', async (t) => {
+  await timed(t, 'reference scene shown', () => display.showScene('reference'));
+  const screenshot = await display.screenshot();
+  const difference = compareImages(generateReferenceImage(1920, 1080), screenshot);
+  assert.equal(difference, undefined, describeDifference(difference));
+});
+
+test('the xwd decoder agrees with ImageMagick on a real screenshot', async () => {
+  const ours = await display.screenshot();
+  const imagemagick = await new Promise<Buffer>((resolve, reject) => {
+    const child = execFile('sh', ['-c', `xwd -root -silent -display ${display.name} | convert xwd:- rgba:-`], { encoding: 'buffer', maxBuffer: 64 << 20, timeout: 20_000 }, (error, stdout) =>
+      error === null ? resolve(stdout) : reject(new Error(`xwd | convert failed: ${error.message}`)));
+    child.stdin?.end();
+  });
+  assert.equal(imagemagick.length, ours.data.length);
+  assert.ok(imagemagick.equals(ours.data), 'decoded pixels differ from ImageMagick');
+});
+
+test('shadow server with TLS: a native client gets through the connection sequence', async (t) => {
+  const server = await timed(t, 'shadow tls ready', () => lab.shadowServer({ display, auth: 'tls' }));
+  assert.equal(server.host, '127.0.0.1');
+  assert.ok(server.certificateDer !== undefined);
+  const certificate = new X509Certificate(server.certificateDer);
+  assert.ok(certificate.publicKey.asymmetricKeyType !== undefined);
+  await timed(t, 'probeNative shadow tls', () => probeNative(server));
+});
+
+test('shadow server with NLA: the right password passes, a wrong one is refused', async (t) => {
+  const server = await timed(t, 'shadow nla ready', () => lab.shadowServer({ display, auth: 'nla', gfx: false }));
+  await timed(t, 'probeNative shadow nla', () => probeNative(server));
+  await assert.rejects(probeNative({ ...server, password: `${server.password}-wrong` }), (error: unknown) => {
+    assert.ok(error instanceof NativeProbeError);
+    assert.equal(error.phase, 'auth');
+    assert.match(error.output, /AUTHENTICATION_FAILED|LOGON_FAILURE|SPNEGO failed/);
+    return true;
+  });
+});
+
+test('a server with a bad option fails fast with its name, command line and log', async () => {
+  const started = Date.now();
+  await assert.rejects(lab.shadowServer({ display, auth: 'tls', extraArgs: ['/lanterna-no-such-option'], readyTimeoutMs: 10_000 }), (error: unknown) => {
+    assert.ok(error instanceof ComponentStartError);
+    assert.match(error.message, /^freerdp-shadow-cli3 \(tls\) failed to start \(exited/);
+    assert.match(error.message, /command: freerdp-shadow-cli3 .*\/lanterna-no-such-option/);
+    assert.ok(error.logTail.length > 0, 'no log lines in the error');
+    return true;
+  });
+  assert.ok(Date.now() - started < 10_000);
+});
+
+test('a server whose port is taken fails within its deadline and says why', async (t) => {
+  const port = await allocateFreePort();
+  // the blocker drops whatever connects, so closing it never waits on a probe's socket
+  const blocker: Server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+  const started = Date.now();
+  await assert.rejects(lab.shadowServer({ display, auth: 'tls', port, readyTimeoutMs: 8000 }), (error: unknown) => {
+    assert.ok(error instanceof ComponentStartError);
+    assert.match(error.message, /freerdp-shadow-cli3 \(tls\) failed to start/);
+    assert.match(error.message, /Port already used/);
+    return true;
+  });
+  assert.ok(Date.now() - started < 8000);
+});
+
+test('close() stops every process the lab started and removes its directory', async () => {
+  const own = await Lab.create({ name: 'close-test' });
+  let pids: number[] = [];
+  try {
+    const ownDisplay = await own.display({ width: 800, height: 600 });
+    await ownDisplay.showScene('terminal');
+    await own.shadowServer({ display: ownDisplay, auth: 'tls' });
+    pids = own.livePids();
+    // Xvfb, openbox, xterm (+ cat), the typing loop, the shadow server
+    assert.ok(pids.length >= 5, `expected at least 5 live processes, found ${pids.length}`);
+  } finally {
+    await own.close();
+  }
+  for (const pid of pids) assert.equal(isAlive(pid), false, `pid ${pid} outlived close()`);
+  assert.deepEqual(own.livePids(), []);
+  assert.equal(existsSync(own.dir), false);
+});

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XDisplay, type LabDisplay } from './display/xDisplay.js';
+import { startXvfb } from './display/xvfbDisplay.js';
+import { pidsWithEnv, readProcTable } from './process/procTable.js';
+import { runOnce, startChild, type ChildSpec, type RunOnceSpec, type SupervisedChild } from './process/childSupervisor.js';
+import { startShadowServer, type ShadowServer, type ShadowServerOptions } from './servers/shadowServer.js';
+
+export interface LabOptions {
+  /** Names the temp dir and log files ("gateway-relay-test"). */
+  name: string;
+  /** Keep the temp dir (logs) after close; default: env LANTERNA_KEEP_LOGS=1. */
+  keepLogs?: boolean;
+}
+
+export interface DisplayOptions {
+  width?: number;
+  height?: number;
+}
+
+type Cleanup = () => Promise<void>;
+
+/** Every process a lab starts carries LANTERNA_LAB_ID=<lab id>, so close() can prove none survived. */
+export const LAB_ID_VARIABLE = 'LANTERNA_LAB_ID';
+
+function slug(text: string): string {
+  return text.toLowerCase().replaceAll(/[^a-z0-9]+/g, '-').replaceAll(/^-|-$/g, '').slice(0, 60) || 'component';
+}
+
+/**
+ * One test file's (or demo's) set of real components. Everything it starts is
+ * stopped by close(), in reverse order, even when a test failed half-way.
+ */
+export class Lab {
+  private readonly cleanups: { label: string; run: Cleanup }[] = [];
+  private sequence = 0;
+  private closed = false;
+  /** Unique per lab; in the environment of everything the lab starts. */
+  readonly id = randomUUID();
+
+  private constructor(
+    readonly name: string,
+    /** The lab's temp dir: logs under logs/, one folder per component. */
+    readonly dir: string,
+    private readonly keepLogs: boolean,
+  ) {}
+
+  static create(options: LabOptions): Promise<Lab> {
+    const dir = mkdtempSync(join(tmpdir(), `lanterna-lab-${slug(options.name)}-`));
+    // xrdp sessions run as a test user who must read scene files in here
+    chmodSync(dir, 0o755);
+    mkdirSync(join(dir, 'logs'), { mode: 0o755 });
+    return Promise.resolve(new Lab(options.name, dir, options.keepLogs ?? process.env.LANTERNA_KEEP_LOGS === '1'));
+  }
+
+  get logDir(): string {
+    return join(this.dir, 'logs');
+  }
+
+  /** A fresh log file path for a component ("logs/03-xvfb.log"). */
+  logPathFor(component: string): string {
+    this.sequence += 1;
+    return join(this.logDir, `${String(this.sequence).padStart(2, '0')}-${slug(component)}.log`);
+  }
+
+  /** A fresh directory inside the lab's temp dir. */
+  makeDir(purpose: string): string {
+    this.sequence += 1;
+    const path = join(this.dir, `${String(this.sequence).padStart(2, '0')}-${slug(purpose)}`);
+    mkdirSync(path, { mode: 0o755 });
+    return path;
+  }
+
+  /** Environment to give every process of this lab (merged into what start() spawns). */
+  get env(): Record<string, string> {
+    return { [LAB_ID_VARIABLE]: this.id };
+  }
+
+  /** Live processes started by this lab (found by LANTERNA_LAB_ID in /proc). */
+  livePids(): number[] {
+    return pidsWithEnv(LAB_ID_VARIABLE, this.id);
+  }
+
+  /** Registers something to undo at close (runs in reverse order of registration). */
+  onClose(label: string, run: Cleanup): void {
+    this.assertOpen();
+    this.cleanups.push({ label, run });
+  }
+
+  /** Starts and supervises any process (a gateway, a relay) with the lab's logging, readiness and cleanup. */
+  async start(spec: Omit<ChildSpec, 'logPath'> & { logPath?: string }): Promise<SupervisedChild> {
+    this.assertOpen();
+    const child = await startChild({ ...spec, env: { ...this.env, ...spec.env }, logPath: spec.logPath ?? this.logPathFor(spec.component) });
+    this.onClose(spec.component, () => child.stop());
+    return child;
+  }
+
+  /** Runs a short command to completion with a deadline (see runOnce). */
+  run(spec: Omit<RunOnceSpec, 'logPath'> & { logPath?: string }): Promise<SupervisedChild> {
+    this.assertOpen();
+    return runOnce({ ...spec, env: { ...this.env, ...spec.env }, logPath: spec.logPath ?? this.logPathFor(spec.component) });
+  }
+
+  /** Xvfb (depth 24) with openbox; scenes can be shown on it. */
+  async display(options: DisplayOptions = {}): Promise<LabDisplay> {
+    this.assertOpen();
+    const width = options.width ?? 1920;
+    const height = options.height ?? 1080;
+    const started = await startXvfb({ width, height, env: this.env, logPathFor: (component) => this.logPathFor(component) });
+    this.onClose('Xvfb', () => started.xvfb.stop());
+    this.onClose('openbox', () => started.windowManager.stop());
+    const display = new XDisplay(started.name, width, height, { ...this.env, DISPLAY: started.name }, this.makeDir(`scenes-${started.name.slice(1)}`), (component) => this.logPathFor(component));
+    this.onClose(`scene on ${started.name}`, () => display.stopScene());
+    return display;
+  }
+
+  /** FreeRDP's shadow server sharing `display`, on 127.0.0.1 and a free port. */
+  async shadowServer(options: ShadowServerOptions): Promise<ShadowServer> {
+    this.assertOpen();
+    const server = await startShadowServer(options, { dir: this.makeDir(`shadow-${options.auth}`), env: this.env, logPathFor: (component) => this.logPathFor(component) });
+    this.onClose(server.child.component, () => server.stop());
+    return server;
+  }
+
+  /** Stops everything in reverse order, then removes the temp dir (kept with LANTERNA_KEEP_LOGS=1). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const errors: Error[] = [];
+    for (const cleanup of this.cleanups.reverse()) {
+      try {
+        await cleanup.run();
+      } catch (error) {
+        errors.push(new Error(`closing ${cleanup.label}: ${error instanceof Error ? error.message : String(error)}`));
+      }
+    }
+    // Belt and braces: anything still carrying this lab's id escaped its supervisor.
+    const leaked = this.livePids();
+    if (leaked.length > 0) {
+      const table = new Map(readProcTable().map((entry) => [entry.pid, entry]));
+      errors.push(new Error(`processes left running after close were killed: ${leaked.map((pid) => `${pid} (ppid ${table.get(pid)?.ppid ?? '?'})`).join(', ')}`));
+      for (const pid of leaked) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch { /* gone */ }
+      }
+    }
+    if (this.keepLogs) process.stderr.write(`lanterna lab '${this.name}': logs kept in ${this.logDir}\n`);
+    else rmSync(this.dir, { recursive: true, force: true });
+    if (errors.length > 0) throw new AggregateError(errors, `lab '${this.name}' did not close cleanly: ${errors.map((error) => error.message).join('; ')}`);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error(`lab '${this.name}' is closed`);
+  }
+}

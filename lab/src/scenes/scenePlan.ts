@@ -1,0 +1,58 @@
+import type { ReadinessCheck } from '../process/readiness.js';
+
+export type SceneName = 'reference' | 'terminal' | 'animation';
+
+export const SCENE_NAMES: readonly SceneName[] = ['reference', 'terminal', 'animation'];
+
+/** One program a scene runs on the display. */
+export interface SceneStep {
+  component: string;
+  command: string;
+  args: readonly string[];
+  /** 'daemon' keeps running for the scene's life; 'once' must finish (exit code in okExitCodes). */
+  lifetime: 'daemon' | 'once';
+  okExitCodes?: readonly number[];
+  ready?: ReadinessCheck;
+}
+
+/**
+ * What a scene needs, as data: files to write, whether a window manager must
+ * run, then the programs in order. The same plan drives a lab display
+ * (supervised children, readiness checks) and an xrdp session (a shell
+ * script that sesman runs as the test user).
+ */
+export interface ScenePlan {
+  name: SceneName;
+  files: readonly { path: string; content: Buffer | string }[];
+  needsWindowManager: boolean;
+  steps: readonly SceneStep[];
+}
+
+export interface SceneTarget {
+  /** X display name, ':N'. */
+  display: string;
+  width: number;
+  height: number;
+  /** A directory for the scene's files, readable by the user the scene runs as. */
+  workDir: string;
+}
+
+/** Shell-quotes one word for /bin/sh. */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The plan as a /bin/sh script for an X session: sesman runs it and ends the
+ * session when it exits, so it waits on its daemons forever.
+ */
+export function renderSessionScript(plan: ScenePlan): string {
+  const lines = ['#!/bin/sh', `# lanterna lab: scene '${plan.name}' for an xrdp session (generated)`];
+  if (plan.needsWindowManager) lines.push('openbox --sm-disable &', 'sleep 1');
+  for (const step of plan.steps) {
+    const command = [step.command, ...step.args].map(shellQuote).join(' ');
+    lines.push(step.lifetime === 'daemon' ? `${command} &` : command);
+  }
+  lines.push('exec sleep infinity', '');
+  return lines.join('\n');
+}
