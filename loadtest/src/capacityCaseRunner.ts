@@ -110,6 +110,7 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
       deadline: Date.now() + settings.caseDeadlineSeconds * 1000,
       saturation: settings.saturation,
       connectTimeoutMs: settings.connectTimeoutMs,
+      dedicatedLoadCpus: layout.shared ? undefined : layout.loadCpus.split(',').map(Number),
     });
   } catch (caught) {
     error = caught instanceof Error ? caught.message : String(caught);

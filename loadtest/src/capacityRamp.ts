@@ -6,6 +6,7 @@ import type { DisplayAssignment } from './generatorProtocol.js';
 import type { DisplayIdentity } from './displayRoster.js';
 import { summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
 import { coresBetween, sampleProcessTree } from './processTreeUsage.js';
+import { useBetween, sampleCpuTimes, type CpuUse } from './cpuBusy.js';
 
 export interface RampOptions {
   stepConnections: number;
@@ -19,6 +20,8 @@ export interface RampOptions {
   deadline: number;
   saturation: { cpuCores: number; loopDelayMs: number };
   connectTimeoutMs: number;
+  /** CPUs the load side is pinned to when they are its own (not shared with the relay). */
+  dedicatedLoadCpus: number[] | undefined;
 }
 
 export interface StepResult {
@@ -40,6 +43,10 @@ export interface StepResult {
   generatorCpuCores: number;
   generatorLoopDelayP99Ms: number;
   generatorSaturated: boolean;
+  /** Busy fraction of every CPU of the machine (all processes) during the hold. */
+  cpuUse: CpuUse[];
+  /** The load side's CPUs were (nearly) fully busy: its measurements include queueing there. */
+  loadCpusBusy: boolean;
   holdSeconds: number;
 }
 
@@ -53,6 +60,9 @@ export interface RampParticipants {
   onPhase?: (phase: string) => void;
 }
 
+/** A load CPU busier than this queues the generator's own timers and sockets. */
+const LOAD_CPU_BUSY_LIMIT = 0.95;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runRamp(participants: RampParticipants, options: RampOptions): Promise<StepResult[]> {
@@ -60,7 +70,7 @@ export async function runRamp(participants: RampParticipants, options: RampOptio
   let opened = 0;
   let saturatedInARow = 0;
   const limit = Math.min(options.maxConnections, participants.displays.length);
-  for (let target = Math.min(options.stepConnections, limit); target <= limit; target += options.stepConnections) {
+  for (const target of rampTargets(options.stepConnections, limit)) {
     if (Date.now() > options.deadline) break;
     participants.onPhase?.(`opening ${target - opened} connections`);
     const batch: DisplayAssignment[] = participants.displays.slice(opened, target).map((display, offset) => ({ ...display, index: opened + offset }));
@@ -72,6 +82,7 @@ export async function runRamp(participants: RampParticipants, options: RampOptio
     const relayBefore = sampleProcessTree(participants.relayPids(), false);
     const balancerBefore = participants.balancerPids ? sampleProcessTree(participants.balancerPids(), false) : undefined;
     const echoBefore = sampleProcessTree(participants.echoPids(), false);
+    const cpuBefore = sampleCpuTimes();
     participants.pool.beginWindow();
     participants.onPhase?.(`holding ${target}`);
     await sleep(options.holdSeconds * 1000);
@@ -79,6 +90,10 @@ export async function runRamp(participants: RampParticipants, options: RampOptio
     const relayAfter = sampleProcessTree(participants.relayPids(), true);
     const balancerAfter = participants.balancerPids ? sampleProcessTree(participants.balancerPids(), false) : undefined;
     const echoAfter = sampleProcessTree(participants.echoPids(), false);
+    const cpuUse = useBetween(cpuBefore, sampleCpuTimes());
+    const loadCpusBusy = options.dedicatedLoadCpus !== undefined
+      // niced time is other tenants' background work, which yields to the run's processes
+      && options.dedicatedLoadCpus.every((cpu) => (cpuUse[cpu]?.busy ?? 0) - (cpuUse[cpu]?.nice ?? 0) >= LOAD_CPU_BUSY_LIMIT);
 
     const generatorCpuCores = Math.max(...reports.map((report) => report.cpuCores));
     const generatorLoopDelayP99Ms = Math.max(...reports.map((report) => report.loopDelayP99Ms));
@@ -100,7 +115,9 @@ export async function runRamp(participants: RampParticipants, options: RampOptio
       echoCpuCores: round(coresBetween(echoBefore, echoAfter)),
       generatorCpuCores: round(generatorCpuCores),
       generatorLoopDelayP99Ms: round(generatorLoopDelayP99Ms),
-      generatorSaturated: generatorCpuCores >= options.saturation.cpuCores || generatorLoopDelayP99Ms >= options.saturation.loopDelayMs,
+      generatorSaturated: generatorCpuCores >= options.saturation.cpuCores || generatorLoopDelayP99Ms >= options.saturation.loopDelayMs || loadCpusBusy,
+      cpuUse,
+      loadCpusBusy,
       holdSeconds: options.holdSeconds,
     };
     steps.push(step);
@@ -113,6 +130,15 @@ export async function runRamp(participants: RampParticipants, options: RampOptio
   participants.onPhase?.('closing connections');
   await participants.pool.closeAll();
   return steps;
+}
+
+/** step, 2·step, … up to the limit, and the limit itself as the last step. */
+export function rampTargets(step: number, limit: number): number[] {
+  if (step <= 0 || limit <= 0) return [];
+  const targets: number[] = [];
+  for (let target = Math.min(step, limit); target < limit; target += step) targets.push(target);
+  targets.push(limit);
+  return targets;
 }
 
 function round(value: number): number { return Math.round(value * 1000) / 1000; }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judgeCapacity, type StepVerdictInput } from './capacityVerdict.js';
+import { rampTargets } from './capacityRamp.js';
 
 const step = (connections: number, p99Ms: number, meanMs: number, extra: Partial<StepVerdictInput> = {}): StepVerdictInput =>
   ({ connections, established: connections, p99Ms, meanMs, generatorSaturated: false, lostSessions: 0, ...extra });
@@ -28,4 +29,11 @@ void test('lost sessions or unopened connections end the capacity', () => {
   assert.equal(judgeCapacity([step(100, 5, 2), step(200, 6, 2, { lostSessions: 3 })], 40).byP99, 100);
   assert.equal(judgeCapacity([step(100, 5, 2), step(200, 6, 2, { established: 150 })], 40).byP99, 100);
   assert.equal(judgeCapacity([step(100, 50, 45)], 40).byP99, 0);
+});
+
+void test('ramp targets step up and end exactly at the limit', () => {
+  assert.deepEqual(rampTargets(250, 1000), [250, 500, 750, 1000]);
+  assert.deepEqual(rampTargets(400, 1000), [400, 800, 1000]);
+  assert.deepEqual(rampTargets(4000, 2500), [2500]);
+  assert.deepEqual(rampTargets(0, 100), []);
 });

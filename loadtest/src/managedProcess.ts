@@ -3,6 +3,13 @@
 // taskset, its output kept for diagnostics, and always stopped with a deadline.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 
+/**
+ * Niceness for every process a run starts. On a machine shared with niced
+ * builds, a negative value keeps their wake-ups from queueing behind the
+ * builds (the load test then sees what a dedicated gateway host would).
+ */
+export const NICENESS_ENV = 'LANTERNA_LOADTEST_NICE';
+
 export interface ManagedProcessOptions {
   command: string;
   args: string[];
@@ -22,9 +29,11 @@ export class ManagedProcess {
   private readonly exitPromise: Promise<void>;
 
   constructor(readonly name: string, options: ManagedProcessOptions) {
-    const [command, args] = options.cpus === undefined
+    let [command, args] = options.cpus === undefined
       ? [options.command, options.args]
       : ['taskset', ['-c', options.cpus, options.command, ...options.args]];
+    const niceness = process.env[NICENESS_ENV];
+    if (niceness !== undefined && niceness !== '' && niceness !== '0') [command, args] = ['nice', ['-n', niceness, command, ...args]];
     const stdio: StdioOptions = options.ipc === true ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
     this.child = spawn(command, args, { stdio, detached: true, env: options.env ?? process.env, cwd: options.cwd });
     this.exitPromise = new Promise((resolve) => this.child.once('exit', () => { this.exited = true; resolve(); }));

@@ -3,9 +3,10 @@
 import cliProgress from 'cli-progress';
 import type { CaseProgress } from './capacityCaseRunner.js';
 import type { CapacityCase } from './scenarios.js';
+import { rampTargets } from './capacityRamp.js';
 
 export function progressFor(testCase: CapacityCase, enabled: boolean): { progress: CaseProgress; done: () => void } {
-  const total = Math.ceil(testCase.ramp.max / testCase.ramp.step);
+  const total = rampTargets(testCase.ramp.step, testCase.ramp.max).length;
   if (!enabled) return { progress: {}, done: () => undefined };
   if (!process.stderr.isTTY) {
     return {
