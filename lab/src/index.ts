@@ -14,6 +14,7 @@ export { portOpen, logLineMatches, xDisplayAnswers, customProbe, type ReadinessC
 export { allocateFreePort } from './process/freePort.js';
 export type { RdpEndpoint } from './servers/rdpEndpoint.js';
 export type { ShadowServer, ShadowServerOptions } from './servers/shadowServer.js';
+export type { XrdpServer, XrdpOptions } from './servers/xrdpServer.js';
 export { fetchRdpCertificate } from './servers/rdpTlsCertificate.js';
 export { probeNative, type ProbeNativeOptions, type ProbeNativeResult } from './client/probeNative.js';
 export { NativeProbeError } from './client/nativeProbeError.js';

@@ -3,7 +3,7 @@
 import { after, before, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { X509Certificate } from 'node:crypto';
 import { Lab } from './lab.js';
@@ -67,6 +67,32 @@ test('shadow server with NLA: the right password passes, a wrong one is refused'
     assert.match(error.output, /AUTHENTICATION_FAILED|LOGON_FAILURE|SPNEGO failed/);
     return true;
   });
+});
+
+test('xrdp (xorgxrdp): a native client logs in and the session shows the reference scene exactly', async (t) => {
+  const server = await timed(t, 'xrdp ready', () => lab.xrdp({ backend: 'xorgxrdp', scene: 'reference' }));
+  assert.ok(server.certificateDer !== undefined);
+  assert.equal(new X509Certificate(server.certificateDer).subject, 'CN=lanterna-lab-xrdp');
+  await timed(t, 'probeNative xrdp (real session until its X server answers)', () =>
+    probeNative({ ...server, authOnly: false, display: display.name, sessionUp: server.sessionUp, timeoutMs: 30_000, extraArgs: ['/size:1920x1080'] }));
+  const sessionDisplay = server.sessionDisplay();
+  assert.ok(sessionDisplay !== undefined);
+  // the session's X server carries the lab's id (sesman's SessionVariables), so leak scans see it
+  const sessionPids = server.sessionPids();
+  const commandLines = sessionPids.map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  const xorg = sessionPids.find((_pid, index) => commandLines[index]?.startsWith('/usr/lib/xorg/Xorg') === true);
+  assert.ok(xorg !== undefined, `no Xorg among ${commandLines.join(' | ')}`);
+  assert.ok(lab.livePids().includes(xorg), 'the session X server does not carry LANTERNA_LAB_ID');
+  const deadline = Date.now() + 10_000;
+  let difference = compareImages(generateReferenceImage(1920, 1080), await sessionDisplay.screenshot());
+  while (difference !== undefined && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    difference = compareImages(generateReferenceImage(1920, 1080), await sessionDisplay.screenshot());
+  }
+  assert.equal(difference, undefined, describeDifference(difference));
+  await server.stop();
+  assert.deepEqual(server.sessionPids(), [], 'session processes outlived stop()');
+  assert.equal(existsSync(server.user.home), false, 'test user home not removed');
 });
 
 test('a server with a bad option fails fast with its name, command line and log', async () => {

@@ -6,6 +6,7 @@ import { XDisplay, type LabDisplay } from './display/xDisplay.js';
 import { startXvfb } from './display/xvfbDisplay.js';
 import { pidsWithEnv, readProcTable } from './process/procTable.js';
 import { runOnce, startChild, type ChildSpec, type RunOnceSpec, type SupervisedChild } from './process/childSupervisor.js';
+import { startXrdp, type XrdpOptions, type XrdpServer } from './servers/xrdpServer.js';
 import { startShadowServer, type ShadowServer, type ShadowServerOptions } from './servers/shadowServer.js';
 
 export interface LabOptions {
@@ -121,6 +122,17 @@ export class Lab {
     this.assertOpen();
     const server = await startShadowServer(options, { dir: this.makeDir(`shadow-${options.auth}`), env: this.env, logPathFor: (component) => this.logPathFor(component) });
     this.onClose(server.child.component, () => server.stop());
+    return server;
+  }
+
+  /**
+   * xrdp + sesman (xorgxrdp backend) on 127.0.0.1 and a free port, TLS only,
+   * with a throwaway user whose session shows `scene` once a client logs in.
+   */
+  async xrdp(options: XrdpOptions = {}): Promise<XrdpServer> {
+    this.assertOpen();
+    const server = await startXrdp(options, { dir: this.makeDir('xrdp'), env: this.env, logPathFor: (component) => this.logPathFor(component) });
+    this.onClose('xrdp', () => server.stop());
     return server;
   }
 

@@ -75,3 +75,17 @@ export function pidsWithEnv(name: string, value: string): number[] {
   }
   return found;
 }
+
+/** Live processes running with real uid `uid`. */
+export function pidsOfUser(uid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readProcTable()) {
+    if (entry.state === 'Z') continue;
+    try {
+      const status = readFileSync(`/proc/${entry.pid}/status`, 'utf8');
+      const realUid = /^Uid:\s+(\d+)/m.exec(status)?.[1];
+      if (realUid !== undefined && Number(realUid) === uid) found.push(entry.pid);
+    } catch { /* ended while we looked */ }
+  }
+  return found;
+}

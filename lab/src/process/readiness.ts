@@ -75,3 +75,34 @@ export function customProbe(description: string, probe: (subject: ReadinessSubje
     },
   };
 }
+
+/** Parses /proc/net/tcp(6) text: the local ports in LISTEN state (pure). */
+export function listeningPorts(procNetTcp: string): Set<number> {
+  const ports = new Set<number>();
+  for (const line of procNetTcp.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    const local = fields[1];
+    if (local === undefined || fields[3] !== '0A') continue;
+    ports.add(parseInt(local.slice(local.lastIndexOf(':') + 1), 16));
+  }
+  return ports;
+}
+
+/**
+ * Ready when some socket listens on `port` (IPv4 or IPv6), read from
+ * /proc/net without connecting: for servers that log an error, or pick an
+ * address family of their own, when probed with a bare connection.
+ */
+export function portListening(port: number): ReadinessCheck {
+  return {
+    description: `a socket listens on port ${port}`,
+    check: () => {
+      for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+        try {
+          if (listeningPorts(readFileSync(file, 'utf8')).has(port)) return Promise.resolve(true);
+        } catch { /* no IPv6 on this machine */ }
+      }
+      return Promise.resolve(false);
+    },
+  };
+}

@@ -37,8 +37,18 @@ export interface SceneTarget {
   workDir: string;
 }
 
-/** Shell-quotes one word for /bin/sh. */
+/**
+ * Stands for the display in plans rendered as a session script: an xrdp
+ * session's display number is only known when the session starts.
+ */
+export const SESSION_DISPLAY = '${DISPLAY}';
+
+/** Shell-quotes one word for /bin/sh; SESSION_DISPLAY inside it stays a live expansion. */
 export function shellQuote(word: string): string {
+  if (word.includes(SESSION_DISPLAY)) {
+    const escape = (part: string): string => part.replaceAll(/(["\\$`])/g, '\\$1');
+    return `"${word.split(SESSION_DISPLAY).map(escape).join(SESSION_DISPLAY)}"`;
+  }
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 

@@ -5,7 +5,7 @@ import { windowVisible } from './windowVisible.js';
 // like someone taking notes in a terminal during a talk.
 const LINES = [
   'lanterna terminal scene: typing continuously so the server keeps sending small updates',
-  'the quick brown fox jumps over the lazy dog 0123456789 ~!@#$%^&*()_+',
+  'the quick brown fox jumps over the lazy dog 0123456789 ~!@#%^&*()_+ [] {} <>',
   'RDP -> gateway -> websocket -> wasm freerdp -> webgl2',
 ];
 
