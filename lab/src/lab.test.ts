@@ -9,7 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import { Lab } from './lab.js';
 import type { LabDisplay } from './display/xDisplay.js';
 import { generateReferenceImage } from './image/referenceImage.js';
-import { compareImages, describeDifference } from './image/rgbImage.js';
+import { compareImages, describeDifference, type RgbImage } from './image/rgbImage.js';
 import { ComponentStartError } from './process/componentStartError.js';
 import { allocateFreePort } from './process/freePort.js';
 import { isAlive } from './process/procTable.js';
@@ -93,6 +93,55 @@ test('xrdp (xorgxrdp): a native client logs in and the session shows the referen
   await server.stop();
   assert.deepEqual(server.sessionPids(), [], 'session processes outlived stop()');
   assert.equal(existsSync(server.user.home), false, 'test user home not removed');
+});
+
+function windowTitle(windowClass: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('xdotool', ['search', '--onlyvisible', '--class', windowClass, 'getwindowname'], { env: { ...process.env, DISPLAY: display.name }, timeout: 5000 }, (error, stdout) =>
+      error === null ? resolve(stdout.trim()) : reject(new Error(`xdotool getwindowname failed: ${error.message}`)));
+  });
+}
+
+function changedFraction(a: RgbImage, b: RgbImage): number {
+  let changed = 0;
+  for (let offset = 0; offset < a.data.length; offset += 4) if (a.data.readUInt32BE(offset) !== b.data.readUInt32BE(offset)) changed += 1;
+  return changed / (a.width * a.height);
+}
+
+test('the terminal scene types into a full-screen xterm', async (t) => {
+  await timed(t, 'terminal scene shown', () => display.showScene('terminal'));
+  const first = await display.screenshot();
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const second = await display.screenshot();
+  const reference = generateReferenceImage(1920, 1080);
+  // the xterm covers the reference picture everywhere, corners included
+  assert.ok(changedFraction(reference, first) > 0.95, 'xterm does not cover the screen');
+  const change = changedFraction(first, second);
+  assert.ok(change > 0 && change < 0.2, `typing should change a little of the screen, changed ${change}`);
+});
+
+test('the animation scene runs chromium full screen and repaints every frame', async (t) => {
+  await timed(t, 'animation scene shown', () => display.showScene('animation'));
+  const frameOf = async (): Promise<number> => Number(/lanterna animation (\d+)/.exec(await windowTitle('chromium'))?.[1] ?? NaN);
+  // the first frames come once the page has loaded
+  const deadline = Date.now() + 15_000;
+  while (Number.isNaN(await frameOf().catch(() => NaN)) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  const startFrame = await frameOf();
+  const started = Date.now();
+  const first = await display.screenshot();
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const second = await display.screenshot();
+  const fps = ((await frameOf()) - startFrame) / ((Date.now() - started) / 1000);
+  t.diagnostic(`animation: ${fps.toFixed(1)} frames/s on Xvfb (software)`);
+  assert.ok(fps > 5, `animation too slow or stopped: ${fps} fps`);
+  assert.ok(changedFraction(generateReferenceImage(1920, 1080), first) > 0.95, 'chromium does not cover the screen');
+  assert.ok(changedFraction(first, second) > 0.3, 'most of the screen should change between frames');
+});
+
+test('scenes replace each other: back to the reference after chromium', async () => {
+  await display.showScene('reference');
+  const difference = compareImages(generateReferenceImage(1920, 1080), await display.screenshot());
+  assert.equal(difference, undefined, describeDifference(difference));
 });
 
 test('a server with a bad option fails fast with its name, command line and log', async () => {
