@@ -7,6 +7,8 @@ function run(command: string, args: readonly string[], input?: string): Promise<
       if (error !== null) reject(new Error(`${command} ${args.join(' ')} failed: ${stderr.trim() || error.message}`));
       else resolve(stdout);
     });
+    // a command that exits without reading its stdin must not fail us with EPIPE
+    child.stdin?.on('error', () => undefined);
     child.stdin?.end(input ?? '');
   });
 }
