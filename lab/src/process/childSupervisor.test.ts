@@ -142,3 +142,32 @@ test('allocateFreePort returns distinct ports that can be bound on 127.0.0.1', a
     });
   }
 });
+
+test('a process killed by SIGTERM takes its supervised children with it', async (t) => {
+  const dir = tempDir(t);
+  const supervisor = new URL('./childSupervisor.js', import.meta.url).href;
+  const script = `
+    import { startChild } from ${JSON.stringify(supervisor)};
+    const child = await startChild({ component: 'orphan-candidate', command: 'sleep', args: ['300'], logPath: ${JSON.stringify(join(dir, 'orphan.log'))} });
+    process.stdout.write(child.pid + '\\n');
+    setInterval(() => undefined, 1000);
+  `;
+  const { spawn } = await import('node:child_process');
+  const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => parent.kill('SIGKILL'));
+  const childPid = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no pid printed within 10 s')), 10_000);
+    parent.stdout.once('data', (chunk: Buffer) => {
+      clearTimeout(timer);
+      resolve(Number(chunk.toString('utf8').trim()));
+    });
+  });
+  assert.equal(isAlive(childPid), true);
+  const ended = new Promise<NodeJS.Signals | null>((resolve) => parent.once('exit', (_code, signal) => resolve(signal)));
+  parent.kill('SIGTERM');
+  const signal = await Promise.race([ended, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 10_000))]);
+  assert.equal(signal, 'SIGTERM');
+  const deadline = Date.now() + 5000;
+  while (isAlive(childPid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(isAlive(childPid), false, 'the supervised child outlived its SIGTERMed parent');
+});

@@ -35,14 +35,28 @@ const POLL_MS = 50;
 const running = new Set<SupervisedChild>();
 let exitHookInstalled = false;
 
-// If the test process ends without closing its lab (a crash, process.exit),
-// take the children with it: 'exit' handlers must be synchronous, so SIGKILL.
+// If the test process ends without closing its lab (a crash, process.exit,
+// a runner's SIGTERM), take the children with it: 'exit' handlers must be
+// synchronous, so SIGKILL. A signal only counts when nobody else handles it
+// (the CLI closes its lab gracefully on SIGTERM); then it is raised again so
+// the process still dies of it.
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.once('exit', () => {
+  const killAll = (): void => {
     for (const child of running) child.killNow();
-  });
+  };
+  process.once('exit', killAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    // first in line, so the other listeners are still counted when it runs
+    const onSignal = (): void => {
+      if (process.listenerCount(signal) > 1) return; // someone else owns this signal
+      killAll();
+      process.removeListener(signal, onSignal);
+      process.kill(process.pid, signal);
+    };
+    process.prependListener(signal, onSignal);
+  }
 }
 
 function commandLineOf(command: string, args: readonly string[]): string {
