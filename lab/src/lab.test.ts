@@ -13,6 +13,7 @@ import { compareImages, describeDifference, type RgbImage } from './image/rgbIma
 import { ComponentStartError } from './process/componentStartError.js';
 import { allocateFreePort } from './process/freePort.js';
 import { isAlive } from './process/procTable.js';
+import { xDisplayAnswers } from './process/readiness.js';
 import { probeNative } from './client/probeNative.js';
 import { NativeProbeError } from './client/nativeProbeError.js';
 
@@ -38,6 +39,12 @@ test('the reference scene on screen equals the generated reference exactly', asy
   assert.equal(difference, undefined, describeDifference(difference));
 });
 
+test('xDisplayAnswers tells a live display from a missing one', async () => {
+  const subject = { logPath: '/nonexistent', extraPipeText: () => '' };
+  assert.equal(await xDisplayAnswers(display.name).check(subject), true);
+  assert.equal(await xDisplayAnswers(':4999').check(subject), false);
+});
+
 test('the xwd decoder agrees with ImageMagick on a real screenshot', async () => {
   const ours = await display.screenshot();
   const imagemagick = await new Promise<Buffer>((resolve, reject) => {
@@ -52,6 +59,7 @@ test('the xwd decoder agrees with ImageMagick on a real screenshot', async () =>
 
 test('shadow server with TLS: a native client gets through the connection sequence', async (t) => {
   const server = await timed(t, 'shadow tls ready', () => lab.shadowServer({ display, auth: 'tls' }));
+  t.after(() => server.stop()); // it polls the screen continuously: free the CPU for later tests
   assert.equal(server.host, '127.0.0.1');
   assert.ok(server.certificateDer !== undefined);
   const certificate = new X509Certificate(server.certificateDer);
@@ -61,6 +69,8 @@ test('shadow server with TLS: a native client gets through the connection sequen
 
 test('shadow server with NLA: the right password passes, a wrong one is refused', async (t) => {
   const server = await timed(t, 'shadow nla ready', () => lab.shadowServer({ display, auth: 'nla', gfx: false }));
+  t.after(() => server.stop());
+  assert.match(server.child.commandLine, / -gfx( |$)/);
   await timed(t, 'probeNative shadow nla', () => probeNative(server));
   await assert.rejects(probeNative({ ...server, password: `${server.password}-wrong` }), (error: unknown) => {
     assert.ok(error instanceof NativeProbeError);
