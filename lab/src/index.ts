@@ -1,5 +1,5 @@
 // Public API of the test lab: start real components, check readiness, clean up.
-export { Lab, type LabOptions, type DisplayOptions } from './lab.js';
+export { Lab, LAB_ID_VARIABLE, type LabOptions, type DisplayOptions } from './lab.js';
 export type { LabDisplay } from './display/xDisplay.js';
 export { captureScreen } from './display/screenshot.js';
 export type { SceneName } from './scenes/scenePlan.js';
@@ -10,7 +10,8 @@ export { generateReferenceImage } from './image/referenceImage.js';
 export { decodeXwd } from './image/xwdDecoder.js';
 export { startChild, runOnce, SupervisedChild, LAB_TAG_VARIABLE, type ChildSpec, type RunOnceSpec } from './process/childSupervisor.js';
 export { ComponentStartError } from './process/componentStartError.js';
-export { portOpen, logLineMatches, xDisplayAnswers, customProbe, type ReadinessCheck } from './process/readiness.js';
+export { portOpen, portListening, logLineMatches, xDisplayAnswers, customProbe, type ReadinessCheck, type ReadinessSubject } from './process/readiness.js';
+export { pidsWithEnv, isAlive } from './process/procTable.js';
 export { allocateFreePort } from './process/freePort.js';
 export type { RdpEndpoint } from './servers/rdpEndpoint.js';
 export type { ShadowServer, ShadowServerOptions } from './servers/shadowServer.js';
