@@ -124,6 +124,12 @@ test('data socket: data before open, bad and reused tokens, no connection reques
   text.socket.send('{"type":"hello"}');
   await expectError(text.queue, 'bad-message', 4400, 'request');
 
+  const polite = await project('room', peers.get('echo')?.port ?? 0);
+  const politeData = await openData(gateway.url, polite.sessionId, polite.sessionToken);
+  politeData.socket.send('{"type":"close"}');
+  assert.deepEqual(await politeData.queue.nextText('ended'), { type: 'ended', reason: 'client-closed' });
+  assert.equal((await politeData.queue.closed()).code, 1000);
+
   const malformed = await project('room', peers.get('echo')?.port ?? 0);
   const bad = await openData(gateway.url, malformed.sessionId, malformed.sessionToken);
   bad.socket.send(Buffer.from([0x03, 0x00, 0x00, 0x0b, 0x06, 0xe0, 0, 0, 0, 0, 0]).subarray(0, 8));

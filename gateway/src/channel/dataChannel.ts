@@ -54,6 +54,13 @@ export class DataChannels {
     try {
       grant = await this.authenticate(reader, sessionId);
       const request = await this.readConnectionRequest(reader);
+      if (request === 'close') {
+        reader.detach();
+        sendJson(socket, { type: 'ended', reason: 'client-closed' });
+        socket.close(1000, 'client-closed');
+        this.publishEnded(grant);
+        return;
+      }
       const connected = await this.connect(grant, request, log);
       if (socket.readyState !== socket.OPEN) {
         connected.socket.destroy();
@@ -107,11 +114,13 @@ export class DataChannels {
     return check.grant;
   }
 
-  private async readConnectionRequest(reader: HandshakeReader): Promise<Buffer> {
+  /** The Connection Request, or 'close' when the display changed its mind politely. */
+  private async readConnectionRequest(reader: HandshakeReader): Promise<Buffer | 'close'> {
     const { requestMs } = this.deps.config.timeouts;
     const next = await reader.next(requestMs);
     if (next === 'closed') throw new SessionError('request', 'bad-message', 'the display closed before sending its connection request');
     if (next === 'timeout') throw new SessionError('request', 'timeout', `no connection request within ${requestMs} ms`, { phase: 'request' });
+    if (next.kind === 'text' && parseControl(next.text)?.type === 'close') return 'close';
     if (next.kind !== 'binary') throw new SessionError('request', 'bad-message', 'expected the X.224 connection request as a binary message');
     return next.data;
   }

@@ -13,7 +13,13 @@ import { buildConnectionConfirm, NEG_FAILURE, PROTOCOL } from '../rdp/x224.js';
  */
 export type PeerBehaviour =
   | 'echo' | 'silent' | 'garbage-confirm' | 'legacy-confirm' | 'negotiation-failure'
-  | 'no-tls' | 'garbage-after-tls' | 'close-after-tls';
+  | 'no-tls' | 'garbage-after-tls' | 'close-after-tls' | 'stream';
+
+/** In `stream` mode a PDU whose first payload byte is this asks for a burst: u32 BE byte count at offset 8. */
+export const STREAM_REQUEST = 0xff;
+/** The burst's PDUs are this size; the last one carries STREAM_END as its first payload byte. */
+export const STREAM_PDU_BYTES = 16 * 1024;
+export const STREAM_END = 0xfe;
 
 export interface FaultyPeer { port: number; certPem: string; keyPem: string; close(): Promise<void> }
 
@@ -56,7 +62,14 @@ export async function startFaultyPeer(behaviour: PeerBehaviour, identity?: { cer
     const framer = new PduFramer({ mode: 'rdp' });
     tls.on('data', (chunk: Buffer) => {
       try {
-        for (const frame of framer.push(chunk)) tls.write(frame);
+        const frames = framer.push(chunk);
+        if (behaviour === 'stream') {
+          for (const pdu of framer.lastPdus()) {
+            if (pdu[7] === STREAM_REQUEST) void streamBurst(tls, pdu.readUInt32BE(8)); else tls.write(pdu);
+          }
+        } else {
+          for (const frame of frames) tls.write(frame);
+        }
       } catch {
         tls.destroy();
       }
@@ -72,4 +85,18 @@ export async function startFaultyPeer(behaviour: PeerBehaviour, identity?: { cer
       server.close(() => resolve());
     }),
   };
+}
+
+/** Sends `bytes` of 16 KiB TPKTs as fast as the socket takes them, honouring backpressure. */
+async function streamBurst(tls: TLSSocket, bytes: number): Promise<void> {
+  const pdu = Buffer.alloc(STREAM_PDU_BYTES, 0x5a);
+  pdu.writeUInt32BE(0x03000000 | STREAM_PDU_BYTES, 0);
+  pdu.set([0x02, 0xf0, 0x80, 0x00], 4);
+  const last = Buffer.from(pdu);
+  last[7] = STREAM_END;
+  for (let sent = STREAM_PDU_BYTES; sent < bytes; sent += STREAM_PDU_BYTES) {
+    if (!tls.write(pdu)) await new Promise((resolve) => tls.once('drain', resolve));
+    if (tls.destroyed) return;
+  }
+  tls.write(last);
 }
