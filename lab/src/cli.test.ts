@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { probeNative } from './client/probeNative.js';
 import { LAB_ID_VARIABLE } from './lab.js';
@@ -43,6 +44,36 @@ test('lanterna-lab shadow prints connection details, serves a client, and stops 
   const code = await Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 15_000))]);
   assert.equal(code, 0, `cli did not exit cleanly: ${String(code)}; stderr: ${stderr}`);
   assert.deepEqual(pidsWithEnv(LAB_ID_VARIABLE, details.labId), [], 'processes outlived the cli');
+});
+
+test('lanterna-lab xrdp survives a second SIGTERM while closing and removes its test user', async (t) => {
+  const child = spawn(process.execPath, [CLI, 'xrdp', '--scene', 'reference'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => reject(new Error(`no JSON line within 30 s; stderr: ${stderr}`)), 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (stdout.includes('\n')) {
+        clearTimeout(timer);
+        resolve(stdout.slice(0, stdout.indexOf('\n')));
+      }
+    });
+  });
+  const details = JSON.parse(line) as { labId: string; username: string; server: string };
+  assert.equal(details.server, 'xrdp');
+  assert.match(readFileSync('/etc/passwd', 'utf8'), new RegExp(`^${details.username}:`, 'm'));
+  child.kill('SIGTERM');
+  setTimeout(() => child.kill('SIGTERM'), 50); // like `timeout` signalling the whole group
+  const code = await Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 20_000))]);
+  assert.equal(code, 0, `cli did not exit cleanly: ${String(code)}; stderr: ${stderr}`);
+  assert.doesNotMatch(readFileSync('/etc/passwd', 'utf8'), new RegExp(`^${details.username}:`, 'm'), 'test user left behind');
+  assert.deepEqual(pidsWithEnv(LAB_ID_VARIABLE, details.labId), []);
 });
 
 test('lanterna-lab rejects a bad option with usage and exit code 2', async () => {

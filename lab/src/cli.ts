@@ -42,10 +42,12 @@ async function main(): Promise<number> {
   }
   const lab = await Lab.create({ name: `cli-${command.kind}` });
   let stopRequested: () => void = () => undefined;
+  // Handlers stay installed while closing: a second signal (a double Ctrl-C,
+  // `timeout` signalling the whole group) must not cut the cleanup short.
   const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
     stopRequested = () => resolve('SIGTERM');
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.on('SIGINT', () => resolve('SIGINT'));
+    process.on('SIGTERM', () => resolve('SIGTERM'));
   });
   try {
     const starting = startAll(lab, command);
