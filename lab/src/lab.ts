@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { XDisplay, type LabDisplay } from './display/xDisplay.js';
 import { startXvfb } from './display/xvfbDisplay.js';
 import { pidsWithEnv, readProcTable } from './process/procTable.js';
-import { runOnce, startChild, type ChildSpec, type RunOnceSpec, type SupervisedChild } from './process/childSupervisor.js';
+import { onEmergencyExit, runOnce, startChild, type ChildSpec, type RunOnceSpec, type SupervisedChild } from './process/childSupervisor.js';
 import { startXrdp, type XrdpOptions, type XrdpServer } from './servers/xrdpServer.js';
 import { startShadowServer, type ShadowServer, type ShadowServerOptions } from './servers/shadowServer.js';
 
@@ -41,12 +41,19 @@ export class Lab {
   /** Unique per lab; in the environment of everything the lab starts. */
   readonly id = randomUUID();
 
+  private readonly unregisterEmergency: () => void;
+
   private constructor(
     readonly name: string,
     /** The lab's temp dir: logs under logs/, one folder per component. */
     readonly dir: string,
     private readonly keepLogs: boolean,
-  ) {}
+  ) {
+    // killed before close(): children are SIGKILLed by the supervisor; the temp dir goes too
+    this.unregisterEmergency = onEmergencyExit(() => {
+      if (!keepLogs) rmSync(dir, { recursive: true, force: true });
+    });
+  }
 
   static create(options: LabOptions): Promise<Lab> {
     const dir = mkdtempSync(join(tmpdir(), `lanterna-lab-${slug(options.name)}-`));
@@ -159,6 +166,7 @@ export class Lab {
         } catch { /* gone */ }
       }
     }
+    this.unregisterEmergency();
     if (this.keepLogs) process.stderr.write(`lanterna lab '${this.name}': logs kept in ${this.logDir}\n`);
     else rmSync(this.dir, { recursive: true, force: true });
     if (errors.length > 0) throw new AggregateError(errors, `lab '${this.name}' did not close cleanly: ${errors.map((error) => error.message).join('; ')}`);

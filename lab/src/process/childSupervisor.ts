@@ -33,7 +33,19 @@ const KILL_WAIT_MS = 5_000;
 const POLL_MS = 50;
 
 const running = new Set<SupervisedChild>();
+const emergencyCleanups = new Set<() => void>();
 let exitHookInstalled = false;
+
+/**
+ * Registers synchronous cleanup (delete a test user, a temp dir) to run if the
+ * process exits or is killed by a signal before the normal, asynchronous
+ * cleanup ran. Returns the function that unregisters it.
+ */
+export function onEmergencyExit(cleanup: () => void): () => void {
+  installExitHook();
+  emergencyCleanups.add(cleanup);
+  return () => emergencyCleanups.delete(cleanup);
+}
 
 // If the test process ends without closing its lab (a crash, process.exit,
 // a runner's SIGTERM), take the children with it: 'exit' handlers must be
@@ -45,6 +57,12 @@ function installExitHook(): void {
   exitHookInstalled = true;
   const killAll = (): void => {
     for (const child of running) child.killNow();
+    for (const cleanup of emergencyCleanups) {
+      try {
+        cleanup();
+      } catch { /* best effort while dying */ }
+    }
+    emergencyCleanups.clear();
   };
   process.once('exit', killAll);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

@@ -1,4 +1,6 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { onEmergencyExit } from '../process/childSupervisor.js';
+import { pidsOfUser } from '../process/procTable.js';
 import { randomBytes } from 'node:crypto';
 
 function run(command: string, args: readonly string[], input?: string): Promise<string> {
@@ -44,6 +46,14 @@ export async function createTestUser(password: string): Promise<TestUser> {
   await run('chpasswd', [], `${username}:${password}\n`);
   const uid = Number((await run('id', ['-u', username])).trim());
   const gid = Number((await run('id', ['-g', username])).trim());
+  const unregister = onEmergencyExit(() => {
+    for (const pid of pidsOfUser(uid)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch { /* gone */ }
+    }
+    execFileSync('userdel', ['--remove', '--force', username], { stdio: 'ignore', timeout: 10_000 });
+  });
   return {
     username,
     password,
@@ -51,6 +61,7 @@ export async function createTestUser(password: string): Promise<TestUser> {
     uid,
     gid,
     remove: async () => {
+      unregister();
       await run('userdel', ['--remove', '--force', username]).catch(async () => {
         await new Promise((resolve) => setTimeout(resolve, 500));
         await run('userdel', ['--remove', '--force', username]);
