@@ -18,7 +18,7 @@ function isMcsConnectResponse(pdu: Buffer): boolean {
   return pdu[0] === 0x03 && pdu[5] === 0xf0 && pdu[7] === 0x7f && pdu[8] === 0x66;
 }
 /** After the Connect Response, the desktop streams: capabilities, then a steady flow of updates. */
-const UPDATES_FOR_SESSION_UP = 100;
+const UPDATES_FOR_SESSION_UP = 30;
 function sessionStreaming(observation: BridgeObservation): boolean {
   const connected = observation.toClient.findIndex(isMcsConnectResponse);
   return connected >= 0 && observation.toClient.length - connected > UPDATES_FOR_SESSION_UP;
@@ -37,7 +37,10 @@ function findFile(dir: string, name: string): string | undefined {
   return undefined;
 }
 
-async function sessionThroughGateway(lab: Lab, gateway: TestGateway, server: RdpEndpoint, serverCert: string, serverKey: string): Promise<BridgeObservation> {
+async function sessionThroughGateway(
+  lab: Lab, gateway: TestGateway, server: RdpEndpoint, serverCert: string, serverKey: string,
+  serverSaysUp: () => Promise<boolean> = () => Promise.resolve(true),
+): Promise<BridgeObservation> {
   const control = await connectControl(gateway.url, 'lab', TOKEN);
   try {
     const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
@@ -55,10 +58,10 @@ async function sessionThroughGateway(lab: Lab, gateway: TestGateway, server: Rdp
         host: '127.0.0.1', port: bridge.port, username: server.username, password: server.password,
         authOnly: false, display: clientScreen.name, timeoutMs: 30_000,
         // Up = the server's MCS Connect Response and then screen updates came back through the gateway.
-        sessionUp: () => Promise.resolve(sessionStreaming(bridge.observation)),
+        sessionUp: async () => sessionStreaming(bridge.observation) && await serverSaysUp(),
       });
     } catch (error) {
-      throw new Error(`${String(error)}\nbridge saw: ${JSON.stringify({ ...bridge.observation, secured: undefined, toClient: bridge.observation.toClient.slice(0, 12).map((b) => b.toString('hex')), toServer: bridge.observation.toServer.slice(0, 12).map((b) => b.toString('hex')) })}`);
+      throw new Error(`${String(error)}\nbridge saw ${bridge.observation.toClient.length} server PDUs: ${JSON.stringify({ ...bridge.observation, secured: undefined, toClient: bridge.observation.toClient.slice(0, 12).map((b) => b.toString('hex')), toServer: bridge.observation.toServer.slice(0, 12).map((b) => b.toString('hex')) })}`);
     } finally {
       bridge.close();
     }
@@ -102,3 +105,19 @@ for (const auth of ['tls', 'nla'] as const) {
     assert.match(metrics, /lanterna_handshake_phase_seconds_count\{phase="tls"\} 2\b/);
   });
 }
+
+test('xrdp (TLS, xorgxrdp) through the gateway: login, MCS Connect Response, screen updates', { timeout: 120_000 }, async (t) => {
+  const lab = await Lab.create({ name: 'gateway-xrdp' });
+  t.after(() => lab.close());
+  const server = await lab.xrdp({ scene: 'reference', width: 1024, height: 768 });
+  const certPath = findFile(lab.dir, 'cert.pem');
+  const keyPath = findFile(lab.dir, 'key.pem');
+  assert.ok(certPath && keyPath && server.certificateDer, 'the lab wrote xrdp\'s certificate and key');
+  const gateway = await startTestGateway({ displays: [{ id: 'lab', token: TOKEN }], certificates: { mode: 'first-use' } });
+  t.after(() => gateway.close());
+  const observation = await sessionThroughGateway(lab, gateway, server, readFileSync(certPath, 'utf8'), readFileSync(keyPath, 'utf8'), server.sessionUp);
+  assert.equal(observation.error, undefined, JSON.stringify(observation.error));
+  assert.equal(observation.secured?.protocol, 'ssl');
+  assert.equal(observation.secured.publicKey, subjectPublicKey(server.certificateDer).toString('base64'));
+  assert.ok(observation.toClient.some(isMcsConnectResponse));
+});
