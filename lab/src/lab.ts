@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { XDisplay, type LabDisplay } from './display/xDisplay.js';
 import { startXvfb } from './display/xvfbDisplay.js';
-import { pidsWithEnv, readProcTable } from './process/procTable.js';
+import { isAlive, pidsWithEnv } from './process/procTable.js';
 import { onEmergencyExit, runOnce, startChild, type ChildSpec, type RunOnceSpec, type SupervisedChild } from './process/childSupervisor.js';
 import { startXrdp, type XrdpOptions, type XrdpServer } from './servers/xrdpServer.js';
 import { startShadowServer, type ShadowServer, type ShadowServerOptions } from './servers/shadowServer.js';
@@ -38,6 +39,7 @@ export class Lab {
   private readonly cleanups: { label: string; run: Cleanup }[] = [];
   private sequence = 0;
   private closed = false;
+  private closing: Promise<void> | undefined;
   /** Unique per lab; in the environment of everything the lab starts. */
   readonly id = randomUUID();
 
@@ -144,8 +146,12 @@ export class Lab {
   }
 
   /** Stops everything in reverse order, then removes the temp dir (kept with LANTERNA_KEEP_LOGS=1). */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    this.closing ??= this.closeAll();
+    return this.closing;
+  }
+
+  private async closeAll(): Promise<void> {
     this.closed = true;
     const errors: Error[] = [];
     for (const cleanup of this.cleanups.reverse()) {
@@ -158,13 +164,21 @@ export class Lab {
     // Belt and braces: anything still carrying this lab's id escaped its supervisor.
     const leaked = this.livePids();
     if (leaked.length > 0) {
-      const table = new Map(readProcTable().map((entry) => [entry.pid, entry]));
-      errors.push(new Error(`processes left running after close were killed: ${leaked.map((pid) => `${pid} (ppid ${table.get(pid)?.ppid ?? '?'})`).join(', ')}`));
+      const describe = (pid: number): string => {
+        try {
+          return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()}`;
+        } catch {
+          return String(pid);
+        }
+      };
+      errors.push(new Error(`processes left running after close were killed: ${leaked.map(describe).join('; ')}`));
       for (const pid of leaked) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch { /* gone */ }
       }
+      const deadline = Date.now() + 5000;
+      while (leaked.some((pid) => isAlive(pid)) && Date.now() < deadline) await sleep(50);
     }
     this.unregisterEmergency();
     if (this.keepLogs) process.stderr.write(`lanterna lab '${this.name}': logs kept in ${this.logDir}\n`);
