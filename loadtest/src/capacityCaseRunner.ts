@@ -25,6 +25,7 @@ export interface RunSettings {
   saturation: { cpuCores: number; loopDelayMs: number };
   connectConcurrency: number;
   connectTimeoutMs: number;
+  confirmHolds: number;
 }
 
 export interface CaseResult {
@@ -110,6 +111,7 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
       deadline: Date.now() + settings.caseDeadlineSeconds * 1000,
       saturation: settings.saturation,
       connectTimeoutMs: settings.connectTimeoutMs,
+      confirmHolds: settings.confirmHolds,
       dedicatedLoadCpus: layout.shared ? undefined : layout.loadCpus.split(',').map(Number),
     });
   } catch (caught) {

@@ -20,6 +20,8 @@ export interface RampOptions {
   deadline: number;
   saturation: { cpuCores: number; loopDelayMs: number };
   connectTimeoutMs: number;
+  /** Extra holds of a step whose p99 crossed the budget before the crossing counts. */
+  confirmHolds: number;
   /** CPUs the load side is pinned to when they are its own (not shared with the relay). */
   dedicatedLoadCpus: number[] | undefined;
 }
@@ -30,6 +32,8 @@ export interface StepResult {
   connectFailures: number;
   firstConnectError: string | undefined;
   latency: LatencySummary;
+  /** p99 of every hold of this step (more than one when a crossing was re-held). */
+  holdP99Ms: number[];
   sent: number;
   received: number;
   lostSessions: number;
@@ -79,47 +83,17 @@ export async function runRamp(participants: RampParticipants, options: RampOptio
     participants.onPhase?.(`settling at ${target}`);
     await sleep(options.settleSeconds * 1000);
 
-    const relayBefore = sampleProcessTree(participants.relayPids(), false);
-    const balancerBefore = participants.balancerPids ? sampleProcessTree(participants.balancerPids(), false) : undefined;
-    const echoBefore = sampleProcessTree(participants.echoPids(), false);
-    const cpuBefore = sampleCpuTimes();
-    participants.pool.beginWindow();
-    participants.onPhase?.(`holding ${target}`);
-    await sleep(options.holdSeconds * 1000);
-    const reports = await participants.pool.endWindow();
-    const relayAfter = sampleProcessTree(participants.relayPids(), true);
-    const balancerAfter = participants.balancerPids ? sampleProcessTree(participants.balancerPids(), false) : undefined;
-    const echoAfter = sampleProcessTree(participants.echoPids(), false);
-    const cpuUse = useBetween(cpuBefore, sampleCpuTimes());
-    const loadCpusBusy = options.dedicatedLoadCpus !== undefined
-      // niced time is other tenants' background work, which yields to the run's processes
-      && options.dedicatedLoadCpus.every((cpu) => (cpuUse[cpu]?.busy ?? 0) - (cpuUse[cpu]?.nice ?? 0) >= LOAD_CPU_BUSY_LIMIT);
-
-    const generatorCpuCores = Math.max(...reports.map((report) => report.cpuCores));
-    const generatorLoopDelayP99Ms = Math.max(...reports.map((report) => report.loopDelayP99Ms));
-    const step: StepResult = {
-      connections: target,
-      established: reports.reduce((sum, report) => sum + report.alive, 0),
-      connectFailures: openResult.failed,
-      firstConnectError: openResult.firstError,
-      latency: summarizeEncoded(reports.map((report) => report.histogram)),
-      sent: reports.reduce((sum, report) => sum + report.sent, 0),
-      received: reports.reduce((sum, report) => sum + report.received, 0),
-      lostSessions: reports.reduce((sum, report) => sum + report.failures, 0),
-      lastFailure: reports.find((report) => report.lastFailure !== undefined)?.lastFailure,
-      lateOutstanding: reports.reduce((sum, report) => sum + report.lateOutstanding, 0),
-      relayCpuCores: round(coresBetween(relayBefore, relayAfter)),
-      relayMemoryMb: round(relayAfter.memoryBytes / 1024 / 1024),
-      relayProcesses: relayAfter.processes,
-      balancerCpuCores: balancerBefore && balancerAfter ? round(coresBetween(balancerBefore, balancerAfter)) : undefined,
-      echoCpuCores: round(coresBetween(echoBefore, echoAfter)),
-      generatorCpuCores: round(generatorCpuCores),
-      generatorLoopDelayP99Ms: round(generatorLoopDelayP99Ms),
-      generatorSaturated: generatorCpuCores >= options.saturation.cpuCores || generatorLoopDelayP99Ms >= options.saturation.loopDelayMs || loadCpusBusy,
-      cpuUse,
-      loadCpusBusy,
-      holdSeconds: options.holdSeconds,
-    };
+    let step = await holdStep(participants, options, target);
+    // a crossing is held once more before it counts: on a shared machine a
+    // single burst from another tenant can push one hold's p99 over budget.
+    // The better hold is kept, and the table shows both.
+    for (let retry = 0; retry < options.confirmHolds && step.latency.p99Ms >= options.budgetMs; retry += 1) {
+      const again = await holdStep(participants, options, target);
+      const holdP99s = [...step.holdP99Ms, ...again.holdP99Ms];
+      step = { ...(again.latency.p99Ms < step.latency.p99Ms ? again : step), holdP99Ms: holdP99s };
+    }
+    step.connectFailures = openResult.failed;
+    step.firstConnectError = openResult.firstError;
     steps.push(step);
     participants.onStep?.(step, steps.length - 1);
 
@@ -130,6 +104,51 @@ export async function runRamp(participants: RampParticipants, options: RampOptio
   participants.onPhase?.('closing connections');
   await participants.pool.closeAll();
   return steps;
+}
+
+async function holdStep(participants: RampParticipants, options: RampOptions, target: number): Promise<StepResult> {
+  const relayBefore = sampleProcessTree(participants.relayPids(), false);
+  const balancerBefore = participants.balancerPids ? sampleProcessTree(participants.balancerPids(), false) : undefined;
+  const echoBefore = sampleProcessTree(participants.echoPids(), false);
+  const cpuBefore = sampleCpuTimes();
+  participants.pool.beginWindow();
+  participants.onPhase?.(`holding ${target}`);
+  await sleep(options.holdSeconds * 1000);
+  const reports = await participants.pool.endWindow();
+  const relayAfter = sampleProcessTree(participants.relayPids(), true);
+  const balancerAfter = participants.balancerPids ? sampleProcessTree(participants.balancerPids(), false) : undefined;
+  const echoAfter = sampleProcessTree(participants.echoPids(), false);
+  const cpuUse = useBetween(cpuBefore, sampleCpuTimes());
+  const loadCpusBusy = options.dedicatedLoadCpus !== undefined
+    // niced time is other tenants' background work, which yields to the run's processes
+    && options.dedicatedLoadCpus.every((cpu) => (cpuUse[cpu]?.busy ?? 0) - (cpuUse[cpu]?.nice ?? 0) >= LOAD_CPU_BUSY_LIMIT);
+  const generatorCpuCores = Math.max(...reports.map((report) => report.cpuCores));
+  const generatorLoopDelayP99Ms = Math.max(...reports.map((report) => report.loopDelayP99Ms));
+  const latency = summarizeEncoded(reports.map((report) => report.histogram));
+  return {
+    connections: target,
+    established: reports.reduce((sum, report) => sum + report.alive, 0),
+    connectFailures: 0,
+    firstConnectError: undefined,
+    latency,
+    holdP99Ms: [latency.p99Ms],
+    sent: reports.reduce((sum, report) => sum + report.sent, 0),
+    received: reports.reduce((sum, report) => sum + report.received, 0),
+    lostSessions: reports.reduce((sum, report) => sum + report.failures, 0),
+    lastFailure: reports.find((report) => report.lastFailure !== undefined)?.lastFailure,
+    lateOutstanding: reports.reduce((sum, report) => sum + report.lateOutstanding, 0),
+    relayCpuCores: round(coresBetween(relayBefore, relayAfter)),
+    relayMemoryMb: round(relayAfter.memoryBytes / 1024 / 1024),
+    relayProcesses: relayAfter.processes,
+    balancerCpuCores: balancerBefore && balancerAfter ? round(coresBetween(balancerBefore, balancerAfter)) : undefined,
+    echoCpuCores: round(coresBetween(echoBefore, echoAfter)),
+    generatorCpuCores: round(generatorCpuCores),
+    generatorLoopDelayP99Ms: round(generatorLoopDelayP99Ms),
+    generatorSaturated: generatorCpuCores >= options.saturation.cpuCores || generatorLoopDelayP99Ms >= options.saturation.loopDelayMs || loadCpusBusy,
+    cpuUse,
+    loadCpusBusy,
+    holdSeconds: options.holdSeconds,
+  };
 }
 
 /** step, 2·step, … up to the limit, and the limit itself as the last step. */

@@ -8,7 +8,7 @@ import { executePlan, type RunPlan } from './runPlan.js';
 import { writeReport, DEFAULT_RESULTS_DIR } from './resultsWriter.js';
 import { deriveFigures } from './runReport.js';
 import { runSmoke } from './smokeRun.js';
-import { NICENESS_ENV } from './managedProcess.js';
+import { NICENESS_ENV, REALTIME_ENV } from './managedProcess.js';
 
 const int = (value: string): number => {
   const parsed = Number(value);
@@ -42,20 +42,23 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--case-deadline-seconds <n>', 'no new step after this long in one case', int, 150)
   .option('--generator-max-cpu <cores>', 'generator CPU that marks a step generator-saturated', Number, 0.9)
   .option('--generator-max-lag-ms <ms>', 'generator event-loop delay p99 that marks a step generator-saturated', Number, 15)
+  .option('--confirm-holds <n>', 'extra holds of a step that crossed the budget before the crossing counts', int, 1)
   .option('--connect-concurrency <n>', 'connections opened in parallel per generator', int, 32)
   .option('--throughput-seconds <n>', 'measured seconds per throughput path', int, 4)
   .option('--lfn-buffers <list>', 'socket buffer ceilings (bytes) for long-fat-network', intList, [65_536, 262_144, 1_048_576, 4_194_304, 16_777_216])
   .option('--lfn-seconds <n>', 'measured seconds per long-fat-network point', int, 4)
   .option('--results-dir <dir>', 'where run folders go', DEFAULT_RESULTS_DIR)
   .option('--name <name>', 'run folder name (default: timestamp)')
+  .option('--realtime', 'run every started process under SCHED_RR 1 (needs root; see README)')
   .option('--nice <n>', 'niceness of every process the run starts (negative needs root)', (value: string) => String(Number.parseInt(value, 10)), '-10')
   .action(async (options: {
     scenario?: string[]; all?: boolean; maxConnections?: number; step?: number; holdSeconds?: number; settleSeconds: number; relay?: RelayKind[];
     upBytes?: number; downBytes?: number; intervalMs?: number; workers?: number; farmSizes?: number[]; generators: number; budgetMs: number;
-    stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number;
-    throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string;
+    stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number; confirmHolds: number;
+    throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string; realtime?: boolean;
   }) => {
     process.env[NICENESS_ENV] = options.nice;
+    if (options.realtime === true) process.env[REALTIME_ENV] = '1';
     const scenarios = options.all === true ? SCENARIOS.map((scenario) => scenario.name) : options.scenario ?? [];
     if (scenarios.length === 0) throw new Error('name a --scenario or use --all');
     const plan: RunPlan = {
@@ -68,7 +71,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
         cpus: os.availableParallelism(), generators: options.generators, budgetMs: options.budgetMs, stopP99Ms: options.stopP99Ms,
         settleSeconds: options.settleSeconds, caseDeadlineSeconds: options.caseDeadlineSeconds,
         saturation: { cpuCores: options.generatorMaxCpu, loopDelayMs: options.generatorMaxLagMs },
-        connectConcurrency: options.connectConcurrency, connectTimeoutMs: 15_000,
+        connectConcurrency: options.connectConcurrency, connectTimeoutMs: 15_000, confirmHolds: options.confirmHolds,
       },
       throughputSeconds: options.throughputSeconds, lfnBufferBytes: options.lfnBuffers, lfnSeconds: options.lfnSeconds,
       showProgress: true, command: `lanterna-loadtest ${process.argv.slice(2).join(' ')}`,

@@ -119,9 +119,9 @@ export function markdownReport(report: RunReport): string {
     out.push(`### ${result.case.id} — ${describePattern(result.case.pattern)}, ${result.case.workers} worker(s), ${result.case.instances} instance(s)`);
     out.push(`CPU layout: relay on ${result.layout.relayCpus}, load side on ${result.layout.loadCpus}${result.layout.shared ? ' (shared)' : ''}; ${result.durationSeconds} s.${result.error === undefined ? '' : ` Error: ${result.error}`}`);
     out.push('');
-    out.push(table(['connections', 'established', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms', 'responses', 'relay CPU', 'relay MB', 'balancer CPU', 'echo CPU', 'generator CPU', 'generator lag p99 ms', 'CPU busy per core (machine)', 'flags'],
-      result.steps.map((step) => [step.connections, step.established, step.latency.p50Ms, step.latency.p95Ms, step.latency.p99Ms, step.latency.maxMs, step.latency.meanMs,
-        step.received, step.relayCpuCores, step.relayMemoryMb, step.balancerCpuCores ?? '', step.echoCpuCores, step.generatorCpuCores, step.generatorLoopDelayP99Ms, step.cpuUse.map((use) => `${Math.round(use.busy * 100)}% (nice ${Math.round(use.nice * 100)}, softirq ${Math.round(use.softirq * 100)})`).join(' / '),
+    out.push(table(['connections', 'established', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms', 'p99 of each hold', 'responses', 'relay CPU', 'relay MB', 'balancer CPU', 'echo CPU', 'generator CPU', 'generator lag p99 ms', 'CPU busy per core (machine)', 'flags'],
+      result.steps.map((step) => [step.connections, step.established, step.latency.p50Ms, step.latency.p95Ms, step.latency.p99Ms, step.latency.maxMs, step.latency.meanMs, step.holdP99Ms.join(' / '),
+        step.received, step.relayCpuCores, step.relayMemoryMb, step.balancerCpuCores ?? '', step.echoCpuCores, step.generatorCpuCores, step.generatorLoopDelayP99Ms, step.cpuUse.map((use) => `${Math.round(use.busy * 100)}% (nice ${Math.round(use.nice * 100)}, softirq ${Math.round(use.softirq * 100)}, steal ${Math.round(use.steal * 100)})`).join(' / '),
         [step.generatorSaturated ? `generator-saturated${step.loadCpusBusy ? ' (load CPUs busy)' : ''}` : '', step.lostSessions > 0 ? `lost ${step.lostSessions}` : '', step.connectFailures > 0 ? `connect failed ${step.connectFailures}` : ''].filter(Boolean).join(', ')])));
   }
   out.push('');

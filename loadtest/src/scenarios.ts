@@ -69,9 +69,10 @@ function patternWith(base: TrafficPattern, overrides: ScenarioOverrides): Traffi
   return { upBytes: overrides.upBytes ?? base.upBytes, downBytes: overrides.downBytes ?? base.downBytes, intervalMs: overrides.intervalMs ?? base.intervalMs };
 }
 
-const LANTERNA_RAMP: RampShape = { step: 250, max: 4000, holdSeconds: 5 };
-const WEBSOCKIFY_RAMP: RampShape = { step: 100, max: 1000, holdSeconds: 5 };
+const LANTERNA_RAMP: RampShape = { step: 200, max: 4000, holdSeconds: 5 };
+const WEBSOCKIFY_RAMP: RampShape = { step: 50, max: 1000, holdSeconds: 5 };
 const SWEEP_RAMP: RampShape = { step: 400, max: 4000, holdSeconds: 3 };
+const FREQUENCY_SWEEP_MAX = 2400;
 
 export function capacityCases(name: string, overrides: ScenarioOverrides, cpus: number): CapacityCase[] {
   const relays = overrides.relays ?? ['lanterna', 'websockify'];
@@ -95,7 +96,9 @@ export function capacityCases(name: string, overrides: ScenarioOverrides, cpus: 
       return INTERVALS.map((intervalMs) => {
         // the same offered packet rate per step whatever the interval
         const scale = intervalMs / 100;
-        const base = { step: Math.max(25, Math.round(SWEEP_RAMP.step * scale)), max: Math.round(SWEEP_RAMP.max * scale), holdSeconds: Math.max(SWEEP_RAMP.holdSeconds, (3 * intervalMs) / 1000) };
+        // opening thousands of TLS sessions is slow on 2 cores: long intervals stop at a lower bound
+        const max = Math.min(Math.round(SWEEP_RAMP.max * scale), FREQUENCY_SWEEP_MAX);
+        const base = { step: Math.min(max, Math.max(25, Math.round(SWEEP_RAMP.step * scale))), max, holdSeconds: Math.max(SWEEP_RAMP.holdSeconds, (3 * intervalMs) / 1000) };
         return {
           id: `frequency/${intervalMs}`, scenario: name, relay: 'lanterna' as const, workers, instances: 1,
           pattern: patternWith({ upBytes: 90, downBytes: 90, intervalMs }, { upBytes: overrides.upBytes, downBytes: overrides.downBytes }),

@@ -15,7 +15,7 @@ export async function runSmoke(options: { connections: number; resultsDir: strin
       // no early stop: the smoke run checks plumbing, not performance
       stopP99Ms: Number.POSITIVE_INFINITY,
       settleSeconds: 1, caseDeadlineSeconds: 60,
-      saturation: { cpuCores: 0.9, loopDelayMs: 15 }, connectConcurrency: 32, connectTimeoutMs: 15_000,
+      saturation: { cpuCores: 0.9, loopDelayMs: 15 }, connectConcurrency: 32, connectTimeoutMs: 15_000, confirmHolds: 0,
     },
     throughputSeconds: 1, lfnBufferBytes: [], lfnSeconds: 1,
     showProgress: options.showProgress,
