@@ -5,4 +5,6 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 echo "[build] tsc -b"
 npx --no-install tsc -b
+echo "[build] wasm (FreeRDP 3 client; cached, cold build ≈10 min)"
+bash wasm/build.sh
 npm run -s build -w web

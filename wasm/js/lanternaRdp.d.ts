@@ -1,0 +1,116 @@
+// Types for lanternaRdp.js: the wasm FreeRDP client's JS API.
+
+export type SessionEndReason =
+  | 'closed' | 'stopped' | 'wrong-password' | 'auth-failed' | 'connection-reset'
+  | 'protocol-error' | 'timeout' | 'negotiation-failed' | 'server-ended' | 'internal';
+
+export declare const REASONS: Readonly<Record<number, SessionEndReason>>;
+
+export interface SessionEnd {
+  readonly reason: SessionEndReason;
+  /** FreeRDP's last error code (freerdp/error.h), 0 when none. */
+  readonly code: number;
+  /** The gateway's `error` message, when it sent one (gatewaySession.js). */
+  readonly gateway?: { readonly phase?: string; readonly code: string; readonly message: string };
+  /** The gateway's `ended` reason, when it sent one. */
+  readonly gatewayEnded?: string;
+}
+
+export type Codec = 'planar' | 'remotefx' | 'progressive';
+/** Bytes of one pixel in memory: B,G,R,X (FreeRDP's fastest) or R,G,B,X. X is not alpha. */
+export type PixelLayout = 'bgrx' | 'rgbx';
+
+export interface SessionOptions {
+  readonly username?: string;
+  readonly password?: string;
+  readonly domain?: string;
+  /** A Remote Assistance invitation (.msrcIncident XML) and its password, instead of credentials. */
+  readonly assistance?: { readonly invitation: string; readonly password: string };
+  /** The desktop size asked of the server (default 1920×1080). Colour depth is always 32. */
+  readonly width?: number;
+  readonly height?: number;
+  /** Graphics pipeline (RDPEGFX) on or off (default on). */
+  readonly gfx?: boolean;
+  /** Codecs advertised (default all three); AVC/H.264 is never advertised. */
+  readonly codecs?: readonly Codec[];
+  /** Desktop effects to ask for; false turns one off to save bandwidth. */
+  readonly performance?: { readonly wallpaper?: boolean; readonly fullWindowDrag?: boolean; readonly menuAnimations?: boolean; readonly themes?: boolean };
+  readonly pixelLayout?: PixelLayout;
+  /** The RDP thread waits for frameDone() before drawing again (default true). */
+  readonly waitFrameAck?: boolean;
+  /** How long it waits for frameDone() before drawing anyway (default 1000 ms). */
+  readonly frameAckTimeoutMs?: number;
+  /** Deadline for the whole connection sequence (default 20000 ms). */
+  readonly connectTimeoutMs?: number;
+  /** The server name FreeRDP carries (logs, NLA SPN); default "lanterna-gateway". */
+  readonly serverName?: string;
+}
+
+/** One end of paint. `pixels` views the wasm heap (no copy): valid until frameDone(). */
+export interface Frame {
+  readonly seq: number;
+  readonly width: number;
+  readonly height: number;
+  /** Bytes per row. */
+  readonly stride: number;
+  readonly layout: PixelLayout;
+  /** The whole surface: stride × height bytes. */
+  readonly pixels: Uint8Array;
+  /** Coalesced dirty rectangles, flat: x, y, w, h, x, y, w, h, … */
+  readonly rects: Int32Array;
+}
+
+export type PointerUpdate =
+  | { readonly kind: 'shape'; readonly width: number; readonly height: number; readonly hotX: number; readonly hotY: number; /** R,G,B,A rows */ readonly rgba: Uint8Array }
+  | { readonly kind: 'hidden' }
+  | { readonly kind: 'default' }
+  | { readonly kind: 'position'; readonly x: number; readonly y: number };
+
+export declare class RdpSessionError extends Error {
+  readonly code: SessionEndReason;
+}
+
+export declare class RdpSession {
+  readonly handle: number;
+  readonly state: 'new' | 'connecting' | 'connected' | 'ended';
+  readonly desktop: { width: number; height: number };
+  /** Frames delivered so far. */
+  readonly frames: number;
+  /** Frames whose acknowledgement came after the deadline. */
+  readonly lateFrameAcks: number;
+  /** Resolves with the end, like ondisconnected. */
+  readonly closed: Promise<SessionEnd>;
+
+  /** Bytes to send to the gateway as one binary frame (whole PDUs). */
+  onsend: (bytes: Uint8Array) => void;
+  onconnected: (desktop: { width: number; height: number }) => void;
+  onresize: (desktop: { width: number; height: number }) => void;
+  /** Return a promise to hold the RDP thread until it settles; otherwise it is released on return. */
+  onframe: (frame: Frame) => void | Promise<unknown>;
+  onpointer: (pointer: PointerUpdate) => void;
+  ondisconnected: (end: SessionEnd) => void;
+
+  /** Starts FreeRDP's connection on its own thread; the first onsend is the X.224 Connection Request. */
+  start(): void;
+  /** The gateway's `secured.publicKey` (the certificate's SubjectPublicKey), base64 or bytes. */
+  secured(publicKey: string | Uint8Array): void;
+  /** One binary frame from the gateway. */
+  receive(bytes: Uint8Array | ArrayBuffer): void;
+  /** The gateway socket closed: FreeRDP reads what it has, then ends. */
+  endOfInput(): void;
+  /** Ends the session; ondisconnected follows with reason 'stopped'. */
+  stop(): void;
+  /** The renderer is done with the surface (called for you unless onframe returned a promise). */
+  frameDone(): void;
+}
+
+export declare class LanternaRdp {
+  /** @param factory createLanternaRdp from the Emscripten build (lanterna-rdp.js) */
+  static load(factory: (options: object) => Promise<unknown>, moduleOptions?: object, options?: { logLevel?: string }): Promise<LanternaRdp>;
+  readonly module: unknown;
+  createSession(options?: SessionOptions): RdpSession;
+  /** Test hook: one WinPR wait on a pthread, timed. result: 0 signalled, 258 timeout. */
+  probeWait(delayMs: number, timeoutMs: number): Promise<{ result: number; waitedMs: number; roundTripMs: number | null }>;
+  /** Test hook: the C dirty-rectangle coalescing. */
+  coalesce(rects: readonly (readonly [number, number, number, number])[], width: number, height: number): [number, number, number, number][];
+}

@@ -1,0 +1,396 @@
+// The JS face of the wasm FreeRDP client: owns the Emscripten module, turns the
+// C side's numbered events into callbacks, and moves bytes in and out. Knows
+// nothing of WebSockets (see gatewaySession.js) or of rendering (frames are
+// rectangles over the wasm heap). Works in a browser Worker and in Node.
+
+/** Why a session ended (enum lt_reason in wasm/src/session.h). */
+export const REASONS = Object.freeze({
+  1: 'closed',
+  2: 'stopped',
+  3: 'wrong-password',
+  4: 'auth-failed',
+  5: 'connection-reset',
+  6: 'protocol-error',
+  7: 'timeout',
+  8: 'negotiation-failed',
+  9: 'server-ended',
+  10: 'internal',
+});
+
+const EVENT = Object.freeze({
+  SEND: 1, CONNECTED: 2, DISCONNECTED: 3, RESIZE: 4, FRAME: 5,
+  POINTER_SET: 6, POINTER_HIDE: 7, POINTER_DEFAULT: 8, POINTER_POSITION: 9, PROBE: 10,
+});
+const FRAME_HEADER_WORDS = 7;
+const POINTER_HEADER_WORDS = 4;
+const LAYOUTS = { bgrx: 1, rgbx: 2 };
+const LAYOUT_NAMES = { 1: 'bgrx', 2: 'rgbx' };
+
+/** Codec and feature switches a session advertises, mapped to FreeRDP settings. */
+const PERFORMANCE_FLAGS = {
+  wallpaper: 'FreeRDP_DisableWallpaper',
+  fullWindowDrag: 'FreeRDP_DisableFullWindowDrag',
+  menuAnimations: 'FreeRDP_DisableMenuAnims',
+  themes: 'FreeRDP_DisableThemes',
+};
+
+export class RdpSessionError extends Error {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'RdpSessionError';
+    this.code = code;
+  }
+}
+
+export class LanternaRdp {
+  /**
+   * @param {(options: object) => Promise<any>} factory createLanternaRdp from lanterna-rdp.js
+   * @param {object} [moduleOptions] Emscripten module options (wasmBinary, locateFile, print, …)
+   * @param {{ logLevel?: string }} [options]
+   */
+  static async load(factory, moduleOptions = {}, options = {}) {
+    const logLevel = options.logLevel ?? 'ERROR';
+    const module = await factory({
+      ...moduleOptions,
+      preRun: [(m) => { m.ENV.WLOG_LEVEL = logLevel; }],
+    });
+    return new LanternaRdp(module);
+  }
+
+  constructor(module) {
+    this.module = module;
+    /** @type {Map<number, RdpSession>} */
+    this.sessions = new Map();
+    this.probeWaiters = [];
+    module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
+  }
+
+  /** @param {import('./lanternaRdp.js').SessionOptions} options */
+  createSession(options = {}) {
+    const handle = this.module._lt_session_new();
+    if (!handle) throw new RdpSessionError('internal', 'could not create an rdp session');
+    const session = new RdpSession(this, handle);
+    try {
+      session.configure(options);
+    } catch (err) {
+      this.module._lt_session_free(handle);
+      throw err;
+    }
+    this.sessions.set(handle, session);
+    return session;
+  }
+
+  /**
+   * Test hook: a WinPR wait on a pthread. Resolves with the wait's result
+   * (0 signalled, 258 timeout), how long it waited and the set→wake→answer
+   * round trip, in milliseconds (roundTripMs is null when nothing signalled).
+   */
+  probeWait(delayMs, timeoutMs) {
+    return new Promise((resolve, reject) => {
+      if (!this.module._lt_probe_wait(delayMs, timeoutMs)) {
+        reject(new Error('probe did not start'));
+        return;
+      }
+      // the answer comes from a pthread; keep the host's event loop alive for it
+      const keepAlive = setInterval(() => {}, 1000);
+      this.probeWaiters.push((outcome) => { clearInterval(keepAlive); resolve(outcome); });
+    });
+  }
+
+  /** Test hook for the C rectangle coalescing: [[x,y,w,h], …] in, the merged list out. */
+  coalesce(rects, width, height) {
+    const m = this.module;
+    const ptr = m._malloc(Math.max(rects.length, 1) * 16);
+    try {
+      const words = new Int32Array(m.HEAP32.buffer, ptr, rects.length * 4);
+      rects.forEach((r, i) => words.set(r, i * 4));
+      const n = m._lt_coalesce(ptr, rects.length, width, height);
+      const out = new Int32Array(m.HEAP32.buffer, ptr, n * 4);
+      return Array.from({ length: n }, (_, i) => Array.from(out.subarray(i * 4, i * 4 + 4)));
+    } finally {
+      m._free(ptr);
+    }
+  }
+
+  #dispatch(handle, kind, a, b, c, d) {
+    if (kind === EVENT.PROBE) {
+      const resolve = this.probeWaiters.shift();
+      resolve?.({ result: a, waitedMs: b / 1000, roundTripMs: c < 0 ? null : c / 1000 });
+      return;
+    }
+    const session = this.sessions.get(handle);
+    const m = this.module;
+    if (!session) {
+      if (kind === EVENT.SEND || kind === EVENT.FRAME || kind === EVENT.POINTER_SET) m._free(a);
+      return;
+    }
+    session.handleEvent(kind, a, b, c, d);
+  }
+}
+
+export class RdpSession {
+  constructor(rdp, handle) {
+    this.rdp = rdp;
+    this.module = rdp.module;
+    this.handle = handle;
+    this.state = 'new'; // new → connecting → connected → ended
+    this.pending = []; // gateway frames waiting for room in the receive ring
+    this.pendingTimer = null;
+    this.endReason = null;
+    this.desktop = { width: 0, height: 0 };
+    this.frames = 0;
+    /** Callbacks; assign the ones you need. */
+    this.onsend = (_bytes) => {};
+    this.onconnected = (_desktop) => {};
+    this.onresize = (_desktop) => {};
+    this.onframe = (_frame) => {};
+    this.onpointer = (_pointer) => {};
+    this.ondisconnected = (_end) => {};
+    this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
+  }
+
+  configure(options) {
+    const set = (name, value) => {
+      if (!this.#setString(name, String(value))) {
+        throw new RdpSessionError('internal', `setting ${name} was refused`);
+      }
+    };
+    const bool = (v) => (v ? 'TRUE' : 'FALSE');
+    const width = options.width ?? 1920;
+    const height = options.height ?? 1080;
+    set('FreeRDP_DesktopWidth', width);
+    set('FreeRDP_DesktopHeight', height);
+    set('FreeRDP_ColorDepth', 32);
+    if (options.username !== undefined) set('FreeRDP_Username', options.username);
+    if (options.password !== undefined) set('FreeRDP_Password', options.password);
+    if (options.domain !== undefined) set('FreeRDP_Domain', options.domain);
+    if (options.serverName !== undefined) set('FreeRDP_ServerHostname', options.serverName);
+    const gfx = options.gfx ?? true;
+    set('FreeRDP_SupportGraphicsPipeline', bool(gfx));
+    const codecs = new Set(options.codecs ?? ['planar', 'remotefx', 'progressive']);
+    for (const c of codecs) {
+      if (!['planar', 'remotefx', 'progressive'].includes(c)) {
+        throw new RdpSessionError('internal', `unsupported codec ${c} (no avc/h264 in this build)`);
+      }
+    }
+    set('FreeRDP_GfxPlanar', bool(codecs.has('planar')));
+    set('FreeRDP_RemoteFxCodec', bool(codecs.has('remotefx')));
+    set('FreeRDP_GfxProgressive', bool(codecs.has('progressive')));
+    set('FreeRDP_GfxProgressiveV2', bool(codecs.has('progressive')));
+    set('FreeRDP_GfxH264', 'FALSE');
+    set('FreeRDP_GfxAVC444', 'FALSE');
+    set('FreeRDP_GfxAVC444v2', 'FALSE');
+    for (const [flag, name] of Object.entries(PERFORMANCE_FLAGS)) {
+      const wanted = options.performance?.[flag];
+      if (wanted !== undefined) set(name, bool(!wanted));
+    }
+    if (options.assistance) {
+      const { invitation, password } = options.assistance;
+      if (!this.#withStrings([invitation, password], (a, b) => this.module._lt_session_set_assistance(this.handle, a, b))) {
+        throw new RdpSessionError('internal', 'the remote assistance invitation could not be read');
+      }
+    }
+    this.layout = options.pixelLayout ?? 'bgrx';
+    if (!(this.layout in LAYOUTS)) throw new RdpSessionError('internal', `unknown pixel layout ${this.layout}`);
+    this.module._lt_session_configure(this.handle, LAYOUTS[this.layout], options.waitFrameAck === false ? 0 : 1,
+      options.frameAckTimeoutMs ?? 1000, options.connectTimeoutMs ?? 20000);
+  }
+
+  /** Starts FreeRDP's connect on its own thread; its first onsend is the X.224 Connection Request. */
+  start() {
+    if (this.state !== 'new') throw new RdpSessionError('internal', 'session already started');
+    if (!this.module._lt_session_start_thread(this.handle)) {
+      throw new RdpSessionError('internal', 'could not start the rdp thread');
+    }
+    this.state = 'connecting';
+    // the RDP thread is a worker the host may not count: a live session keeps it running
+    this.keepAlive = setInterval(() => {}, 1000);
+  }
+
+  /** The gateway's `secured` message: the server's SubjectPublicKey (base64 or bytes). */
+  secured(publicKey) {
+    const bytes = typeof publicKey === 'string' ? decodeBase64(publicKey) : publicKey;
+    const m = this.module;
+    const ptr = m._malloc(bytes.length);
+    try {
+      m.HEAPU8.set(bytes, ptr);
+      if (!m._lt_session_set_public_key(this.handle, ptr, bytes.length)) {
+        throw new RdpSessionError('protocol-error', 'the server public key was refused');
+      }
+    } finally {
+      m._free(ptr);
+    }
+  }
+
+  /** One binary frame from the gateway (whole PDUs). */
+  receive(bytes) {
+    if (this.state === 'ended') return;
+    this.pending.push(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
+    this.#feed();
+  }
+
+  /** The gateway socket is gone: FreeRDP drains what it has, then ends. */
+  endOfInput() {
+    this.inputEnded = true;
+    this.#feed();
+  }
+
+  /** Ends the session; ondisconnected follows with reason 'stopped'. */
+  stop() {
+    if (this.state === 'ended' || this.state === 'new') {
+      if (this.state === 'new') this.#finish({ reason: 'stopped', code: 0 });
+      return;
+    }
+    this.module._lt_session_stop_thread(this.handle);
+  }
+
+  /** Tells the RDP thread the renderer is done with the surface (see onframe). */
+  frameDone() {
+    if (this.state !== 'ended') this.module._lt_session_frame_done(this.handle);
+  }
+
+  get lateFrameAcks() {
+    return this.state === 'ended' ? this.finalLateAcks : this.module._lt_session_late_frame_acks(this.handle);
+  }
+
+  handleEvent(kind, a, b) {
+    const m = this.module;
+    switch (kind) {
+      case EVENT.SEND: {
+        const bytes = m.HEAPU8.slice(a, a + b);
+        m._free(a);
+        this.onsend(bytes);
+        break;
+      }
+      case EVENT.CONNECTED:
+        this.state = 'connected';
+        this.desktop = { width: a, height: b };
+        this.onconnected({ ...this.desktop });
+        break;
+      case EVENT.RESIZE:
+        this.desktop = { width: a, height: b };
+        this.onresize({ ...this.desktop });
+        break;
+      case EVENT.FRAME:
+        this.#frame(a);
+        break;
+      case EVENT.POINTER_SET: {
+        const h = new Int32Array(m.HEAP32.buffer, a, POINTER_HEADER_WORDS);
+        const [width, height, hotX, hotY] = h;
+        const rgba = m.HEAPU8.slice(a + POINTER_HEADER_WORDS * 4, a + POINTER_HEADER_WORDS * 4 + width * height * 4);
+        m._free(a);
+        this.onpointer({ kind: 'shape', width, height, hotX, hotY, rgba });
+        break;
+      }
+      case EVENT.POINTER_HIDE:
+        this.onpointer({ kind: 'hidden' });
+        break;
+      case EVENT.POINTER_DEFAULT:
+        this.onpointer({ kind: 'default' });
+        break;
+      case EVENT.POINTER_POSITION:
+        this.onpointer({ kind: 'position', x: a, y: b });
+        break;
+      case EVENT.DISCONNECTED:
+        this.#finish({ reason: REASONS[a] ?? 'internal', code: b >>> 0 });
+        break;
+      default:
+        break;
+    }
+  }
+
+  #frame(ptr) {
+    const m = this.module;
+    const header = new Int32Array(m.HEAP32.buffer, ptr, FRAME_HEADER_WORDS);
+    const [seq, pixelPtr, width, height, stride, layout, count] = header;
+    const rects = new Int32Array(m.HEAP32.buffer, ptr + FRAME_HEADER_WORDS * 4, count * 4).slice();
+    m._free(ptr);
+    this.frames += 1;
+    const frame = {
+      seq, width, height, stride, layout: LAYOUT_NAMES[layout], rects,
+      // a view, not a copy: valid until frameDone() (or the ack deadline)
+      pixels: new Uint8Array(m.HEAPU8.buffer, pixelPtr >>> 0, stride * height),
+    };
+    let result;
+    try {
+      result = this.onframe(frame);
+    } catch (err) {
+      this.frameDone();
+      throw err;
+    }
+    if (result && typeof result.then === 'function') {
+      result.then(() => this.frameDone(), () => this.frameDone());
+    } else {
+      this.frameDone();
+    }
+  }
+
+  #feed() {
+    const m = this.module;
+    while (this.pending.length > 0 && this.state !== 'ended') {
+      const bytes = this.pending[0];
+      const ptr = m._malloc(bytes.length);
+      if (!ptr) break;
+      m.HEAPU8.set(bytes, ptr);
+      const taken = m._lt_session_push(this.handle, ptr, bytes.length);
+      m._free(ptr);
+      if (taken === 1) {
+        this.pending.shift();
+      } else if (taken === 0) {
+        // the RDP thread is behind: try again shortly (the ring is 8 MiB)
+        this.pendingTimer ??= setTimeout(() => { this.pendingTimer = null; this.#feed(); }, 2);
+        return;
+      } else {
+        this.pending = [];
+        break;
+      }
+    }
+    if (this.inputEnded && this.pending.length === 0 && this.state !== 'ended') {
+      m._lt_session_close_input(this.handle);
+    }
+  }
+
+  #finish(end) {
+    if (this.state === 'ended') return;
+    const wasStarted = this.state !== 'new';
+    this.state = 'ended';
+    if (this.pendingTimer) clearTimeout(this.pendingTimer);
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.finalLateAcks = wasStarted ? this.module._lt_session_late_frame_acks(this.handle) : 0;
+    // the thread has posted its last event: joining it is immediate
+    this.module._lt_session_free(this.handle);
+    this.rdp.sessions.delete(this.handle);
+    this.endReason = end;
+    this.ondisconnected(end);
+    this.resolveClosed(end);
+  }
+
+  #setString(name, value) {
+    return this.#withStrings([name, value], (n, v) => this.module._lt_session_set(this.handle, n, v));
+  }
+
+  #withStrings(strings, fn) {
+    const m = this.module;
+    const ptrs = strings.map((s) => {
+      const size = m.lengthBytesUTF8(s) + 1;
+      const p = m._malloc(size);
+      m.stringToUTF8(s, p, size);
+      return p;
+    });
+    try {
+      return fn(...ptrs);
+    } finally {
+      for (const p of ptrs) {
+        m.HEAPU8.fill(0, p, p + m.lengthBytesUTF8(m.UTF8ToString(p))); // passwords do not linger
+        m._free(p);
+      }
+    }
+  }
+}
+
+function decodeBase64(text) {
+  if (typeof Buffer !== 'undefined') return new Uint8Array(Buffer.from(text, 'base64'));
+  const raw = atob(text);
+  return Uint8Array.from(raw, (ch) => ch.charCodeAt(0));
+}

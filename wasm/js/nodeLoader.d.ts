@@ -1,0 +1,7 @@
+import type { LanternaRdp } from './lanternaRdp.js';
+
+/** wasm/build/, where wasm/build.sh puts the client. */
+export declare const DEFAULT_BUILD_DIR: string;
+
+/** Loads the wasm client into Node (buildDir defaults to $LANTERNA_WASM_BUILD or wasm/build/). */
+export declare function loadLanternaRdp(options?: { buildDir?: string; logLevel?: string; print?: (line: string) => void }): Promise<LanternaRdp>;

@@ -1,0 +1,44 @@
+// Loads the Emscripten build (wasm/build/) into Node. The glue is a classic
+// CommonJS script, so it comes in through require; the .wasm bytes are passed
+// in so Emscripten never tries Node 20's fetch() on a file path.
+import { createRequire } from 'node:module';
+import { readFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join, dirname } from 'node:path';
+
+import { LanternaRdp } from './lanternaRdp.js';
+
+export const DEFAULT_BUILD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'build');
+
+/** @param {{ buildDir?: string, logLevel?: string, print?: (s: string) => void }} [options] */
+export async function loadLanternaRdp(options = {}) {
+  const buildDir = options.buildDir ?? process.env.LANTERNA_WASM_BUILD ?? DEFAULT_BUILD_DIR;
+  const script = join(buildDir, 'lanterna-rdp.js');
+  if (!existsSync(script)) throw new Error(`no wasm build at ${buildDir} (run bash wasm/build.sh)`);
+  const require = createRequire(import.meta.url);
+  const factory = require(script);
+  const print = options.print ?? ((line) => process.stderr.write(`${line}\n`));
+  const rdp = await LanternaRdp.load(factory, {
+    wasmBinary: readFileSync(join(buildDir, 'lanterna-rdp.wasm')),
+    locateFile: (name) => join(buildDir, name),
+    mainScriptUrlOrBlob: script,
+    print,
+    printErr: print,
+  }, { logLevel: options.logLevel });
+  unrefWorkers(rdp.module.PThread);
+  return rdp;
+}
+
+// Emscripten's pthread pool are worker_threads that would keep Node running
+// after everything else is done; open sockets and timers keep it alive instead.
+function unrefWorkers(pthreads) {
+  const unrefAll = () => {
+    for (const worker of [...pthreads.unusedWorkers, ...pthreads.runningWorkers]) worker.unref?.();
+  };
+  const allocate = pthreads.allocateUnusedWorker.bind(pthreads);
+  pthreads.allocateUnusedWorker = () => {
+    allocate();
+    unrefAll();
+  };
+  unrefAll();
+}

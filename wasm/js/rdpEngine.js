@@ -1,0 +1,83 @@
+// The web session worker's engine (web/src/session/rdpClientEngine.ts,
+// RdpEngineModule): the wasm client behind the page's transport and frame sink.
+// Loads lanterna-rdp.js next to this module's build output unless given a factory.
+import { LanternaRdp } from './lanternaRdp.js';
+
+const BUILD_URL = new URL('../build/', import.meta.url);
+
+async function loadFactory() {
+  if (typeof globalThis.createLanternaRdp === 'function') return globalThis.createLanternaRdp;
+  if (typeof globalThis.importScripts === 'function') {
+    globalThis.importScripts(new URL('lanterna-rdp.js', BUILD_URL).href);
+    return globalThis.createLanternaRdp;
+  }
+  // a module worker cannot importScripts: evaluate the classic script instead
+  const text = await (await fetch(new URL('lanterna-rdp.js', BUILD_URL))).text();
+  return new Function(`${text}\nreturn createLanternaRdp;`)();
+}
+
+let shared = null;
+async function sharedClient() {
+  shared ??= loadFactory().then((factory) => LanternaRdp.load(factory, {
+    locateFile: (name) => new URL(name, BUILD_URL).href,
+    mainScriptUrlOrBlob: new URL('lanterna-rdp.js', BUILD_URL).href,
+  }));
+  return shared;
+}
+
+class WasmRdpEngine {
+  constructor(rdp) {
+    this.rdp = rdp;
+    this.session = null;
+  }
+
+  async connect(settings, transport, sink) {
+    const extra = settings.extra ?? {};
+    const session = this.rdp.createSession({
+      username: settings.credentials?.username,
+      password: settings.credentials?.password,
+      domain: settings.credentials?.domain,
+      width: settings.desktopWidth,
+      height: settings.desktopHeight,
+      serverName: settings.target.host,
+      gfx: extra.gfx ?? true,
+      codecs: extra.codecs,
+    });
+    this.session = session;
+    session.onsend = (bytes) => transport.send(bytes.buffer);
+    session.onconnected = () => sink.onEvent({ type: 'connected' });
+    session.onframe = (frame) => new Promise((release) => {
+      const rects = [];
+      for (let i = 0; i < frame.rects.length; i += 4) {
+        rects.push({ x: frame.rects[i], y: frame.rects[i + 1], width: frame.rects[i + 2], height: frame.rects[i + 3] });
+      }
+      sink.onFrame(rects, frame.pixels, frame.width, frame.height, frame.stride,
+        frame.layout === 'bgrx' ? 'bgra' : 'rgba', release);
+    });
+    session.onpointer = (p) => {
+      if (p.kind === 'shape') {
+        sink.onPointer({ pixels: p.rgba, width: p.width, height: p.height, hotspotX: p.hotX, hotspotY: p.hotY, format: 'rgba' });
+      } else if (p.kind === 'hidden') sink.onPointer(null);
+      else if (p.kind === 'position') sink.onPointerMove(p.x, p.y);
+    };
+    session.ondisconnected = (end) => {
+      sink.onEvent({ type: 'disconnected', reason: end.reason });
+      transport.close();
+    };
+    transport.onpdus = (frame) => session.receive(frame);
+    transport.onmessage = (message) => {
+      if (message.type === 'secured') session.secured(message.publicKey);
+      else if (message.type === 'ended' || message.type === 'error') session.endOfInput();
+    };
+    session.start();
+  }
+
+  disconnect() {
+    this.session?.stop();
+  }
+}
+
+/** RdpEngineModule.createEngine */
+export async function createEngine() {
+  return new WasmRdpEngine(await sharedClient());
+}

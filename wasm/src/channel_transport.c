@@ -1,0 +1,169 @@
+#include "channel_transport.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <freerdp/transport_io.h>
+#include <winpr/sysinfo.h>
+
+#include "js_events.h"
+
+typedef struct
+{
+	LtContext* lt;
+} LtLayer;
+
+static LtContext* lt_from_transport(rdpTransport* transport)
+{
+	return (LtContext*)transport_get_context(transport);
+}
+
+BOOL lt_channel_send(LtContext* lt, const BYTE* data, size_t length)
+{
+	if ((length == 0) || (length > INT32_MAX))
+		return length == 0;
+	BYTE* copy = malloc(length);
+	if (!copy)
+		return FALSE;
+	memcpy(copy, data, length);
+	lt_post_event(lt->id, LT_EVENT_SEND, (int)(intptr_t)copy, (int)length, 0, 0);
+	return TRUE;
+}
+
+/* While connecting, every read is bounded by the connect deadline, so a
+ * server that stops answering ends the attempt instead of hanging it. */
+static BOOL connect_deadline_passed(LtContext* lt)
+{
+	if (atomic_load(&lt->connected) || (lt->connectDeadline == 0))
+		return FALSE;
+	if (GetTickCount64() < lt->connectDeadline)
+		return FALSE;
+	atomic_store(&lt->timedOut, 1);
+	return TRUE;
+}
+
+static int layer_read(void* userContext, void* data, int bytes)
+{
+	LtContext* lt = ((LtLayer*)userContext)->lt;
+	if (bytes <= 0)
+		return 0;
+	const int n = lt_ring_read(lt->ring, data, (size_t)bytes);
+	if ((n == 0) && (atomic_load(&lt->stopRequested) || connect_deadline_passed(lt)))
+		return -1;
+	return n;
+}
+
+/* Only reached for bytes that bypass write_pdu; still one frame per call. */
+static int layer_write(void* userContext, const void* data, int bytes)
+{
+	LtContext* lt = ((LtLayer*)userContext)->lt;
+	if (bytes < 0)
+		return -1;
+	return lt_channel_send(lt, data, (size_t)bytes) ? bytes : -1;
+}
+
+static BOOL layer_wait(void* userContext, BOOL waitWrite, DWORD timeout)
+{
+	LtContext* lt = ((LtLayer*)userContext)->lt;
+	if (waitWrite)
+		return TRUE; /* JS queues every frame: writing never blocks */
+	if (!atomic_load(&lt->connected) && (lt->connectDeadline != 0))
+	{
+		const UINT64 now = GetTickCount64();
+		const UINT64 left = (now < lt->connectDeadline) ? lt->connectDeadline - now : 0;
+		if (left < timeout)
+			timeout = (DWORD)left;
+	}
+	return WaitForSingleObject(lt_ring_event(lt->ring), timeout) == WAIT_OBJECT_0;
+}
+
+static HANDLE layer_get_event(void* userContext)
+{
+	return lt_ring_event(((LtLayer*)userContext)->lt->ring);
+}
+
+static BOOL layer_close(WINPR_ATTR_UNUSED void* userContext)
+{
+	return TRUE; /* the ring belongs to the session, not to the layer */
+}
+
+static rdpTransportLayer* connect_layer(rdpTransport* transport,
+                                        WINPR_ATTR_UNUSED const char* hostname,
+                                        WINPR_ATTR_UNUSED int port, WINPR_ATTR_UNUSED DWORD timeout)
+{
+	rdpTransportLayer* layer = transport_layer_new(transport, sizeof(LtLayer));
+	if (!layer)
+		return NULL;
+	((LtLayer*)layer->userContext)->lt = lt_from_transport(transport);
+	layer->Read = layer_read;
+	layer->Write = layer_write;
+	layer->Wait = layer_wait;
+	layer->GetEvent = layer_get_event;
+	layer->Close = layer_close;
+	return layer;
+}
+
+/* There are no sockets in the browser: anything that asks for one fails. */
+static int tcp_connect(rdpContext* context, WINPR_ATTR_UNUSED rdpSettings* settings,
+                       WINPR_ATTR_UNUSED const char* hostname, WINPR_ATTR_UNUSED int port,
+                       WINPR_ATTR_UNUSED DWORD timeout)
+{
+	freerdp_set_last_error_if_not(context, FREERDP_ERROR_CONNECT_FAILED);
+	return -1;
+}
+
+/* The gateway did the TLS handshake; what is left is to have its report. The
+ * `secured` message always arrives before the Connection Confirm, so by the
+ * time FreeRDP asks for TLS the key is there, or the gateway broke protocol. */
+static BOOL tls_connect(rdpTransport* transport)
+{
+	LtContext* lt = lt_from_transport(transport);
+	pthread_mutex_lock(&lt->keyLock);
+	const BOOL secured = lt->publicKey != NULL;
+	pthread_mutex_unlock(&lt->keyLock);
+	if (!secured)
+		freerdp_set_last_error_if_not(&lt->common.context, FREERDP_ERROR_TLS_CONNECT_FAILED);
+	return secured;
+}
+
+static BOOL get_public_key(rdpTransport* transport, const BYTE** data, DWORD* length)
+{
+	LtContext* lt = lt_from_transport(transport);
+	pthread_mutex_lock(&lt->keyLock);
+	*data = lt->publicKey;
+	*length = lt->publicKeyLength;
+	pthread_mutex_unlock(&lt->keyLock);
+	return *data != NULL;
+}
+
+/* One whole PDU per frame, as the gateway protocol requires. The default path
+ * goes through a buffered BIO whose ring buffer may split a PDU in two. */
+static int write_pdu(rdpTransport* transport, wStream* s)
+{
+	LtContext* lt = lt_from_transport(transport);
+	const size_t length = Stream_GetPosition(s);
+	if (length > INT32_MAX)
+		return -1;
+	if (!lt_channel_send(lt, Stream_Buffer(s), length))
+	{
+		freerdp_set_last_error_if_not(&lt->common.context,
+		                              FREERDP_ERROR_CONNECT_TRANSPORT_FAILED);
+		return -1;
+	}
+	return (int)length;
+}
+
+BOOL lt_channel_transport_install(LtContext* lt)
+{
+	rdpContext* context = &lt->common.context;
+	const rdpTransportIo* defaults = freerdp_get_io_callbacks(context);
+	if (!defaults)
+		return FALSE;
+	rdpTransportIo io = *defaults;
+	io.TCPConnect = tcp_connect;
+	io.ConnectLayer = connect_layer;
+	io.TLSConnect = tls_connect;
+	io.GetPublicKey = get_public_key;
+	io.WritePdu = write_pdu;
+	return freerdp_set_io_callbacks(context, &io);
+}

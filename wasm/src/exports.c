@@ -1,0 +1,114 @@
+/* The C entry points wasm/js/lanternaRdp.js calls (all on the JS thread that
+ * owns the module). Sessions are known to JS by an integer handle. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <emscripten.h>
+#include <freerdp/assistance.h>
+#include <freerdp/settings.h>
+
+#include "dirty_rects.h"
+#include "session.h"
+
+static LtContext* from_handle(int handle)
+{
+	return (LtContext*)(intptr_t)handle;
+}
+
+EMSCRIPTEN_KEEPALIVE int lt_session_new(void)
+{
+	LtContext* lt = lt_session_create();
+	return lt ? lt->id : 0;
+}
+
+/* Any FreeRDP setting by its name (FreeRDP_Username, FreeRDP_DesktopWidth, …), value as text. */
+EMSCRIPTEN_KEEPALIVE int lt_session_set(int handle, const char* name, const char* value)
+{
+	return freerdp_settings_set_value_for_name(from_handle(handle)->common.context.settings, name,
+	                                           value);
+}
+
+/* A Remote Assistance invitation (.msrcIncident content) and its password. */
+EMSCRIPTEN_KEEPALIVE int lt_session_set_assistance(int handle, const char* invitation,
+                                                   const char* password)
+{
+	rdpAssistanceFile* file = freerdp_assistance_file_new();
+	if (!file)
+		return 0;
+	const int parsed =
+	    freerdp_assistance_parse_file_buffer(file, invitation, strlen(invitation) + 1, password);
+	const BOOL ok = (parsed >= 0) && freerdp_assistance_populate_settings_from_assistance_file(
+	                                     file, from_handle(handle)->common.context.settings);
+	freerdp_assistance_file_free(file);
+	return ok;
+}
+
+EMSCRIPTEN_KEEPALIVE void lt_session_configure(int handle, int pixelLayout, int waitFrameAck,
+                                               int frameAckTimeoutMs, int connectTimeoutMs)
+{
+	LtContext* lt = from_handle(handle);
+	lt->pixelLayout = (pixelLayout == LT_PIXELS_RGBX) ? LT_PIXELS_RGBX : LT_PIXELS_BGRX;
+	lt->waitFrameAck = waitFrameAck != 0;
+	lt->frameAckTimeoutMs = (frameAckTimeoutMs > 0) ? (UINT32)frameAckTimeoutMs : 1000;
+	lt->connectTimeoutMs = (connectTimeoutMs > 0) ? (UINT32)connectTimeoutMs : 20000;
+}
+
+EMSCRIPTEN_KEEPALIVE int lt_session_start_thread(int handle)
+{
+	return lt_session_start(from_handle(handle));
+}
+
+EMSCRIPTEN_KEEPALIVE int lt_session_set_public_key(int handle, const BYTE* key, int length)
+{
+	return (length > 0) && lt_session_store_public_key(from_handle(handle), key, (size_t)length);
+}
+
+/* 1: taken; 0: no room now (retry later); -1: the input is closed. */
+EMSCRIPTEN_KEEPALIVE int lt_session_push(int handle, const BYTE* data, int length)
+{
+	LtContext* lt = from_handle(handle);
+	if (length < 0)
+		return -1;
+	if (lt_ring_push(lt->ring, data, (size_t)length))
+		return 1;
+	return (lt_ring_capacity(lt->ring) >= (size_t)length) ? 0 : -1;
+}
+
+EMSCRIPTEN_KEEPALIVE int lt_session_input_space(int handle)
+{
+	LtContext* lt = from_handle(handle);
+	return (int)(lt_ring_capacity(lt->ring) - lt_ring_used(lt->ring));
+}
+
+/* The gateway socket ended: FreeRDP reads what is left, then sees the end. */
+EMSCRIPTEN_KEEPALIVE void lt_session_close_input(int handle)
+{
+	lt_ring_close(from_handle(handle)->ring);
+}
+
+EMSCRIPTEN_KEEPALIVE void lt_session_frame_done(int handle)
+{
+	(void)SetEvent(from_handle(handle)->frameAck);
+}
+
+EMSCRIPTEN_KEEPALIVE int lt_session_late_frame_acks(int handle)
+{
+	return (int)atomic_load(&from_handle(handle)->lateFrameAcks);
+}
+
+EMSCRIPTEN_KEEPALIVE void lt_session_stop_thread(int handle)
+{
+	lt_session_stop(from_handle(handle));
+}
+
+/* Only after LT_EVENT_DISCONNECTED (or when never started): joins the thread. */
+EMSCRIPTEN_KEEPALIVE void lt_session_free(int handle)
+{
+	lt_session_destroy(from_handle(handle));
+}
+
+/* Test hook for the pure rectangle coalescing: rewrites rects in place. */
+EMSCRIPTEN_KEEPALIVE int lt_coalesce(int32_t* rects, int count, int width, int height)
+{
+	return (int)lt_coalesce_rects((LtRect*)rects, (size_t)count, width, height);
+}

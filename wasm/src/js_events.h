@@ -1,0 +1,23 @@
+/* Events for the JS side. They run on the main runtime thread (the Worker's or
+ * Node's event loop), in the order they were posted, whichever thread posts.
+ * The numbers are the contract with wasm/js/lanternaRdp.js. */
+#ifndef LANTERNA_JS_EVENTS_H
+#define LANTERNA_JS_EVENTS_H
+
+enum lt_event_kind
+{
+	LT_EVENT_SEND = 1,             /* a: pointer to a malloc'd PDU, b: its length; JS frees */
+	LT_EVENT_CONNECTED = 2,        /* a: width, b: height */
+	LT_EVENT_DISCONNECTED = 3,     /* a: enum lt_reason, b: FreeRDP's last error code */
+	LT_EVENT_RESIZE = 4,           /* a: width, b: height */
+	LT_EVENT_FRAME = 5,            /* a: pointer to a malloc'd frame record (frame_output.h); JS frees */
+	LT_EVENT_POINTER_SET = 6,      /* a: pointer to a malloc'd pointer record (pointer_output.h); JS frees */
+	LT_EVENT_POINTER_HIDE = 7,     /* no arguments */
+	LT_EVENT_POINTER_DEFAULT = 8,  /* no arguments */
+	LT_EVENT_POINTER_POSITION = 9, /* a: x, b: y */
+	LT_EVENT_PROBE = 10            /* test hooks: a, b, c, d as the probe defines */
+};
+
+void lt_post_event(int session, int kind, int a, int b, int c, int d);
+
+#endif

@@ -1,0 +1,227 @@
+#include "session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <freerdp/channels/channels.h>
+#include <freerdp/client/channels.h>
+#include <freerdp/gdi/gdi.h>
+#include <winpr/sysinfo.h>
+
+#include "channel_transport.h"
+#include "frame_output.h"
+#include "js_events.h"
+#include "pointer_output.h"
+#include "session_errors.h"
+
+/* Room for several 256 KiB gateway frames; JS queues what does not fit. */
+#define LT_RING_CAPACITY (8u * 1024u * 1024u)
+
+static BOOL lt_pre_connect(freerdp* instance)
+{
+	rdpContext* context = instance->context;
+	if (PubSub_SubscribeChannelConnected(context->pubSub,
+	                                     freerdp_client_OnChannelConnectedEventHandler) < 0)
+		return FALSE;
+	if (PubSub_SubscribeChannelDisconnected(context->pubSub,
+	                                        freerdp_client_OnChannelDisconnectedEventHandler) < 0)
+		return FALSE;
+	return TRUE;
+}
+
+static BOOL lt_post_connect(freerdp* instance)
+{
+	LtContext* lt = (LtContext*)instance->context;
+	const UINT32 format =
+	    (lt->pixelLayout == LT_PIXELS_RGBX) ? PIXEL_FORMAT_RGBX32 : PIXEL_FORMAT_BGRX32;
+	if (!gdi_init(instance, format))
+		return FALSE;
+	if (!lt_pointer_output_install(lt))
+		return FALSE;
+	lt_frame_output_install(lt);
+	return TRUE;
+}
+
+static void lt_post_disconnect(freerdp* instance)
+{
+	rdpContext* context = instance->context;
+	(void)PubSub_UnsubscribeChannelConnected(context->pubSub,
+	                                         freerdp_client_OnChannelConnectedEventHandler);
+	(void)PubSub_UnsubscribeChannelDisconnected(context->pubSub,
+	                                            freerdp_client_OnChannelDisconnectedEventHandler);
+	gdi_free(instance);
+}
+
+static BOOL lt_client_new(freerdp* instance, WINPR_ATTR_UNUSED rdpContext* context)
+{
+	instance->PreConnect = lt_pre_connect;
+	instance->PostConnect = lt_post_connect;
+	instance->PostDisconnect = lt_post_disconnect;
+	/* client-common's defaults prompt on stdin; a kiosk has no one to ask */
+	instance->AuthenticateEx = NULL;
+	instance->ChooseSmartcard = NULL;
+	instance->VerifyCertificateEx = NULL;
+	instance->VerifyChangedCertificateEx = NULL;
+	instance->PresentGatewayMessage = NULL;
+	instance->GetAccessToken = NULL;
+	instance->RetryDialog = NULL;
+	return TRUE;
+}
+
+static BOOL lt_default_settings(rdpSettings* settings)
+{
+	/* the gateway chose the server; FreeRDP only needs a name to carry around */
+	return freerdp_settings_set_string(settings, FreeRDP_ServerHostname, "lanterna-gateway") &&
+	       freerdp_settings_set_uint32(settings, FreeRDP_ServerPort, 3389) &&
+	       freerdp_settings_set_uint32(settings, FreeRDP_ColorDepth, 32) &&
+	       freerdp_settings_set_uint32(settings, FreeRDP_DesktopWidth, 1920) &&
+	       freerdp_settings_set_uint32(settings, FreeRDP_DesktopHeight, 1080) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_SoftwareGdi, TRUE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_RdpSecurity, FALSE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_TlsSecurity, TRUE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_NlaSecurity, TRUE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_ExtSecurity, FALSE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_AutoReconnectionEnabled, FALSE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_SupportGraphicsPipeline, TRUE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_GfxH264, FALSE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_GfxAVC444, FALSE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_GfxAVC444v2, FALSE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_GfxProgressive, TRUE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_GfxPlanar, TRUE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_RemoteFxCodec, TRUE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_SupportDisplayControl, TRUE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_RedirectClipboard, FALSE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_AudioPlayback, FALSE) &&
+	       freerdp_settings_set_bool(settings, FreeRDP_DeviceRedirection, FALSE);
+}
+
+LtContext* lt_session_create(void)
+{
+	RDP_CLIENT_ENTRY_POINTS entry = { 0 };
+	entry.Version = RDP_CLIENT_INTERFACE_VERSION;
+	entry.Size = sizeof(RDP_CLIENT_ENTRY_POINTS_V1);
+	entry.ContextSize = sizeof(LtContext);
+	entry.ClientNew = lt_client_new;
+
+	rdpContext* context = freerdp_client_context_new(&entry);
+	if (!context)
+		return NULL;
+	LtContext* lt = (LtContext*)context;
+	lt->id = (int)(intptr_t)lt;
+	lt->pixelLayout = LT_PIXELS_BGRX;
+	lt->waitFrameAck = TRUE;
+	lt->frameAckTimeoutMs = 1000;
+	lt->connectTimeoutMs = 20000;
+	pthread_mutex_init(&lt->keyLock, NULL);
+	lt->ring = lt_ring_new(LT_RING_CAPACITY);
+	lt->frameAck = CreateEventA(NULL, TRUE, FALSE, NULL); /* WinPR has manual-reset events only */
+	if (!lt->ring || !lt->frameAck || !lt_default_settings(context->settings) ||
+	    !lt_channel_transport_install(lt))
+	{
+		lt_session_destroy(lt);
+		return NULL;
+	}
+	return lt;
+}
+
+void lt_session_destroy(LtContext* lt)
+{
+	if (!lt)
+		return;
+	if (lt->threadStarted)
+		pthread_join(lt->thread, NULL);
+	LtReceiveRing* ring = lt->ring;
+	HANDLE frameAck = lt->frameAck;
+	BYTE* key = lt->publicKey;
+	pthread_mutex_destroy(&lt->keyLock);
+	freerdp_client_context_free(&lt->common.context);
+	lt_ring_free(ring);
+	if (frameAck)
+		(void)CloseHandle(frameAck);
+	free(key);
+}
+
+BOOL lt_session_store_public_key(LtContext* lt, const BYTE* key, size_t length)
+{
+	BYTE* copy = malloc(length);
+	if (!copy || (length == 0) || (length > UINT32_MAX))
+	{
+		free(copy);
+		return FALSE;
+	}
+	memcpy(copy, key, length);
+	pthread_mutex_lock(&lt->keyLock);
+	free(lt->publicKey);
+	lt->publicKey = copy;
+	lt->publicKeyLength = (DWORD)length;
+	pthread_mutex_unlock(&lt->keyLock);
+	return TRUE;
+}
+
+static int lt_reason(LtContext* lt, UINT32 lastError)
+{
+	if (atomic_load(&lt->stopRequested))
+		return LT_REASON_STOPPED;
+	if (atomic_load(&lt->timedOut))
+		return LT_REASON_TIMEOUT;
+	return lt_reason_for_error(lastError);
+}
+
+static void lt_run_event_loop(LtContext* lt)
+{
+	rdpContext* context = &lt->common.context;
+	while (!freerdp_shall_disconnect_context(context))
+	{
+		HANDLE handles[MAXIMUM_WAIT_OBJECTS] = { 0 };
+		const DWORD count = freerdp_get_event_handles(context, handles, ARRAYSIZE(handles));
+		if (count == 0)
+			break;
+		/* the timeout also drives FreeRDP's timers: there are no waitable timers here */
+		if (WaitForMultipleObjects(count, handles, FALSE, 100) == WAIT_FAILED)
+			break;
+		if (!freerdp_check_event_handles(context))
+			break;
+	}
+}
+
+static void* lt_session_main(void* arg)
+{
+	LtContext* lt = arg;
+	rdpContext* context = &lt->common.context;
+	freerdp* instance = context->instance;
+
+	lt->connectDeadline = GetTickCount64() + lt->connectTimeoutMs;
+	if (freerdp_connect(instance))
+	{
+		atomic_store(&lt->connected, 1);
+		lt_post_event(lt->id, LT_EVENT_CONNECTED, (int)context->gdi->width,
+		              (int)context->gdi->height, 0, 0);
+		lt_run_event_loop(lt);
+	}
+	const UINT32 lastError = freerdp_get_last_error(context);
+	const int reason = lt_reason(lt, lastError);
+	(void)freerdp_disconnect(instance);
+	lt_post_event(lt->id, LT_EVENT_DISCONNECTED, reason, (int)lastError, 0, 0);
+	return NULL;
+}
+
+BOOL lt_session_start(LtContext* lt)
+{
+	if (lt->threadStarted)
+		return FALSE;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	/* FreeRDP's connect path and codecs use deep stacks; 64 KiB is emscripten's default */
+	pthread_attr_setstacksize(&attr, 2u * 1024u * 1024u);
+	const int rc = pthread_create(&lt->thread, &attr, lt_session_main, lt);
+	pthread_attr_destroy(&attr);
+	lt->threadStarted = (rc == 0);
+	return lt->threadStarted;
+}
+
+void lt_session_stop(LtContext* lt)
+{
+	atomic_store(&lt->stopRequested, 1);
+	(void)freerdp_abort_connect_context(&lt->common.context);
+	(void)SetEvent(lt->frameAck);
+}

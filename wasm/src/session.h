@@ -1,0 +1,74 @@
+/* One RDP session: FreeRDP's client context plus what the glue adds (the
+ * receive ring, the server key from the gateway, frame acknowledgement), and
+ * the thread that runs FreeRDP's connect and event loop. */
+#ifndef LANTERNA_SESSION_H
+#define LANTERNA_SESSION_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <freerdp/client.h>
+#include <freerdp/freerdp.h>
+
+#include "receive_ring.h"
+
+/* Why a session ended; the numbers are the contract with wasm/js/lanternaRdp.js. */
+enum lt_reason
+{
+	LT_REASON_CLOSED = 1,             /* ended normally (server or client closed it) */
+	LT_REASON_STOPPED = 2,            /* lt_session_stop() */
+	LT_REASON_WRONG_PASSWORD = 3,     /* the server refused the credentials */
+	LT_REASON_AUTH_FAILED = 4,        /* other logon problems: account locked, expired, … */
+	LT_REASON_CONNECTION_RESET = 5,   /* the byte stream ended (gateway socket closed) */
+	LT_REASON_PROTOCOL_ERROR = 6,     /* the server sent something FreeRDP could not handle */
+	LT_REASON_TIMEOUT = 7,            /* connect did not finish before its deadline */
+	LT_REASON_NEGOTIATION_FAILED = 8, /* security protocol negotiation failed */
+	LT_REASON_SERVER_ENDED = 9,       /* the server logged off or disconnected the session */
+	LT_REASON_INTERNAL = 10           /* out of memory, bad settings, a glue bug */
+};
+
+enum lt_pixel_layout
+{
+	LT_PIXELS_BGRX = 1, /* bytes B, G, R, X: FreeRDP's fastest paths; swizzle in the shader */
+	LT_PIXELS_RGBX = 2  /* bytes R, G, B, X: upload as RGBA as it is */
+};
+
+typedef struct
+{
+	rdpClientContext common; /* first: FreeRDP's client-common context */
+
+	int id; /* the handle JS knows this session by */
+	LtReceiveRing* ring;
+
+	pthread_mutex_t keyLock;
+	BYTE* publicKey; /* the server certificate's SubjectPublicKey, from the gateway */
+	DWORD publicKeyLength;
+
+	UINT32 connectTimeoutMs;
+	UINT64 connectDeadline; /* GetTickCount64() ms; past it a connecting read fails */
+	atomic_int connected;
+	atomic_int stopRequested;
+	atomic_int timedOut;
+	pthread_t thread;
+	BOOL threadStarted;
+
+	int pixelLayout;
+	UINT32 frameSeq;
+	BOOL waitFrameAck;
+	UINT32 frameAckTimeoutMs;
+	HANDLE frameAck;
+	atomic_uint lateFrameAcks;
+} LtContext;
+
+LtContext* lt_session_create(void);
+void lt_session_destroy(LtContext* lt);
+
+/* Starts the RDP thread (connect, then the event loop). FALSE if it could not start. */
+BOOL lt_session_start(LtContext* lt);
+
+/* Asks the RDP thread to end; it posts LT_EVENT_DISCONNECTED when it has. */
+void lt_session_stop(LtContext* lt);
+
+BOOL lt_session_store_public_key(LtContext* lt, const BYTE* key, size_t length);
+
+#endif
