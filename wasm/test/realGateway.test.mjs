@@ -1,0 +1,59 @@
+// The wasm client through the real gateway (gateway/, in process): display
+// control socket, admin projection request, `project`, then the CLI on the
+// data socket. NLA, so CredSSP must bind to the key the gateway reports.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PNG } from 'pngjs';
+import { startTestGateway } from '@lanterna/gateway/testkit/testGateway';
+import { connectControl } from '@lanterna/gateway/testkit/kioskTestClient';
+
+import { startShadowServer } from './rdpServers.mjs';
+
+const CLI = fileURLToPath(new URL('../js/cli.mjs', import.meta.url));
+const USER = { user: 'rdpuser', password: 'Passw0rd!' };
+const DISPLAY_TOKEN = 'wasm-display-token-0123456789';
+
+function runCli(args, deadlineMs = 60000) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`cli ran past ${deadlineMs} ms: ${stderr}`)); }, deadlineMs);
+    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+  });
+}
+
+test('through the real gateway: NLA session drawn and written as PNG by the CLI', async (t) => {
+  const server = await startShadowServer({ auth: USER });
+  t.after(() => server.stop());
+  const gateway = await startTestGateway({ displays: [{ id: 'wasm', token: DISPLAY_TOKEN }], certificates: { mode: 'first-use' } });
+  t.after(() => gateway.close());
+  const control = await connectControl(gateway.url, 'wasm', DISPLAY_TOKEN);
+  t.after(() => control.close());
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-wasm-gw-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
+    method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
+    body: JSON.stringify({ displayId: 'wasm', target: { host: server.host, port: server.port } }),
+  });
+  assert.equal(response.status, 202);
+  const project = await control.next('project');
+
+  const out = join(dir, 'frame.png');
+  const run = await runCli(['--gateway', gateway.url, '--session', String(project.sessionId),
+    '--token', String(project.sessionToken), '--user', USER.user, '--password', USER.password,
+    '--out', out, '--frames', '2', '--width', '1024', '--height', '768', '--timeout', '45']);
+  assert.equal(run.code, 0, run.stderr);
+  const png = PNG.sync.read(readFileSync(out));
+  const mid = (384 * 1024 + 512) * 4;
+  const centre = [...png.data.subarray(mid, mid + 3)];
+  assert.ok(centre.every((v, i) => Math.abs(v - [0x33, 0x66, 0xcc][i]) <= 6), `centre pixel ${centre}`);
+});
