@@ -55,8 +55,8 @@ function awaitMessage<T>(socket: WebSocket, phase: string, timeoutMs: number,
     };
     const onMessage = (data: Buffer, isBinary: boolean): void => {
       if (!isBinary) {
-        const parsed = JSON.parse(data.toString('utf8')) as GatewayMessage;
-        if (parsed.type === 'error') { done(); reject(new KioskError(phase, describeGatewayError(parsed))); return; }
+        const parsed = jsonOf(data, isBinary);
+        if (parsed?.type === 'error') { done(); reject(new KioskError(phase, describeGatewayError(parsed))); return; }
       }
       try {
         const value = accept(data, isBinary);
@@ -83,7 +83,12 @@ function whenOpen(socket: WebSocket, phase: string): Promise<void> {
 }
 
 function jsonOf(data: Buffer, isBinary: boolean): GatewayMessage | undefined {
-  return isBinary ? undefined : JSON.parse(data.toString('utf8')) as GatewayMessage;
+  if (isBinary) return undefined;
+  try {
+    return JSON.parse(data.toString('utf8')) as GatewayMessage;
+  } catch {
+    return { type: 'unparseable' };
+  }
 }
 
 export async function connectSimulatedKiosk(options: SimulatedKioskOptions): Promise<EchoChannel> {
@@ -145,7 +150,7 @@ function echoChannelOver(control: WebSocket, data: WebSocket): EchoChannel {
   };
   data.on('message', (raw: Buffer, isBinary: boolean) => {
     if (!isBinary) {
-      const message = JSON.parse(raw.toString('utf8')) as GatewayMessage;
+      const message = jsonOf(raw, isBinary) ?? { type: 'unparseable' };
       if (message.type === 'error' || message.type === 'ended') fail(new KioskError('relay', message.type === 'error' ? describeGatewayError(message) : `session ended (${String(message['reason'])})`));
     }
   });
