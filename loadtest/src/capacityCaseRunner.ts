@@ -83,6 +83,9 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
         cleanups.push(() => balancer.stop());
       }
       target = { kind: 'lanterna', baseUrl: haproxy?.baseUrl ?? gateways[0]?.baseUrl ?? '', distinctSourceAddresses: farm };
+    } else if (testCase.relay === 'direct') {
+      relayPids = () => [];
+      target = { kind: 'direct', host: '127.0.0.1', port: echo.port, distinctSourceAddresses: false };
     } else {
       progress.onPhase?.('starting websockify');
       const websockify: WebsockifyInstance = await startWebsockify({ targetPort: echo.port, targetCertPem: echo.certificatePem, cpus: layout.relayCpus });

@@ -8,7 +8,7 @@ import { executePlan, type RunPlan } from './runPlan.js';
 import { writeReport, DEFAULT_RESULTS_DIR } from './resultsWriter.js';
 import { deriveFigures } from './runReport.js';
 import { runSmoke } from './smokeRun.js';
-import { NICENESS_ENV, REALTIME_ENV } from './managedProcess.js';
+import { NICENESS_ENV } from './managedProcess.js';
 
 const int = (value: string): number => {
   const parsed = Number(value);
@@ -30,7 +30,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--step <n>', 'connections added per step', int)
   .option('--hold-seconds <n>', 'measurement window per step', int)
   .option('--settle-seconds <n>', 'pause after opening a step\'s connections', int, 1)
-  .addOption(new Option('--relay <kinds...>', 'relays for kw-v1/kw-v2.2').choices(['lanterna', 'websockify']))
+  .addOption(new Option('--relay <kinds...>', 'relays for kw-v1/kw-v2.2 (direct = no relay, the floor)').choices(['lanterna', 'websockify', 'direct']))
   .option('--up-bytes <n>', 'request PDU size', int)
   .option('--down-bytes <n>', 'response PDU size', int)
   .option('--interval-ms <n>', 'request interval', int)
@@ -49,16 +49,14 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--lfn-seconds <n>', 'measured seconds per long-fat-network point', int, 4)
   .option('--results-dir <dir>', 'where run folders go', DEFAULT_RESULTS_DIR)
   .option('--name <name>', 'run folder name (default: timestamp)')
-  .option('--realtime', 'run every started process under SCHED_RR 1 (needs root; see README)')
   .option('--nice <n>', 'niceness of every process the run starts (negative needs root)', (value: string) => String(Number.parseInt(value, 10)), '-10')
   .action(async (options: {
     scenario?: string[]; all?: boolean; maxConnections?: number; step?: number; holdSeconds?: number; settleSeconds: number; relay?: RelayKind[];
     upBytes?: number; downBytes?: number; intervalMs?: number; workers?: number; farmSizes?: number[]; generators: number; budgetMs: number;
     stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number; confirmHolds: number;
-    throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string; realtime?: boolean;
+    throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string;
   }) => {
     process.env[NICENESS_ENV] = options.nice;
-    if (options.realtime === true) process.env[REALTIME_ENV] = '1';
     const scenarios = options.all === true ? SCENARIOS.map((scenario) => scenario.name) : options.scenario ?? [];
     if (scenarios.length === 0) throw new Error('name a --scenario or use --all');
     const plan: RunPlan = {

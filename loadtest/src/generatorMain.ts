@@ -8,6 +8,7 @@ import type { TrafficPattern } from './trafficPattern.js';
 import type { EchoChannel } from './echoChannel.js';
 import { connectSimulatedKiosk } from './simulatedKiosk.js';
 import { connectWebsockifyKiosk } from './websockifyKiosk.js';
+import { connectDirectChannel } from './directChannel.js';
 import { sourceAddressFor } from './displayRoster.js';
 import { LatencyRecorder } from './latencyHistogram.js';
 import { PacedConnection, type WindowCounters } from './pacedConnection.js';
@@ -33,9 +34,14 @@ let windowStart = { cpu: process.cpuUsage(), wall: process.hrtime.bigint() };
 function connect(display: DisplayAssignment): Promise<EchoChannel> {
   if (!target) throw new Error('generator not configured');
   const localAddress = target.distinctSourceAddresses ? sourceAddressFor(display.index) : undefined;
-  return target.kind === 'lanterna'
-    ? connectSimulatedKiosk({ baseUrl: target.baseUrl, displayId: display.id, displayToken: display.token, localAddress, timeoutMs: connectTimeoutMs })
-    : connectWebsockifyKiosk({ url: target.url, localAddress, timeoutMs: connectTimeoutMs });
+  switch (target.kind) {
+    case 'lanterna':
+      return connectSimulatedKiosk({ baseUrl: target.baseUrl, displayId: display.id, displayToken: display.token, localAddress, timeoutMs: connectTimeoutMs });
+    case 'websockify':
+      return connectWebsockifyKiosk({ url: target.url, localAddress, timeoutMs: connectTimeoutMs });
+    case 'direct':
+      return connectDirectChannel({ host: target.host, port: target.port, timeoutMs: connectTimeoutMs });
+  }
 }
 
 async function openAll(displays: DisplayAssignment[]): Promise<void> {

@@ -4,7 +4,8 @@ import type { DisplayIdentity } from './displayRoster.js';
 
 export type RelayTarget =
   | { kind: 'lanterna'; baseUrl: string; distinctSourceAddresses: boolean }
-  | { kind: 'websockify'; url: string; distinctSourceAddresses: boolean };
+  | { kind: 'websockify'; url: string; distinctSourceAddresses: boolean }
+  | { kind: 'direct'; host: string; port: number; distinctSourceAddresses: boolean };
 
 export interface DisplayAssignment extends DisplayIdentity { index: number }
 

@@ -10,13 +10,6 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
  */
 export const NICENESS_ENV = 'LANTERNA_LOADTEST_NICE';
 
-/**
- * "1" runs every started process under SCHED_RR priority 1, so wake-ups on
- * the hot path preempt other tenants' work at once (the kernel's RT throttling
- * still leaves them 5 %): the closest a shared machine gets to a dedicated host.
- */
-export const REALTIME_ENV = 'LANTERNA_LOADTEST_REALTIME';
-
 export interface ManagedProcessOptions {
   command: string;
   args: string[];
@@ -39,7 +32,6 @@ export class ManagedProcess {
     let [command, args] = options.cpus === undefined
       ? [options.command, options.args]
       : ['taskset', ['-c', options.cpus, options.command, ...options.args]];
-    if (process.env[REALTIME_ENV] === '1') [command, args] = ['chrt', ['--rr', '1', command, ...args]];
     const niceness = process.env[NICENESS_ENV];
     if (niceness !== undefined && niceness !== '' && niceness !== '0') [command, args] = ['nice', ['-n', niceness, command, ...args]];
     const stdio: StdioOptions = options.ipc === true ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];

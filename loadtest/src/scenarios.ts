@@ -3,7 +3,8 @@
 // overridden from the command line.
 import type { TrafficPattern } from './trafficPattern.js';
 
-export type RelayKind = 'lanterna' | 'websockify';
+/** `direct` = no relay: the client talks to the echo host itself (the floor). */
+export type RelayKind = 'lanterna' | 'websockify' | 'direct';
 
 export interface RampShape { step: number; max: number; holdSeconds: number }
 
@@ -83,7 +84,7 @@ export function capacityCases(name: string, overrides: ScenarioOverrides, cpus: 
       const pattern = patternWith(name === 'kw-v1' ? KW_V1 : KW_V22, overrides);
       return relays.map((relay) => ({
         id: `${name}/${relay}`, scenario: name, relay, pattern, workers, instances: 1,
-        ramp: shaped(relay === 'lanterna' ? LANTERNA_RAMP : WEBSOCKIFY_RAMP, overrides),
+        ramp: shaped(relay === 'websockify' ? WEBSOCKIFY_RAMP : LANTERNA_RAMP, overrides),
       }));
     }
     case 'packet-size':

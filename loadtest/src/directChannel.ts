@@ -1,0 +1,35 @@
+// The no-relay baseline: the client speaks X.224 + TLS straight to the echo
+// host, so a relay's added latency is its response time minus this one.
+import { connectDirectTls } from './directTlsClient.js';
+import { TpktPduCounter } from './tpktPdu.js';
+import type { EchoChannel } from './echoChannel.js';
+
+export async function connectDirectChannel(options: { host: string; port: number; timeoutMs: number }): Promise<EchoChannel> {
+  const socket = await connectDirectTls({ host: options.host, port: options.port, handshake: 'x224-then-tls', timeoutMs: options.timeoutMs });
+  socket.setNoDelay(true);
+  const counter = new TpktPduCounter();
+  let failureListener: (error: Error) => void = () => { /* none yet */ };
+  let closing = false;
+  const fail = (error: Error): void => {
+    if (closing) return;
+    closing = true;
+    failureListener(error);
+    socket.destroy();
+  };
+  socket.on('error', (error: Error) => fail(error));
+  socket.on('close', () => fail(new Error('echo host closed the connection')));
+  return {
+    send: (pdu) => { socket.write(pdu); },
+    onResponses: (listener) => {
+      socket.on('data', (chunk: Buffer) => {
+        try {
+          const completed = counter.push(chunk);
+          if (completed > 0) listener(completed);
+        } catch (error) { fail(error instanceof Error ? error : new Error(String(error))); }
+      });
+      socket.resume();
+    },
+    onFailure: (listener) => { failureListener = listener; },
+    close: () => { closing = true; socket.end(); setTimeout(() => socket.destroy(), 2000).unref(); },
+  };
+}
