@@ -66,6 +66,15 @@ export class LanternaRdp {
     module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
   }
 
+  /**
+   * Ends every thread of the module (sessions first get a stop). In Node a
+   * thread pool FreeRDP keeps for its codecs would otherwise hold the process.
+   */
+  close() {
+    for (const session of this.sessions.values()) session.stop();
+    this.module.PThread?.terminateAllThreads();
+  }
+
   /** @param {import('./lanternaRdp.js').SessionOptions} options */
   createSession(options = {}) {
     const handle = this.module._lt_session_new();

@@ -35,10 +35,12 @@ function unrefWorkers(pthreads) {
   const unrefAll = () => {
     for (const worker of [...pthreads.unusedWorkers, ...pthreads.runningWorkers]) worker.unref?.();
   };
-  const allocate = pthreads.allocateUnusedWorker.bind(pthreads);
-  pthreads.allocateUnusedWorker = () => {
-    allocate();
+  // a worker made on demand gets its 'message' listener after allocation: unref once it is ready
+  const getNewWorker = pthreads.getNewWorker.bind(pthreads);
+  pthreads.getNewWorker = () => {
+    const worker = getNewWorker();
     unrefAll();
+    return worker;
   };
   unrefAll();
 }

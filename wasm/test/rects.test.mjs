@@ -1,5 +1,5 @@
 // The C coalescing of dirty rectangles (src/dirty_rects.c), through the wasm build.
-import { test, before } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
@@ -8,6 +8,7 @@ let rdp;
 before(async () => {
   rdp = await loadLanternaRdp();
 });
+after(() => rdp.close());
 
 const area = (rects) => rects.reduce((sum, [, , w, h]) => sum + w * h, 0);
 

@@ -1,7 +1,7 @@
 // The wasm client end to end: a real FreeRDP shadow server on an Xvfb display,
 // the stand-in gateway (standInGateway.mjs), the client in this process.
 // Frames must show the display's real pixels; failures must come back typed.
-import { test, before } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocketServer } from 'ws';
 import WebSocket from 'ws';
@@ -20,6 +20,7 @@ let rdp;
 before(async () => {
   rdp = await loadLanternaRdp();
 });
+after(() => rdp.close());
 
 /**
  * Runs one session until its surface shows the desktop's background in the

@@ -1,7 +1,7 @@
 // WinPR waits in the wasm build (patch 0003): a wait must sleep for real (no
 // CPU while blocked), honour its timeout, and wake within a millisecond of
 // the event being set from another thread.
-import { test, before } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
@@ -13,6 +13,7 @@ let rdp;
 before(async () => {
   rdp = await loadLanternaRdp();
 });
+after(() => rdp.close());
 
 test('a wait wakes within 1 ms of its event being set on another thread', async () => {
   const trips = [];
