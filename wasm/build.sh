@@ -97,6 +97,8 @@ if [ "$(cat "$OUT/.key" 2>/dev/null)" != "$CLIENT_KEY" ]; then
   mkdir -p "$OUT.tmp"
   cp "$CLIENT_DIR"/lanterna-rdp.* "$CLIENT_DIR/package.json" "$OUT.tmp"/
   echo "$CLIENT_KEY" >"$OUT.tmp/.key"
+  # where the static libraries are, for bench/build.sh
+  printf 'OPENSSL_DIR=%s\nFREERDP_DIR=%s\n' "$OPENSSL_DIR" "$FREERDP_DIR" >"$OUT.tmp/prefixes.env"
   rm -rf "$OUT"
   mv "$OUT.tmp" "$OUT"
 fi

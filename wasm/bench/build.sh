@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds the codec benchmark twice from the same C and the same FreeRDP source:
+# wasm (against wasm/build.sh's cached libraries) and native (against a native
+# build of the same tarball and patches, cached too). Then runs both.
+# Usage: bash wasm/bench/build.sh [frames]   (prints one JSON line per build)
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+WASM=$(cd "$HERE/.." && pwd)
+CACHE=${LANTERNA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lanterna}/wasm
+FRAMES=${1:-20}
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+
+bash "$WASM/build.sh" >&2
+# shellcheck disable=SC1091
+source "$WASM/build/prefixes.env"
+FREERDP_ORIG=$(grep -o 'freerdp3_[^ ]*orig.tar.xz' "$WASM/build.sh" | head -1)
+
+NATIVE_KEY=$( { cat "$HERE/freerdp-native.sh" "$WASM"/patches/*.patch; echo "$FREERDP_ORIG"; gcc --version | head -1; } | sha256sum | cut -c1-16)
+NATIVE_DIR=$CACHE/bench/native-freerdp-$NATIVE_KEY
+exec 9>"$CACHE/.lock"
+flock 9
+if [ ! -f "$NATIVE_DIR/.stamp" ]; then
+  echo "[bench] building native FreeRDP (cold, minutes)" >&2
+  rm -rf "$NATIVE_DIR"
+  mkdir -p "$CACHE/bench"
+  bash "$HERE/freerdp-native.sh" "$CACHE/src/$FREERDP_ORIG" "$WASM/patches" "$NATIVE_DIR"
+  touch "$NATIVE_DIR/.stamp"
+fi
+flock -u 9
+
+OUT=$WASM/build/bench
+mkdir -p "$OUT"
+echo '{ "type": "commonjs" }' >"$OUT/package.json"
+emcc -O2 -pthread -msimd128 "$HERE/codec_bench.c" -I"$FREERDP_DIR/include/freerdp3" -I"$FREERDP_DIR/include/winpr3" \
+  -Wl,--start-group "$FREERDP_DIR/lib/libfreerdp3.a" "$FREERDP_DIR/lib/libwinpr3.a" \
+  "$OPENSSL_DIR/lib/libssl.a" "$OPENSSL_DIR/lib/libcrypto.a" -Wl,--end-group \
+  -sENVIRONMENT=node -sINITIAL_MEMORY=268435456 -sEXIT_RUNTIME=1 -sNODEJS_CATCH_EXIT=0 \
+  -o "$OUT/codec_bench.js" 2>/dev/null
+gcc -O2 -w -pthread -msse4.2 -mssse3 "$HERE/codec_bench.c" -I"$NATIVE_DIR/include/freerdp3" -I"$NATIVE_DIR/include/winpr3" \
+  -Wl,--start-group "$NATIVE_DIR/lib/libfreerdp3.a" "$NATIVE_DIR/lib/libwinpr3.a" -Wl,--end-group \
+  -lssl -lcrypto -lm -ldl -lz -o "$OUT/codec_bench"
+
+"$OUT/codec_bench" "$FRAMES" || true
+node --no-experimental-fetch "$OUT/codec_bench.js" "$FRAMES" || true
