@@ -103,14 +103,14 @@ async function startGateway(tls: boolean, peerPort: number): Promise<{ child: Ch
   const dir = mkdtempSync(join(tmpdir(), 'lanterna-bench-'));
   const port = await allocateFreePort();
   writeFileSync(join(dir, 'config.json'), JSON.stringify({
-    listen: { host: '127.0.0.1', port, tls }, workers: 1, stateDir: join(dir, 'state'), logLevel: 'warn',
+    listen: { host: '127.0.0.1', port, tls }, workers: 1, stateDir: join(dir, 'state'),
     displays: [{ id: 'bench', token: TOKEN, autoProject: { host: '127.0.0.1', port: peerPort } }],
     policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] }, certificates: { mode: 'insecure' },
   }));
   const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
   const child = spawn(process.execPath, [cli, '--config', join(dir, 'config.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('gateway did not start')), 20_000);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('gateway did not start')); }, 20_000);
     createInterface({ input: child.stdout }).on('line', (line) => { if (line.includes('"listening"')) { clearTimeout(timer); resolve(); } });
   });
   const ca = tls ? readFileSync(join(dir, 'state', 'gateway-cert.pem'), 'utf8') : undefined;
@@ -121,24 +121,33 @@ async function main(): Promise<void> {
   const bytes = Number(options.megabytes) * 1024 * 1024;
   const runs = Number(options.runs);
   const peer = await startFaultyPeer('stream');
-  const gateways = { ws: await startGateway(false, peer.port), wss: await startGateway(true, peer.port) };
+  const started: ChildProcess[] = [];
+  process.once('exit', () => { for (const child of started) child.kill('SIGKILL'); });
+  const launch = async (tls: boolean): Promise<Awaited<ReturnType<typeof startGateway>>> => {
+    const gateway = await startGateway(tls, peer.port);
+    started.push(gateway.child);
+    return gateway;
+  };
+  const gateways = { ws: await launch(false), wss: await launch(true) };
   const paths: [string, () => Promise<PduLink>][] = [
     ['raw TLS (no gateway)', () => rawLink(peer)],
     ['gateway, ws:// to kiosk', () => gatewayLink(gateways.ws.base, undefined)],
     ['gateway, wss:// to kiosk', () => gatewayLink(gateways.wss.base, gateways.wss.ca)],
   ];
-  const results: { path: string; mibps: number[]; rtt: number[] }[] = [];
-  for (const [path, open] of paths) {
-    const mibps: number[] = [];
-    for (let i = 0; i < runs; i += 1) {
+  const results = paths.map(([path]) => ({ path, mibps: [] as number[], rtt: [] as number[] }));
+  // Interleaved rounds, so that load from anything else on the machine hits every path alike.
+  for (let i = 0; i < runs; i += 1) {
+    for (const [index, [, open]] of paths.entries()) {
       const link = await open();
-      mibps.push(await throughput(link, bytes));
+      results[index]?.mibps.push(await throughput(link, bytes));
       link.close();
     }
+  }
+  for (const [index, [, open]] of paths.entries()) {
     const link = await open();
-    const rtt = await latencies(link, Number(options.pings), Number(options.intervalMs));
+    const result = results[index];
+    if (result) result.rtt = await latencies(link, Number(options.pings), Number(options.intervalMs));
     link.close();
-    results.push({ path, mibps, rtt });
   }
   const raw = results[0];
   if (!raw) throw new Error('no raw result');
