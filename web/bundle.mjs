@@ -2,7 +2,7 @@
 // into dist/public/ (served by the gateway) and the renderer lab into dist/lab/
 // (tests and benchmarks only). Type checking is tsc's job, before this runs.
 import { build } from 'esbuild';
-import { access, copyFile, cp, mkdir, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,8 +28,16 @@ await build({
   entryPoints: {
     display: 'src/pages/display/displayPage.ts',
     'render.worker': 'src/render/render.worker.ts',
-    'session.worker': 'src/session/session.worker.ts',
   },
+  outdir: publicDir,
+});
+// The session worker is a classic worker: Emscripten 3.1.6's pthread glue is a
+// classic script, and only a classic worker can importScripts it (a module
+// worker would have to eval its text, which the page's CSP must not allow).
+await build({
+  ...common,
+  format: 'iife',
+  entryPoints: { 'session.worker': 'src/session/session.worker.ts' },
   outdir: publicDir,
 });
 await build({ ...common, entryPoints: { lab: 'src/lab/labPage.ts' }, outdir: labDir });
@@ -41,17 +49,29 @@ for (const [from, to] of [
 ]) {
   await copyFile(join(here, from), to);
 }
-// The wasm engine, when wasm/ has built it: copied beside the pages and
-// announced in engine.json, which the page always finds (so no 404 at run time).
-const wasmDir = process.env.LANTERNA_WASM_DIR ?? join(here, '../wasm/dist');
-const engineModule = 'lanterna-rdp.js';
+// The wasm engine, when wasm/ has built it (bash wasm/build.sh → wasm/build/):
+// the Emscripten outputs and the JS API are copied beside the pages, keeping
+// their relative layout (rdpEngine.js finds ../build/), and announced in
+// engine.json, which the page always finds (so no 404 at run time).
+const wasmBuild = process.env.LANTERNA_WASM_DIR ?? join(here, '../wasm/build');
+const wasmJs = join(here, '../wasm/js');
+const emscriptenFiles = ['lanterna-rdp.js', 'lanterna-rdp.wasm', 'lanterna-rdp.worker.js'];
+const apiFiles = ['rdpEngine.js', 'lanternaRdp.js'];
 let manifest = { available: false };
 try {
-  await access(join(wasmDir, engineModule));
-  await cp(wasmDir, join(publicDir, 'wasm'), { recursive: true });
-  manifest = { available: true, module: `./wasm/${engineModule}` };
+  await Promise.all([
+    ...emscriptenFiles.map((name) => access(join(wasmBuild, name))),
+    ...apiFiles.map((name) => access(join(wasmJs, name))),
+  ]);
+  await rm(join(publicDir, 'wasm'), { recursive: true, force: true });
+  await mkdir(join(publicDir, 'wasm/build'), { recursive: true });
+  await mkdir(join(publicDir, 'wasm/js'), { recursive: true });
+  for (const name of emscriptenFiles) await copyFile(join(wasmBuild, name), join(publicDir, 'wasm/build', name));
+  for (const name of apiFiles) await copyFile(join(wasmJs, name), join(publicDir, 'wasm/js', name));
+  manifest = { available: true, module: './wasm/js/rdpEngine.js' };
 } catch {
-  // not built yet: the page says so when a session starts
+  // not built: the page says so plainly when a session starts
+  await rm(join(publicDir, 'wasm'), { recursive: true, force: true });
 }
 await writeFile(join(publicDir, 'engine.json'), `${JSON.stringify(manifest)}\n`);
 console.log(`[web] engine ${manifest.available ? 'included' : 'absent'}`);

@@ -11,9 +11,9 @@ async function loadFactory() {
     globalThis.importScripts(new URL('lanterna-rdp.js', BUILD_URL).href);
     return globalThis.createLanternaRdp;
   }
-  // a module worker cannot importScripts: evaluate the classic script instead
-  const text = await (await fetch(new URL('lanterna-rdp.js', BUILD_URL))).text();
-  return new Function(`${text}\nreturn createLanternaRdp;`)();
+  // Emscripten's pthread glue is a classic script: evaluating its text in a
+  // module worker would need unsafe-eval, so the host must be a classic worker
+  throw new Error('the wasm client must run in a classic worker (importScripts is missing)');
 }
 
 let shared = null;

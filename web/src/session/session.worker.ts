@@ -2,6 +2,7 @@
 // wires it to the data socket (through a port from the page) and to the
 // render worker (through a port, so frames never touch the page's thread).
 import type { RenderWorkerReply, RenderWorkerRequest } from '../render/renderWorkerProtocol.js';
+import { DecodeClock } from './decodeClock.js';
 import { parseDataMessage } from './kioskProtocol.js';
 import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } from './rdpClientEngine.js';
 import type { DataPortMessage, SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
@@ -9,6 +10,7 @@ import type { DataPortMessage, SessionWorkerReply, SessionWorkerRequest } from '
 declare const self: DedicatedWorkerGlobalScope;
 
 let engine: RdpClientEngine | null = null;
+const decodeClock = new DecodeClock();
 
 function reply(message: SessionWorkerReply): void {
   self.postMessage(message);
@@ -27,7 +29,10 @@ function portTransport(port: MessagePort): RdpTransport {
   };
   port.onmessage = (event: MessageEvent<DataPortMessage>) => {
     const message = event.data;
-    if (message.type === 'pdus') transport.onpdus?.(message.data);
+    if (message.type === 'pdus') {
+      decodeClock.input();
+      transport.onpdus?.(message.data);
+    }
     else if (message.type === 'message') {
       try {
         transport.onmessage?.(parseDataMessage(message.text));
@@ -58,6 +63,8 @@ function renderSink(port: MessagePort): RdpFrameSink {
         height = frameHeight;
         send({ type: 'desktop-size', width, height });
       }
+      const decodeMs = decodeClock.frame();
+      if (decodeMs !== null) reply({ type: 'decoded', decodeMs });
       const id = nextId++;
       releases.set(id, release);
       // A view over the wasm heap's SharedArrayBuffer crosses without a copy.

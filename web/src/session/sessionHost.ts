@@ -10,7 +10,8 @@ export type SessionEvent =
   | { readonly kind: 'engine-missing'; readonly message: string }
   | { readonly kind: 'connected' }
   | { readonly kind: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number }
-  | { readonly kind: 'ended'; readonly reason: string; readonly errorCode: string | null }
+  /** errorCode: the gateway's; engineReason: the wasm client's typed end, when it ended the session. */
+  | { readonly kind: 'ended'; readonly reason: string; readonly errorCode: string | null; readonly engineReason: string | null }
   | { readonly kind: 'failed'; readonly message: string };
 
 export interface SessionHostOptions {
@@ -21,6 +22,8 @@ export interface SessionHostOptions {
   readonly renderer: RenderWorkerClient;
   readonly desktopWidth: number;
   readonly desktopHeight: number;
+  /** The display's own engine settings; they win over the project message's. */
+  readonly engineOptions?: Readonly<Record<string, unknown>>;
 }
 
 export class SessionHost {
@@ -39,7 +42,7 @@ export class SessionHost {
       onclose: (code) => this.finish(this.lastErrorCode ?? codeForClose(code), this.endReason ?? `closed (${code})`),
       ontext: (text) => this.peek(text),
     });
-    this.worker = new Worker(options.sessionWorkerUrl, { type: 'module', name: 'lanterna-session' });
+    this.worker = new Worker(options.sessionWorkerUrl, { type: 'classic', name: 'lanterna-session' });
     this.worker.onmessage = (event: MessageEvent<SessionWorkerReply>) => this.receive(event.data);
     this.worker.onerror = (event) => this.onevent({ kind: 'failed', message: event.message || 'the session worker failed' });
     const { project } = options;
@@ -50,7 +53,7 @@ export class SessionHost {
         ...(project.credentials ? { credentials: project.credentials } : {}),
         desktopWidth: options.desktopWidth,
         desktopHeight: options.desktopHeight,
-        ...(project.settings ? { extra: project.settings } : {}),
+        extra: { ...project.settings, ...options.engineOptions },
       },
       engineUrl: options.engineUrl,
       dataPort: dataPorts.port2,
@@ -87,7 +90,8 @@ export class SessionHost {
         this.onevent({ kind: 'decoded', decodeMs: reply.decodeMs, ...(reply.latencyMs !== undefined ? { latencyMs: reply.latencyMs } : {}) });
         break;
       case 'disconnected':
-        this.finish(null, reply.reason);
+        // A gateway error explains more than the engine's view of the same end.
+        this.finish(this.lastErrorCode, reply.reason, reply.reason);
         break;
       case 'error':
         this.onevent({ kind: 'failed', message: reply.message });
@@ -105,10 +109,10 @@ export class SessionHost {
     }
   }
 
-  private finish(errorCode: string | null, reason: string): void {
+  private finish(errorCode: string | null, reason: string, engineReason: string | null = null): void {
     if (this.finished) return;
     this.finished = true;
     this.worker.terminate();
-    this.onevent({ kind: 'ended', reason, errorCode });
+    this.onevent({ kind: 'ended', reason, errorCode, engineReason });
   }
 }

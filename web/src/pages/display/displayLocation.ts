@@ -1,5 +1,7 @@
 // What the display page learns from its URL: /display/<id>#token=…&…, plus
-// ?hud=1 and ?renderer=canvas2d. The token moves to localStorage and out of
+// ?hud=1, ?renderer=canvas2d, and the display's own limits on what the RDP
+// client advertises: ?gfx=0 (no graphics pipeline) and ?codecs=planar,remotefx
+// (e.g. lossless only, for pixel-exact signage or tests). The token moves to localStorage and out of
 // the address bar, so a reload still works and the token is not left on show.
 
 export interface DisplayLocation {
@@ -7,6 +9,17 @@ export interface DisplayLocation {
   readonly token: string | null;
   readonly hud: boolean;
   readonly preferCanvas2D: boolean;
+  /** Engine settings this display imposes (RdpSessionSettings.extra). */
+  readonly engineOptions: Readonly<Record<string, unknown>>;
+}
+
+function engineOptionsFrom(query: URLSearchParams): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  const gfx = query.get('gfx');
+  if (gfx !== null) options.gfx = gfx !== '0' && gfx !== 'false';
+  const codecs = query.get('codecs');
+  if (codecs !== null) options.codecs = codecs.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  return options;
 }
 
 export function tokenStorageKey(displayId: string): string {
@@ -30,6 +43,7 @@ export function readDisplayLocation(location: Location, storage: Storage, histor
     token: storage.getItem(tokenStorageKey(displayId)),
     hud: query.get('hud') === '1',
     preferCanvas2D: query.get('renderer') === 'canvas2d',
+    engineOptions: engineOptionsFrom(query),
   };
 }
 

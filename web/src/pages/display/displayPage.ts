@@ -2,6 +2,7 @@
 // screen, and one projection at a time.
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
+import { sentenceForEngineEnd } from '../../session/engineEndSentences.js';
 import { sentenceForCode } from '../../session/errorSentences.js';
 import type { ProjectMessage } from '../../session/kioskProtocol.js';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
@@ -115,7 +116,9 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
       sessionId = null;
       hud.setTraffic(null);
       screen.showIdle();
-      screen.setProblem(sessionNotice ?? (event.errorCode === null ? null : `Last presentation: ${sentenceForCode(event.errorCode)}`));
+      const engineSentence = event.engineReason === null ? null : sentenceForEngineEnd(event.engineReason);
+      const explanation = event.errorCode !== null ? sentenceForCode(event.errorCode) : engineSentence;
+      screen.setProblem(sessionNotice ?? (explanation === null ? null : `Last presentation: ${explanation}`));
       sessionNotice = null;
       if (online) screen.setConnection('Ready — waiting for a presenter', 'ok');
       break;
@@ -147,6 +150,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
       renderer,
       desktopWidth: size.width,
       desktopHeight: size.height,
+      engineOptions: place.engineOptions,
     },
     (event) => {
       if (session === host) onSessionEvent(event, project);

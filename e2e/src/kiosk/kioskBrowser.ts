@@ -1,0 +1,40 @@
+// The kiosk page in Debian's Chromium (headless, SwiftShader WebGL2, a fresh
+// temporary profile per launch), watched for console errors, uncaught
+// exceptions and main-thread long tasks.
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, openWatchedPage } from '@lanterna/web/src/testing/chromium';
+
+export interface KioskBrowser {
+  readonly browser: Browser;
+  readonly page: Page;
+  /** Console errors and uncaught exceptions; a test fails when any appear. */
+  readonly problems: string[];
+  close(): Promise<void>;
+}
+
+/** Opens `url` at exactly `width`×`height` CSS pixels with device pixel ratio 1. */
+export async function openKiosk(url: string, width: number, height: number): Promise<KioskBrowser> {
+  const browser = await launchChromium();
+  try {
+    const { page, problems } = await openWatchedPage(browser, { width, height });
+    // Long tasks are recorded from the first script on, before the page's own code runs.
+    await page.addInitScript(() => {
+      const store: number[] = [];
+      (globalThis as unknown as { lanternaLongTasks: number[] }).lanternaLongTasks = store;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) store.push(entry.duration);
+      // runs in the page; Node's types (this file's lib) do not know the browser-only 'longtask' entry type
+      }).observe({ type: 'longtask' as 'mark', buffered: true });
+    });
+    await page.goto(url);
+    return { browser, page, problems, close: () => browser.close() };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+}
+
+/** Durations (ms) of the main-thread long tasks seen so far. */
+export async function longTasks(page: Page): Promise<number[]> {
+  return page.evaluate(() => [...(globalThis as unknown as { lanternaLongTasks: number[] }).lanternaLongTasks]);
+}

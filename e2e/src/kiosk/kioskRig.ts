@@ -1,0 +1,103 @@
+// One kiosk display projecting one RDP server, end to end: the real gateway
+// (in process, plain ws on loopback, serving web/dist/public) with a display
+// whose autoProject points at the server, and the display page in Chromium.
+import { randomBytes } from 'node:crypto';
+import type { Page } from 'playwright-core';
+import { startTestGateway, type TestGateway } from '@lanterna/gateway/testkit/testGateway';
+import type { RgbImage } from '@lanterna/lab';
+import { publicDir } from '@lanterna/web/src/testing/webDist';
+import { openKiosk, type KioskBrowser } from './kioskBrowser.js';
+import { pageScreenshot } from './pageScreenshot.js';
+
+export interface ProjectedTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly username?: string;
+  readonly password?: string;
+}
+
+export interface KioskRigOptions {
+  readonly target: ProjectedTarget;
+  /** Page size in CSS pixels = device pixels = the desktop size the client asks for. */
+  readonly width?: number;
+  readonly height?: number;
+  /** Extra query of the display URL (e.g. "codecs=planar"). */
+  readonly query?: string;
+  /** A fixed gateway port, so a test can restart the gateway where the page expects it. */
+  readonly gatewayPort?: number;
+}
+
+export interface KioskRig {
+  readonly gateway: TestGateway;
+  readonly kiosk: KioskBrowser;
+  readonly page: Page;
+  readonly displayId: string;
+  /** Stops the gateway and starts a new one on the same port with the same display. */
+  restartGateway(): Promise<void>;
+  /** The page's current picture. */
+  screenshot(): Promise<RgbImage>;
+  close(): Promise<void>;
+}
+
+export const displayId = 'room-e2e';
+
+export async function startKioskRig(options: KioskRigOptions): Promise<KioskRig> {
+  const width = options.width ?? 1920;
+  const height = options.height ?? 1080;
+  const token = randomBytes(18).toString('base64url');
+  const { target } = options;
+  const gatewayConfig = (port: number) => ({
+    listen: { host: '127.0.0.1', port, tls: false },
+    webRoot: publicDir,
+    certificates: { mode: 'first-use' },
+    displays: [{
+      id: displayId,
+      name: 'E2E room',
+      token,
+      autoProject: {
+        host: target.host,
+        port: target.port,
+        name: 'Lab presenter',
+        ...(target.username !== undefined ? { credentials: { username: target.username, password: target.password ?? '' } } : {}),
+      },
+    }],
+  });
+  let gateway = await startTestGateway(gatewayConfig(options.gatewayPort ?? 0));
+  const port = gateway.port;
+  let kiosk: KioskBrowser;
+  try {
+    const query = options.query ? `?${options.query}` : '';
+    kiosk = await openKiosk(`${gateway.httpUrl}/display/${displayId}${query}#token=${token}`, width, height);
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+  return {
+    get gateway() { return gateway; },
+    kiosk,
+    page: kiosk.page,
+    displayId,
+    async restartGateway() {
+      await gateway.close();
+      gateway = await startTestGateway(gatewayConfig(port));
+    },
+    screenshot: () => pageScreenshot(kiosk.page),
+    async close() {
+      try {
+        await kiosk.close();
+      } finally {
+        await gateway.close();
+      }
+    },
+  };
+}
+
+/** Polls until `accept` holds for the page's picture (returns it) or the deadline passes (returns the last one). */
+export async function waitForPicture(rig: KioskRig, accept: (image: RgbImage) => boolean, deadlineMs: number): Promise<RgbImage> {
+  const end = Date.now() + deadlineMs;
+  for (;;) {
+    const image = await rig.screenshot();
+    if (accept(image) || Date.now() > end) return image;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
