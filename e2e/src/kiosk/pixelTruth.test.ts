@@ -42,7 +42,10 @@ async function projectAndCapture(target: ProjectedTarget, query: string | undefi
 
 test('shadow TLS, GFX with only the lossless planar codec: exact', async (t) => {
   const { lab, display } = await sharedLab();
-  const shadow = await lab.shadowServer({ display, auth: 'tls', gfx: true });
+  // In GFX mode the shadow server picks the codec from its own switches (RemoteFX
+  // over GFX, then progressive, then planar), whatever the client advertises:
+  // turning the lossy two off on the server leaves planar.
+  const shadow = await lab.shadowServer({ display, auth: 'tls', gfx: true, extraArgs: ['-gfx-progressive', '-gfx-rfx'] });
   t.after(() => shadow.stop());
   const { image, problems } = await projectAndCapture(shadow, 'codecs=planar', equalsReference, 'shadow-tls-gfx-planar');
   assert.deepEqual(problems, []);
