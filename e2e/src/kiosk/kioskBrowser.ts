@@ -23,8 +23,7 @@ export async function openKiosk(url: string, width: number, height: number): Pro
       (globalThis as unknown as { lanternaLongTasks: number[] }).lanternaLongTasks = store;
       new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) store.push(entry.duration);
-      // runs in the page; Node's types (this file's lib) do not know the browser-only 'longtask' entry type
-      }).observe({ type: 'longtask' as 'mark', buffered: true });
+      }).observe({ type: 'longtask', buffered: true });
     });
     await page.goto(url);
     return { browser, page, problems, close: () => browser.close() };
