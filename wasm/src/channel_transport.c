@@ -82,19 +82,39 @@ static HANDLE layer_get_event(void* userContext)
 	return lt_ring_event(((LtLayer*)userContext)->lt->ring);
 }
 
-static BOOL layer_close(WINPR_ATTR_UNUSED void* userContext)
+/* The ring belongs to the session, not to the layer. What closing keeps is
+ * the error that ended the connection: FreeRDP clears it before it retries
+ * (and the retry is refused, see connect_layer), so afterwards it is gone. */
+static BOOL layer_close(void* userContext)
 {
-	return TRUE; /* the ring belongs to the session, not to the layer */
+	LtContext* lt = ((LtLayer*)userContext)->lt;
+	if (!lt->layerClosed)
+	{
+		lt->layerClosed = TRUE;
+		lt->layerCloseError = freerdp_get_last_error(&lt->common.context);
+	}
+	return TRUE;
 }
 
 static rdpTransportLayer* connect_layer(rdpTransport* transport,
                                         WINPR_ATTR_UNUSED const char* hostname,
                                         WINPR_ATTR_UNUSED int port, WINPR_ATTR_UNUSED DWORD timeout)
 {
+	/* FreeRDP reconnects after a failed negotiation (falling back from NLA to
+	 * TLS) and after a transport failure during connect; each would send a
+	 * second Connection Request down the same data socket, which the gateway
+	 * treats as a bad message. One socket carries one connection attempt. */
+	LtContext* lt = lt_from_transport(transport);
+	if (lt->layerConnects++ > 0)
+	{
+		freerdp_set_last_error_if_not(&lt->common.context,
+		                              FREERDP_ERROR_SECURITY_NEGO_CONNECT_FAILED);
+		return NULL;
+	}
 	rdpTransportLayer* layer = transport_layer_new(transport, sizeof(LtLayer));
 	if (!layer)
 		return NULL;
-	((LtLayer*)layer->userContext)->lt = lt_from_transport(transport);
+	((LtLayer*)layer->userContext)->lt = lt;
 	layer->Read = layer_read;
 	layer->Write = layer_write;
 	layer->Wait = layer_wait;

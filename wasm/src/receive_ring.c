@@ -90,6 +90,14 @@ int lt_ring_read(LtReceiveRing* ring, BYTE* data, size_t length)
 	return result;
 }
 
+BOOL lt_ring_closed(LtReceiveRing* ring)
+{
+	pthread_mutex_lock(&ring->lock);
+	const BOOL closed = ring->closed;
+	pthread_mutex_unlock(&ring->lock);
+	return closed;
+}
+
 void lt_ring_close(LtReceiveRing* ring)
 {
 	pthread_mutex_lock(&ring->lock);

@@ -22,6 +22,9 @@ int lt_ring_read(LtReceiveRing* ring, BYTE* data, size_t length);
 /* Ends the stream: readers drain what is left and then see -1. Wakes waiters. */
 void lt_ring_close(LtReceiveRing* ring);
 
+/* TRUE once lt_ring_close() was called: the byte stream has ended. */
+BOOL lt_ring_closed(LtReceiveRing* ring);
+
 size_t lt_ring_used(LtReceiveRing* ring);
 size_t lt_ring_capacity(LtReceiveRing* ring);
 

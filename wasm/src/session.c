@@ -164,6 +164,10 @@ static int lt_reason(LtContext* lt, UINT32 lastError)
 		return LT_REASON_STOPPED;
 	if (atomic_load(&lt->timedOut))
 		return LT_REASON_TIMEOUT;
+	/* FreeRDP says "transport failed" both when the stream ended and when it
+	 * could not parse what came; only the ring knows which */
+	if ((lastError == FREERDP_ERROR_CONNECT_TRANSPORT_FAILED) && !lt_ring_closed(lt->ring))
+		return LT_REASON_PROTOCOL_ERROR;
 	return lt_reason_for_error(lastError);
 }
 
@@ -198,7 +202,9 @@ static void* lt_session_main(void* arg)
 		              (int)context->gdi->height, 0, 0);
 		lt_run_event_loop(lt);
 	}
-	const UINT32 lastError = freerdp_get_last_error(context);
+	UINT32 lastError = freerdp_get_last_error(context);
+	if ((lt->layerConnects > 1) && (lt->layerCloseError != FREERDP_ERROR_SUCCESS))
+		lastError = lt->layerCloseError; /* what failed, not the refused retry */
 	const int reason = lt_reason(lt, lastError);
 	(void)freerdp_disconnect(instance);
 	lt_post_event(lt->id, LT_EVENT_DISCONNECTED, reason, (int)lastError, 0, 0);

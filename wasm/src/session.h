@@ -49,6 +49,9 @@ typedef struct
 	atomic_int connected;
 	atomic_int stopRequested;
 	atomic_int timedOut;
+	int layerConnects; /* transport connects so far: only the first may use the data socket */
+	BOOL layerClosed;
+	UINT32 layerCloseError; /* FreeRDP's last error when the first transport closed */
 	pthread_t thread;
 	BOOL threadStarted;
 
