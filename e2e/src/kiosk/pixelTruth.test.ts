@@ -2,9 +2,10 @@
 // desktop; through the gateway and the kiosk page (1920×1080 page, 1920×1080
 // desktop, so 1:1) the picture must equal it exactly on lossless paths and
 // reach PSNR ≥ 40 dB on lossy ones.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { Lab, compareImages, describeDifference, generateReferenceImage, type LabDisplay, type RgbImage } from '@lanterna/lab';
+import { Lab, compareImages, describeDifference, generateReferenceImage, type LabDisplay, type RdpEndpoint, type RgbImage } from '@lanterna/lab';
+import { startNativeViewer } from './nativeViewer.js';
 import { startKioskRig, waitForPicture, type ProjectedTarget } from './kioskRig.js';
 import { psnr } from './psnr.js';
 import { keepScreenshot } from './keepScreenshot.js';
@@ -52,26 +53,68 @@ test('shadow TLS, GFX with only the lossless planar codec: exact', async (t) => 
   assert.equal(describeDifference(compareImages(reference, image)), 'images are equal');
 });
 
-test('shadow NLA, GFX progressive: PSNR ≥ 40 dB', async (t) => {
+// Lossy paths: PSNR against the reference (the codec's loss), and the kiosk's
+// picture against what native FreeRDP (xfreerdp3 on its own lab display)
+// decodes from the same server: the wasm decoders should match it exactly.
+async function nativePicture(lab: Lab, server: RdpEndpoint, args: readonly string[]): Promise<RgbImage> {
+  const viewer = await startNativeViewer(lab, server, args);
+  try {
+    let previous: RgbImage | null = null;
+    const end = Date.now() + 45_000;
+    for (;;) {
+      const image = await viewer.screenshot();
+      const settled = previous !== null && compareImages(previous, image) === undefined && psnr(reference, image) > 30;
+      if (settled || Date.now() > end) return image;
+      previous = image;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    await viewer.stop();
+  }
+}
+
+function largestChannelDifference(a: RgbImage, b: RgbImage): number {
+  let worst = 0;
+  for (let i = 0; i < a.data.length; i++) {
+    if (i % 4 !== 3) worst = Math.max(worst, Math.abs((a.data[i] ?? 0) - (b.data[i] ?? 0)));
+  }
+  return worst;
+}
+
+async function lossyPath(t: TestContext, name: string, server: { auth: 'tls' | 'nla'; gfx: boolean }, query: string | undefined, nativeArgs: readonly string[]): Promise<void> {
   const { lab, display } = await sharedLab();
-  const shadow = await lab.shadowServer({ display, auth: 'nla', gfx: true });
+  const shadow = await lab.shadowServer({ display, ...server });
   t.after(() => shadow.stop());
-  const { image, problems } = await projectAndCapture(shadow, 'codecs=progressive', (i) => psnr(reference, i) >= 40, 'shadow-nla-gfx-progressive');
+  // Settled: the same picture twice in a row.
+  let previous: RgbImage | null = null;
+  const { image, problems } = await projectAndCapture(shadow, query, (i) => {
+    const same = previous !== null && compareImages(previous, i) === undefined && psnr(reference, i) > 30;
+    previous = i;
+    return same;
+  }, name);
+  const native = await nativePicture(lab, shadow, nativeArgs);
+  const kioskDb = psnr(reference, image);
+  const nativeDb = psnr(reference, native);
+  console.log(`# ${name}: kiosk PSNR ${kioskDb.toFixed(2)} dB, native xfreerdp3 PSNR ${nativeDb.toFixed(2)} dB, kiosk vs native: ${describeDifference(compareImages(native, image))} (PSNR ${psnr(native, image).toFixed(2)} dB)`);
   assert.deepEqual(problems, []);
-  const db = psnr(reference, image);
-  console.log(`# shadow NLA GFX progressive: PSNR ${db.toFixed(2)} dB`);
-  assert.ok(db >= 40, `PSNR ${db.toFixed(2)} dB`);
+  // Debian's native libfreerdp3 rounds its SIMD colour conversion differently
+  // from the wasm build in a few thousand pixels (measured: 3,534, all by 1):
+  // anything more than ±1 would be the kiosk's own error.
+  const worst = largestChannelDifference(native, image);
+  assert.ok(worst <= 1, `the kiosk differs from native FreeRDP by up to ${worst} per channel: ${describeDifference(compareImages(native, image))}`);
+  // The issue's bar. Measured: 37.06 dB here and the same for native FreeRDP,
+  // with the loss in the reference's seeded noise (31.7 dB) and small text
+  // (35.2 dB): the server's RemoteFX quantisation, not the client.
+  assert.ok(kioskDb >= 40, `PSNR ${kioskDb.toFixed(2)} dB against the reference (native FreeRDP: ${nativeDb.toFixed(2)} dB)`);
+}
+
+test('shadow NLA, GFX progressive: PSNR ≥ 40 dB, same as native FreeRDP', async (t) => {
+  await lossyPath(t, 'shadow-nla-gfx-progressive', { auth: 'nla', gfx: true }, 'codecs=progressive',
+    ['/gfx:progressive:on,RFX:off,AVC420:off,AVC444:off']);
 });
 
-test('shadow TLS without GFX (RemoteFX surface bits): PSNR ≥ 40 dB', async (t) => {
-  const { lab, display } = await sharedLab();
-  const shadow = await lab.shadowServer({ display, auth: 'tls', gfx: false });
-  t.after(() => shadow.stop());
-  const { image, problems } = await projectAndCapture(shadow, undefined, (i) => psnr(reference, i) >= 40, 'shadow-tls-remotefx');
-  assert.deepEqual(problems, []);
-  const db = psnr(reference, image);
-  console.log(`# shadow TLS RemoteFX: PSNR ${db.toFixed(2)} dB`);
-  assert.ok(db >= 40, `PSNR ${db.toFixed(2)} dB`);
+test('shadow TLS without GFX (RemoteFX surface bits): PSNR ≥ 40 dB, same as native FreeRDP', async (t) => {
+  await lossyPath(t, 'shadow-tls-remotefx', { auth: 'tls', gfx: false }, undefined, ['-gfx', '/rfx']);
 });
 
 test('xrdp (xorgxrdp, TLS, bitmap updates): exact', async () => {
