@@ -38,6 +38,8 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
   },
   onstatistics: (stats) => {
     hud.onRender(stats);
+    // Instrumentation hook for benchmarks and tests outside the page (they listen on window).
+    window.dispatchEvent(new CustomEvent('lanterna:render', { detail: stats }));
     if (session) screen.showPicture();
   },
   onerror: (message) => showRendererWarning(screen.banners, `The picture cannot be drawn: ${message}`),
@@ -106,6 +108,7 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
       break;
     case 'decoded':
       hud.onDecode(event.decodeMs, event.latencyMs);
+      window.dispatchEvent(new CustomEvent('lanterna:decode', { detail: { decodeMs: event.decodeMs } }));
       break;
     case 'failed':
       sessionNotice = `Showing “${project.target.name}” failed: ${event.message}`;
