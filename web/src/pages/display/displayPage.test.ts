@@ -106,6 +106,9 @@ void test('gateway gone: "reconnecting" on screen, then back to idle when it ret
 
 void test('project: data socket opened with the session token, "Connecting to …", decoder absence said plainly', async (t) => {
   const { page, standIn } = await openDisplay(t, `/display/${display.id}?hud=1#token=${display.token}`);
+  // A build without wasm/build/ writes this manifest; the real engine is proven by e2e/.
+  await page.route('**/engine.json', (route) => route.fulfill({ json: { available: false } }));
+  await page.reload();
   await waitForText(page, '#status-text', /^Ready/);
   standIn.endDelayMs = 1500;
   standIn.project({ sessionId: 's-1', sessionToken: 'k-1', target: { name: 'Lab shadow', host: '127.0.0.1', port: 3389 } });
