@@ -16,6 +16,7 @@ typedef struct
 {
 	int delayMs;
 	int timeoutMs;
+	HANDLE ready;
 	HANDLE wake;
 	HANDLE answer;
 	DWORD result;
@@ -25,6 +26,8 @@ typedef struct
 static void* probe_waiter(void* arg)
 {
 	LtProbe* p = arg;
+	/* the delay starts only once this thread runs: a slow thread start must not look like an early wake */
+	(void)SetEvent(p->ready);
 	const double start = emscripten_get_now();
 	p->result = WaitForSingleObject(p->wake, (DWORD)p->timeoutMs);
 	p->waitedMs = emscripten_get_now() - start;
@@ -44,6 +47,7 @@ static void* probe_main(void* arg)
 	}
 	if (p->delayMs >= 0)
 	{
+		(void)WaitForSingleObject(p->ready, 5000);
 		(void)usleep((useconds_t)p->delayMs * 1000u);
 		const double set = emscripten_get_now();
 		(void)SetEvent(p->wake);
@@ -54,6 +58,7 @@ static void* probe_main(void* arg)
 	/* microseconds, as ints: result, how long the waiter waited, the round trip */
 	lt_post_event(0, LT_EVENT_PROBE, (int)p->result, (int)(p->waitedMs * 1000.0),
 	              (int)(roundTripMs * 1000.0), 0);
+	(void)CloseHandle(p->ready);
 	(void)CloseHandle(p->wake);
 	(void)CloseHandle(p->answer);
 	free(p);
@@ -68,10 +73,11 @@ EMSCRIPTEN_KEEPALIVE int lt_probe_wait(int delayMs, int timeoutMs)
 		return 0;
 	p->delayMs = delayMs;
 	p->timeoutMs = timeoutMs;
+	p->ready = CreateEventA(NULL, TRUE, FALSE, NULL);
 	p->wake = CreateEventA(NULL, TRUE, FALSE, NULL);
 	p->answer = CreateEventA(NULL, TRUE, FALSE, NULL);
 	pthread_t thread;
-	if (!p->wake || !p->answer || (pthread_create(&thread, NULL, probe_main, p) != 0))
+	if (!p->ready || !p->wake || !p->answer || (pthread_create(&thread, NULL, probe_main, p) != 0))
 	{
 		free(p);
 		return 0;
