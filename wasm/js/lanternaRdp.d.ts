@@ -42,6 +42,11 @@ export interface SessionOptions {
   readonly frameAckTimeoutMs?: number;
   /** Deadline for the whole connection sequence (default 20000 ms). */
   readonly connectTimeoutMs?: number;
+  /**
+   * Raw FreeRDP settings by name (e.g. { FreeRDP_RedirectClipboard: true }), applied after
+   * everything above; for replays that must match a recorded client, and experiments.
+   */
+  readonly freerdpSettings?: Readonly<Record<string, string | number | boolean>>;
   /** The server name FreeRDP carries (logs, NLA SPN); default "lanterna-gateway". */
   readonly serverName?: string;
 }

@@ -194,6 +194,10 @@ export class RdpSession {
       const wanted = options.performance?.[flag];
       if (wanted !== undefined) set(name, bool(!wanted));
     }
+    // raw FreeRDP settings last, so they win (replays that must match a recorded client)
+    for (const [name, value] of Object.entries(options.freerdpSettings ?? {})) {
+      set(name, typeof value === 'boolean' ? bool(value) : value);
+    }
     if (options.assistance) {
       const { invitation, password } = options.assistance;
       if (!this.#withStrings([invitation, password], (a, b) => this.module._lt_session_set_assistance(this.handle, a, b))) {

@@ -1,0 +1,73 @@
+// Recorded sessions (/work/shared/recordings/) replayed into the client, no
+// server: the decoded desktop must be non-trivial and the same on every run.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readRecording } from '@lanterna/lab/recording/recordingReader';
+
+import { loadLanternaRdp } from '../js/nodeLoader.js';
+import { replayRecording } from '../js/recordingReplay.js';
+
+const RECORDINGS = process.env.LANTERNA_RECORDINGS ?? '/work/shared/recordings';
+let rdp;
+before(async () => { rdp = await loadLanternaRdp({ logLevel: 'OFF' }); });
+after(() => rdp.close());
+
+function describeFrame(frame) {
+  const colours = new Set();
+  const view = new DataView(frame.pixels.buffer, frame.pixels.byteOffset, frame.pixels.byteLength);
+  for (let y = 0; y < frame.height; y += 7) {
+    for (let x = 0; x < frame.width; x += 7) colours.add(view.getUint32(y * frame.stride + x * 4, true) & 0xffffff);
+  }
+  return { hash: createHash('sha256').update(frame.pixels).digest('hex'), colours: colours.size };
+}
+
+/** The records up to the one that brings the server's bytes past limit (whole recording when 0). */
+function prefix(records, limit) {
+  if (!limit) return records;
+  let bytes = 0;
+  const end = records.findIndex((r) => r.direction === 'server-to-client' && (bytes += r.data.length) > limit);
+  return end < 0 ? records : records.slice(0, end + 1);
+}
+
+async function replayTwice(name, limit = 0) {
+  const { records } = await readRecording(`${RECORDINGS}/${name}.dump`);
+  const part = prefix(records, limit);
+  const runs = [];
+  for (let i = 0; i < 2; i += 1) runs.push(await replayRecording(rdp, part, { deadlineMs: 60000 }));
+  for (const run of runs) {
+    // the input ends after the last recorded PDU: the client read all of it and then saw the end
+    assert.equal(run.end.reason, 'connection-reset', `ended ${JSON.stringify(run.end)}`);
+    assert.deepEqual(run.desktop, { width: 1920, height: 1080 });
+  }
+  assert.equal(runs[0].frames, runs[1].frames, 'both runs draw the same number of frames');
+  return runs;
+}
+
+function assertSameNonTrivialDesktop(runs) {
+  for (const run of runs) {
+    assert.ok(run.frames > 0, 'frames drawn');
+    assert.ok(run.lastFrame, 'a last frame');
+  }
+  const [a, b] = runs.map((run) => describeFrame(run.lastFrame));
+  assert.ok(a.colours >= 8, `only ${a.colours} colours on the desktop`);
+  assert.equal(a.hash, b.hash, 'both runs decode the same desktop');
+}
+
+test('cold-xrdp.dump (slow-path bitmaps) replays to the same non-trivial desktop twice', async () => {
+  assertSameNonTrivialDesktop(await replayTwice('cold-xrdp'));
+});
+
+test('static-nogfx-rfx.dump (RemoteFX surface bits, first 3 MB) replays to the same desktop twice', async () => {
+  assertSameNonTrivialDesktop(await replayTwice('static-nogfx-rfx', 3e6));
+});
+
+test('static-gfxprogressive.dump (GFX progressive, first 3 MB) replays to the same desktop twice', async () => {
+  assertSameNonTrivialDesktop(await replayTwice('static-gfxprogressive', 3e6));
+});
+
+test('cold-shadow.dump replays through activation into GFX, whose H.264 this build cannot draw', async () => {
+  // its client advertised AVC444, so the shadow server sent only H.264 surfaces
+  const runs = await replayTwice('cold-shadow');
+  for (const run of runs) assert.equal(run.frames, 0);
+});
