@@ -46,7 +46,9 @@ test('server gone mid-session: the page says the connection was lost and goes id
   await waitForPicture(rig, drawn, 45_000);
   assert.ok(drawn(await rig.screenshot()), 'no desktop drawn before the server was stopped');
   await shadow.stop();
-  const words = await waitForWords(rig.page, /Last presentation: .*(lost|closed|ended)/, 30_000);
+  // Either the end of the running session is said, or (the gateway projects the
+  // display again at once) the next attempt's refusal is.
+  const words = await waitForWords(rig.page, /Last presentation: .*(lost|closed|ended|refused the connection|cannot be reached)/, 30_000);
   await keepScreenshot(rig.page, 'server-gone');
   assert.match(words, /Ready — waiting for a presenter|Reconnecting/);
   assert.deepEqual(rig.kiosk.problems, []);
@@ -65,5 +67,10 @@ test('gateway restarted: the page reconnects and projects again', async (t) => {
   const again = await waitForPicture(rig, drawn, 45_000);
   await keepScreenshot(rig.page, 'gateway-restarted');
   assert.ok(drawn(again), 'the desktop did not come back after the gateway restarted');
-  assert.deepEqual(rig.kiosk.problems, []);
+  // While the gateway is down, a reconnect attempt makes Chromium's network
+  // stack log a refused WebSocket connection as a console error; the page
+  // cannot prevent that line. It is the only problem allowed, and only for the
+  // control socket of this display.
+  const refused = new RegExp(`^console error: WebSocket connection to 'ws://127\\.0\\.0\\.1:${rig.gateway.port}/v1/displays/${rig.displayId}/control' failed: .*ERR_CONNECTION_REFUSED$`);
+  assert.deepEqual(rig.kiosk.problems.filter((problem) => !refused.test(problem)), []);
 });
