@@ -56,6 +56,13 @@ test('pixel truth through the real gateway', { timeout: 240000 }, async (t) => {
     const shadow = await lab.shadowServer({ display, auth: 'nla', gfx: true, extraArgs: ONLY_PLANAR });
     await exact(shadow, { username: shadow.username, password: shadow.password, gfx: true, codecs: ['planar'] });
   });
+  await t.test('shadow NLA, wrong password: a typed end, no frame', async () => {
+    const shadow = await lab.shadowServer({ display, auth: 'nla', gfx: true });
+    await assert.rejects(
+      stableFrameOverGateway(rdp, projecting, shadow, { ...SIZE, username: shadow.username, password: 'not-the-password' }),
+      (err) => err.end?.reason === 'wrong-password',
+    );
+  });
   await t.test('shadow TLS, GFX progressive: ramps and bars at least 40 dB', async () => {
     const shadow = await lab.shadowServer({ display, auth: 'tls', gfx: true, extraArgs: ONLY_PROGRESSIVE });
     await close(shadow, { gfx: true, codecs: ['progressive'] });
