@@ -31,6 +31,7 @@ const range = (values, digits = 1) => {
 };
 const first = runs[0];
 console.log(`optimised primitives: native ${first.native.optimisedPrimitives}, wasm ${first.wasm.optimisedPrimitives}`);
+console.log(`optimised 24→32 bpp copy equals the generic one: native ${first.native.copy24MatchesGeneric}, wasm ${first.wasm.copy24MatchesGeneric}`);
 console.log('| codec | native ms | wasm ms | wasm/native | same output |');
 console.log('|---|---|---|---|---|');
 for (const codec of CODECS) {
