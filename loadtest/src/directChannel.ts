@@ -2,20 +2,14 @@
 // host, so a relay's added latency is its response time minus this one.
 import { connectDirectTls } from './directTlsClient.js';
 import { TpktPduCounter } from './tpktPdu.js';
-import type { EchoChannel } from './echoChannel.js';
+import { ChannelEnd, type EchoChannel } from './echoChannel.js';
 
 export async function connectDirectChannel(options: { host: string; port: number; timeoutMs: number }): Promise<EchoChannel> {
   const socket = await connectDirectTls({ host: options.host, port: options.port, handshake: 'x224-then-tls', timeoutMs: options.timeoutMs });
   socket.setNoDelay(true);
   const counter = new TpktPduCounter();
-  let failureListener: (error: Error) => void = () => { /* none yet */ };
-  let closing = false;
-  const fail = (error: Error): void => {
-    if (closing) return;
-    closing = true;
-    failureListener(error);
-    socket.destroy();
-  };
+  const end = new ChannelEnd(() => { socket.destroy(); });
+  const fail = (error: Error): void => end.fail(error);
   socket.on('error', (error: Error) => fail(error));
   socket.on('close', () => fail(new Error('echo host closed the connection')));
   return {
@@ -29,7 +23,7 @@ export async function connectDirectChannel(options: { host: string; port: number
       });
       socket.resume();
     },
-    onFailure: (listener) => { failureListener = listener; },
-    close: () => { closing = true; socket.end(); setTimeout(() => socket.destroy(), 2000).unref(); },
+    onFailure: (listener) => end.onFailure(listener),
+    close: () => { end.closing(); socket.end(); setTimeout(() => socket.destroy(), 2000).unref(); },
   };
 }

@@ -10,6 +10,33 @@ export interface EchoChannel {
   close(): void;
 }
 
+/**
+ * The once-only end every channel shares: the first failure (unless the client
+ * closed on purpose) reaches the listener and tears the transport down.
+ */
+export class ChannelEnd {
+  private listener: (error: Error) => void = () => { /* none yet */ };
+  private ended = false;
+
+  constructor(private readonly teardown: () => void) {}
+
+  onFailure(listener: (error: Error) => void): void {
+    this.listener = listener;
+  }
+
+  fail(error: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.listener(error);
+    this.teardown();
+  }
+
+  /** A deliberate close: later transport errors are not failures. */
+  closing(): void {
+    this.ended = true;
+  }
+}
+
 /** Options every WebSocket client of the load test shares. */
 export const loadClientSocketOptions = {
   perMessageDeflate: false,

@@ -5,7 +5,7 @@
 import WebSocket from 'ws';
 import { buildConnectionRequest, parseConnectionConfirm, PROTOCOL_SSL } from './x224Negotiation.js';
 import { countWholePdus } from './tpktPdu.js';
-import { loadClientSocketOptions, type EchoChannel } from './echoChannel.js';
+import { ChannelEnd, loadClientSocketOptions, type EchoChannel } from './echoChannel.js';
 
 export interface SimulatedKioskOptions {
   /** ws://host:port of the gateway (or of the load balancer in front of it). */
@@ -139,15 +139,8 @@ export async function connectSimulatedKiosk(options: SimulatedKioskOptions): Pro
 }
 
 function echoChannelOver(control: WebSocket, data: WebSocket): EchoChannel {
-  let failureListener: (error: Error) => void = () => { /* none yet */ };
-  let closing = false;
-  const fail = (error: Error): void => {
-    if (closing) return;
-    closing = true;
-    failureListener(error);
-    data.terminate();
-    control.terminate();
-  };
+  const end = new ChannelEnd(() => { data.terminate(); control.terminate(); });
+  const fail = (error: Error): void => end.fail(error);
   data.on('message', (raw: Buffer, isBinary: boolean) => {
     if (!isBinary) {
       const message = jsonOf(raw, isBinary) ?? { type: 'unparseable' };
@@ -164,9 +157,9 @@ function echoChannelOver(control: WebSocket, data: WebSocket): EchoChannel {
         try { listener(countWholePdus(raw)); } catch (error) { fail(error instanceof Error ? error : new Error(String(error))); }
       });
     },
-    onFailure: (listener) => { failureListener = listener; },
+    onFailure: (listener) => end.onFailure(listener),
     close: () => {
-      closing = true;
+      end.closing();
       if (data.readyState === WebSocket.OPEN) data.send(JSON.stringify({ type: 'close' }));
       data.close(1000);
       control.close(1000);

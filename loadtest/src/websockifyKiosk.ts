@@ -6,7 +6,7 @@
 import WebSocket from 'ws';
 import { buildConnectionRequest, parseConnectionConfirm, PROTOCOL_SSL } from './x224Negotiation.js';
 import { TpktPduCounter } from './tpktPdu.js';
-import { loadClientSocketOptions, type EchoChannel } from './echoChannel.js';
+import { ChannelEnd, loadClientSocketOptions, type EchoChannel } from './echoChannel.js';
 
 export interface WebsockifyKioskOptions {
   url: string;
@@ -56,14 +56,8 @@ export async function connectWebsockifyKiosk(options: WebsockifyKioskOptions): P
     socket.terminate();
     throw error;
   }
-  let failureListener: (error: Error) => void = () => { /* none yet */ };
-  let closing = false;
-  const fail = (error: Error): void => {
-    if (closing) return;
-    closing = true;
-    failureListener(error);
-    socket.terminate();
-  };
+  const end = new ChannelEnd(() => { socket.terminate(); });
+  const fail = (error: Error): void => end.fail(error);
   socket.on('close', (code: number) => fail(new Error(`websockify closed with ${code}`)));
   return {
     send: (pdu) => socket.send(pdu, { binary: true }),
@@ -75,9 +69,9 @@ export async function connectWebsockifyKiosk(options: WebsockifyKioskOptions): P
         } catch (error) { fail(error instanceof Error ? error : new Error(String(error))); }
       });
     },
-    onFailure: (listener) => { failureListener = listener; },
+    onFailure: (listener) => end.onFailure(listener),
     close: () => {
-      closing = true;
+      end.closing();
       socket.close(1000);
       setTimeout(() => socket.terminate(), 2000).unref();
     },

@@ -3,30 +3,16 @@
 // success, a typed error and a non-zero exit on failure.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 
 import { startShadowServer } from './rdpServers.mjs';
 import { startStandInGateway } from './standInGateway.mjs';
+import { runCli } from './runCli.mjs';
 
-const CLI = fileURLToPath(new URL('../js/cli.mjs', import.meta.url));
 const USER = { user: 'rdpuser', password: 'Passw0rd!' };
-
-function runCli(args, deadlineMs = 60000) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`cli ran past ${deadlineMs} ms: ${stderr}`)); }, deadlineMs);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
 
 test('cli: connects, writes the drawn desktop as PNG, exits 0; a wrong password exits 1 with a typed error', async (t) => {
   const server = await startShadowServer({ auth: USER });

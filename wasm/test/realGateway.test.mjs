@@ -3,32 +3,18 @@
 // data socket. NLA, so CredSSP must bind to the key the gateway reports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { PNG } from 'pngjs';
 import { startTestGateway } from '@lanterna/gateway/testkit/testGateway';
 import { connectControl } from '@lanterna/gateway/testkit/kioskTestClient';
 
 import { startShadowServer } from './rdpServers.mjs';
+import { runCli } from './runCli.mjs';
 
-const CLI = fileURLToPath(new URL('../js/cli.mjs', import.meta.url));
 const USER = { user: 'rdpuser', password: 'Passw0rd!' };
 const DISPLAY_TOKEN = 'wasm-display-token-0123456789';
-
-function runCli(args, deadlineMs = 60000) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`cli ran past ${deadlineMs} ms: ${stderr}`)); }, deadlineMs);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
 
 test('through the real gateway: NLA session drawn and written as PNG by the CLI', async (t) => {
   const server = await startShadowServer({ auth: USER });

@@ -26,6 +26,16 @@ export class UploadTally {
   copies = 0;
   copiedBytes = 0;
 
+  /** The present's statistics from what was tallied since the last one; starts a new tally. */
+  present(renderer: RendererKind, frame: number, drawMs: number): RenderStats {
+    const stats: RenderStats = {
+      renderer, frame, drawMs,
+      uploadMs: this.uploadMs, rects: this.rects, pixels: this.pixels, copies: this.copies, copiedBytes: this.copiedBytes,
+    };
+    this.reset();
+    return stats;
+  }
+
   reset(): void {
     this.uploadMs = 0;
     this.rects = 0;

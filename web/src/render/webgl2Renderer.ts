@@ -155,18 +155,7 @@ export class WebGL2Renderer implements Renderer {
     if (this.syncTiming) this.waitForGpu();
     const drawMs = performance.now() - started;
     this.frames += 1;
-    const stats: RenderStats = {
-      renderer: this.kind,
-      frame: this.frames,
-      uploadMs: this.tally.uploadMs,
-      drawMs,
-      rects: this.tally.rects,
-      pixels: this.tally.pixels,
-      copies: this.tally.copies,
-      copiedBytes: this.tally.copiedBytes,
-    };
-    this.tally.reset();
-    this.onstatistics?.(stats);
+    this.onstatistics?.(this.tally.present(this.kind, this.frames, drawMs));
   }
 
   destroy(): void {
