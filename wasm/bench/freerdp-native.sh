@@ -6,7 +6,8 @@
 # with only the channels a projector needs (drdynvc, rdpgfx, disp, remdesk,
 # encomsp; rdpei, because client-common's pen code does not build without it;
 # rdpdr, which client-common loads whenever auto-detect or heartbeats are on, and
-# rdpsnd, which it then adds with its "fake" (silent) backend).
+# rdpsnd, which it then adds with its "fake" (silent) backend; cliprdr, so that
+# replays of recorded xfreerdp3 sessions ask for the recorded channel list).
 # Usage: freerdp-native.sh <orig tarball> <patch dir> <install prefix>
 set -euo pipefail
 TARBALL=$1 PATCHES=$2 PREFIX=$3
@@ -23,7 +24,7 @@ channels_off=()
 for ch in "$WORK"/src/channels/*/; do
   name=$(basename "$ch")
   case $name in
-    client|server|drdynvc|rdpgfx|disp|remdesk|encomsp|rdpei|rdpdr|rdpsnd) ;;
+    client|server|drdynvc|rdpgfx|disp|remdesk|encomsp|rdpei|rdpdr|rdpsnd|cliprdr) ;;
     *) channels_off+=("-DCHANNEL_${name^^}=OFF") ;;
   esac
 done

@@ -26,7 +26,7 @@ BOOL lt_channel_send(LtContext* lt, const BYTE* data, size_t length)
 	if (!copy)
 		return FALSE;
 	memcpy(copy, data, length);
-	lt_post_event(lt->id, LT_EVENT_SEND, (int)(intptr_t)copy, (int)length, 0, 0);
+	lt_post_event(lt->id, LT_EVENT_SEND, (intptr_t)copy, (intptr_t)length, 0, 0);
 	return TRUE;
 }
 

@@ -1,35 +1,41 @@
 /* The C entry points wasm/js/lanternaRdp.js calls (all on the JS thread that
- * owns the module). Sessions are known to JS by an integer handle. */
+ * owns the module). Sessions are known to JS by an integer handle (the context's address). */
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __EMSCRIPTEN__
 #include <emscripten.h>
+#else
+/* the native twin (bench/native/replay_native.c) calls these directly */
+#define EMSCRIPTEN_KEEPALIVE
+#endif
 #include <freerdp/assistance.h>
 #include <freerdp/settings.h>
 
 #include "dirty_rects.h"
+#include "exports.h"
 #include "session.h"
 
-static LtContext* from_handle(int handle)
+static LtContext* from_handle(intptr_t handle)
 {
-	return (LtContext*)(intptr_t)handle;
+	return (LtContext*)handle;
 }
 
-EMSCRIPTEN_KEEPALIVE int lt_session_new(void)
+EMSCRIPTEN_KEEPALIVE intptr_t lt_session_new(void)
 {
 	LtContext* lt = lt_session_create();
 	return lt ? lt->id : 0;
 }
 
 /* Any FreeRDP setting by its name (FreeRDP_Username, FreeRDP_DesktopWidth, …), value as text. */
-EMSCRIPTEN_KEEPALIVE int lt_session_set(int handle, const char* name, const char* value)
+EMSCRIPTEN_KEEPALIVE int lt_session_set(intptr_t handle, const char* name, const char* value)
 {
 	return freerdp_settings_set_value_for_name(from_handle(handle)->common.context.settings, name,
 	                                           value);
 }
 
 /* A Remote Assistance invitation (.msrcIncident content) and its password. */
-EMSCRIPTEN_KEEPALIVE int lt_session_set_assistance(int handle, const char* invitation,
+EMSCRIPTEN_KEEPALIVE int lt_session_set_assistance(intptr_t handle, const char* invitation,
                                                    const char* password)
 {
 	rdpAssistanceFile* file = freerdp_assistance_file_new();
@@ -43,7 +49,7 @@ EMSCRIPTEN_KEEPALIVE int lt_session_set_assistance(int handle, const char* invit
 	return ok;
 }
 
-EMSCRIPTEN_KEEPALIVE void lt_session_configure(int handle, int pixelLayout, int waitFrameAck,
+EMSCRIPTEN_KEEPALIVE void lt_session_configure(intptr_t handle, int pixelLayout, int waitFrameAck,
                                                int frameAckTimeoutMs, int connectTimeoutMs)
 {
 	LtContext* lt = from_handle(handle);
@@ -53,18 +59,18 @@ EMSCRIPTEN_KEEPALIVE void lt_session_configure(int handle, int pixelLayout, int 
 	lt->connectTimeoutMs = (connectTimeoutMs > 0) ? (UINT32)connectTimeoutMs : 20000;
 }
 
-EMSCRIPTEN_KEEPALIVE int lt_session_start_thread(int handle)
+EMSCRIPTEN_KEEPALIVE int lt_session_start_thread(intptr_t handle)
 {
 	return lt_session_start(from_handle(handle));
 }
 
-EMSCRIPTEN_KEEPALIVE int lt_session_set_public_key(int handle, const BYTE* key, int length)
+EMSCRIPTEN_KEEPALIVE int lt_session_set_public_key(intptr_t handle, const BYTE* key, int length)
 {
 	return (length > 0) && lt_session_store_public_key(from_handle(handle), key, (size_t)length);
 }
 
 /* 1: taken; 0: no room now (retry later); -1: the input is closed. */
-EMSCRIPTEN_KEEPALIVE int lt_session_push(int handle, const BYTE* data, int length)
+EMSCRIPTEN_KEEPALIVE int lt_session_push(intptr_t handle, const BYTE* data, int length)
 {
 	LtContext* lt = from_handle(handle);
 	if (length < 0)
@@ -74,35 +80,35 @@ EMSCRIPTEN_KEEPALIVE int lt_session_push(int handle, const BYTE* data, int lengt
 	return (lt_ring_capacity(lt->ring) >= (size_t)length) ? 0 : -1;
 }
 
-EMSCRIPTEN_KEEPALIVE int lt_session_input_space(int handle)
+EMSCRIPTEN_KEEPALIVE int lt_session_input_space(intptr_t handle)
 {
 	LtContext* lt = from_handle(handle);
 	return (int)(lt_ring_capacity(lt->ring) - lt_ring_used(lt->ring));
 }
 
 /* The gateway socket ended: FreeRDP reads what is left, then sees the end. */
-EMSCRIPTEN_KEEPALIVE void lt_session_close_input(int handle)
+EMSCRIPTEN_KEEPALIVE void lt_session_close_input(intptr_t handle)
 {
 	lt_ring_close(from_handle(handle)->ring);
 }
 
-EMSCRIPTEN_KEEPALIVE void lt_session_frame_done(int handle)
+EMSCRIPTEN_KEEPALIVE void lt_session_frame_done(intptr_t handle)
 {
 	(void)SetEvent(from_handle(handle)->frameAck);
 }
 
-EMSCRIPTEN_KEEPALIVE int lt_session_late_frame_acks(int handle)
+EMSCRIPTEN_KEEPALIVE int lt_session_late_frame_acks(intptr_t handle)
 {
 	return (int)atomic_load(&from_handle(handle)->lateFrameAcks);
 }
 
-EMSCRIPTEN_KEEPALIVE void lt_session_stop_thread(int handle)
+EMSCRIPTEN_KEEPALIVE void lt_session_stop_thread(intptr_t handle)
 {
 	lt_session_stop(from_handle(handle));
 }
 
 /* Only after LT_EVENT_DISCONNECTED (or when never started): joins the thread. */
-EMSCRIPTEN_KEEPALIVE void lt_session_free(int handle)
+EMSCRIPTEN_KEEPALIVE void lt_session_free(intptr_t handle)
 {
 	lt_session_destroy(from_handle(handle));
 }

@@ -44,7 +44,7 @@ static BOOL end_paint(rdpContext* context)
 
 	if (lt->waitFrameAck)
 		(void)ResetEvent(lt->frameAck);
-	lt_post_event(lt->id, LT_EVENT_FRAME, (int)(intptr_t)record, 0, 0, 0);
+	lt_post_event(lt->id, LT_EVENT_FRAME, (intptr_t)record, 0, 0, 0);
 
 	if (lt->waitFrameAck)
 	{

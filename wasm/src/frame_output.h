@@ -7,6 +7,8 @@
  *   [0] sequence  [1] pixel pointer  [2] width  [3] height  [4] stride (bytes)
  *   [5] layout (enum lt_pixel_layout)  [6] rectangle count n
  *   [7 + 4i …] x, y, w, h of rectangle i
+ * (The pixel pointer is a 32-bit wasm address; the native twin in bench/native/,
+ * whose pointers do not fit, reads gdi->primary_buffer instead.)
  * When the session waits for acknowledgements, the RDP thread does not touch
  * the surface again until JS calls lt_session_frame_done() (or a deadline
  * passes), so the renderer never uploads a half-drawn frame. */

@@ -2,7 +2,7 @@
 
 #include <emscripten.h>
 
-void lt_post_event(int session, int kind, int a, int b, int c, int d)
+void lt_post_event(intptr_t session, int kind, intptr_t a, intptr_t b, int c, int d)
 {
 	/* async: the posting thread (usually the RDP thread) never waits for JS */
 	MAIN_THREAD_ASYNC_EM_ASM(

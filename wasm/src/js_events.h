@@ -1,8 +1,12 @@
 /* Events for the JS side. They run on the main runtime thread (the Worker's or
  * Node's event loop), in the order they were posted, whichever thread posts.
- * The numbers are the contract with wasm/js/lanternaRdp.js. */
+ * The numbers are the contract with wasm/js/lanternaRdp.js. Pointers travel as
+ * intptr_t: 32 bits in wasm, and whole in the native twin (bench/native/), which
+ * links the same glue with a C sink in place of this file's JS one. */
 #ifndef LANTERNA_JS_EVENTS_H
 #define LANTERNA_JS_EVENTS_H
+
+#include <stdint.h>
 
 enum lt_event_kind
 {
@@ -18,6 +22,6 @@ enum lt_event_kind
 	LT_EVENT_PROBE = 10            /* test hooks: a, b, c, d as the probe defines */
 };
 
-void lt_post_event(int session, int kind, int a, int b, int c, int d);
+void lt_post_event(intptr_t session, int kind, intptr_t a, intptr_t b, int c, int d);
 
 #endif

@@ -63,7 +63,7 @@ static BOOL pointer_set(rdpContext* context, rdpPointer* pointer)
 	record[2] = (int32_t)pointer->xPos;
 	record[3] = (int32_t)pointer->yPos;
 	memcpy(&record[LT_POINTER_HEADER_WORDS], p->rgba, size);
-	lt_post_event(lt->id, LT_EVENT_POINTER_SET, (int)(intptr_t)record, 0, 0, 0);
+	lt_post_event(lt->id, LT_EVENT_POINTER_SET, (intptr_t)record, 0, 0, 0);
 	return TRUE;
 }
 

@@ -107,7 +107,7 @@ LtContext* lt_session_create(void)
 	if (!context)
 		return NULL;
 	LtContext* lt = (LtContext*)context;
-	lt->id = (int)(intptr_t)lt;
+	lt->id = (intptr_t)lt;
 	lt->pixelLayout = LT_PIXELS_BGRX;
 	lt->waitFrameAck = TRUE;
 	lt->frameAckTimeoutMs = 1000;

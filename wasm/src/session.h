@@ -37,7 +37,7 @@ typedef struct
 {
 	rdpClientContext common; /* first: FreeRDP's client-common context */
 
-	int id; /* the handle JS knows this session by */
+	intptr_t id; /* the handle JS knows this session by (its address) */
 	LtReceiveRing* ring;
 
 	pthread_mutex_t keyLock;

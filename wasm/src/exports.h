@@ -1,0 +1,26 @@
+/* The lt_* entry points of exports.c: wasm/js/lanternaRdp.js calls them by
+ * name; the native twin (../bench/native/replay_native.c) through this header. */
+#ifndef LANTERNA_EXPORTS_H
+#define LANTERNA_EXPORTS_H
+
+#include <stdint.h>
+
+#include <winpr/wtypes.h>
+
+intptr_t lt_session_new(void);
+int lt_session_set(intptr_t handle, const char* name, const char* value);
+int lt_session_set_assistance(intptr_t handle, const char* invitation, const char* password);
+void lt_session_configure(intptr_t handle, int pixelLayout, int waitFrameAck,
+                          int frameAckTimeoutMs, int connectTimeoutMs);
+int lt_session_start_thread(intptr_t handle);
+int lt_session_set_public_key(intptr_t handle, const BYTE* key, int length);
+int lt_session_push(intptr_t handle, const BYTE* data, int length);
+int lt_session_input_space(intptr_t handle);
+void lt_session_close_input(intptr_t handle);
+void lt_session_frame_done(intptr_t handle);
+int lt_session_late_frame_acks(intptr_t handle);
+void lt_session_stop_thread(intptr_t handle);
+void lt_session_free(intptr_t handle);
+int lt_coalesce(int32_t* rects, int count, int width, int height);
+
+#endif
