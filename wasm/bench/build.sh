@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the codec benchmark twice from the same C and the same FreeRDP source:
 # wasm (against wasm/build.sh's cached libraries) and native (against a native
-# build of the same tarball and patches, cached too). Then runs both.
+# build of the same tarball and patches, cached too). Then runs both. Then the
+# same for recorded sessions through the whole client: the wasm client against
+# its native twin (native/: our glue built natively against that FreeRDP).
 # Usage: bash wasm/bench/build.sh [frames] [repeats]
-#   (one JSON line per build and run on stderr, the comparison table on stdout)
+#   (one JSON line per build and run on stderr, the comparison tables on stdout)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WASM=$(cd "$HERE/.." && pwd)
@@ -48,3 +50,6 @@ gcc -O2 -w -pthread -msse4.2 -mssse3 "$HERE/codec_bench.c" -I"$NATIVE_DIR/includ
   -lssl -lcrypto -lm -ldl -lz -o "$OUT/codec_bench"
 
 node "$HERE/compare.mjs" "$OUT/codec_bench" "$OUT/codec_bench.js" "$FRAMES" "$REPEATS"
+
+REPLAY_NATIVE=$(bash "$HERE/native/build.sh" "$NATIVE_DIR" "$CACHE/bench")
+node "$HERE/replay-compare.mjs" "$REPLAY_NATIVE" "$REPEATS"

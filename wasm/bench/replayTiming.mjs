@@ -1,0 +1,41 @@
+// One timed replay of a recorded session into the wasm client: frames, ms from
+// the first to the last frame, ms per frame and the hash of the final picture
+// (frameShadow.mjs), the figures native/replay_native.c prints for the native
+// twin. Frames are acknowledged at once (no renderer), after their rectangles
+// are copied.
+import { replayRecording } from '../js/recordingReplay.js';
+import { FrameShadow } from './frameShadow.mjs';
+
+// FreeRDP's THREADING_FLAGS_DISABLE_THREADS: no codec thread pool
+const DISABLE_THREADS = 1;
+
+/**
+ * @param {import('../js/lanternaRdp.js').LanternaRdp} rdp
+ * @param {string} name the recording's name, for the result
+ * @param {readonly { direction: string, data: Uint8Array }[]} records
+ * @param {{ threaded?: boolean }} [options] threaded: FreeRDP's codec thread pool (the kiosk's default)
+ */
+export async function timeWasmReplay(rdp, name, records, options = {}) {
+  const threaded = options.threaded ?? true;
+  const shadow = new FrameShadow();
+  let first = 0;
+  let last = 0;
+  const result = await replayRecording(rdp, records, {
+    keepLastFrame: false,
+    session: { freerdpSettings: { FreeRDP_ThreadingFlags: threaded ? 0 : DISABLE_THREADS } },
+    onframe: (frame) => {
+      const t = performance.now();
+      if (!first) first = t;
+      last = t;
+      shadow.apply(frame);
+    },
+  });
+  const span = last - first;
+  return {
+    recording: name, build: 'wasm', threaded, frames: result.frames, serverPdus: result.serverPdus,
+    clientPdus: result.clientPdus, desktop: `${result.desktop?.width ?? 0}x${result.desktop?.height ?? 0}`,
+    totalMs: Number(result.ms.toFixed(1)), firstToLastFrameMs: Number(span.toFixed(1)),
+    msPerFrame: result.frames > 1 ? Number((span / (result.frames - 1)).toFixed(3)) : null,
+    hash: result.frames > 0 ? shadow.hash() : null, end: result.end?.reason ?? null,
+  };
+}
