@@ -8,14 +8,19 @@ import type { GatewayBus } from '../cluster/gatewayBus.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { sessionSettingsSchema } from '../session/sessionSettings.js';
+import { InvitationError, MAX_INVITATION_CHARS, readInvitation } from '../assistance/raInvitation.js';
 
 const MAX_BODY_BYTES = 16 * 1024;
 
 const projectBody = z.object({
   displayId: z.string(),
-  target: targetSchema,
+  target: targetSchema.optional(),
   credentials: z.object({ username: z.string().min(1), password: z.string(), domain: z.string().optional() }).optional(),
-});
+  /** A Remote Assistance invitation instead of a target: the gateway picks the first address its policy allows. */
+  assistance: z.object({ invitation: z.string().min(1).max(MAX_INVITATION_CHARS), password: z.string().max(256) }).optional(),
+  settings: sessionSettingsSchema.optional(),
+}).refine((body) => (body.target === undefined) !== (body.assistance === undefined), 'give either target or assistance, not both');
 
 export interface AdminDeps {
   adminToken: string;
@@ -72,13 +77,15 @@ export async function handleAdmin(deps: AdminDeps, request: IncomingMessage, res
       json(response, 404, { code: 'unknown-display', message: `no display "${body.displayId}"` });
       return true;
     }
-    const verdict = await checkTarget(deps.policy, body.target.host, body.target.port);
-    if (!verdict.allowed) {
-      json(response, 403, { code: 'target-forbidden', message: verdict.reason });
+    const chosen = body.assistance ? await chooseInvitationTarget(deps.policy, body.assistance) : await checkTarget(deps.policy, body.target?.host ?? '', body.target?.port ?? 0);
+    if (!chosen.allowed) {
+      json(response, chosen.status ?? 403, { code: chosen.code ?? 'target-forbidden', message: chosen.reason });
       return true;
     }
-    const sessionId = deps.control.project({ displayId: body.displayId, target: body.target, credentials: body.credentials });
-    json(response, 202, { sessionId, displayId: body.displayId });
+    const target = body.target ?? chosen.target;
+    if (!target) throw new Error('no target chosen');
+    const sessionId = deps.control.project({ displayId: body.displayId, target, credentials: body.credentials, settings: body.settings, assistance: body.assistance });
+    json(response, 202, { sessionId, displayId: body.displayId, target: { host: target.host, port: target.port } });
     return true;
   }
   const stop = /^\/v1\/admin\/displays\/([^/]+)\/sessions\/([^/]+)$/.exec(path);
@@ -91,7 +98,33 @@ export async function handleAdmin(deps: AdminDeps, request: IncomingMessage, res
   return true;
 }
 
-async function checkTarget(policy: TargetPolicy, host: string, port: number): Promise<{ allowed: true } | { allowed: false; reason: string }> {
+type TargetChoice =
+  | { allowed: true; target?: { host: string; port: number } }
+  | { allowed: false; reason: string; status?: number; code?: string };
+
+/**
+ * No open relay through invitations either: every address the invitation names
+ * goes through the same policy as a plain target, in the invitation's order,
+ * and the first one allowed is the target. None allowed: refused, naming why.
+ */
+async function chooseInvitationTarget(policy: TargetPolicy, assistance: { invitation: string; password: string }): Promise<TargetChoice> {
+  let addresses;
+  try {
+    ({ addresses } = readInvitation(assistance.invitation, assistance.password));
+  } catch (error) {
+    if (error instanceof InvitationError) return { allowed: false, status: 400, code: error.code, reason: error.message };
+    throw error;
+  }
+  const refusals: string[] = [];
+  for (const address of addresses) {
+    const verdict = await checkTarget(policy, address.host, address.port);
+    if (verdict.allowed) return { allowed: true, target: { host: address.host, port: address.port } };
+    refusals.push(verdict.reason);
+  }
+  return { allowed: false, reason: `no address in the invitation is allowed: ${refusals.join('; ')}` };
+}
+
+async function checkTarget(policy: TargetPolicy, host: string, port: number): Promise<TargetChoice> {
   let addresses = [host];
   if (isIP(host) === 0) {
     try {

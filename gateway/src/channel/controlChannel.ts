@@ -7,6 +7,7 @@ import { SessionTokenSigner } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
+import type { AssistanceSettings, SessionSettings } from '../session/sessionSettings.js';
 import { HandshakeReader, parseControl } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 
@@ -20,6 +21,9 @@ export interface ProjectionRequest {
   displayId: string;
   target: TargetConfig;
   credentials?: Credentials | undefined;
+  settings?: SessionSettings | undefined;
+  /** A Remote Assistance invitation the client answers instead of credentials. */
+  assistance?: AssistanceSettings | undefined;
 }
 
 /** The displays' control sockets: authentication, heartbeats, and pushing `project`/`stop` to them. */
@@ -106,6 +110,7 @@ export class ControlChannels {
         type: 'project', sessionId, sessionToken,
         target: { name: request.target.name ?? `${request.target.host}:${request.target.port}`, host: request.target.host, port: request.target.port },
         ...(request.credentials ? { credentials: request.credentials } : {}),
+        ...(request.settings ?? request.assistance ? { settings: { ...request.settings, ...(request.assistance ? { assistance: request.assistance } : {}) } } : {}),
       },
     });
     return sessionId;
