@@ -24,11 +24,17 @@ export interface SessionOptions {
   readonly username?: string;
   readonly password?: string;
   readonly domain?: string;
-  /** A Remote Assistance invitation (.msrcIncident XML) and its password, instead of credentials. */
+  /**
+   * A Remote Assistance invitation (.msrcIncident XML) and its password, instead of credentials.
+   * createSession throws RdpSessionError 'invalid-invitation' (malformed, missing fields, DTDs or
+   * entities, over 12 KiB) or 'wrong-password' (a type 2 ticket that does not decrypt).
+   */
   readonly assistance?: { readonly invitation: string; readonly password: string };
-  /** The desktop size asked of the server (default 1920×1080). Colour depth is always 32. */
+  /** The desktop size asked of the server (default 1920×1080). */
   readonly width?: number;
   readonly height?: number;
+  /** Colour depth asked of the server (default 32); GFX sessions are 32 whatever this says. */
+  readonly colorDepth?: 16 | 24 | 32;
   /** Graphics pipeline (RDPEGFX) on or off (default on). */
   readonly gfx?: boolean;
   /** Codecs advertised (default all three); AVC/H.264 is never advertised. */
@@ -72,7 +78,7 @@ export type PointerUpdate =
   | { readonly kind: 'position'; readonly x: number; readonly y: number };
 
 export declare class RdpSessionError extends Error {
-  readonly code: SessionEndReason;
+  readonly code: SessionEndReason | 'invalid-invitation';
 }
 
 export declare class RdpSession {

@@ -34,6 +34,27 @@ const PERFORMANCE_FLAGS = {
   themes: 'FreeRDP_DisableThemes',
 };
 
+/** Invitations Windows writes are 1–7 KB (the gateway takes at most the same). */
+const MAX_INVITATION_CHARS = 12 * 1024;
+
+/**
+ * FreeRDP reads invitations by string search, so it expands no entity and loads
+ * no DTD; refusing such markup (and oversized input) anyway keeps the client's
+ * answer the same as the gateway's (gateway/src/assistance/boundedXml.ts).
+ */
+function checkInvitation(text) {
+  if (typeof text !== 'string' || text.length === 0) throw new RdpSessionError('invalid-invitation', 'the remote assistance invitation is empty');
+  if (text.length > MAX_INVITATION_CHARS) {
+    throw new RdpSessionError('invalid-invitation', `the remote assistance invitation has ${text.length} characters, at most ${MAX_INVITATION_CHARS}`);
+  }
+  if (text.includes('<!') || /&(?!(amp|lt|gt|quot|apos|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});)/.test(text)) {
+    throw new RdpSessionError('invalid-invitation', 'the remote assistance invitation holds a DTD, entity or other markup an invitation never has');
+  }
+  if (!/<UPLOADINFO[\s>]/.test(text) || !/PassStub="/.test(text) || !/(LH|RC)TICKET="/.test(text)) {
+    throw new RdpSessionError('invalid-invitation', 'not a remote assistance invitation (UPLOADINFO with a ticket and a PassStub)');
+  }
+}
+
 export class RdpSessionError extends Error {
   /** @param {string} code @param {string} message */
   constructor(code, message) {
@@ -170,7 +191,9 @@ export class RdpSession {
     const height = options.height ?? 1080;
     set('FreeRDP_DesktopWidth', width);
     set('FreeRDP_DesktopHeight', height);
-    set('FreeRDP_ColorDepth', 32);
+    const colorDepth = options.colorDepth ?? 32;
+    if (![16, 24, 32].includes(colorDepth)) throw new RdpSessionError('internal', `unsupported colour depth ${colorDepth}`);
+    set('FreeRDP_ColorDepth', colorDepth);
     if (options.username !== undefined) set('FreeRDP_Username', options.username);
     if (options.password !== undefined) set('FreeRDP_Password', options.password);
     if (options.domain !== undefined) set('FreeRDP_Domain', options.domain);
@@ -200,8 +223,13 @@ export class RdpSession {
     }
     if (options.assistance) {
       const { invitation, password } = options.assistance;
-      if (!this.#withStrings([invitation, password], (a, b) => this.module._lt_session_set_assistance(this.handle, a, b))) {
-        throw new RdpSessionError('internal', 'the remote assistance invitation could not be read');
+      checkInvitation(invitation);
+      if (!this.#withStrings([invitation, String(password ?? '')], (a, b) => this.module._lt_session_set_assistance(this.handle, a, b))) {
+        // only a type 2 invitation's ticket depends on the password (it is encrypted with it)
+        if (invitation.includes('LHTICKET="')) {
+          throw new RdpSessionError('wrong-password', 'the remote assistance ticket does not decrypt: wrong password, or a damaged invitation');
+        }
+        throw new RdpSessionError('invalid-invitation', 'the remote assistance invitation could not be read (fields missing or malformed)');
       }
     }
     this.layout = options.pixelLayout ?? 'bgrx';

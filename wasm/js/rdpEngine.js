@@ -2,6 +2,7 @@
 // RdpEngineModule): the wasm client behind the page's transport and frame sink.
 // Loads lanterna-rdp.js next to this module's build output unless given a factory.
 import { LanternaRdp } from './lanternaRdp.js';
+import { sessionOptionsFromProject } from './projectSettings.js';
 
 const BUILD_URL = new URL('../build/', import.meta.url);
 
@@ -32,17 +33,11 @@ class WasmRdpEngine {
   }
 
   async connect(settings, transport, sink) {
-    const extra = settings.extra ?? {};
-    const session = this.rdp.createSession({
-      username: settings.credentials?.username,
-      password: settings.credentials?.password,
-      domain: settings.credentials?.domain,
-      width: settings.desktopWidth,
-      height: settings.desktopHeight,
-      serverName: settings.target.host,
-      gfx: extra.gfx ?? true,
-      codecs: extra.codecs,
-    });
+    // extra: the project message's settings (assistance, colour depth, codecs, performance), display's own last
+    const session = this.rdp.createSession(sessionOptionsFromProject(
+      { credentials: settings.credentials, settings: settings.extra ?? {}, target: settings.target },
+      { width: settings.desktopWidth, height: settings.desktopHeight },
+    ));
     this.session = session;
     session.onsend = (bytes) => transport.send(bytes.buffer);
     session.onconnected = () => sink.onEvent({ type: 'connected' });
