@@ -34,6 +34,9 @@ const PERFORMANCE_FLAGS = {
   themes: 'FreeRDP_DisableThemes',
 };
 
+/** FreeRDP_GfxCapsFilter bit for RDPGFX_CAPVERSION_101 (bit order of rdpgfx_is_capability_filtered). */
+const GFX_CAPS_FILTER_VERSION_101 = 1 << 3;
+
 /** Invitations Windows writes are 1–7 KB (the gateway takes at most the same). */
 const MAX_INVITATION_CHARS = 12 * 1024;
 
@@ -213,6 +216,9 @@ export class RdpSession {
     set('FreeRDP_GfxH264', 'FALSE');
     set('FreeRDP_GfxAVC444', 'FALSE');
     set('FreeRDP_GfxAVC444v2', 'FALSE');
+    // RDPGFX 10.1's capability set has no flags ([MS-RDPEGFX] 2.2.3.4), so it cannot say "no AVC",
+    // and a server that picks it may send H.264 (FreeRDP's shadow server does): never offer it
+    set('FreeRDP_GfxCapsFilter', GFX_CAPS_FILTER_VERSION_101);
     for (const [flag, name] of Object.entries(PERFORMANCE_FLAGS)) {
       const wanted = options.performance?.[flag];
       if (wanted !== undefined) set(name, bool(!wanted));

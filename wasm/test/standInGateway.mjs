@@ -48,7 +48,8 @@ export function subjectPublicKey(spki) {
 }
 
 /**
- * @param {{ host: string, port: number, token: string, timeoutMs?: number }} target
+ * @param {{ host: string, port: number, token: string, timeoutMs?: number, onClientBytes?: (bytes: Buffer) => void }} target
+ *   onClientBytes sees every binary frame the client sends (whole PDUs), for tests that read the wire
  * @returns {Promise<{ url: string, close: () => Promise<void>, sessions: number }>}
  */
 export async function startStandInGateway(target) {
@@ -82,6 +83,7 @@ export async function startStandInGateway(target) {
         }
         return;
       }
+      target.onClientBytes?.(Buffer.from(data));
       if (phase === 'request') {
         phase = 'connect';
         connectToServer(Buffer.from(data));

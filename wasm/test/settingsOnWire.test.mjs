@@ -1,0 +1,107 @@
+// The settings a projection asks for, read back from the wire of a real session:
+// a FreeRDP shadow server on Xvfb, the stand-in gateway tapping every frame the
+// client sends (whole PDUs). Checked where a server reads them: performanceFlags
+// in the Client Info PDU, colour depth in the client core data of MCS
+// Connect-Initial, and the GFX CapsAdvertise, which must never offer AVC (this
+// build has no H.264 decoder). The sessions must also draw, so the fields are
+// those of a working session, not of one the server turned away.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+
+import { loadLanternaRdp } from '../js/nodeLoader.js';
+import { runOverGateway } from '../js/gatewaySession.js';
+import { startShadowServer } from './rdpServers.mjs';
+import { startStandInGateway } from './standInGateway.mjs';
+import { GFX, channelMessages, decodeClientSession, dynamicChannelMessages, readGfxCapsAdvertise, splitPdus } from './clientPdus.mjs';
+
+const HIGH_COLOR_16BPP = 0x10;
+const HIGH_COLOR_24BPP = 0x18;
+const RNS_UD_32BPP_SUPPORT = 0x0008;
+const RNS_UD_CS_WANT_32BPP_SESSION = 0x0002;
+const PERF_EFFECTS_MASK = 0x0f; // wallpaper, full-window drag, menu animations, theming
+
+let rdp;
+let server;
+before(async () => {
+  rdp = await loadLanternaRdp({ logLevel: process.env.LT_LOG ?? 'OFF' });
+  server = await startShadowServer();
+});
+after(async () => {
+  await server?.stop();
+  rdp?.close();
+});
+
+/** One session with these options until it has drawn twice; returns the client's PDUs, decoded. */
+async function sessionWire(options) {
+  const sent = [];
+  const gateway = await startStandInGateway({ host: server.host, port: server.port, token: 'k', onClientBytes: (bytes) => sent.push(bytes) });
+  try {
+    const session = rdp.createSession({ width: 1024, height: 768, connectTimeoutMs: 15000, username: 'viewer', password: 'x', ...options });
+    let frames = 0;
+    session.onframe = () => { frames += 1; if (frames === 2) session.stop(); };
+    const timer = setTimeout(() => session.stop(), 30000);
+    const end = await runOverGateway(session, new WebSocket(gateway.url, 'lanterna.v1'), { token: 'k' });
+    clearTimeout(timer);
+    assert.ok(frames >= 2, `the session drew ${frames} frames and ended ${end.reason}`);
+    const pdus = sent.flatMap((frame) => splitPdus(frame));
+    return decodeClientSession(pdus);
+  } finally {
+    await gateway.close();
+  }
+}
+
+/** Every GFX CapsAdvertise the client sent, whichever static channel carries drdynvc. */
+function gfxCapsAdvertised(wire) {
+  const found = [];
+  // the IO channel, the user's and a message channel carry no channel PDUs: skip what does not parse
+  const byChannel = new Map();
+  for (const m of wire.sendData) {
+    if (m.channelId !== 1003 && m.data.length >= 8) byChannel.set(m.channelId, [...(byChannel.get(m.channelId) ?? []), m]);
+  }
+  for (const pdus of byChannel.values()) {
+    let dynamic;
+    try {
+      dynamic = dynamicChannelMessages(channelMessages(pdus).map((m) => m.data));
+    } catch {
+      continue; // not drdynvc
+    }
+    for (const message of dynamic) {
+      const sets = message.cmd === 0x03 ? readGfxCapsAdvertise(message.payload) : null;
+      if (sets) found.push(sets);
+    }
+  }
+  return found;
+}
+
+test('all desktop effects asked for: none disabled; 32 bpp asked; GFX caps advertise no AVC', async () => {
+  const wire = await sessionWire({ performance: { wallpaper: true, fullWindowDrag: true, menuAnimations: true, themes: true } });
+  assert.equal(wire.clientInfo.performanceFlags & PERF_EFFECTS_MASK, 0, `performanceFlags 0x${wire.clientInfo.performanceFlags.toString(16)}`);
+  const { core } = wire.connectInitial;
+  assert.equal(core.highColorDepth, HIGH_COLOR_24BPP);
+  assert.ok(core.earlyCapabilityFlags & RNS_UD_CS_WANT_32BPP_SESSION, 'client core data wants a 32 bpp session');
+  assert.ok(core.supportedColorDepths & RNS_UD_32BPP_SUPPORT);
+  assert.deepEqual([core.width, core.height], [1024, 768]);
+
+  const advertised = gfxCapsAdvertised(wire);
+  assert.equal(advertised.length, 1, 'one CapsAdvertise');
+  const sets = advertised[0];
+  assert.ok(sets.length >= 3, `${sets.length} capability sets`);
+  for (const { version, flags } of sets) {
+    const name = `caps 0x${version.toString(16)} flags 0x${flags.toString(16)}`;
+    assert.equal(flags & GFX.CAPS_FLAG_AVC420_ENABLED, 0, `${name}: AVC420 enabled`);
+    if (version >= 0x000a0002) assert.ok(flags & GFX.CAPS_FLAG_AVC_DISABLED, `${name}: AVC not disabled`);
+  }
+  assert.ok(sets.some((s) => s.version >= 0x000a0002), 'RDPGFX 10.x offered (AVC_DISABLED is how 10.x says no AVC)');
+  assert.ok(!sets.some((s) => s.version === 0x000a0100), 'RDPGFX 10.1 offered: it has no flag to refuse AVC');
+});
+
+test('all desktop effects turned off and 16 bpp: the wire says so', async () => {
+  const wire = await sessionWire({ colorDepth: 16, performance: { wallpaper: false, fullWindowDrag: false, menuAnimations: false, themes: false } });
+  assert.equal(wire.clientInfo.performanceFlags & PERF_EFFECTS_MASK, PERF_EFFECTS_MASK, `performanceFlags 0x${wire.clientInfo.performanceFlags.toString(16)}`);
+  const { core } = wire.connectInitial;
+  assert.equal(core.highColorDepth, HIGH_COLOR_16BPP);
+  assert.equal(core.earlyCapabilityFlags & RNS_UD_CS_WANT_32BPP_SESSION, 0);
+  // NLA is off here (shadow server without auth), so these are the settings' own words
+  assert.equal(wire.clientInfo.username, 'viewer');
+});
