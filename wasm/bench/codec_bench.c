@@ -8,6 +8,7 @@
  * are optimised (not the generic C ones), the point of the SIMD build.
  * Prints one JSON line: ms per frame and a correctness check per codec. */
 #include <math.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,85 @@ static double now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* CPU time the process has used, ms. On a shared machine the wall clock also
+ * counts the time other processes held the core; CPU time does not. Both
+ * builds ask the kernel the same way (getrusage of the whole process, which
+ * brings the calling thread's running time up to date). In wasm the decoding
+ * pthread is a Node worker, an OS thread of the same process; the other
+ * threads sleep while a single-threaded codec runs. */
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+EM_JS(double, process_cpu_ms, (void), {
+	const u = process.cpuUsage();
+	return (u.user + u.system) / 1000;
+});
+#else
+static double process_cpu_ms(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+#endif
+
+/* Per-frame wall and CPU times of one codec's timed loop. The mean is the
+ * cost over the run; medians and the fastest frame are what stays readable
+ * when other processes take the core for part of a run (the machine is
+ * shared). For the threaded codecs CPU time is the work of all threads. */
+#define MAX_LAPS 1024
+typedef struct
+{
+	double laps[MAX_LAPS];
+	double cpuLaps[MAX_LAPS];
+	int count;
+	double last, cpuLast;
+} FrameClock;
+
+/* starts (again) without dropping the laps taken so far */
+static void clock_resume(FrameClock* c)
+{
+	c->cpuLast = process_cpu_ms();
+	c->last = now_ms();
+}
+
+static void clock_start(FrameClock* c)
+{
+	c->count = 0;
+	clock_resume(c);
+}
+
+static void clock_lap(FrameClock* c)
+{
+	const double t = now_ms();
+	const double cpu = process_cpu_ms();
+	if (c->count < MAX_LAPS)
+	{
+		c->laps[c->count] = t - c->last;
+		c->cpuLaps[c->count++] = cpu - c->cpuLast;
+	}
+	c->last = t;
+	c->cpuLast = cpu;
+}
+
+static int by_value(const void* a, const void* b)
+{
+	const double x = *(const double*)a, y = *(const double*)b;
+	return (x > y) - (x < y);
+}
+
+/* mean, median, min of n laps (sorts them) */
+static void lap_stats(double* laps, int n, double* mean, double* median, double* min)
+{
+	double sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += laps[i];
+	qsort(laps, (size_t)n, sizeof(double), by_value);
+	*mean = (n > 0) ? sum / n : -1;
+	*median = (n == 0) ? -1 : (n & 1) ? laps[n / 2] : (laps[n / 2 - 1] + laps[n / 2]) / 2;
+	*min = (n > 0) ? laps[0] : -1;
 }
 
 static void paint_desktop(BYTE* img)
@@ -77,7 +157,7 @@ typedef struct
 	UINT32 x, y, w, h;
 } Tile;
 
-static double bench_planar(const BYTE* img, BYTE* out, int frames, int* exact)
+static double bench_planar(const BYTE* img, BYTE* out, int frames, FrameClock* clock, int* exact)
 {
 	const int cols = (W + TILE - 1) / TILE, rows = (H + TILE - 1) / TILE;
 	Tile* tiles = calloc((size_t)cols * rows, sizeof(Tile));
@@ -98,7 +178,9 @@ static double bench_planar(const BYTE* img, BYTE* out, int frames, int* exact)
 			                                         t->h, STRIDE, NULL, &t->size);
 		}
 	const double start = now_ms();
+	clock_start(clock);
 	for (int f = 0; f < frames; f++)
+	{
 		for (int i = 0; i < n; i++)
 		{
 			Tile* t = &tiles[i];
@@ -107,6 +189,8 @@ static double bench_planar(const BYTE* img, BYTE* out, int frames, int* exact)
 			                       t->w, t->h, FALSE))
 				return -1;
 		}
+		clock_lap(clock);
+	}
 	const double ms = (now_ms() - start) / frames;
 	*exact = 1;
 	for (int y = 0; y < H && *exact; y++)
@@ -141,7 +225,8 @@ static int same_colours(const BYTE* img, const BYTE* out)
 	return 1;
 }
 
-static double bench_interleaved(const BYTE* img, BYTE* out, int frames, int* exact)
+static double bench_interleaved(const BYTE* img, BYTE* out, int frames, FrameClock* clock,
+                                int* exact)
 {
 	const int cols = (W + TILE - 1) / TILE, rows = (H + TILE - 1) / TILE;
 	Tile* tiles = calloc((size_t)cols * rows, sizeof(Tile));
@@ -163,7 +248,9 @@ static double bench_interleaved(const BYTE* img, BYTE* out, int frames, int* exa
 				return -1;
 		}
 	const double start = now_ms();
+	clock_start(clock);
 	for (int f = 0; f < frames; f++)
+	{
 		for (int i = 0; i < n; i++)
 		{
 			Tile* t = &tiles[i];
@@ -171,6 +258,8 @@ static double bench_interleaved(const BYTE* img, BYTE* out, int frames, int* exa
 			                            t->x, t->y, t->w, t->h, NULL))
 				return -1;
 		}
+		clock_lap(clock);
+	}
 	const double ms = (now_ms() - start) / frames;
 	*exact = same_colours(img, out);
 	for (int i = 0; i < n; i++)
@@ -182,7 +271,7 @@ static double bench_interleaved(const BYTE* img, BYTE* out, int frames, int* exa
 }
 
 static double bench_progressive(const BYTE* img, BYTE* out, int frames, UINT32 threading,
-                                double* psnr, UINT32* bytes)
+                                FrameClock* clock, double* psnr, UINT32* bytes)
 {
 	PROGRESSIVE_CONTEXT* enc = progressive_context_new_ex(TRUE, THREADING_FLAGS_DISABLE_THREADS);
 	PROGRESSIVE_CONTEXT* dec = progressive_context_new_ex(FALSE, threading);
@@ -200,12 +289,14 @@ static double bench_progressive(const BYTE* img, BYTE* out, int frames, UINT32 t
 	REGION16 invalid;
 	region16_init(&invalid);
 	const double start = now_ms();
+	clock_start(clock);
 	for (int f = 0; f < frames; f++)
 	{
 		region16_clear(&invalid);
 		if (progressive_decompress(dec, copy, *bytes, out, FORMAT, STRIDE, 0, 0, &invalid, 1,
 		                           (UINT32)f + 1) < 0)
 			return -1;
+		clock_lap(clock);
 	}
 	const double ms = (now_ms() - start) / frames;
 	*psnr = psnr_of(img, out);
@@ -241,8 +332,8 @@ enum bulk_kind { BULK_MPPC, BULK_NCRUSH, BULK_XCRUSH };
 
 /* Compresses the input packet by packet, then times decompressing the whole
  * sequence with a fresh receiver; checks the bytes come back. */
-static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, UINT32* packed,
-                         int* exact)
+static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, FrameClock* clock,
+                         UINT32* packed, int* exact)
 {
 	const UINT32 count = (BULK_INPUT + BULK_PACKET - 1) / BULK_PACKET;
 	BYTE** packets = calloc(count, sizeof(BYTE*));
@@ -281,13 +372,15 @@ static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, UIN
 	BYTE* check = malloc(BULK_INPUT);
 	double total = 0;
 	*exact = 1;
+	clock->count = 0;
 	for (int r = 0; r < rounds; r++)
 	{
 		void* dec = (kind == BULK_MPPC)     ? (void*)mppc_context_new(1, FALSE)
 		            : (kind == BULK_NCRUSH) ? (void*)ncrush_context_new(FALSE)
 		                                    : (void*)xcrush_context_new(FALSE);
 		size_t at = 0;
-		const double start = now_ms();
+		clock_resume(clock);
+		const double start = clock->last;
 		for (UINT32 i = 0; i < count; i++)
 		{
 			const BYTE* plain = packets[i];
@@ -307,6 +400,7 @@ static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, UIN
 			at += size;
 		}
 		total += now_ms() - start;
+		clock_lap(clock);
 		if ((at != BULK_INPUT) || (memcmp(check, input, BULK_INPUT) != 0))
 			*exact = 0;
 		if (kind == BULK_MPPC)
@@ -375,8 +469,8 @@ static int optimised_primitives(void)
 	return differ;
 }
 
-static double bench_rfx(const BYTE* img, BYTE* out, int frames, UINT32 threading, double* psnr,
-                        UINT32* bytes)
+static double bench_rfx(const BYTE* img, BYTE* out, int frames, UINT32 threading,
+                        FrameClock* clock, double* psnr, UINT32* bytes)
 {
 	RFX_CONTEXT* enc = rfx_context_new_ex(TRUE, THREADING_FLAGS_DISABLE_THREADS);
 	RFX_CONTEXT* dec = rfx_context_new_ex(FALSE, threading);
@@ -392,11 +486,13 @@ static double bench_rfx(const BYTE* img, BYTE* out, int frames, UINT32 threading
 	REGION16 invalid;
 	region16_init(&invalid);
 	const double start = now_ms();
+	clock_start(clock);
 	for (int f = 0; f < frames; f++)
 	{
 		region16_clear(&invalid);
 		if (!rfx_process_message(dec, Stream_Buffer(s), *bytes, 0, 0, out, FORMAT, STRIDE, H, &invalid))
 			return -1;
+		clock_lap(clock);
 	}
 	const double ms = (now_ms() - start) / frames;
 	*psnr = psnr_of(img, out);
@@ -408,87 +504,148 @@ static double bench_rfx(const BYTE* img, BYTE* out, int frames, UINT32 threading
 	return ms;
 }
 
+/* argv[2], optional: a comma-separated list of codecs to run (to profile one
+ * codec alone); all of them by default */
+static const char* only = NULL;
+
+static int wanted(const char* name)
+{
+	if (!only)
+		return 1;
+	const size_t len = strlen(name);
+	for (const char* p = only; (p = strstr(p, name)) != NULL; p += len)
+		if ((p == only || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* one "name":{...} member of the result line; extra holds the codec's own checks */
+static void print_codec(const char* name, FrameClock* clock, const char* extra)
+{
+	static int first = 1;
+	double mean = 0, median = 0, min = 0, cpuMean = 0, cpuMedian = 0, cpuMin = 0;
+	lap_stats(clock->laps, clock->count, &mean, &median, &min);
+	lap_stats(clock->cpuLaps, clock->count, &cpuMean, &cpuMedian, &cpuMin);
+	printf("%s\"%s\":{\"ms\":%.2f,\"medianMs\":%.2f,\"minMs\":%.2f,\"cpuMs\":%.2f,"
+	       "\"cpuMedianMs\":%.2f,\"laps\":%d%s%s}",
+	       first ? "" : ",", name, mean, median, min, cpuMean, cpuMedian, clock->count,
+	       extra[0] ? "," : "", extra);
+	first = 0;
+}
+
+static FrameClock clocks[9];
+
 int main(int argc, char** argv)
 {
 	const int frames = (argc > 1) ? atoi(argv[1]) : 20;
+	only = (argc > 2) ? argv[2] : NULL;
 	BYTE* img = malloc((size_t)STRIDE * H);
 	BYTE* out = calloc((size_t)STRIDE, H);
+	char extra[160];
+	int failed = 0;
 	paint_desktop(img);
-	int planarExact = 0, interleavedExact = 0;
 	{
 		/* warm-up, discarded: wasm engines start on a baseline compiler and
 		 * optimise hot functions later (V8: Liftoff, then TurboFan) */
+		FrameClock* c = &clocks[0];
 		double p = 0;
 		UINT32 u = 0;
 		int e = 0;
-		(void)bench_planar(img, out, 2, &e);
-		(void)bench_interleaved(img, out, 2, &e);
-		(void)bench_rfx(img, out, 2, THREADING_FLAGS_DISABLE_THREADS, &p, &u);
-		(void)bench_rfx(img, out, 2, 0, &p, &u);
-		(void)bench_progressive(img, out, 2, THREADING_FLAGS_DISABLE_THREADS, &p, &u);
-		(void)bench_progressive(img, out, 2, 0, &p, &u);
+		if (wanted("planar"))
+			(void)bench_planar(img, out, 2, c, &e);
+		if (wanted("interleaved"))
+			(void)bench_interleaved(img, out, 2, c, &e);
+		if (wanted("remotefx"))
+			(void)bench_rfx(img, out, 2, THREADING_FLAGS_DISABLE_THREADS, c, &p, &u);
+		if (wanted("remotefxThreaded"))
+			(void)bench_rfx(img, out, 2, 0, c, &p, &u);
+		if (wanted("progressive"))
+			(void)bench_progressive(img, out, 2, THREADING_FLAGS_DISABLE_THREADS, c, &p, &u);
+		if (wanted("progressiveThreaded"))
+			(void)bench_progressive(img, out, 2, 0, c, &p, &u);
 		memcpy(out, img, BULK_INPUT);
-		(void)bench_bulk(BULK_MPPC, out, 1, &u, &e);
-		(void)bench_bulk(BULK_NCRUSH, out, 1, &u, &e);
-		(void)bench_bulk(BULK_XCRUSH, out, 1, &u, &e);
+		if (wanted("mppc"))
+			(void)bench_bulk(BULK_MPPC, out, 1, c, &u, &e);
+		if (wanted("ncrush"))
+			(void)bench_bulk(BULK_NCRUSH, out, 1, c, &u, &e);
+		if (wanted("xcrush"))
+			(void)bench_bulk(BULK_XCRUSH, out, 1, c, &u, &e);
 		memset(out, 0, (size_t)STRIDE * H);
 	}
-	double rfxPsnr = 0, progPsnr = 0;
-	UINT32 rfxBytes = 0, progBytes = 0;
-	const double planar = bench_planar(img, out, frames, &planarExact);
-	const UINT32 planarHash = surface_hash(out);
-	memset(out, 0, (size_t)STRIDE * H);
-	const double interleaved = bench_interleaved(img, out, frames, &interleavedExact);
-	const UINT32 interleavedHash = surface_hash(out);
-	memset(out, 0, (size_t)STRIDE * H);
-	const double rfx = bench_rfx(img, out, frames, THREADING_FLAGS_DISABLE_THREADS, &rfxPsnr, &rfxBytes);
-	const UINT32 rfxHash = surface_hash(out);
-	memset(out, 0, (size_t)STRIDE * H);
-	const double rfxThreaded = bench_rfx(img, out, frames, 0, &rfxPsnr, &rfxBytes);
-	const UINT32 rfxThreadedHash = surface_hash(out);
-	memset(out, 0, (size_t)STRIDE * H);
-	const double prog = bench_progressive(img, out, frames, THREADING_FLAGS_DISABLE_THREADS, &progPsnr, &progBytes);
-	const UINT32 progHash = surface_hash(out);
-	memset(out, 0, (size_t)STRIDE * H);
-	const double progThreaded = bench_progressive(img, out, frames, 0, &progPsnr, &progBytes);
-	const UINT32 progThreadedHash = surface_hash(out);
-
-	/* bulk input: desktop rows (long runs, repeats) as bitmap updates carry them */
-	BYTE* bulkInput = malloc(BULK_INPUT);
-	memcpy(bulkInput, img, BULK_INPUT);
-	const int rounds = (frames < 5) ? 1 : frames / 5;
-	UINT32 mppcBytes = 0, ncrushBytes = 0, xcrushBytes = 0;
-	int mppcOk = 0, ncrushOk = 0, xcrushOk = 0;
-	const double mppc = bench_bulk(BULK_MPPC, bulkInput, rounds, &mppcBytes, &mppcOk);
-	const double ncrush = bench_bulk(BULK_NCRUSH, bulkInput, rounds, &ncrushBytes, &ncrushOk);
-	const double xcrush = bench_bulk(BULK_XCRUSH, bulkInput, rounds, &xcrushBytes, &xcrushOk);
 #if defined(__EMSCRIPTEN__)
 	const char* build = "wasm";
 #else
 	const char* build = "native";
 #endif
-	printf("{\"build\":\"%s\",\"frames\":%d,\"optimisedPrimitives\":%d,\"copy24MatchesGeneric\":%s,"
-	       "\"planar\":{\"ms\":%.2f,\"exact\":%s,\"hash\":\"%08x\"},"
-	       "\"interleaved\":{\"ms\":%.2f,\"exact\":%s,\"hash\":\"%08x\"},"
-	       "\"remotefx\":{\"ms\":%.2f,\"psnrDb\":%.1f,\"bytes\":%u,\"hash\":\"%08x\"},"
-	       "\"remotefxThreaded\":{\"ms\":%.2f,\"hash\":\"%08x\"},"
-	       "\"progressive\":{\"ms\":%.2f,\"psnrDb\":%.1f,\"bytes\":%u,\"hash\":\"%08x\"},"
-	       "\"progressiveThreaded\":{\"ms\":%.2f,\"hash\":\"%08x\"},"
-	       "\"mppc\":{\"ms\":%.2f,\"bytes\":%u,\"exact\":%s},"
-	       "\"ncrush\":{\"ms\":%.2f,\"bytes\":%u,\"exact\":%s},"
-	       "\"xcrush\":{\"ms\":%.2f,\"bytes\":%u,\"exact\":%s}}\n",
-	       build, frames, optimised_primitives(), copy24_matches_generic(img) ? "true" : "false", planar, planarExact ? "true" : "false",
-	       planarHash, interleaved, interleavedExact ? "true" : "false", interleavedHash, rfx, rfxPsnr, rfxBytes,
-	       rfxHash, rfxThreaded, rfxThreadedHash, prog, progPsnr, progBytes, progHash,
-	       progThreaded, progThreadedHash, mppc, mppcBytes, mppcOk ? "true" : "false", ncrush,
-	       ncrushBytes, ncrushOk ? "true" : "false", xcrush, xcrushBytes,
-	       xcrushOk ? "true" : "false");
+	printf("{\"build\":\"%s\",\"frames\":%d,\"optimisedPrimitives\":%d,\"copy24MatchesGeneric\":%s,",
+	       build, frames, optimised_primitives(), copy24_matches_generic(img) ? "true" : "false");
+	if (wanted("planar"))
+	{
+		int exact = 0;
+		failed |= bench_planar(img, out, frames, &clocks[0], &exact) < 0;
+		snprintf(extra, sizeof(extra), "\"exact\":%s,\"hash\":\"%08x\"", exact ? "true" : "false",
+		         surface_hash(out));
+		print_codec("planar", &clocks[0], extra);
+		memset(out, 0, (size_t)STRIDE * H);
+	}
+	if (wanted("interleaved"))
+	{
+		int exact = 0;
+		failed |= bench_interleaved(img, out, frames, &clocks[1], &exact) < 0;
+		snprintf(extra, sizeof(extra), "\"exact\":%s,\"hash\":\"%08x\"", exact ? "true" : "false",
+		         surface_hash(out));
+		print_codec("interleaved", &clocks[1], extra);
+		memset(out, 0, (size_t)STRIDE * H);
+	}
+	const struct
+	{
+		const char* name;
+		int progressive;
+		UINT32 threading;
+	} wavelet[] = { { "remotefx", 0, THREADING_FLAGS_DISABLE_THREADS },
+		            { "remotefxThreaded", 0, 0 },
+		            { "progressive", 1, THREADING_FLAGS_DISABLE_THREADS },
+		            { "progressiveThreaded", 1, 0 } };
+	for (size_t i = 0; i < ARRAYSIZE(wavelet); i++)
+	{
+		if (!wanted(wavelet[i].name))
+			continue;
+		double psnr = 0;
+		UINT32 bytes = 0;
+		FrameClock* c = &clocks[2 + i];
+		failed |= (wavelet[i].progressive
+		               ? bench_progressive(img, out, frames, wavelet[i].threading, c, &psnr, &bytes)
+		               : bench_rfx(img, out, frames, wavelet[i].threading, c, &psnr, &bytes)) < 0;
+		snprintf(extra, sizeof(extra), "\"psnrDb\":%.1f,\"bytes\":%u,\"hash\":\"%08x\"", psnr, bytes,
+		         surface_hash(out));
+		print_codec(wavelet[i].name, c, extra);
+		memset(out, 0, (size_t)STRIDE * H);
+	}
+
+	/* bulk input: desktop rows (long runs, repeats) as bitmap updates carry them */
+	BYTE* bulkInput = malloc(BULK_INPUT);
+	memcpy(bulkInput, img, BULK_INPUT);
+	const int rounds = frames;
+	const struct
+	{
+		const char* name;
+		enum bulk_kind kind;
+	} bulk[] = { { "mppc", BULK_MPPC }, { "ncrush", BULK_NCRUSH }, { "xcrush", BULK_XCRUSH } };
+	for (size_t i = 0; i < ARRAYSIZE(bulk); i++)
+	{
+		if (!wanted(bulk[i].name))
+			continue;
+		UINT32 bytes = 0;
+		int exact = 0;
+		FrameClock* c = &clocks[6 + i];
+		failed |= bench_bulk(bulk[i].kind, bulkInput, rounds, c, &bytes, &exact) < 0;
+		snprintf(extra, sizeof(extra), "\"bytes\":%u,\"exact\":%s", bytes, exact ? "true" : "false");
+		print_codec(bulk[i].name, c, extra);
+	}
+	printf("}\n");
 	fflush(stdout);
 	free(bulkInput);
 	free(img);
 	free(out);
-	return (planar < 0 || rfx < 0 || prog < 0 || interleaved < 0 || mppc < 0 || ncrush < 0 ||
-	        xcrush < 0)
-	           ? 1
-	           : 0;
+	return failed ? 1 : 0;
 }
