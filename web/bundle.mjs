@@ -40,12 +40,19 @@ await build({
   entryPoints: { 'session.worker': 'src/session/session.worker.ts' },
   outdir: publicDir,
 });
-await build({ ...common, entryPoints: { lab: 'src/lab/labPage.ts' }, outdir: labDir });
+// The replay page's engine module is loaded by the production session worker
+// with import(), so it is an entry of its own.
+await build({
+  ...common,
+  entryPoints: { lab: 'src/lab/labPage.ts', replay: 'src/lab/replayPage.ts', replayEngine: 'src/lab/replayEngine.ts' },
+  outdir: labDir,
+});
 
 for (const [from, to] of [
   ['src/pages/display/display.html', join(publicDir, 'display.html')],
   ['src/pages/display/display.css', join(publicDir, 'display.css')],
   ['src/lab/lab.html', join(labDir, 'lab.html')],
+  ['src/lab/replay.html', join(labDir, 'replay.html')],
 ]) {
   await copyFile(join(here, from), to);
 }
@@ -56,7 +63,7 @@ for (const [from, to] of [
 const wasmBuild = process.env.LANTERNA_WASM_DIR ?? join(here, '../wasm/build');
 const wasmJs = join(here, '../wasm/js');
 const emscriptenFiles = ['lanterna-rdp.js', 'lanterna-rdp.wasm', 'lanterna-rdp.worker.js'];
-const apiFiles = ['rdpEngine.js', 'lanternaRdp.js'];
+const apiFiles = ['rdpEngine.js', 'lanternaRdp.js', 'projectSettings.js'];
 let manifest = { available: false };
 try {
   await Promise.all([

@@ -22,3 +22,9 @@ export declare function replayRecording(
   records: readonly { readonly direction: string; readonly data: Uint8Array }[],
   options?: { session?: SessionOptions; keepLastFrame?: boolean; onframe?: (frame: Frame) => void; deadlineMs?: number },
 ): Promise<ReplayResult>;
+
+/** X.224 Connection Confirm (TPKT) with an RDP_NEG_RSP selecting TLS: the replay's answer to the Connection Request. */
+export declare function tlsConnectionConfirm(): Uint8Array;
+
+/** FreeRDP settings a replaying client needs (the recorded client's static channel list). */
+export declare const recordedClientSettings: Readonly<Record<string, boolean>>;

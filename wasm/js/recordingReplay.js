@@ -11,12 +11,19 @@
 
 const PROTOCOL_SSL = 1;
 
-/** X.224 Connection Confirm with an RDP_NEG_RSP selecting TLS. */
-function tlsConnectionConfirm() {
+/** X.224 Connection Confirm with an RDP_NEG_RSP selecting TLS (also what the page bench's stand-in gateway answers). */
+export function tlsConnectionConfirm() {
   const pdu = new Uint8Array([0x03, 0x00, 0x00, 0x13, 0x0e, 0xd0, 0x00, 0x00, 0x12, 0x34, 0x00, 0x02, 0x00, 0x08, 0x00, 0, 0, 0, 0]);
   new DataView(pdu.buffer).setUint32(15, PROTOCOL_SSL, true);
   return pdu;
 }
+
+/**
+ * FreeRDP settings a replaying client needs beyond the page's defaults: the static
+ * channel list must be the recorded client's (rdpdr, rdpsnd, cliprdr, drdynvc for
+ * FreeRDP's xfreerdp3), or the server's channel ids land on the wrong channels.
+ */
+export const recordedClientSettings = Object.freeze({ FreeRDP_RedirectClipboard: true });
 
 /**
  * @param {import('./lanternaRdp.js').LanternaRdp} rdp
@@ -27,11 +34,9 @@ function tlsConnectionConfirm() {
 export function replayRecording(rdp, records, options = {}) {
   const { keepLastFrame = true, deadlineMs = 120000 } = options;
   // the recording's server decides size and codecs; the client only has to accept them
-  // and the static channel list must be the recorded client's (rdpdr, rdpsnd, cliprdr,
-  // drdynvc for FreeRDP's xfreerdp3), or the server's channel ids land on the wrong channels
   const session = rdp.createSession({
     width: 1920, height: 1080, connectTimeoutMs: deadlineMs, ...options.session,
-    freerdpSettings: { FreeRDP_RedirectClipboard: true, ...options.session?.freerdpSettings },
+    freerdpSettings: { ...recordedClientSettings, ...options.session?.freerdpSettings },
   });
   const serverPdus = records.filter((r) => r.direction === 'server-to-client');
   const result = { frames: 0, clientPdus: 0, serverPdus: serverPdus.length, lastFrame: null, desktop: null, end: null, ms: 0 };

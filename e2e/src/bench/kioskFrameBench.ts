@@ -1,77 +1,168 @@
-// Benchmark (not a test): per-frame cost in the kiosk page at 1920×1080 —
-// decode ms (session worker: first input after a frame → end of paint) and
-// upload ms (render worker, texSubImage2D of the dirty rectangles) — and the
-// CPU copies of decoded pixels, for live shadow-server sessions. The wasm
-// client has no replay API yet, so the recordings in /work/shared/recordings/
-// cannot be replayed into the page; live sessions of the lab's scenes stand in.
+// Benchmark (not a test): what one frame costs in the kiosk page at 1920×1080,
+// for each recorded session in /work/shared/recordings/ replayed into the
+// page. A stand-in gateway (recordingDataSocket.ts) sends the recording's
+// server PDUs, all at once, to the replay lab page, which runs the display
+// page's pipeline (production session worker → wasm engine → render worker →
+// WebGL2); the engine never waits for input, so each frame's time is its cost.
+// Printed per recording: frames (ends of paint), decode ms (previous frame
+// handed back → end of paint), hand-back ms (end of paint → the render worker
+// gives the frame back after its upload), the render worker's own upload ms,
+// their sum per frame, pixels uploaded, and the CPU copies of
+// decoded pixels the page made. A screenshot of each replay's last picture is
+// kept in /tmp; a replay that draws nothing exits non-zero.
 //
-//   node e2e/dist/bench/kioskFrameBench.js [seconds per case]
-import { Lab, type SceneName } from '@lanterna/lab';
-import { startKioskRig } from '../kiosk/kioskRig.js';
+//   node e2e/dist/bench/kioskFrameBench.js [--only NAME] [--gpu-sync] [--live SECONDS]
+//
+// --only replays the recordings whose file name contains NAME; --gpu-sync makes
+// the renderer wait for the GPU after uploads and draws (upload ms = the
+// texture holds the pixels; without it the render worker runs as on the
+// display page and upload ms is the calls' own time); --live also runs the
+// lab's animation scene live (shadow server → gateway → display page).
+import type { Server } from 'node:http';
+import { basename } from 'node:path';
+import { loadavg } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { PNG } from 'pngjs';
+import type { Page } from 'playwright-core';
+import { readRecording } from '@lanterna/lab/recording/recordingReader';
+import { listSharedRecordings, SHARED_RECORDINGS_DIR } from '@lanterna/lab/recording/sharedRecordings';
+import { startStaticServer } from '@lanterna/web/src/testing/staticServer';
+import { labDir, publicDir } from '@lanterna/web/src/testing/webDist';
+import type { ReplayProbe } from '@lanterna/web/src/lab/replayProbe';
+import { openKiosk } from '../kiosk/kioskBrowser.js';
+import { medianP95, sum } from './benchFigures.js';
+import { runLiveCases } from './liveKioskCases.js';
+import { RecordingDataSocket } from './recordingDataSocket.js';
+import { serverBursts } from './replayBursts.js';
 
-interface Case {
+/** Recordings this build cannot draw, and why. */
+const skipped: Readonly<Record<string, string>> = {
+  'static-gfx.dump': 'H.264 (GFX AVC444v2): no AVC decoder in the page until the WebCodecs issue',
+  'cold-shadow.dump': 'H.264 (its client advertised AVC444): no AVC decoder in the page until the WebCodecs issue',
+};
+
+const width = 1920;
+const height = 1080;
+/** The page is done when nothing was presented for this long after the last PDU went out. */
+const QUIET_MS = 2000;
+const SCREENSHOT_TIMEOUT_MS = 30_000;
+
+interface ReplayRow {
   readonly name: string;
-  readonly scene: SceneName;
-  readonly gfx: boolean;
-  readonly extraArgs?: readonly string[];
-  readonly query?: string;
+  readonly failure: string | null;
 }
 
-const cases: readonly Case[] = [
-  { name: 'animation, GFX RemoteFX/progressive', scene: 'animation', gfx: true },
-  { name: 'animation, GFX planar', scene: 'animation', gfx: true, extraArgs: ['-gfx-progressive', '-gfx-rfx'], query: 'codecs=planar' },
-  { name: 'animation, RemoteFX surface bits', scene: 'animation', gfx: false },
-  { name: 'terminal, GFX RemoteFX/progressive', scene: 'terminal', gfx: true },
-];
-
-const seconds = Number(process.argv[2] ?? 10);
-
-interface Sample { decode: number[]; upload: number[]; draw: number[]; copies: number; frames: number; pixels: number }
-
-function quantile(values: readonly number[], q: number): string {
-  if (values.length === 0) return '—';
-  const sorted = [...values].sort((a, b) => a - b);
-  return (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(1);
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-const lab = await Lab.create({ name: 'kiosk-frame-bench' });
+async function readProbe(page: Page): Promise<ReplayProbe> {
+  return page.evaluate(() => {
+    const probe = window.lanternaReplay;
+    if (!probe) throw new Error('the replay page did not start');
+    return probe;
+  });
+}
+
+/**
+ * Waits for the first frame (wasm start and a full-screen decode take seconds
+ * on a busy machine), then until no frame has come for QUIET_MS.
+ */
+async function waitForQuiet(page: Page, firstFrameDeadlineMs: number, deadlineMs: number): Promise<void> {
+  const start = Date.now();
+  while (Date.now() < start + deadlineMs) {
+    const idleMs = await page.evaluate(() => {
+      const last = window.lanternaReplay?.lastFrameAtMs ?? null;
+      return last === null ? null : performance.now() - last;
+    });
+    if (idleMs === null ? Date.now() > start + firstFrameDeadlineMs : idleMs >= QUIET_MS) return;
+    await sleep(250);
+  }
+}
+
+/** How many distinct colours a screenshot holds (sampled every 7th pixel): 1 means nothing was drawn. */
+function distinctColours(png: PNG): number {
+  const colours = new Set<number>();
+  for (let i = 0; i < png.data.length; i += 4 * 7) {
+    colours.add(((png.data[i] ?? 0) << 16) | ((png.data[i + 1] ?? 0) << 8) | (png.data[i + 2] ?? 0));
+  }
+  return colours.size;
+}
+
+async function replay(path: string, origin: string, server: Server): Promise<ReplayRow> {
+  const name = basename(path);
+  const { records } = await readRecording(path);
+  const bursts = serverBursts(records);
+  const recordedMs = bursts[bursts.length - 1]?.atMs ?? 0;
+  const socketPath = `/v1/sessions/${encodeURIComponent(name)}/data`;
+  const gateway = new RecordingDataSocket(server, socketPath, bursts);
+  const dataUrl = `${origin.replace(/^http/, 'ws')}${socketPath}`;
+  const kiosk = await openKiosk(`${origin}/lab/replay.html?data=${encodeURIComponent(dataUrl)}&width=${width}&height=${height}${gpuSync ? '&sync=1' : ''}`, width, height);
+  try {
+    await Promise.race([gateway.sent, sleep(60_000)]);
+    await waitForQuiet(kiosk.page, 60_000, 300_000);
+    const screenshotPath = `/tmp/kiosk-replay-${name.replace(/\.dump$/, '')}.png`;
+    const shot = await kiosk.page.screenshot({ type: 'png', timeout: SCREENSHOT_TIMEOUT_MS });
+    await writeFile(screenshotPath, shot);
+    const colours = distinctColours(PNG.sync.read(shot));
+    gateway.end();
+    const endBy = Date.now() + 10_000;
+    while ((await readProbe(kiosk.page)).ended === null && Date.now() < endBy) await sleep(100);
+    const probe = await readProbe(kiosk.page);
+
+    const { frames, presents } = probe;
+    const decode = frames.map((f) => f.decodeMs);
+    const handBack = frames.map((f) => f.handBackMs);
+    const cycle = frames.map((f) => f.decodeMs + f.handBackMs);
+    const pixels = sum(frames.map((f) => f.pixels));
+    const copies = sum(presents.map((p) => p.copies));
+    const perFrameCopies = frames.length === 0 ? '—' : (copies / frames.length).toFixed(2);
+    const meanCycle = frames.length === 0 ? '—' : (sum(cycle) / frames.length).toFixed(1);
+    console.log(`| ${name} | ${frames.length} | ${medianP95(decode)} | ${medianP95(handBack)} | ${medianP95(presents.map((p) => p.uploadMs))} | ${medianP95(cycle)} / ${meanCycle} | ${(pixels / 1e6).toFixed(1)} | ${copies} (${perFrameCopies}/frame) | ${(recordedMs / 1000).toFixed(1)} / ${(sum(cycle) / 1000).toFixed(1)} |`);
+    const problems = [...probe.problems, ...kiosk.problems];
+    if (problems.length > 0) console.log(`  page problems: ${problems.join('; ')}`);
+    console.log(`  ${presents.length} presents, renderer ${probe.renderer ?? '?'}, ended: ${probe.ended ?? 'not yet'}, engine sent ${gateway.clientFrames} binary frames, screenshot ${screenshotPath} (${colours} colours sampled)`);
+    const failure = frames.length === 0 || pixels === 0 ? 'the page drew nothing'
+      : colours <= 1 ? 'the page shows one flat colour'
+      : probe.renderer !== 'webgl2' ? `the renderer is ${probe.renderer ?? 'missing'}, not WebGL2`
+      : null;
+    return { name, failure };
+  } finally {
+    await kiosk.close();
+    gateway.close();
+  }
+}
+
+function option(flag: string): string | null {
+  const at = process.argv.indexOf(flag);
+  return at >= 0 ? process.argv[at + 1] ?? '' : null;
+}
+const only = option('--only');
+const gpuSync = process.argv.includes('--gpu-sync');
+const live = option('--live');
+const liveSeconds = live === null ? null : Number(live || 10);
+
+console.log(`kiosk frame bench, ${width}×${height}, ${gpuSync ? 'GPU-synchronous' : 'display-page'} render timing, recordings from ${SHARED_RECORDINGS_DIR}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`| recording | frames | decode ms median / p95 | hand-back (upload) ms median / p95 | render worker upload ms per present median / p95 | decode+upload ms per frame median / p95 / mean | Mpixel uploaded | CPU copies | recorded / decode+upload s |`);
+console.log(`|---|---|---|---|---|---|---|---|---|`);
+const web = await startStaticServer(publicDir, labDir);
+const failures: string[] = [];
 try {
-  const display = await lab.display({ width: 1920, height: 1080 });
-  console.log(`| case | frames/s | decode ms median / p95 | upload ms median / p95 | Mpixel uploaded/s | copies |`);
-  console.log(`|---|---|---|---|---|---|`);
-  for (const c of cases) {
-    await display.showScene(c.scene);
-    const shadow = await lab.shadowServer({ display, auth: 'tls', gfx: c.gfx, ...(c.extraArgs ? { extraArgs: c.extraArgs } : {}) });
-    const rig = await startKioskRig({ target: shadow, ...(c.query !== undefined ? { query: c.query } : {}) });
-    try {
-      await rig.page.evaluate(() => {
-        const sample = { decode: [] as number[], upload: [] as number[], draw: [] as number[], copies: 0, frames: 0, pixels: 0, recording: false };
-        (globalThis as unknown as { benchSample: typeof sample }).benchSample = sample;
-        window.addEventListener('lanterna:decode', (event) => {
-          if (sample.recording) sample.decode.push((event as CustomEvent<{ decodeMs: number }>).detail.decodeMs);
-        });
-        window.addEventListener('lanterna:render', (event) => {
-          const stats = (event as CustomEvent<{ uploadMs: number; drawMs: number; copies: number; pixels: number }>).detail;
-          if (!sample.recording) return;
-          sample.frames += 1;
-          sample.upload.push(stats.uploadMs);
-          sample.draw.push(stats.drawMs);
-          sample.copies += stats.copies;
-          sample.pixels += stats.pixels;
-        });
-      });
-      // Let the first full frame pass, then measure.
-      await new Promise((resolve) => setTimeout(resolve, 5000));
-      await rig.page.evaluate(() => { (globalThis as unknown as { benchSample: { recording: boolean } }).benchSample.recording = true; });
-      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-      const sample = await rig.page.evaluate(() => (globalThis as unknown as { benchSample: Sample }).benchSample);
-      console.log(`| ${c.name} | ${(sample.frames / seconds).toFixed(1)} | ${quantile(sample.decode, 0.5)} / ${quantile(sample.decode, 0.95)} | ${quantile(sample.upload, 0.5)} / ${quantile(sample.upload, 0.95)} | ${(sample.pixels / seconds / 1e6).toFixed(2)} | ${sample.copies} |`);
-      if (rig.kiosk.problems.length > 0) console.log(`  page problems: ${rig.kiosk.problems.join('; ')}`);
-    } finally {
-      await rig.close();
-      await shadow.stop();
+  for (const path of (await listSharedRecordings()).filter((p) => only === null || basename(p).includes(only))) {
+    const reason = skipped[basename(path)];
+    if (reason !== undefined) {
+      console.log(`| ${basename(path)} | skipped: ${reason} |||||||| `);
+      continue;
     }
+    const row = await replay(path, web.origin, web.server);
+    if (row.failure !== null) failures.push(`${row.name}: ${row.failure}`);
   }
 } finally {
-  await lab.close();
+  await web.close();
+}
+console.log(`load average after the replays ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+if (liveSeconds !== null) await runLiveCases(liveSeconds);
+if (failures.length > 0) {
+  console.error(`FAILED: ${failures.join('; ')}`);
+  process.exitCode = 1;
 }
