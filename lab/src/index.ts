@@ -7,6 +7,7 @@ export { SCENE_NAMES } from './scenes/scenePlan.js';
 export { KIOSK_CHROMIUM_FLAGS } from './scenes/animationScene.js';
 export { type RgbImage, compareImages, describeDifference, createImage, type ImageDifference } from './image/rgbImage.js';
 export { generateReferenceImage } from './image/referenceImage.js';
+export { SLIDE_REGIONS, type SlideRegion } from './scenes/slideDrawing.js';
 export { decodeXwd } from './image/xwdDecoder.js';
 export { startChild, runOnce, SupervisedChild, LAB_TAG_VARIABLE, type ChildSpec, type RunOnceSpec } from './process/childSupervisor.js';
 export { ComponentStartError } from './process/componentStartError.js';

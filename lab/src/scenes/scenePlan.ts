@@ -1,8 +1,8 @@
 import type { ReadinessCheck } from '../process/readiness.js';
 
-export type SceneName = 'reference' | 'terminal' | 'animation';
+export type SceneName = 'reference' | 'slide' | 'terminal' | 'animation';
 
-export const SCENE_NAMES: readonly SceneName[] = ['reference', 'terminal', 'animation'];
+export const SCENE_NAMES: readonly SceneName[] = ['reference', 'slide', 'terminal', 'animation'];
 
 /** One program a scene runs on the display. */
 export interface SceneStep {
