@@ -42,17 +42,24 @@ static BOOL end_paint(rdpContext* context)
 	record[5] = lt->pixelLayout;
 	record[6] = (int32_t)n;
 
+	/* Only a stop ends the wait early: lt_session_stop sets the flag, then the
+	 * event, and the flag is read after the reset, so neither is lost. Not
+	 * FreeRDP's abort event: that is set when the input ends, while the GFX
+	 * channel's thread still draws what it queued; waking on it, that thread drew
+	 * over frames JS was still reading, and the surface was freed at disconnect
+	 * under the last ones (replays ended on different pictures). */
 	if (lt->waitFrameAck)
 		(void)ResetEvent(lt->frameAck);
+	if (atomic_load(&lt->stopRequested))
+	{
+		free(record);
+		return TRUE;
+	}
 	lt_post_event(lt->id, LT_EVENT_FRAME, (intptr_t)record, 0, 0, 0);
 
-	if (lt->waitFrameAck)
-	{
-		HANDLE events[2] = { lt->frameAck, freerdp_abort_event(context) };
-		const DWORD status = WaitForMultipleObjects(2, events, FALSE, lt->frameAckTimeoutMs);
-		if (status == WAIT_TIMEOUT)
-			atomic_fetch_add(&lt->lateFrameAcks, 1);
-	}
+	if (lt->waitFrameAck &&
+	    (WaitForSingleObject(lt->frameAck, lt->frameAckTimeoutMs) == WAIT_TIMEOUT))
+		atomic_fetch_add(&lt->lateFrameAcks, 1);
 	return TRUE;
 }
 

@@ -9,9 +9,10 @@
  *   [7 + 4i …] x, y, w, h of rectangle i
  * (The pixel pointer is a 32-bit wasm address; the native twin in bench/native/,
  * whose pointers do not fit, reads gdi->primary_buffer instead.)
- * When the session waits for acknowledgements, the RDP thread does not touch
- * the surface again until JS calls lt_session_frame_done() (or a deadline
- * passes), so the renderer never uploads a half-drawn frame. */
+ * When the session waits for acknowledgements, the drawing thread (the RDP
+ * thread, or the GFX channel's) does not touch the surface again until JS calls
+ * lt_session_frame_done() (or a deadline passes, or a stop), so the renderer
+ * never uploads a half-drawn frame. */
 #ifndef LANTERNA_FRAME_OUTPUT_H
 #define LANTERNA_FRAME_OUTPUT_H
 

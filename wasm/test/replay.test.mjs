@@ -71,3 +71,34 @@ test('cold-shadow.dump replays through activation into GFX, whose H.264 this bui
   const runs = await replayTwice('cold-shadow');
   for (const run of runs) assert.equal(run.frames, 0);
 });
+
+test('every frame of a GFX replay shows the same pixels on every run, also those drawn after the input ended', async () => {
+  // The GFX channel's thread draws what it queued after the RDP thread has read
+  // the end of the input; each frame must still wait for its acknowledgement, or
+  // that thread draws over frames being read and frees the surface under the last
+  // ones. Each frame's rectangles are hashed while its onframe runs.
+  const { records } = await readRecording(`${RECORDINGS}/static-gfxprogressive.dump`);
+  const part = prefix(records, 3e6);
+  const runs = [];
+  for (let i = 0; i < 2; i += 1) {
+    const frames = [];
+    await replayRecording(rdp, part, {
+      keepLastFrame: false,
+      onframe: (frame) => {
+        const hash = createHash('sha256').update(frame.rects);
+        for (let r = 0; r < frame.rects.length; r += 4) {
+          const [x, y, w, h] = frame.rects.subarray(r, r + 4);
+          for (let row = y; row < y + h; row += 1) {
+            hash.update(frame.pixels.subarray(row * frame.stride + x * 4, row * frame.stride + (x + w) * 4));
+          }
+        }
+        frames.push(hash.digest('hex').slice(0, 16));
+      },
+    });
+    runs.push(frames);
+  }
+  assert.ok(runs[0].length > 10, `only ${runs[0].length} frames`);
+  const firstDifference = runs[0].findIndex((h, i) => h !== runs[1][i]);
+  assert.equal(firstDifference, -1, `frame ${firstDifference} differs between runs`);
+  assert.equal(runs[0].length, runs[1].length);
+});
