@@ -7,6 +7,7 @@ import type { LabApi } from './labApi.js';
 import { runRenderBench } from './renderBench.js';
 import { RenderWorkerClient } from '../render/renderWorkerClient.js';
 import { fillPattern } from './testPattern.js';
+import { makePixelCanvas } from './pixelCanvas.js';
 
 const api: LabApi = {
   createRenderer,
@@ -17,15 +18,7 @@ const api: LabApi = {
   showRendererWarning,
   runRenderBench,
   RenderWorkerClient,
-  makeCanvas(width, height) {
-    const canvas = document.createElement('canvas');
-    canvas.width = width;
-    canvas.height = height;
-    canvas.style.width = `${width / devicePixelRatio}px`;
-    canvas.style.height = `${height / devicePixelRatio}px`;
-    document.body.append(canvas);
-    return canvas;
-  },
+  makeCanvas: makePixelCanvas,
 };
 window.lanternaLab = api;
 document.body.dataset.ready = 'true';

@@ -7,6 +7,7 @@
 // client's channel list, timing every frame (replayEngine.ts).
 import { RenderWorkerClient } from '../render/renderWorkerClient.js';
 import { SessionHost } from '../session/sessionHost.js';
+import { makePixelCanvas } from './pixelCanvas.js';
 import { replayTimingChannel, type ReplayFrameTiming, type ReplayProbe } from './replayProbe.js';
 
 const query = new URLSearchParams(window.location.search);
@@ -25,12 +26,7 @@ new BroadcastChannel(replayTimingChannel).onmessage = (event: MessageEvent<Repla
   probe.lastFrameAtMs = performance.now();
 };
 
-const canvas = document.createElement('canvas');
-canvas.width = width;
-canvas.height = height;
-canvas.style.width = `${width / devicePixelRatio}px`;
-canvas.style.height = `${height / devicePixelRatio}px`;
-document.body.append(canvas);
+const canvas = makePixelCanvas(width, height);
 
 const renderer = new RenderWorkerClient(canvas, new URL('../render.worker.js', import.meta.url), { syncTiming }, {
   onready: (kind) => { probe.renderer = kind; },

@@ -1,6 +1,7 @@
 // What the replay lab page records for the kiosk frame benchmark (it reads
 // window.lanternaReplay with page.evaluate), and the channel on which the
 // replay engine in the session worker reports each frame's timing.
+import type { RenderStats } from '../render/renderStats.js';
 
 /** BroadcastChannel name: replayEngine.ts (session worker) → replayPage.ts (page). */
 export const replayTimingChannel = 'lanterna-replay-timing';
@@ -20,14 +21,7 @@ export interface ReplayFrameTiming {
 }
 
 /** One present of the render worker that uploaded something (its own statistics). */
-export interface ReplayPresent {
-  readonly uploadMs: number;
-  readonly drawMs: number;
-  readonly rects: number;
-  readonly pixels: number;
-  readonly copies: number;
-  readonly copiedBytes: number;
-}
+export type ReplayPresent = Pick<RenderStats, 'uploadMs' | 'drawMs' | 'rects' | 'pixels' | 'copies' | 'copiedBytes'>;
 
 export interface ReplayProbe {
   renderer: string | null;
