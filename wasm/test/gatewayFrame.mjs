@@ -101,16 +101,25 @@ export async function stableFrameOverGateway(rdp, projecting, target, sessionOpt
   }
 }
 
-/** Peak signal-to-noise ratio over R, G and B, in dB (Infinity when identical). */
-export function psnr(expected, actual) {
+/**
+ * Peak signal-to-noise ratio over R, G and B, in dB (Infinity when identical),
+ * over the whole image or over one region { x, y, width, height } of both.
+ */
+export function psnr(expected, actual, region = { x: 0, y: 0, width: expected.width, height: expected.height }) {
   if (expected.width !== actual.width || expected.height !== actual.height) throw new Error('image sizes differ');
+  if (region.x < 0 || region.y < 0 || region.x + region.width > expected.width || region.y + region.height > expected.height) {
+    throw new Error('region outside the image');
+  }
   let sum = 0;
   let n = 0;
-  for (let i = 0; i < expected.data.length; i += 4) {
-    for (let c = 0; c < 3; c += 1) {
-      const d = expected.data[i + c] - actual.data[i + c];
-      sum += d * d;
-      n += 1;
+  for (let y = region.y; y < region.y + region.height; y += 1) {
+    const rowEnd = (y * expected.width + region.x + region.width) * 4;
+    for (let i = (y * expected.width + region.x) * 4; i < rowEnd; i += 4) {
+      for (let c = 0; c < 3; c += 1) {
+        const d = expected.data[i + c] - actual.data[i + c];
+        sum += d * d;
+        n += 1;
+      }
     }
   }
   return sum === 0 ? Infinity : 10 * Math.log10((255 * 255) / (sum / n));
