@@ -1,6 +1,7 @@
 // Motion: the lab's animation scene (≈60 fps of shapes, gradients and text)
 // on a shadow server with GFX; the kiosk must keep receiving and drawing, and
-// its page thread must stay free of long tasks (> 50 ms).
+// its page thread must stay free of long tasks (> 50 ms, as the Long Tasks API
+// reports them).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Lab, compareImages } from '@lanterna/lab';
@@ -50,12 +51,10 @@ test('animation: frames keep coming, HUD shows real figures, the page thread nev
     assert.ok(samples.every((s) => s[key] !== '—' && s[key] !== undefined), `HUD ${key} missing: ${samples.map((s) => s[key]).join(', ')}`);
   }
   assert.notEqual(compareImages(first, last), undefined, 'the picture did not change over the run');
-  // The issue asks for no task over 50 ms. On this machine (2 cores, SwiftShader)
-  // a few 50–80 ms tasks remain on the page thread while a 1920×1080 animation
-  // streams; not yet explained, so it is reported, and the test holds the line
-  // a person notices: no freeze, and the page thread mostly free.
-  const windowMs = seconds * 1000;
-  const busy = during.reduce((sum, d) => sum + d, 0);
-  assert.deepEqual(during.filter((d) => d > 200), [], 'the page thread froze for over 200 ms');
-  assert.ok(busy < 0.1 * windowMs, `long tasks took ${busy.toFixed(0)} ms of ${windowMs} ms`);
+  // The page thread only runs the HUD and the control socket: the data socket
+  // lives in the session worker and frames go worker to worker, so a moving
+  // desktop leaves it nearly idle (before the socket moved, ~1,100 message
+  // tasks a second ran here, and on a loaded machine some of them waited long
+  // enough in the scheduler to count as long tasks).
+  assert.deepEqual(during.filter((d) => d > 50).map((d) => Math.round(d)), [], 'page-thread tasks over 50 ms');
 });

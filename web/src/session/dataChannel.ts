@@ -1,15 +1,20 @@
-// The data socket of one session, on the page's thread: binary frames go to
-// the session worker by transfer (the ArrayBuffer moves, nothing is copied),
-// JSON messages go as text; whatever the worker sends goes to the socket.
+// The data socket of one session, opened inside the session worker: binary
+// frames go straight to the engine's transport, so the page's thread never
+// sees the ~1,000 messages a second a moving desktop brings (each one was a
+// task on the page's thread, and on a loaded machine any of them could wait
+// long enough for the scheduler to report a long task).
 import { countPdus } from './pduCounter.js';
 import { subprotocol } from './kioskProtocol.js';
-import type { DataPortMessage } from './sessionWorkerProtocol.js';
 
 export interface DataChannelEvents {
-  onclose?: (code: number, reason: string) => void;
-  /** Each JSON message, as text, before it goes to the worker. */
-  ontext?: (text: string) => void;
+  onpdus(frame: ArrayBuffer): void;
+  /** Each JSON message, as text. */
+  ontext(text: string): void;
+  onclose(code: number, reason: string): void;
 }
+
+/** What the engine may send before the socket opens: the Connection Request and little else. */
+const MAX_QUEUED_BYTES = 64 * 1024;
 
 export class DataChannel {
   /** Received from the gateway, for the HUD. */
@@ -17,51 +22,52 @@ export class DataChannel {
   pdusIn = 0;
   bytesOut = 0;
   private readonly socket: WebSocket;
+  private queued: ArrayBuffer[] = [];
+  private queuedBytes = 0;
+  private closeRequested = false;
 
-  constructor(url: string, sessionToken: string, private readonly port: MessagePort, events: DataChannelEvents = {}) {
+  constructor(url: string, sessionToken: string, private readonly events: DataChannelEvents) {
     const socket = new WebSocket(url, subprotocol);
     socket.binaryType = 'arraybuffer';
     this.socket = socket;
-    socket.onopen = () => socket.send(JSON.stringify({ type: 'open', token: sessionToken }));
+    socket.onopen = () => {
+      socket.send(JSON.stringify({ type: 'open', token: sessionToken }));
+      for (const frame of this.queued) socket.send(frame);
+      this.queued = [];
+      if (this.closeRequested) socket.send(JSON.stringify({ type: 'close' }));
+    };
     socket.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
       const data = event.data;
       if (typeof data === 'string') {
-        events.ontext?.(data);
-        this.forward({ type: 'message', text: data });
+        events.ontext(data);
         return;
       }
       this.bytesIn += data.byteLength;
       this.pdusIn += countPdus(new Uint8Array(data));
-      this.forward({ type: 'pdus', data }, [data]);
+      events.onpdus(data);
     };
-    socket.onclose = (event) => {
-      port.close();
-      events.onclose?.(event.code, event.reason);
-    };
-    port.onmessage = (event: MessageEvent<DataPortMessage>) => {
-      const message = event.data;
-      if (socket.readyState !== WebSocket.OPEN) return;
-      if (message.type === 'pdus') {
-        this.bytesOut += message.data.byteLength;
-        socket.send(message.data);
-      } else if (message.type === 'close') {
-        socket.send(JSON.stringify({ type: 'close' }));
-      }
-    };
+    socket.onclose = (event) => events.onclose(event.code, event.reason);
+  }
+
+  send(frame: ArrayBuffer): void {
+    this.bytesOut += frame.byteLength;
+    if (this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(frame);
+    } else if (this.socket.readyState === WebSocket.CONNECTING) {
+      this.queuedBytes += frame.byteLength;
+      // An engine that talks this much before the gateway even answered is broken; end it.
+      if (this.queuedBytes > MAX_QUEUED_BYTES) this.close(4400);
+      else this.queued.push(frame);
+    }
   }
 
   /** Asks the gateway to end the session; it answers `ended` and closes. */
   requestClose(): void {
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'close' }));
-    else this.socket.close();
+    else if (this.socket.readyState === WebSocket.CONNECTING) this.closeRequested = true;
   }
 
-  close(): void {
-    this.socket.close(1000);
-    this.port.close();
-  }
-
-  private forward(message: DataPortMessage, transfer: Transferable[] = []): void {
-    this.port.postMessage(message, transfer);
+  close(code = 1000): void {
+    this.socket.close(code);
   }
 }

@@ -1,11 +1,12 @@
 // The session worker: loads the wasm RDP engine (when the build has one) and
-// wires it to the data socket (through a port from the page) and to the
-// render worker (through a port, so frames never touch the page's thread).
+// wires it to the data socket (opened here, so PDUs never touch the page's
+// thread) and to the render worker (through a port, for the same reason).
 import type { RenderWorkerReply, RenderWorkerRequest } from '../render/renderWorkerProtocol.js';
 import { DecodeClock } from './decodeClock.js';
 import { parseDataMessage } from './kioskProtocol.js';
 import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } from './rdpClientEngine.js';
-import type { DataPortMessage, SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
+import { DataChannel } from './dataChannel.js';
+import type { SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -20,27 +21,42 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function portTransport(port: MessagePort): RdpTransport {
+/** How often the page hears the socket's totals: enough for a per-second HUD. */
+const TRAFFIC_REPORT_MS = 250;
+
+let data: DataChannel | null = null;
+
+/** Opens the data socket at once (in parallel with loading the engine); the engine attaches later. */
+function openTransport(url: string, sessionToken: string): RdpTransport {
   const transport: RdpTransport = {
-    send: (pdus) => port.postMessage({ type: 'pdus', data: pdus } satisfies DataPortMessage, [pdus]),
-    close: () => port.postMessage({ type: 'close' } satisfies DataPortMessage),
+    send: (pdus) => data?.send(pdus),
+    close: () => data?.requestClose(),
     onpdus: null,
     onmessage: null,
   };
-  port.onmessage = (event: MessageEvent<DataPortMessage>) => {
-    const message = event.data;
-    if (message.type === 'pdus') {
+  const reportTraffic = (): void => {
+    if (data) reply({ type: 'traffic', bytesIn: data.bytesIn, pdusIn: data.pdusIn });
+  };
+  const trafficTimer = setInterval(reportTraffic, TRAFFIC_REPORT_MS);
+  data = new DataChannel(url, sessionToken, {
+    onpdus: (frame) => {
       decodeClock.input();
-      transport.onpdus?.(message.data);
-    }
-    else if (message.type === 'message') {
+      transport.onpdus?.(frame);
+    },
+    ontext: (text) => {
+      reply({ type: 'data-text', text });
       try {
-        transport.onmessage?.(parseDataMessage(message.text));
+        transport.onmessage?.(parseDataMessage(text));
       } catch (error) {
         reply({ type: 'error', message: describe(error) });
       }
-    }
-  };
+    },
+    onclose: (code, reason) => {
+      clearInterval(trafficTimer);
+      reportTraffic();
+      reply({ type: 'data-closed', code, reason });
+    },
+  });
   return transport;
 }
 
@@ -77,8 +93,10 @@ function renderSink(port: MessagePort): RdpFrameSink {
 }
 
 async function start(request: Extract<SessionWorkerRequest, { type: 'start' }>): Promise<void> {
+  const transport = openTransport(request.dataUrl, request.sessionToken);
   if (request.engineUrl === null) {
     reply({ type: 'engine-missing', message: 'this build of the page has no wasm client bundle' });
+    transport.close();
     return;
   }
   let module: RdpEngineModule;
@@ -86,11 +104,12 @@ async function start(request: Extract<SessionWorkerRequest, { type: 'start' }>):
     module = (await import(request.engineUrl)) as RdpEngineModule;
   } catch (error) {
     reply({ type: 'engine-missing', message: `the wasm client bundle failed to load: ${describe(error)}` });
+    transport.close();
     return;
   }
   engine = await module.createEngine();
   reply({ type: 'engine-loaded' });
-  await engine.connect(request.settings, portTransport(request.dataPort), renderSink(request.renderPort));
+  await engine.connect(request.settings, transport, renderSink(request.renderPort));
 }
 
 self.onmessage = (event: MessageEvent<SessionWorkerRequest>) => {
@@ -98,6 +117,8 @@ self.onmessage = (event: MessageEvent<SessionWorkerRequest>) => {
   if (request.type === 'start') {
     start(request).catch((error: unknown) => reply({ type: 'error', message: describe(error) }));
   } else {
+    // Polite end: the gateway answers `ended` and closes the socket.
+    data?.requestClose();
     engine?.disconnect();
     engine = null;
   }

@@ -1,7 +1,6 @@
 // Runs one projection on the page: the data socket, the session worker that
 // hosts the engine, and the ports that connect them to the render worker.
 import type { RenderWorkerClient } from '../render/renderWorkerClient.js';
-import { DataChannel } from './dataChannel.js';
 import { codeForClose } from './errorSentences.js';
 import { parseDataMessage, type ProjectMessage } from './kioskProtocol.js';
 import type { SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
@@ -26,22 +25,22 @@ export interface SessionHostOptions {
   readonly engineOptions?: Readonly<Record<string, unknown>>;
 }
 
+/** The data socket's running totals, as the session worker last reported them. */
+export interface SessionTraffic {
+  bytesIn: number;
+  pdusIn: number;
+}
+
 export class SessionHost {
-  readonly data: DataChannel;
+  readonly traffic: SessionTraffic = { bytesIn: 0, pdusIn: 0 };
   private readonly worker: Worker;
   private finished = false;
   private lastErrorCode: string | null = null;
   private endReason: string | null = null;
 
   constructor(options: SessionHostOptions, private readonly onevent: (event: SessionEvent) => void) {
-    const dataPorts = new MessageChannel();
     const renderPorts = new MessageChannel();
     options.renderer.attachPort(renderPorts.port1);
-    // The page peeks at the data socket's JSON only to learn why a session ended.
-    this.data = new DataChannel(options.dataUrl, options.project.sessionToken, dataPorts.port1, {
-      onclose: (code) => this.finish(this.lastErrorCode ?? codeForClose(code), this.endReason ?? `closed (${code})`),
-      ontext: (text) => this.peek(text),
-    });
     this.worker = new Worker(options.sessionWorkerUrl, { type: 'classic', name: 'lanterna-session' });
     this.worker.onmessage = (event: MessageEvent<SessionWorkerReply>) => this.receive(event.data);
     this.worker.onerror = (event) => this.onevent({ kind: 'failed', message: event.message || 'the session worker failed' });
@@ -56,30 +55,29 @@ export class SessionHost {
         extra: { ...project.settings, ...options.engineOptions },
       },
       engineUrl: options.engineUrl,
-      dataPort: dataPorts.port2,
+      dataUrl: options.dataUrl,
+      sessionToken: project.sessionToken,
       renderPort: renderPorts.port2,
     };
-    this.worker.postMessage(start, [dataPorts.port2, renderPorts.port2]);
+    this.worker.postMessage(start, [renderPorts.port2]);
   }
 
   /** Ends the session politely; the gateway closes the data socket after `ended`. */
   stop(): void {
-    this.data.requestClose();
     this.worker.postMessage({ type: 'stop' } satisfies SessionWorkerRequest);
   }
 
   /** Drops everything at once (page leaving, gateway said stop). */
   dispose(): void {
     this.finished = true;
+    // Ending the worker closes its socket; the gateway ends the server leg.
     this.worker.terminate();
-    this.data.close();
   }
 
   private receive(reply: SessionWorkerReply): void {
     switch (reply.type) {
       case 'engine-missing':
         this.onevent({ kind: 'engine-missing', message: reply.message });
-        this.data.requestClose();
         break;
       case 'engine-loaded':
         break;
@@ -95,6 +93,17 @@ export class SessionHost {
         break;
       case 'error':
         this.onevent({ kind: 'failed', message: reply.message });
+        break;
+      case 'data-text':
+        // The page peeks at the data socket's JSON only to learn why a session ended.
+        this.peek(reply.text);
+        break;
+      case 'data-closed':
+        this.finish(this.lastErrorCode ?? codeForClose(reply.code), this.endReason ?? `closed (${reply.code})`);
+        break;
+      case 'traffic':
+        this.traffic.bytesIn = reply.bytesIn;
+        this.traffic.pdusIn = reply.pdusIn;
         break;
     }
   }

@@ -13,8 +13,9 @@ export type SessionWorkerRequest =
       readonly type: 'start';
       readonly settings: RdpSessionSettings;
       readonly engineUrl: string | null;
-      /** Whole-PDU frames to and from the data socket (see dataChannel.ts). */
-      readonly dataPort: MessagePort;
+      /** The session's data socket, which the worker opens itself (see dataChannel.ts). */
+      readonly dataUrl: string;
+      readonly sessionToken: string;
       /** Frames and pointer updates go straight to the render worker. */
       readonly renderPort: MessagePort;
     }
@@ -26,10 +27,9 @@ export type SessionWorkerReply =
   | { readonly type: 'connected' }
   | { readonly type: 'disconnected'; readonly reason: string }
   | { readonly type: 'error'; readonly message: string }
-  | { readonly type: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number };
-
-/** What crosses the data port. */
-export type DataPortMessage =
-  | { readonly type: 'pdus'; readonly data: ArrayBuffer }
-  | { readonly type: 'message'; readonly text: string }
-  | { readonly type: 'close' };
+  | { readonly type: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number }
+  /** A JSON message of the data socket, for the page to learn why a session ended. */
+  | { readonly type: 'data-text'; readonly text: string }
+  | { readonly type: 'data-closed'; readonly code: number; readonly reason: string }
+  /** Running totals of the data socket, a few times a second (for the HUD). */
+  | { readonly type: 'traffic'; readonly bytesIn: number; readonly pdusIn: number };

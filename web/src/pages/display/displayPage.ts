@@ -160,7 +160,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
     },
   );
   session = host;
-  hud.setTraffic(host.data);
+  hud.setTraffic(host.traffic);
 }
 
 if (place.token === null) {
