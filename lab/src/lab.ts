@@ -10,6 +10,9 @@ import { onEmergencyExit, runOnce, startChild, type ChildSpec, type RunOnceSpec,
 import { startXrdp, type XrdpOptions, type XrdpServer } from './servers/xrdpServer.js';
 import { startShadowServer, type ShadowServer, type ShadowServerOptions } from './servers/shadowServer.js';
 
+/** How long a lab child that escaped its supervisor may take to exit by itself. */
+const LEAK_GRACE_MS = 3000;
+
 export interface LabOptions {
   /** Names the temp dir and log files ("gateway-relay-test"). */
   name: string;
@@ -162,6 +165,11 @@ export class Lab {
       }
     }
     // Belt and braces: anything still carrying this lab's id escaped its supervisor.
+    // Some helpers leave their parent's process group and exit on their own once
+    // the parent is gone (Chromium's crashpad handler, a second or more later on
+    // a loaded machine); only what outlives a short grace counts as leaked.
+    const graceEnd = Date.now() + LEAK_GRACE_MS;
+    while (this.livePids().length > 0 && Date.now() < graceEnd) await sleep(100);
     const leaked = this.livePids();
     if (leaked.length > 0) {
       const describe = (pid: number): string => {
