@@ -16,7 +16,7 @@ test('parses the demo command and fills defaults', () => {
 
 test('rejects bad values with messages that name the option', () => {
   assert.throws(() => parseCliArguments(['shadow', '--auth', 'rdp']), /--auth must be tls or nla, got 'rdp'/);
-  assert.throws(() => parseCliArguments(['shadow', '--scene', 'slides']), /--scene must be one of reference, terminal, animation/);
+  assert.throws(() => parseCliArguments(['shadow', '--scene', 'slides']), /--scene must be one of reference, slide, terminal, animation/);
   assert.throws(() => parseCliArguments(['display', '--width', '12.5']), /--width must be an integer/);
   assert.throws(() => parseCliArguments(['xrdp', '--auth', 'nla']), /shadow command only/);
   assert.throws(() => parseCliArguments(['projector']), /unknown command 'projector'/);

@@ -15,7 +15,7 @@ commands:
   display  Xvfb + scene only
 
 options:
-  --scene reference|terminal|animation   (default: reference)
+  --scene ${SCENE_NAMES.join('|')}   (default: reference)
   --width N --height N                   (default: 1920x1080)
 
 Prints the connection details as one JSON line once everything is ready,
