@@ -211,6 +211,21 @@ test('tls and relay: no TLS, server garbage, server hang-up, client partial and 
   await assertHealthyStillRelays();
 });
 
+test('relay: a ping is answered with its own number, a flood only once, a malformed one ends that session', async () => {
+  healthy.socket.send(JSON.stringify({ type: 'ping', t: 1234.5 }));
+  assert.deepEqual(await healthy.queue.nextText('pong'), { type: 'pong', t: 1234.5 });
+  healthy.socket.send(JSON.stringify({ type: 'ping', t: 1 })); // within 200 ms of the last: no answer
+  await assertHealthyStillRelays(); // the next message is the probe, not a pong
+
+  for (const ping of [{ type: 'ping', t: 'now' }, { type: 'ping' }]) {
+    const client = await session('room', 'echo');
+    await client.queue.nextText('secured');
+    await client.queue.nextBinary();
+    client.socket.send(JSON.stringify(ping));
+    await expectError(client.queue, 'bad-message', 4400, 'relay');
+  }
+});
+
 test('metrics count the errors by phase and code', async () => {
   const text = await (await fetch(`${gateway.httpUrl}/metrics`)).text();
   assert.match(text, /lanterna_session_errors_total\{phase="x224",code="x224-invalid"\} [1-9]/);

@@ -47,7 +47,7 @@ test('animation: frames keep coming, HUD shows real figures, the page thread nev
   console.log(`# page-thread long tasks during the run: ${during.length ? during.map((d) => d.toFixed(0)).join(', ') : 'none'}`);
   assert.deepEqual(rig.kiosk.problems, []);
   assert.ok(fps.every((f) => f > 0), `a second without a drawn frame: ${fps.join(', ')}`);
-  for (const key of ['decode', 'upload', 'bytes', 'pdus']) {
+  for (const key of ['decode', 'upload', 'bytes', 'pdus', 'latency', 'rtt']) {
     assert.ok(samples.every((s) => s[key] !== '—' && s[key] !== undefined), `HUD ${key} missing: ${samples.map((s) => s[key]).join(', ')}`);
   }
   assert.notEqual(compareImages(first, last), undefined, 'the picture did not change over the run');

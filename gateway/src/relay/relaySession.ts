@@ -4,6 +4,9 @@ import { PduFramer, splitWholePdus, FramingError, framingModeFor, nextFramingMod
 import { SessionError } from '../session/sessionError.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 
+/** Pings closer together than this get no answer (the display sends one every few seconds). */
+const MIN_PING_INTERVAL_MS = 200;
+
 export interface RelayOptions {
   highWaterBytes: number;
   lowWaterBytes: number;
@@ -30,6 +33,7 @@ export class RelaySession {
   private clientPaused = false;
   private ended = false;
   private lastActivity = Date.now();
+  private lastPong = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private endResolve!: (end: RelayEnd) => void;
   readonly done: Promise<RelayEnd>;
@@ -99,11 +103,11 @@ export class RelaySession {
   }
 
   private fromClient(data: RawData, isBinary: boolean): void {
-    this.lastActivity = Date.now();
     if (!isBinary) {
       this.controlFromClient(data);
       return;
     }
+    this.lastActivity = Date.now();
     const frame = data as Buffer; // binaryType "nodebuffer": one Buffer per message
     let pdus: Buffer[];
     try {
@@ -140,11 +144,30 @@ export class RelaySession {
     } catch {
       message = undefined;
     }
-    if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'close') {
+    const type = typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;
+    if (type === 'close') {
       this.finish({ reason: 'client-closed' });
       return;
     }
+    // The display times its round trip to the gateway (the HUD's latency). A ping
+    // is not RDP traffic, so it does not keep an idle session alive, and only its
+    // number is echoed: nothing else the display sent is reflected.
+    if (type === 'ping') {
+      const t = (message as { t?: unknown }).t;
+      if (typeof t === 'number' && Number.isFinite(t)) {
+        this.pingAnswer(t);
+        return;
+      }
+    }
     this.finish({ reason: 'error', error: new SessionError('relay', 'bad-message', 'the display sent an unexpected control message during the session') });
+  }
+
+  /** At most one pong per MIN_PING_INTERVAL_MS: a flood of pings costs the gateway nothing more. */
+  private pingAnswer(t: number): void {
+    const now = Date.now();
+    if (now - this.lastPong < MIN_PING_INTERVAL_MS) return;
+    this.lastPong = now;
+    if (this.client.readyState === this.client.OPEN) this.client.send(JSON.stringify({ type: 'pong', t }));
   }
 
   private scheduleIdleCheck(): void {

@@ -4,12 +4,22 @@
 // animation frame.
 import { createRenderer } from './createRenderer.js';
 import type { Renderer } from './renderer.js';
+import type { RenderStats } from './renderStats.js';
 import type { RenderWorkerReply, RenderWorkerRequest } from './renderWorkerProtocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
 let renderer: Renderer | null = null;
 let presentScheduled = false;
+/** The oldest receivedAt among frames uploaded since the last present. */
+let oldestReceivedAt: number | null = null;
+
+function withLatency(stats: RenderStats): RenderStats {
+  if (oldestReceivedAt === null) return stats;
+  const receiveToDrawMs = performance.timeOrigin + performance.now() - oldestReceivedAt;
+  oldestReceivedAt = null;
+  return { ...stats, receiveToDrawMs };
+}
 
 function reply(message: RenderWorkerReply, port?: MessagePort): void {
   if (port) port.postMessage(message);
@@ -30,7 +40,7 @@ function handle(message: RenderWorkerRequest, from?: MessagePort): void {
     renderer?.destroy();
     const created = createRenderer(message.canvas, message.options);
     created.setCanvasSize(message.width, message.height);
-    created.onstatistics = (stats) => reply({ type: 'stats', stats });
+    created.onstatistics = (stats) => reply({ type: 'stats', stats: withLatency(stats) });
     renderer = created;
     reply({ type: 'ready', kind: created.kind, warning: created.warning });
     return;
@@ -51,6 +61,7 @@ function handle(message: RenderWorkerRequest, from?: MessagePort): void {
       schedulePresent();
       break;
     case 'frame':
+      if (message.receivedAt !== undefined) oldestReceivedAt = Math.min(oldestReceivedAt ?? Infinity, message.receivedAt);
       renderer.update(message);
       reply({ type: 'frame-consumed', id: message.id }, from);
       if (message.presentNow === true) renderer.present();

@@ -16,6 +16,8 @@ export interface RenderStats {
   /** CPU copies of decoded pixels made by the renderer: 0 on the WebGL2 path. */
   readonly copies: number;
   readonly copiedBytes: number;
+  /** From the first input of the oldest frame in this present reaching the session worker to the draw (ms), when known. */
+  readonly receiveToDrawMs?: number;
 }
 
 /** Collects upload costs between two presents. */

@@ -12,6 +12,8 @@ export interface RenderFrameMessage {
   readonly stride: number;
   readonly format: PixelFormat;
   readonly rects: readonly Rect[];
+  /** When the frame's first input reached the session worker (performance.timeOrigin + now, ms). */
+  readonly receivedAt?: number;
   /** Present at once instead of at the next animation frame (benchmarks). */
   readonly presentNow?: boolean;
 }

@@ -61,6 +61,11 @@ export class DataChannel {
     }
   }
 
+  /** A JSON message (dropped unless the socket is open: only pings use this). */
+  sendJson(message: object): void {
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
   /** Asks the gateway to end the session; it answers `ended` and closes. */
   requestClose(): void {
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'close' }));

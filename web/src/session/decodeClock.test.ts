@@ -10,7 +10,9 @@ test('decode time runs from the first input after a frame to the next frame', ()
   now = 103;
   clock.input(); // later inputs of the same frame do not move the start
   now = 110.5;
+  assert.equal(clock.pendingSince, 100, 'the frame\'s input began with the first one');
   assert.equal(clock.frame(), 10.5);
+  assert.equal(clock.pendingSince, null);
   now = 200;
   assert.equal(clock.frame(), null, 'the clock restarts after each frame');
   clock.input();

@@ -14,6 +14,11 @@ export class DecodeClock {
     this.firstInputAt ??= this.now();
   }
 
+  /** When the input of the coming frame began to arrive (this clock's time), or null before any. */
+  get pendingSince(): number | null {
+    return this.firstInputAt;
+  }
+
   /** The engine ended a paint: the ms since the first input it drew from, or null for a paint without input. */
   frame(): number | null {
     if (this.firstInputAt === null) return null;

@@ -64,7 +64,13 @@ export interface EndedMessage {
   readonly reason: string;
 }
 
-export type DataServerMessage = SecuredMessage | EndedMessage | ErrorMessage;
+/** The gateway's answer to the kiosk's `ping` (see docs/kiosk-protocol.md). */
+export interface PongMessage {
+  readonly type: 'pong';
+  readonly t: number;
+}
+
+export type DataServerMessage = SecuredMessage | EndedMessage | ErrorMessage | PongMessage;
 
 export class ProtocolError extends Error {
   override readonly name = 'ProtocolError';
@@ -176,6 +182,8 @@ export function parseDataMessage(text: string): DataServerMessage {
     }
     case 'ended':
       return { type: 'ended', reason: typeof m.reason === 'string' ? m.reason : '' };
+    case 'pong':
+      return { type: 'pong', t: number(m, 't') };
     case 'error':
       return readError(m);
     default:

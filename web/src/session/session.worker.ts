@@ -23,6 +23,8 @@ function describe(error: unknown): string {
 
 /** How often the page hears the socket's totals: enough for a per-second HUD. */
 const TRAFFIC_REPORT_MS = 250;
+/** How often the round trip to the gateway is timed once the session is relaying. */
+const PING_INTERVAL_MS = 2000;
 
 let data: DataChannel | null = null;
 
@@ -38,21 +40,34 @@ function openTransport(url: string, sessionToken: string): RdpTransport {
     if (data) reply({ type: 'traffic', bytesIn: data.bytesIn, pdusIn: data.pdusIn });
   };
   const trafficTimer = setInterval(reportTraffic, TRAFFIC_REPORT_MS);
+  let pingTimer: ReturnType<typeof setInterval> | undefined;
+  const ping = (): void => data?.sendJson({ type: 'ping', t: performance.now() });
   data = new DataChannel(url, sessionToken, {
     onpdus: (frame) => {
       decodeClock.input();
       transport.onpdus?.(frame);
     },
     ontext: (text) => {
-      reply({ type: 'data-text', text });
       try {
-        transport.onmessage?.(parseDataMessage(text));
+        const message = parseDataMessage(text);
+        if (message.type === 'pong') {
+          reply({ type: 'rtt', ms: performance.now() - message.t });
+          return;
+        }
+        reply({ type: 'data-text', text });
+        // the gateway answers pings only while relaying, which begins with `secured`
+        if (message.type === 'secured' && pingTimer === undefined) {
+          pingTimer = setInterval(ping, PING_INTERVAL_MS);
+          ping();
+        }
+        transport.onmessage?.(message);
       } catch (error) {
         reply({ type: 'error', message: describe(error) });
       }
     },
     onclose: (code, reason) => {
       clearInterval(trafficTimer);
+      clearInterval(pingTimer);
       reportTraffic();
       reply({ type: 'data-closed', code, reason });
     },
@@ -79,12 +94,14 @@ function renderSink(port: MessagePort): RdpFrameSink {
         height = frameHeight;
         send({ type: 'desktop-size', width, height });
       }
+      const inputAt = decodeClock.pendingSince;
       const decodeMs = decodeClock.frame();
       if (decodeMs !== null) reply({ type: 'decoded', decodeMs });
       const id = nextId++;
       releases.set(id, release);
       // A view over the wasm heap's SharedArrayBuffer crosses without a copy.
-      send({ type: 'frame', id, pixels, stride, format, rects });
+      // receivedAt is wall-clock ms: the render worker's performance.now() has another origin.
+      send({ type: 'frame', id, pixels, stride, format, rects, ...(inputAt !== null ? { receivedAt: performance.timeOrigin + inputAt } : {}) });
     },
     onPointer: (shape) => send({ type: 'pointer-shape', shape }),
     onPointerMove: (x, y) => send({ type: 'pointer-move', x, y }),

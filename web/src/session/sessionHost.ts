@@ -9,6 +9,8 @@ export type SessionEvent =
   | { readonly kind: 'engine-missing'; readonly message: string }
   | { readonly kind: 'connected' }
   | { readonly kind: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number }
+  /** Round trip to the gateway over the data socket. */
+  | { readonly kind: 'rtt'; readonly ms: number }
   /** errorCode: the gateway's; engineReason: the wasm client's typed end, when it ended the session. */
   | { readonly kind: 'ended'; readonly reason: string; readonly errorCode: string | null; readonly engineReason: string | null }
   | { readonly kind: 'failed'; readonly message: string };
@@ -100,6 +102,9 @@ export class SessionHost {
         break;
       case 'data-closed':
         this.finish(this.lastErrorCode ?? codeForClose(reply.code), this.endReason ?? `closed (${reply.code})`);
+        break;
+      case 'rtt':
+        this.onevent({ kind: 'rtt', ms: reply.ms });
         break;
       case 'traffic':
         this.traffic.bytesIn = reply.bytesIn;

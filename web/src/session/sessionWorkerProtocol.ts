@@ -31,5 +31,7 @@ export type SessionWorkerReply =
   /** A JSON message of the data socket, for the page to learn why a session ended. */
   | { readonly type: 'data-text'; readonly text: string }
   | { readonly type: 'data-closed'; readonly code: number; readonly reason: string }
+  /** Round trip to the gateway over the data socket (ping/pong), for the HUD's latency. */
+  | { readonly type: 'rtt'; readonly ms: number }
   /** Running totals of the data socket, a few times a second (for the HUD). */
   | { readonly type: 'traffic'; readonly bytesIn: number; readonly pdusIn: number };

@@ -106,6 +106,9 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
       break;
     case 'connected':
       break;
+    case 'rtt':
+      hud.onRoundTrip(event.ms);
+      break;
     case 'decoded':
       hud.onDecode(event.decodeMs, event.latencyMs);
       window.dispatchEvent(new CustomEvent('lanterna:decode', { detail: { decodeMs: event.decodeMs } }));

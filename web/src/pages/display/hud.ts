@@ -1,5 +1,9 @@
 // The heads-up display of live figures (toggled with "h" or ?hud=1). Counters
 // accumulate between one-second ticks; the HUD shows rates and averages.
+// Latency is what the display can know: half the round trip to the gateway
+// (ping/pong on the data socket) plus the time from a frame's first bytes
+// reaching the session worker to the draw that shows it. The server's own
+// delay and the server-to-gateway leg are not visible from here.
 import type { RenderStats } from '../../render/renderStats.js';
 
 export interface TrafficSource {
@@ -16,6 +20,9 @@ export class Hud {
   private decodeMs = 0;
   private decodes = 0;
   private latencyMs: number | null = null;
+  private receiveToDrawMs = 0;
+  private timedFrames = 0;
+  private roundTripMs: number | null = null;
   private lastBytes = 0;
   private lastPdus = 0;
   private traffic: TrafficSource | null = null;
@@ -34,6 +41,7 @@ export class Hud {
       ['bytes', 'bytes/s'],
       ['pdus', 'PDUs/s'],
       ['latency', 'latency'],
+      ['rtt', 'gateway RTT'],
       ['renderer', 'renderer'],
     ] as const) {
       const row = document.createElement('div');
@@ -61,14 +69,23 @@ export class Hud {
 
   setTraffic(source: TrafficSource | null): void {
     this.traffic = source;
+    this.roundTripMs = null; // a new session, perhaps another gateway path
     this.lastBytes = source?.bytesIn ?? 0;
     this.lastPdus = source?.pdusIn ?? 0;
   }
 
   onRender(stats: RenderStats): void {
     this.frames += 1;
+    if (stats.receiveToDrawMs !== undefined) {
+      this.receiveToDrawMs += stats.receiveToDrawMs;
+      this.timedFrames += 1;
+    }
     this.uploadMs += stats.uploadMs;
     this.drawMs += stats.drawMs;
+  }
+
+  onRoundTrip(ms: number): void {
+    this.roundTripMs = ms;
   }
 
   onDecode(decodeMs: number, latencyMs?: number): void {
@@ -82,7 +99,8 @@ export class Hud {
     this.set('upload', this.frames > 0 ? (this.uploadMs / this.frames).toFixed(1) : '—');
     this.set('draw', this.frames > 0 ? (this.drawMs / this.frames).toFixed(1) : '—');
     this.set('decode', this.decodes > 0 ? (this.decodeMs / this.decodes).toFixed(1) : '—');
-    this.set('latency', this.latencyMs === null ? '—' : `${this.latencyMs.toFixed(0)} ms`);
+    this.set('latency', this.latencyText());
+    this.set('rtt', this.roundTripMs === null ? '—' : `${this.roundTripMs.toFixed(1)} ms`);
     if (this.traffic) {
       this.set('bytes', formatBytes(this.traffic.bytesIn - this.lastBytes));
       this.set('pdus', String(this.traffic.pdusIn - this.lastPdus));
@@ -98,6 +116,15 @@ export class Hud {
     this.drawMs = 0;
     this.decodeMs = 0;
     this.decodes = 0;
+    this.receiveToDrawMs = 0;
+    this.timedFrames = 0;
+  }
+
+  /** An engine's own figure wins; otherwise gateway→screen as measured here, once both halves are known. */
+  private latencyText(): string {
+    if (this.latencyMs !== null) return `${this.latencyMs.toFixed(0)} ms`;
+    if (this.timedFrames === 0 || this.roundTripMs === null) return '—';
+    return `${(this.roundTripMs / 2 + this.receiveToDrawMs / this.timedFrames).toFixed(0)} ms`;
   }
 
   private set(key: string, text: string): void {
