@@ -1,10 +1,12 @@
 // Replays recorded sessions into the wasm client and into its native twin
 // (native/replay_native.c: the same glue and FreeRDP source and patches, built
 // natively), alternating, N repeats, without and with FreeRDP's codec thread
-// pool, and prints per recording native and wasm ms per frame, the wasm/native
-// ratio and whether both builds ended on the same picture. Both sides warm up
-// with one untimed replay of the same recording first. The machine may be
-// shared: compare only within one run.
+// pool, and prints per recording: ms per frame (wall, first to last frame) and
+// the wasm/native ratio; CPU time per frame (the whole process, all threads,
+// connect to end; load on a shared machine stretches wall time more than CPU
+// time; the wasm process also counts V8's compiler and GC threads); and whether
+// both builds ended on the same picture. Both sides warm up with one untimed
+// replay of the same recording first. Compare only within one run.
 //   node wasm/bench/replay-compare.mjs <native replay binary> [repeats=3] [recording …]
 //   (one JSON line per run on stderr, the tables on stdout)
 import { execFileSync } from 'node:child_process';
@@ -60,14 +62,17 @@ function sameOutput(runs) {
 
 function printTable(name, byMode) {
   console.log(`\n${name}: ${ABOUT[name] ?? 'recorded session'}`);
-  console.log('| codec threads | native ms/frame | wasm ms/frame | wasm/native | same output |');
-  console.log('|---|---|---|---|---|');
+  console.log('| codec threads | native ms/frame | wasm ms/frame | wasm/native | CPU ms/frame native / wasm | wasm/native, CPU | same output |');
+  console.log('|---|---|---|---|---|---|---|');
   for (const [mode, runs] of byMode) {
     const timed = runs.filter((r) => r.native.msPerFrame !== null && r.wasm.msPerFrame !== null);
-    const cells = timed.length === 0 ? ['—', '—', '—'] : [
+    const cpuPerFrame = (r) => r.cpuMs / r.frames;
+    const cells = timed.length === 0 ? ['—', '—', '—', '—', '—'] : [
       range(timed.map((r) => r.native.msPerFrame), 2),
       range(timed.map((r) => r.wasm.msPerFrame), 2),
       range(timed.map((r) => r.wasm.msPerFrame / r.native.msPerFrame), 2),
+      `${range(timed.map((r) => cpuPerFrame(r.native)), 2)} / ${range(timed.map((r) => cpuPerFrame(r.wasm)), 2)}`,
+      range(timed.map((r) => r.wasm.cpuMs / r.native.cpuMs), 2),
     ];
     console.log(`| ${mode} | ${cells.join(' | ')} | ${sameOutput(runs)} |`);
   }

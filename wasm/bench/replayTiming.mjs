@@ -1,7 +1,7 @@
 // One timed replay of a recorded session into the wasm client: frames, ms from
-// the first to the last frame, ms per frame and the hash of the final picture
-// (frameShadow.mjs), the figures native/replay_native.c prints for the native
-// twin. Frames are acknowledged at once (no renderer), after their rectangles
+// the first to the last frame, ms per frame, CPU time and the hash of the final
+// picture (frameShadow.mjs), the figures native/replay_native.c prints for the
+// native twin. Frames are acknowledged at once (no renderer), after their rectangles
 // are copied.
 import { replayRecording } from '../js/recordingReplay.js';
 import { FrameShadow } from './frameShadow.mjs';
@@ -20,6 +20,7 @@ export async function timeWasmReplay(rdp, name, records, options = {}) {
   const shadow = new FrameShadow();
   let first = 0;
   let last = 0;
+  const cpuStart = process.cpuUsage(); // the whole process, all threads, as the native twin's getrusage
   const result = await replayRecording(rdp, records, {
     keepLastFrame: false,
     session: { freerdpSettings: { FreeRDP_ThreadingFlags: threaded ? 0 : DISABLE_THREADS } },
@@ -30,11 +31,13 @@ export async function timeWasmReplay(rdp, name, records, options = {}) {
       shadow.apply(frame);
     },
   });
+  const cpu = process.cpuUsage(cpuStart);
   const span = last - first;
   return {
     recording: name, build: 'wasm', threaded, frames: result.frames, serverPdus: result.serverPdus,
     clientPdus: result.clientPdus, desktop: `${result.desktop?.width ?? 0}x${result.desktop?.height ?? 0}`,
-    totalMs: Number(result.ms.toFixed(1)), firstToLastFrameMs: Number(span.toFixed(1)),
+    totalMs: Number(result.ms.toFixed(1)), cpuMs: Number(((cpu.user + cpu.system) / 1000).toFixed(1)),
+    firstToLastFrameMs: Number(span.toFixed(1)),
     msPerFrame: result.frames > 1 ? Number((span / (result.frames - 1)).toFixed(3)) : null,
     hash: result.frames > 0 ? shadow.hash() : null, end: result.end?.reason ?? null,
   };

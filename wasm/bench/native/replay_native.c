@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <freerdp/gdi/gdi.h>
@@ -65,6 +66,7 @@ typedef struct
 	double firstFrameMs;
 	double lastFrameMs;
 	double endMs;
+	double cpuMs; /* the whole process, all threads, from session start to its end */
 	int reason;
 	UINT32 width;
 	UINT32 height;
@@ -79,6 +81,14 @@ typedef struct
 	BOOL fed;
 	BOOL inputClosed;
 } LtFeeder;
+
+static double cpu_ms(void)
+{
+	struct rusage usage;
+	(void)getrusage(RUSAGE_SELF, &usage);
+	return (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000.0 +
+	       (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000.0;
+}
 
 static double now_ms(void)
 {
@@ -164,6 +174,7 @@ static BOOL replay(const LtDump* dump, BOOL threaded, LtReplayResult* out)
 		return FALSE;
 	}
 	out->startMs = now_ms();
+	const double cpuStart = cpu_ms();
 	BOOL stopped = FALSE;
 	for (;;)
 	{
@@ -210,6 +221,7 @@ static BOOL replay(const LtDump* dump, BOOL threaded, LtReplayResult* out)
 		else if (got && (ev.kind == LT_EVENT_DISCONNECTED))
 		{
 			out->endMs = now_ms();
+			out->cpuMs = cpu_ms() - cpuStart;
 			out->reason = (int)ev.a;
 			break;
 		}
@@ -237,9 +249,9 @@ static void print_result(const char* path, BOOL threaded, const LtReplayResult* 
 	const int reason = ((r->reason > 0) && ((size_t)r->reason < ARRAYSIZE(REASONS))) ? r->reason : 0;
 	printf("{\"recording\":\"%s\",\"build\":\"native\",\"threaded\":%s,\"frames\":%zu,"
 	       "\"serverPdus\":%zu,\"clientPdus\":%zu,\"desktop\":\"%ux%u\",\"totalMs\":%.1f,"
-	       "\"firstToLastFrameMs\":%.1f,",
+	       "\"cpuMs\":%.1f,\"firstToLastFrameMs\":%.1f,",
 	       base_name(path, name, sizeof(name)), threaded ? "true" : "false", r->frames,
-	       r->serverPdus, r->clientPdus, r->width, r->height, r->endMs - r->startMs, span);
+	       r->serverPdus, r->clientPdus, r->width, r->height, r->endMs - r->startMs, r->cpuMs, span);
 	if (r->frames > 1)
 		printf("\"msPerFrame\":%.3f,", span / (double)(r->frames - 1));
 	else
