@@ -3,6 +3,7 @@
 // decoder gets its memory back at once); presents are coalesced per
 // animation frame.
 import { createRenderer } from './createRenderer.js';
+import { RecoveringRenderer } from './recoveringRenderer.js';
 import type { Renderer } from './renderer.js';
 import type { RenderStats } from './renderStats.js';
 import type { RenderWorkerReply, RenderWorkerRequest } from './renderWorkerProtocol.js';
@@ -41,6 +42,7 @@ function handle(message: RenderWorkerRequest, from?: MessagePort): void {
     const created = createRenderer(message.canvas, message.options);
     created.setCanvasSize(message.width, message.height);
     created.onstatistics = (stats) => reply({ type: 'stats', stats: withLatency(stats) });
+    if (created instanceof RecoveringRenderer) created.oncontextchange = (state) => reply({ type: 'context', state });
     renderer = created;
     reply({ type: 'ready', kind: created.kind, warning: created.warning });
     return;

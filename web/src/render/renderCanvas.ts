@@ -13,4 +13,6 @@ export interface RenderCanvas {
   height: number;
   getContext(contextId: 'webgl2', options?: WebGLContextAttributes): WebGL2RenderingContext | null;
   getContext(contextId: '2d', options?: { alpha?: boolean; desynchronized?: boolean }): Canvas2DContext | null;
+  /** For webglcontextlost / webglcontextrestored. */
+  addEventListener(type: string, listener: (event: Event) => void): void;
 }

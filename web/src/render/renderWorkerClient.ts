@@ -9,6 +9,7 @@ export interface RenderWorkerEvents {
   onready?: (kind: RendererKind, warning: string | null) => void;
   onstatistics?: (stats: RenderStats) => void;
   onerror?: (message: string) => void;
+  oncontextchange?: (state: 'lost' | 'restored') => void;
   onframeconsumed?: (id: number) => void;
 }
 
@@ -68,6 +69,9 @@ export class RenderWorkerClient {
         break;
       case 'error':
         this.events.onerror?.(reply.message);
+        break;
+      case 'context':
+        this.events.oncontextchange?.(reply.state);
         break;
       case 'frame-consumed':
         this.events.onframeconsumed?.(reply.id);

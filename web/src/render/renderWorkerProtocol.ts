@@ -31,6 +31,8 @@ export type RenderWorkerRequest =
 export type RenderWorkerReply =
   | { readonly type: 'ready'; readonly kind: RendererKind; readonly warning: string | null }
   | { readonly type: 'stats'; readonly stats: RenderStats }
+  /** The WebGL context was lost (the picture freezes) or is back (redrawn from the last frame). */
+  | { readonly type: 'context'; readonly state: 'lost' | 'restored' }
   /** The frame's pixels were uploaded: the decoder may overwrite them. */
   | { readonly type: 'frame-consumed'; readonly id: number }
   | { readonly type: 'error'; readonly message: string };

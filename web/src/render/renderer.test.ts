@@ -129,6 +129,49 @@ for (const format of ['rgba', 'bgra'] as const) {
   });
 }
 
+void test('webgl2: a lost context comes back with the latest frame drawn, without the server repainting', async (t) => {
+  const page = await labPage(t);
+  const run = await page.evaluate(async ({ W, H, STRIDE, rects }) => {
+    const lab = window.lanternaLab;
+    if (!lab) throw new Error('lab api missing');
+    const pixels = new Uint8Array(new SharedArrayBuffer(STRIDE * H));
+    const canvas = lab.makeCanvas(W, H);
+    const renderer = lab.createRenderer(canvas, {});
+    const changes: string[] = [];
+    (renderer as { oncontextchange?: (state: string) => void }).oncontextchange = (state) => changes.push(state);
+    renderer.setCanvasSize(W, H);
+    renderer.setDesktopSize(W, H);
+    lab.fillPattern(pixels, W, H, STRIDE, 1);
+    renderer.update({ pixels, stride: STRIDE, format: 'bgra', rects: [{ x: 0, y: 0, width: W, height: H }] });
+    renderer.present();
+    const loseContext = canvas.getContext('webgl2')?.getExtension('WEBGL_lose_context');
+    if (!loseContext) throw new Error('WEBGL_lose_context missing');
+    const event = (name: string) => new Promise((resolve, reject) => {
+      canvas.addEventListener(name, resolve, { once: true });
+      setTimeout(() => reject(new Error(`no ${name} within 10 s`)), 10_000);
+    });
+    const lost = event('webglcontextlost');
+    loseContext.loseContext();
+    await lost;
+    // Chromium reads the event's defaultPrevented only after every listener ran: restore from a later task.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // The decoder goes on while the context is gone: new pixels everywhere, only some rectangles announced.
+    lab.fillPattern(pixels, W, H, STRIDE, 2);
+    renderer.update({ pixels, stride: STRIDE, format: 'bgra', rects });
+    renderer.present();
+    const restored = event('webglcontextrestored');
+    loseContext.restoreContext();
+    await restored;
+    renderer.present();
+    return { changes, picture: lab.toBase64(lab.readCanvasRgba(canvas)) };
+  }, { W, H, STRIDE, rects: dirtyRects });
+  assert.deepEqual(run.changes, ['lost', 'restored']);
+  const second = new Uint8Array(STRIDE * H);
+  fillPattern(second, W, H, STRIDE, 2);
+  // The whole remembered framebuffer is uploaded again, so all of it shows, not just the announced rectangles.
+  assertSamePixels(run.picture, expectedRgba(second, W, H, STRIDE, 'bgra'), 'after the context came back');
+});
+
 void test('canvas2d fallback: same pixels, copies counted, visible warning', async (t) => {
   const page = await labPage(t);
   for (const format of ['rgba', 'bgra'] as const) {

@@ -43,6 +43,11 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
     if (session) screen.showPicture();
   },
   onerror: (message) => showRendererWarning(screen.banners, `The picture cannot be drawn: ${message}`),
+  oncontextchange: (state) => {
+    // The picture stays frozen meanwhile; the renderer redraws it when the context returns.
+    hud.setRenderer(state === 'lost' ? 'webgl2 (context lost, waiting)' : 'webgl2 (context restored)');
+    showRendererWarning(screen.banners, state === 'lost' ? 'The graphics were reset; the picture will come back in a moment.' : null);
+  },
 });
 window.addEventListener('resize', () => {
   const size = devicePixels();
