@@ -10,10 +10,9 @@ import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 import type { AssistanceSettings, SessionSettings } from '../session/sessionSettings.js';
 import { HandshakeReader, parseControl } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
+import { ReprojectBackoff } from './reprojectBackoff.js';
 
 export const PROTOCOL_VERSION = 1;
-/** After a session ends, a display with a fixed target asks again after this pause, so a dead target is not hammered. */
-const REPROJECT_DELAY_MS = 2000;
 
 interface ControlConnection { socket: WebSocket; owner: string; displayId: string }
 
@@ -29,6 +28,7 @@ export interface ProjectionRequest {
 /** The displays' control sockets: authentication, heartbeats, and pushing `project`/`stop` to them. */
 export class ControlChannels {
   private readonly connections = new Map<string, ControlConnection>();
+  private readonly backoff: ReprojectBackoff;
 
   constructor(private readonly deps: {
     config: GatewayConfig;
@@ -38,6 +38,7 @@ export class ControlChannels {
     metrics: GatewayMetrics;
     logger: Logger;
   }) {
+    this.backoff = new ReprojectBackoff(deps.config.timeouts.reprojectMs, deps.config.timeouts.reprojectMaxMs);
     deps.bus.subscribe((event) => this.onBusEvent(event));
   }
 
@@ -93,6 +94,8 @@ export class ControlChannels {
     });
     if (display.autoProject) {
       const { credentials, ...target } = display.autoProject;
+      this.backoff.forget(displayId);
+      this.backoff.projected(displayId);
       this.project({ displayId, target, credentials });
     }
   }
@@ -161,9 +164,12 @@ export class ControlChannels {
         const display = this.deps.directory.get(event.displayId);
         if (!display?.autoProject || !this.connections.has(event.displayId)) break;
         const { credentials, ...target } = display.autoProject;
+        const delayMs = this.backoff.delayAfterEnd(event.displayId);
         setTimeout(() => {
-          if (this.connections.has(event.displayId)) this.project({ displayId: event.displayId, target, credentials });
-        }, REPROJECT_DELAY_MS).unref();
+          if (!this.connections.has(event.displayId)) return;
+          this.backoff.projected(event.displayId);
+          this.project({ displayId: event.displayId, target, credentials });
+        }, delayMs).unref();
         break;
       }
     }

@@ -63,6 +63,9 @@ export const configSchema = z.object({
     sessionTokenMs: z.number().int().min(1000).default(60000),
     heartbeatMs: z.number().int().min(1000).default(15000),
     drainMs: z.number().int().min(0).default(30000),
+    /** Pause before a signage display (autoProject) is projected again; doubles while sessions fail at once. */
+    reprojectMs: z.number().int().min(100).default(2000),
+    reprojectMaxMs: z.number().int().min(100).default(60000),
   }).prefault({}),
   webRoot: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
