@@ -48,6 +48,7 @@ static const char* const SETTINGS[][2] = {
 	{ "FreeRDP_GfxH264", "FALSE" },
 	{ "FreeRDP_GfxAVC444", "FALSE" },
 	{ "FreeRDP_GfxAVC444v2", "FALSE" },
+	{ "FreeRDP_GfxCapsFilter", "8" }, /* RDPGFX_CAPVERSION_101 left out, as lanternaRdp.js does */
 	{ "FreeRDP_RedirectClipboard", "TRUE" },
 };
 
