@@ -15,8 +15,11 @@ const ALL = ['planar', 'interleaved', 'remotefx', 'remotefxThreaded', 'progressi
 const CODECS = onlyArg ? onlyArg.split(',') : ALL;
 const codecArgs = onlyArg ? [framesArg, onlyArg] : [framesArg];
 
+const RUN_TIMEOUT_MS = 10 * 60 * 1000;
+
 function run(command, args) {
-  const out = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  // A run that hangs (seen once: a wasm start that never began, 0 % CPU) must not hold the whole command.
+  const out = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: RUN_TIMEOUT_MS, killSignal: 'SIGKILL' });
   const line = out.trim().split('\n').find((l) => l.startsWith('{'));
   if (!line) throw new Error(`no result from ${command} ${args.join(' ')}`);
   return JSON.parse(line);

@@ -102,5 +102,5 @@ try {
     printTable(name, byMode);
   }
 } finally {
-  rdp.close();
+  await rdp.close();
 }

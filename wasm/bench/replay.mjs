@@ -24,5 +24,5 @@ try {
     console.log(JSON.stringify({ ...await timeWasmReplay(rdp, name, records), serverBytes }));
   }
 } finally {
-  rdp.close();
+  await rdp.close();
 }

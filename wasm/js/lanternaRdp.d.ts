@@ -120,8 +120,8 @@ export declare class LanternaRdp {
   static load(factory: (options: object) => Promise<unknown>, moduleOptions?: object, options?: { logLevel?: string }): Promise<LanternaRdp>;
   readonly module: unknown;
   createSession(options?: SessionOptions): RdpSession;
-  /** Ends every thread of the module; call when done with it in Node. */
-  close(): void;
+  /** Stops every session, waits for them to end (at most deadlineMs, 5 s), then ends every thread of the module; call when done with it in Node. */
+  close(deadlineMs?: number): Promise<void>;
   /** Test hook: one WinPR wait on a pthread, timed. result: 0 signalled, 258 timeout. */
   probeWait(delayMs: number, timeoutMs: number): Promise<{ result: number; waitedMs: number; roundTripMs: number | null }>;
   /** Test hook: the C dirty-rectangle coalescing. */

@@ -94,9 +94,19 @@ export class LanternaRdp {
    * Ends every thread of the module (sessions first get a stop). In Node a
    * thread pool FreeRDP keeps for its codecs would otherwise hold the process.
    */
-  close() {
-    for (const session of this.sessions.values()) session.stop();
+  async close(deadlineMs = 5000) {
+    // Killing a thread that still runs (an RDP thread mid-stop, a codec worker)
+    // can leave a lock or a join that the page's thread then waits on forever,
+    // so the sessions end first; only their deadline passing forces the issue.
+    const sessions = [...this.sessions.values()];
+    for (const session of sessions) session.stop();
+    let timer;
+    const deadline = new Promise((resolve) => { timer = setTimeout(resolve, deadlineMs); });
+    await Promise.race([Promise.all(sessions.map((session) => session.closed)), deadline]);
+    clearTimeout(timer);
+    this.terminated = true;
     this.module.PThread?.terminateAllThreads();
+    for (const session of this.sessions.values()) session.abandon();
   }
 
   /** @param {import('./lanternaRdp.js').SessionOptions} options */
@@ -292,6 +302,11 @@ export class RdpSession {
     this.module._lt_session_stop_thread(this.handle);
   }
 
+  /** The module's threads were ended under this session (LanternaRdp.close's deadline): end it without touching wasm. */
+  abandon() {
+    this.#finish({ reason: 'stopped', code: 0 });
+  }
+
   /** Tells the RDP thread the renderer is done with the surface (see onframe). */
   frameDone() {
     if (this.state !== 'ended') this.module._lt_session_frame_done(this.handle);
@@ -404,9 +419,10 @@ export class RdpSession {
     this.state = 'ended';
     if (this.pendingTimer) clearTimeout(this.pendingTimer);
     if (this.keepAlive) clearInterval(this.keepAlive);
-    this.finalLateAcks = wasStarted ? this.module._lt_session_late_frame_acks(this.handle) : 0;
-    // the thread has posted its last event: joining it is immediate
-    this.module._lt_session_free(this.handle);
+    this.finalLateAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_frame_acks(this.handle) : 0;
+    // the thread has posted its last event: joining it is immediate (unless
+    // close() already killed every thread, when a join would never return)
+    if (!this.rdp.terminated) this.module._lt_session_free(this.handle);
     this.rdp.sessions.delete(this.handle);
     this.endReason = end;
     this.ondisconnected(end);

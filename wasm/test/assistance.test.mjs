@@ -42,7 +42,7 @@ after(async () => {
   await control?.close();
   await gateway?.close();
   await peer?.close();
-  rdp?.close();
+  await rdp?.close();
 });
 
 function errorCode(fn) {

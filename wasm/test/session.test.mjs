@@ -100,3 +100,19 @@ test('a gateway that drops the socket mid-connect ends it as connection-reset', 
   const seen = await connect(`ws://127.0.0.1:${rude.address().port}/`, { username: 'u', password: 'p' });
   assert.equal(seen.end.reason, 'connection-reset');
 });
+
+test('close() with a session still running: the session ends first, then the threads, and nothing waits forever', async () => {
+  const own = await loadLanternaRdp();
+  const session = own.createSession({ width: 640, height: 480, connectTimeoutMs: 60000 });
+  const sent = new Promise((resolve) => { session.onsend = resolve; });
+  session.start();
+  await sent; // the RDP thread is up and waits for the Connection Confirm that never comes
+  const started = Date.now();
+  await own.close();
+  const end = await Promise.race([session.closed, new Promise((resolve) => setTimeout(() => resolve({ reason: 'never ended' }), 10000).unref())]);
+  assert.equal(end.reason, 'stopped');
+  assert.ok(Date.now() - started < 5000, `close took ${Date.now() - started} ms (its deadline is 5 s: the stop did not end the session)`);
+  assert.equal(own.sessions.size, 0);
+  session.stop(); // after close: a no-op, not a call into a module without threads
+  session.receive(new Uint8Array([3, 0, 0, 4]));
+});

@@ -29,7 +29,7 @@ before(async () => {
 });
 after(async () => {
   await server?.stop();
-  rdp?.close();
+  await rdp?.close();
 });
 
 /** One session with these options until it has drawn twice; returns the client's PDUs, decoded. */
