@@ -45,7 +45,10 @@ fetch() {
   [ "$(sha256sum "$path" | cut -d' ' -f1)" = "$sum" ] || die "checksum mismatch for $file"
 }
 
-EMCC_VERSION=$(emcc --version 2>/dev/null | head -1) || die "emcc not found (apt-get install emscripten)"
+# The whole output first: with pipefail, `| head -1` could end emcc with SIGPIPE
+# before it finished writing, failing a build at random.
+EMCC_OUTPUT=$(emcc --version 2>&1) || die "emcc not usable (apt-get install emscripten): $EMCC_OUTPUT"
+EMCC_VERSION=${EMCC_OUTPUT%%$'\n'*}
 OPENSSL_KEY=$( { echo "$OPENSSL_SHA256"; cat "$HERE/scripts/openssl.sh"; echo "$EMCC_VERSION"; } | hash_of)
 FREERDP_KEY=$( { echo "$OPENSSL_KEY $FREERDP_SHA256"; cat "$HERE/scripts/freerdp.sh" "$HERE"/patches/*.patch; echo "$EMCC_VERSION"; } | hash_of)
 CLIENT_KEY=$( { echo "$FREERDP_KEY"; cat "$HERE/build.sh" "$HERE/CMakeLists.txt" "$HERE"/src/*; echo "$EMCC_VERSION"; } | hash_of)
