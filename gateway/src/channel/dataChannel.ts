@@ -152,9 +152,15 @@ export class DataChannels {
     metrics.activeSessions.inc();
     metrics.sessionsTotal.inc();
     const startedAt = Date.now();
-    relay.start();
-    sendJson(socket, connected.secured as unknown as Record<string, unknown>);
-    socket.send(connected.confirm);
+    if (this.shutdown.signal.aborted) {
+      // Secured after the drain stopped the running sessions (a slow handshake on
+      // a loaded machine): end it now, or the drain would wait for it forever.
+      relay.stop('gateway-shutdown');
+    } else {
+      relay.start();
+      sendJson(socket, connected.secured as unknown as Record<string, unknown>);
+      socket.send(connected.confirm);
+    }
     const end = await relay.done;
     this.active.delete(grant.sessionId);
     metrics.activeSessions.dec();

@@ -13,7 +13,11 @@ import { buildConnectionConfirm, NEG_FAILURE, PROTOCOL } from '../rdp/x224.js';
  */
 export type PeerBehaviour =
   | 'echo' | 'silent' | 'garbage-confirm' | 'legacy-confirm' | 'negotiation-failure'
-  | 'no-tls' | 'garbage-after-tls' | 'close-after-tls' | 'stream';
+  | 'no-tls' | 'garbage-after-tls' | 'close-after-tls' | 'stream'
+  /** Waits SLOW_CONFIRM_MS before its Connection Confirm, then echoes: a slow handshake. */
+  | 'slow-confirm';
+
+export const SLOW_CONFIRM_MS = 1000;
 
 /** In `stream` mode a PDU whose first payload byte is this asks for a burst: u32 BE byte count at offset 8. */
 export const STREAM_REQUEST = 0xff;
@@ -51,6 +55,7 @@ export async function startFaultyPeer(behaviour: PeerBehaviour, identity?: { cer
         socket.once('data', () => socket.end('this is not a TLS handshake\n'));
         socket.resume();
         return;
+      case 'slow-confirm': await new Promise((resolve) => setTimeout(resolve, SLOW_CONFIRM_MS)); break;
       default: break;
     }
     socket.write(tlsConfirm);
