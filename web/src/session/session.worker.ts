@@ -25,6 +25,15 @@ function describe(error: unknown): string {
 const TRAFFIC_REPORT_MS = 250;
 /** How often the round trip to the gateway is timed once the session is relaying. */
 const PING_INTERVAL_MS = 2000;
+/**
+ * How long a socket close waits for the engine's own end. The gateway closes
+ * right after `ended`, while FreeRDP still works out why the server left (a
+ * refused password, say); the page ends the session on whichever comes first,
+ * and the engine's reason is the one a person can act on.
+ */
+const ENGINE_END_GRACE_MS = 3000;
+
+let engineEnded = false;
 
 let data: DataChannel | null = null;
 
@@ -69,7 +78,9 @@ function openTransport(url: string, sessionToken: string): RdpTransport {
       clearInterval(trafficTimer);
       clearInterval(pingTimer);
       reportTraffic();
-      reply({ type: 'data-closed', code, reason });
+      const report = (): void => reply({ type: 'data-closed', code, reason });
+      if (engine !== null && !engineEnded) setTimeout(report, ENGINE_END_GRACE_MS);
+      else report();
     },
   });
   return transport;
@@ -105,7 +116,10 @@ function renderSink(port: MessagePort): RdpFrameSink {
     },
     onPointer: (shape) => send({ type: 'pointer-shape', shape }),
     onPointerMove: (x, y) => send({ type: 'pointer-move', x, y }),
-    onEvent: (event) => reply(event),
+    onEvent: (event) => {
+      if (event.type === 'disconnected') engineEnded = true;
+      reply(event);
+    },
   };
 }
 
