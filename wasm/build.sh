@@ -3,7 +3,7 @@
 # source packages, cached outside the clone in three levels so that changing our
 # glue never rebuilds OpenSSL or FreeRDP:
 #   $CACHE/openssl-<key>/  OpenSSL 3.0 static libs   (key: tarball, scripts/openssl.sh, emcc)
-#   $CACHE/freerdp-<key>/  FreeRDP 3 static libs     (key: openssl key, tarball, patches/, scripts/freerdp.sh)
+#   $CACHE/freerdp-<key>/  FreeRDP 3 static libs     (key: openssl key, tarball, patches/, scripts/freerdp{,-source}.sh)
 #   $CACHE/<key>/          the linked client          (key: freerdp key, src/, CMakeLists.txt, this file)
 # A warm run only checks stamps and copies the outputs (about a second).
 set -euo pipefail
@@ -50,7 +50,7 @@ fetch() {
 EMCC_OUTPUT=$(emcc --version 2>&1) || die "emcc not usable (apt-get install emscripten): $EMCC_OUTPUT"
 EMCC_VERSION=${EMCC_OUTPUT%%$'\n'*}
 OPENSSL_KEY=$( { echo "$OPENSSL_SHA256"; cat "$HERE/scripts/openssl.sh"; echo "$EMCC_VERSION"; } | hash_of)
-FREERDP_KEY=$( { echo "$OPENSSL_KEY $FREERDP_SHA256"; cat "$HERE/scripts/freerdp.sh" "$HERE"/patches/*.patch; echo "$EMCC_VERSION"; } | hash_of)
+FREERDP_KEY=$( { echo "$OPENSSL_KEY $FREERDP_SHA256"; cat "$HERE/scripts/freerdp.sh" "$HERE/scripts/freerdp-source.sh" "$HERE"/patches/*.patch; echo "$EMCC_VERSION"; } | hash_of)
 CLIENT_KEY=$( { echo "$FREERDP_KEY"; cat "$HERE/build.sh" "$HERE/CMakeLists.txt" "$HERE"/src/*; echo "$EMCC_VERSION"; } | hash_of)
 
 OPENSSL_DIR=$CACHE/openssl-$OPENSSL_KEY

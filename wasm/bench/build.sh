@@ -19,7 +19,7 @@ bash "$WASM/build.sh" >&2
 source "$WASM/build/prefixes.env"
 FREERDP_ORIG=$(grep -o 'freerdp3_[^ ]*orig.tar.xz' "$WASM/build.sh" | head -1)
 
-NATIVE_KEY=$( { cat "$HERE/freerdp-native.sh" "$WASM"/patches/*.patch; echo "$FREERDP_ORIG"; gcc --version | sed -n 1p; } | sha256sum | cut -c1-16)
+NATIVE_KEY=$( { cat "$HERE/freerdp-native.sh" "$WASM/scripts/freerdp-source.sh" "$WASM"/patches/*.patch; echo "$FREERDP_ORIG"; gcc --version | sed -n 1p; } | sha256sum | cut -c1-16)
 NATIVE_DIR=$CACHE/bench/native-freerdp-$NATIVE_KEY
 exec 9>"$CACHE/.lock"
 flock 9

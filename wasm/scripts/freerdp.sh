@@ -1,36 +1,23 @@
 #!/usr/bin/env bash
 # Stage 2: FreeRDP 3 (Debian trixie's orig tarball) + wasm/patches/*.patch as
 # static wasm libraries: WinPR, libfreerdp (core, GDI, codecs), client-common
-# with only the channels a projector needs (drdynvc, rdpgfx, disp, remdesk,
-# encomsp; rdpei, because client-common's pen code does not build without it;
-# rdpdr, which client-common loads whenever auto-detect or heartbeats are on, and
-# rdpsnd, which it then adds with its "fake" (silent) backend; cliprdr, off by
-# default, so that recorded sessions of clients that had it replay with the same
-# channel list).
+# with only the channels a projector needs (the list and why: freerdp-source.sh).
 # Usage: freerdp.sh <orig tarball> <patch dir> <openssl prefix> <install prefix>
 set -euo pipefail
+# shellcheck source=freerdp-source.sh
+source "$(dirname "${BASH_SOURCE[0]}")/freerdp-source.sh"
 TARBALL=$1 PATCHES=$2 OPENSSL=$3 PREFIX=$4
 WORK=$(mktemp -d "${PREFIX}.work.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-mkdir "$WORK/src" "$WORK/build"
-tar -xf "$TARBALL" -C "$WORK/src" --strip-components=1
-for patch in "$PATCHES"/*.patch; do
-  patch -d "$WORK/src" -p1 --forward --batch --quiet <"$patch" || { echo "patch failed: $patch" >&2; exit 1; }
-done
+mkdir "$WORK/build"
+freerdp_unpack_patched "$TARBALL" "$PATCHES" "$WORK/src"
 
 # -Dbulk_free: emscripten's dlmalloc exports a bulk_free() of its own.
 # CMAKE_POSITION_INDEPENDENT_CODE=OFF: FreeRDP turns -fPIC on for everything;
 # the client is one statically linked module, and PIC wasm reaches every global
 # through __memory_base/__table_base.
 CFLAGS="-O2 -pthread -Dbulk_free=freerdp_bulk_free -msimd128 -msse4.2 -mssse3"
-channels_off=()
-for ch in "$WORK"/src/channels/*/; do
-  name=$(basename "$ch")
-  case $name in
-    client|server|drdynvc|rdpgfx|disp|remdesk|encomsp|rdpei|rdpdr|rdpsnd|cliprdr) ;;
-    *) channels_off+=("-DCHANNEL_${name^^}=OFF") ;;
-  esac
-done
+freerdp_channel_switches "$WORK/src"
 
 cd "$WORK/build"
 emcmake cmake "$WORK/src" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -54,6 +41,6 @@ emcmake cmake "$WORK/src" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF -DWITH_FREERDP_DEPRECATED_COMMANDLINE=OFF \
   -DWINPR_HAVE_SYS_EVENTFD_H=0 -DWINPR_HAVE_SYS_TIMERFD_H=0 -DWITH_TIMEZONE_ICU=OFF \
   -DUSE_UNWIND=OFF -DUSE_EXECINFO=OFF \
-  "${channels_off[@]}" >configure.log 2>&1 || { tail -60 configure.log; exit 1; }
+  "${FREERDP_CHANNELS_OFF[@]}" >configure.log 2>&1 || { tail -60 configure.log; exit 1; }
 nice -n 10 ninja -j"$(nproc)" >ninja.log 2>&1 || { grep -B2 -A12 'FAILED\|error:' ninja.log | head -80; exit 1; }
 ninja install >install.log 2>&1 || { tail -30 install.log; exit 1; }
