@@ -160,13 +160,11 @@ typedef struct
 	UINT32 x, y, w, h;
 } Tile;
 
-static double bench_planar(const BYTE* img, BYTE* out, int frames, FrameClock* clock, int* exact)
+/* The desktop cut into TILE×TILE tiles (smaller at the right and bottom edges), row by row. */
+static Tile* tile_grid(int* count)
 {
 	const int cols = (W + TILE - 1) / TILE, rows = (H + TILE - 1) / TILE;
 	Tile* tiles = calloc((size_t)cols * rows, sizeof(Tile));
-	BITMAP_PLANAR_CONTEXT* enc = freerdp_bitmap_planar_context_new(PLANAR_FORMAT_HEADER_RLE, TILE, TILE);
-	BITMAP_PLANAR_CONTEXT* dec = freerdp_bitmap_planar_context_new(0, TILE, TILE);
-	freerdp_planar_topdown_image(enc, TRUE); /* GFX order: rows top to bottom */
 	int n = 0;
 	for (int ty = 0; ty < rows; ty++)
 		for (int tx = 0; tx < cols; tx++)
@@ -176,10 +174,41 @@ static double bench_planar(const BYTE* img, BYTE* out, int frames, FrameClock* c
 			t->y = (UINT32)(ty * TILE);
 			t->w = (W - t->x < TILE) ? W - t->x : TILE;
 			t->h = (H - t->y < TILE) ? H - t->y : TILE;
-			freerdp_bitmap_planar_context_reset(enc, t->w, t->h);
-			t->data = freerdp_bitmap_compress_planar(enc, &img[t->y * STRIDE + t->x * 4], FORMAT, t->w,
-			                                         t->h, STRIDE, NULL, &t->size);
 		}
+	*count = n;
+	return tiles;
+}
+
+static void free_tiles(Tile* tiles, int count)
+{
+	for (int i = 0; i < count; i++)
+		free(tiles[i].data);
+	free(tiles);
+}
+
+static int same_colours(const BYTE* img, const BYTE* out)
+{
+	for (size_t i = 0; i < (size_t)W * H; i++)
+		if (memcmp(&img[i * 4], &out[i * 4], 3) != 0)
+			return 0;
+	return 1;
+}
+
+
+static double bench_planar(const BYTE* img, BYTE* out, int frames, FrameClock* clock, int* exact)
+{
+	int n = 0;
+	Tile* tiles = tile_grid(&n);
+	BITMAP_PLANAR_CONTEXT* enc = freerdp_bitmap_planar_context_new(PLANAR_FORMAT_HEADER_RLE, TILE, TILE);
+	BITMAP_PLANAR_CONTEXT* dec = freerdp_bitmap_planar_context_new(0, TILE, TILE);
+	freerdp_planar_topdown_image(enc, TRUE); /* GFX order: rows top to bottom */
+	for (int i = 0; i < n; i++)
+	{
+		Tile* t = &tiles[i];
+		freerdp_bitmap_planar_context_reset(enc, t->w, t->h);
+		t->data = freerdp_bitmap_compress_planar(enc, &img[t->y * STRIDE + t->x * 4], FORMAT, t->w,
+		                                         t->h, STRIDE, NULL, &t->size);
+	}
 	const double start = now_ms();
 	clock_start(clock);
 	for (int f = 0; f < frames; f++)
@@ -195,17 +224,8 @@ static double bench_planar(const BYTE* img, BYTE* out, int frames, FrameClock* c
 		clock_lap(clock);
 	}
 	const double ms = (now_ms() - start) / frames;
-	*exact = 1;
-	for (int y = 0; y < H && *exact; y++)
-		for (int x = 0; x < W; x++)
-			if (memcmp(&img[y * STRIDE + x * 4], &out[y * STRIDE + x * 4], 3) != 0)
-			{
-				*exact = 0;
-				break;
-			}
-	for (int i = 0; i < n; i++)
-		free(tiles[i].data);
-	free(tiles);
+	*exact = same_colours(img, out);
+	free_tiles(tiles, n);
 	freerdp_bitmap_planar_context_free(enc);
 	freerdp_bitmap_planar_context_free(dec);
 	return ms;
@@ -218,14 +238,6 @@ static double psnr_of(const BYTE* img, const BYTE* out)
 		if ((i & 3) != 3)
 			se += (double)(img[i] - out[i]) * (img[i] - out[i]);
 	return (se == 0) ? 99.0 : 10.0 * log10(255.0 * 255.0 / (se / ((double)W * H * 3)));
-}
-
-static int same_colours(const BYTE* img, const BYTE* out)
-{
-	for (size_t i = 0; i < (size_t)W * H; i++)
-		if (memcmp(&img[i * 4], &out[i * 4], 3) != 0)
-			return 0;
-	return 1;
 }
 
 /* FreeRDP's interleaved encoder leaves its scratch bitmap uninitialised and
@@ -250,25 +262,19 @@ static BITMAP_INTERLEAVED_CONTEXT* new_zeroed_interleaved_encoder(void)
 static double bench_interleaved(const BYTE* img, BYTE* out, int frames, FrameClock* clock,
                                 int* exact)
 {
-	const int cols = (W + TILE - 1) / TILE, rows = (H + TILE - 1) / TILE;
-	Tile* tiles = calloc((size_t)cols * rows, sizeof(Tile));
+	int n = 0;
+	Tile* tiles = tile_grid(&n);
 	BITMAP_INTERLEAVED_CONTEXT* enc = interleaved_encoder;
 	BITMAP_INTERLEAVED_CONTEXT* dec = bitmap_interleaved_context_new(FALSE);
-	int n = 0;
-	for (int ty = 0; ty < rows; ty++)
-		for (int tx = 0; tx < cols; tx++)
-		{
-			Tile* t = &tiles[n++];
-			t->x = (UINT32)(tx * TILE);
-			t->y = (UINT32)(ty * TILE);
-			t->w = (W - t->x < TILE) ? W - t->x : TILE;
-			t->h = (H - t->y < TILE) ? H - t->y : TILE;
-			t->size = TILE * TILE * 4 + 1024;
-			t->data = malloc(t->size);
-			if (!interleaved_compress(enc, t->data, &t->size, t->w, t->h, img, FORMAT, STRIDE, t->x,
-			                          t->y, NULL, 24))
-				return -1;
-		}
+	for (int i = 0; i < n; i++)
+	{
+		Tile* t = &tiles[i];
+		t->size = TILE * TILE * 4 + 1024;
+		t->data = malloc(t->size);
+		if (!interleaved_compress(enc, t->data, &t->size, t->w, t->h, img, FORMAT, STRIDE, t->x,
+		                          t->y, NULL, 24))
+			return -1;
+	}
 	const double start = now_ms();
 	clock_start(clock);
 	for (int f = 0; f < frames; f++)
@@ -284,9 +290,7 @@ static double bench_interleaved(const BYTE* img, BYTE* out, int frames, FrameClo
 	}
 	const double ms = (now_ms() - start) / frames;
 	*exact = same_colours(img, out);
-	for (int i = 0; i < n; i++)
-		free(tiles[i].data);
-	free(tiles);
+	free_tiles(tiles, n);
 	bitmap_interleaved_context_free(dec);
 	return ms;
 }
