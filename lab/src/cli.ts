@@ -70,4 +70,7 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+// exit at once once everything is closed: a natural exit tears down the signal
+// handlers first, and a second SIGTERM landing in that window (a group-wide
+// `timeout`, a double Ctrl-C) would kill the process after a clean stop.
+process.exit(await main());
