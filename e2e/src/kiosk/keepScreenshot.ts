@@ -1,11 +1,28 @@
 // With LANTERNA_E2E_SCREENSHOTS=<dir>, keeps a PNG of the page for people to look at.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import type { RgbImage } from '@lanterna/lab';
+
+function keptDir(): string | undefined {
+  const dir = process.env.LANTERNA_E2E_SCREENSHOTS;
+  return dir === undefined || dir === '' ? undefined : dir;
+}
 
 export async function keepScreenshot(page: Page, name: string): Promise<void> {
-  const dir = process.env.LANTERNA_E2E_SCREENSHOTS;
-  if (dir === undefined || dir === '') return;
+  const dir = keptDir();
+  if (dir === undefined) return;
   await mkdir(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`) });
+}
+
+/** Keeps a picture the test already took (a second capture of a busy page can be slow). */
+export async function keepImage(image: RgbImage, name: string): Promise<void> {
+  const dir = keptDir();
+  if (dir === undefined) return;
+  await mkdir(dir, { recursive: true });
+  const png = new PNG({ width: image.width, height: image.height });
+  png.data.set(image.data);
+  await writeFile(join(dir, `${name}.png`), PNG.sync.write(png));
 }

@@ -11,7 +11,7 @@ import { Lab, SLIDE_REGIONS, compareImages, describeDifference, generateReferenc
 import { startNativeViewer } from './nativeViewer.js';
 import { startKioskRig, waitForPicture, type ProjectedTarget } from './kioskRig.js';
 import { psnr } from './psnr.js';
-import { keepScreenshot } from './keepScreenshot.js';
+import { keepImage } from './keepScreenshot.js';
 
 const reference = generateReferenceImage();
 const equalsReference = (image: RgbImage): boolean => compareImages(reference, image) === undefined;
@@ -50,7 +50,7 @@ async function projectAndCapture(target: ProjectedTarget, query: string | undefi
   const rig = await startKioskRig({ target, ...(query !== undefined ? { query } : {}) });
   try {
     const image = await waitForPicture(rig, accept, 45_000);
-    await keepScreenshot(rig.page, name);
+    await keepImage(image, name);
     return { image, problems: [...rig.kiosk.problems] };
   } finally {
     await rig.close();
