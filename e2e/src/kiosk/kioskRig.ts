@@ -15,7 +15,7 @@ export interface ProjectedTarget {
   readonly username?: string;
   readonly password?: string;
   /** The server's process when the lab runs it (a shadow server): paused while the rig takes a picture. */
-  readonly child?: { readonly pid: number };
+  readonly child?: { readonly pid: number; hasExited(): boolean };
 }
 
 export interface KioskRigOptions {
@@ -83,7 +83,7 @@ export async function startKioskRig(options: KioskRigOptions): Promise<KioskRig>
       await gateway.close();
       gateway = await startTestGateway(gatewayConfig(port));
     },
-    screenshot: () => (target.child ? whilePaused(target.child.pid, () => pageScreenshot(kiosk.page)) : pageScreenshot(kiosk.page)),
+    screenshot: () => (target.child ? whilePaused(target.child, () => pageScreenshot(kiosk.page)) : pageScreenshot(kiosk.page)),
     async close() {
       try {
         await kiosk.close();
@@ -107,22 +107,23 @@ export async function startKioskRig(options: KioskRigOptions): Promise<KioskRig>
 // session survives it.
 const SETTLE_MS = 500;
 
-async function whilePaused<T>(pid: number, capture: () => Promise<T>): Promise<T> {
-  if (!signalIfAlive(pid, 'SIGSTOP')) return capture();
+async function whilePaused<T>(server: { readonly pid: number; hasExited(): boolean }, capture: () => Promise<T>): Promise<T> {
+  // a server the test has stopped already is left alone (its pid may be someone else's now)
+  if (server.hasExited() || !signalQuietly(server.pid, 'SIGSTOP')) return capture();
   try {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     return await capture();
   } finally {
-    signalIfAlive(pid, 'SIGCONT');
+    if (!server.hasExited()) signalQuietly(server.pid, 'SIGCONT');
   }
 }
 
-function signalIfAlive(pid: number, signal: NodeJS.Signals): boolean {
+function signalQuietly(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(pid, signal);
     return true;
   } catch {
-    return false; // the test stopped the server already
+    return false; // it ended between the check and the signal
   }
 }
 
