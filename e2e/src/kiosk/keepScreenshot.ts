@@ -5,23 +5,24 @@ import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import type { RgbImage } from '@lanterna/lab';
 
-function keptDir(): string | undefined {
+/** The folder for kept pictures, created; undefined when none was asked for. */
+async function keptDir(): Promise<string | undefined> {
   const dir = process.env.LANTERNA_E2E_SCREENSHOTS;
-  return dir === undefined || dir === '' ? undefined : dir;
+  if (dir === undefined || dir === '') return undefined;
+  await mkdir(dir, { recursive: true });
+  return dir;
 }
 
 export async function keepScreenshot(page: Page, name: string): Promise<void> {
-  const dir = keptDir();
+  const dir = await keptDir();
   if (dir === undefined) return;
-  await mkdir(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`) });
 }
 
 /** Keeps a picture the test already took (a second capture of a busy page can be slow). */
 export async function keepImage(image: RgbImage, name: string): Promise<void> {
-  const dir = keptDir();
+  const dir = await keptDir();
   if (dir === undefined) return;
-  await mkdir(dir, { recursive: true });
   const png = new PNG({ width: image.width, height: image.height });
   png.data.set(image.data);
   await writeFile(join(dir, `${name}.png`), PNG.sync.write(png));
