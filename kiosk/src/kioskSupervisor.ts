@@ -6,7 +6,7 @@
 //   a browser that died or stopped answering → relaunch the browser, with backoff.
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import type { Logger } from 'pino';
 import { tokenStorageKey } from '@lanterna/web/src/pages/display/displayLocation';
 import { KIOSK_HEARTBEAT_BINDING, type KioskHeartbeat } from '@lanterna/web/src/pages/display/kioskHeartbeat';
@@ -15,6 +15,7 @@ import { launchKioskChromium, type KioskChromium } from './chromiumProcess.js';
 import { resolveWebgl } from './chromiumFlags.js';
 import { displayPageUrl, type KioskConfig } from './kioskConfig.js';
 import { probeGateway } from './gatewayProbe.js';
+import { familyMembersWith } from './processFamily.js';
 import { kioskPageScript, type PageNotice } from './pageScript.js';
 import { waitingPageUrl, type WaitingPageUpdate } from './waitingPage.js';
 import { ensureWindowManager, keepScreenAwake, xDisplayAnswers, type StartedWindowManager } from './xSession.js';
@@ -27,6 +28,9 @@ export type RelaunchReason =
   | 'page-unresponsive'
   | 'page-keeps-failing'
   | 'page-closed';
+
+/** Why a browser run ended: a reason to relaunch, or the launcher stopping. */
+type RunEnd = RelaunchReason | 'stopping';
 
 /** What the supervisor does, as it happens (logged, and for tests and embedders to wait on). */
 export type KioskEvent =
@@ -49,7 +53,7 @@ export interface KioskSupervisorOptions {
 
 const NOTICE_BINDING = 'lanternaKioskNotice';
 /** How long a page asked to crash (Page.crash) may take to report it. */
-const CRASH_REPORT_MS = 5000;
+const CRASH_REPORT_MS = 3000;
 /** How often the watch looks at the heartbeat clock. */
 const WATCH_TICK_MS = 250;
 /** Failed browser probes in a row that mean the browser hangs. */
@@ -71,9 +75,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 /** Per browser launch: the signal that ends it and the reason it ended. */
 class BrowserRun {
   private readonly controller = new AbortController();
-  reason: RelaunchReason | undefined;
+  reason: RunEnd | undefined;
   lastBeatAt = 0;
   beatsSinceLoad = 0;
+  /** DevTools session on the page, attached while it was healthy, for Page.crash. */
+  crashSession: CDPSession | undefined;
   loadedAt = 0;
 
   constructor(readonly chromium: KioskChromium, readonly launch: number) {}
@@ -94,7 +100,7 @@ class BrowserRun {
     return this.chromium.page;
   }
 
-  end(reason: RelaunchReason): void {
+  end(reason: RunEnd): void {
     if (this.reason !== undefined) return;
     this.reason = reason;
     this.controller.abort();
@@ -133,7 +139,7 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
   /** Closes the browser and the window manager the launcher started; resolves when they are gone. */
   async stop(): Promise<void> {
     this.stopController.abort();
-    this.run?.end('page-closed');
+    this.run?.end('stopping');
     await this.loop;
     await this.windowManager?.stop();
     this.windowManager = undefined;
@@ -170,7 +176,7 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
     const relaunchBackoff = new Backoff(this.config.watchdog.relaunchInitialMs, this.config.watchdog.relaunchMaxMs);
     while (!this.isStopping()) {
       const startedAt = Date.now();
-      let reason: RelaunchReason;
+      let reason: RunEnd;
       try {
         await this.prepareDisplay();
         reason = await this.runBrowserOnce();
@@ -179,7 +185,7 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
         this.logger.error({ err: error, phase: 'launch' }, 'could not launch chromium');
         reason = 'launch-failed';
       }
-      if (this.isStopping()) break;
+      if (this.isStopping() || reason === 'stopping') break;
       if (Date.now() - startedAt >= this.config.watchdog.relaunchResetAfterMs) relaunchBackoff.reset();
       const delayMs = relaunchBackoff.next();
       this.logger.warn({ reason, delayMs, attempt: relaunchBackoff.attempts }, 'relaunching chromium');
@@ -203,7 +209,7 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
     await keepScreenAwake(xOptions);
   }
 
-  private async runBrowserOnce(): Promise<RelaunchReason> {
+  private async runBrowserOnce(): Promise<RunEnd> {
     this.launches += 1;
     const chromium = await launchKioskChromium({
       chromium: this.config.chromium,
@@ -220,13 +226,15 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
     const log = this.logger.child({ launch: run.launch, browserPid: chromium.pid });
     log.info({ webgl: resolveWebgl(this.config.webgl) }, 'chromium launched');
     this.emitEvent({ kind: 'browser-launched', pid: chromium.pid, launch: run.launch });
-    const onStop = (): void => run.end('page-closed');
+    const onStop = (): void => run.end('stopping');
     this.stopController.signal.addEventListener('abort', onStop);
     run.browser.once('disconnected', () => run.end('browser-disconnected'));
-    const prober = this.probeBrowser(run, log);
+    let prober: ReturnType<typeof setInterval> | undefined;
     try {
+      prober = await this.probeBrowser(run, log);
       await this.instrumentPage(run, log);
-      const pageOutcome = this.keepPageAlive(run, log).then(
+      // runs until the browser must go; whatever it awaits then fails, and it stays quiet about that
+      void this.keepPageAlive(run, log).then(
         (reason) => run.end(reason),
         (error: unknown) => {
           if (!run.isEnded()) {
@@ -239,7 +247,6 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
         if (run.isEnded()) resolve();
         else run.signal.addEventListener('abort', () => resolve(), { once: true });
       });
-      await Promise.race([pageOutcome, sleep(1000)]);
     } catch (error) {
       if (!run.isEnded()) {
         log.error({ err: error, phase: 'instrument' }, 'could not set up the kiosk page');
@@ -247,7 +254,7 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
       }
     } finally {
       this.stopController.signal.removeEventListener('abort', onStop);
-      clearInterval(prober);
+      if (prober !== undefined) clearInterval(prober);
       this.run = undefined;
       // a relaunch does not ask a browser that hangs or died to close: it kills the whole family
       await chromium.close(this.isStopping() && run.reason !== 'browser-disconnected');
@@ -255,15 +262,20 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
     return run.reason ?? 'page-closed';
   }
 
-  /** Asks the browser process (not the page) for its version; two unanswered probes in a row mean it hangs. */
-  private probeBrowser(run: BrowserRun, log: Logger): ReturnType<typeof setInterval> {
+  /**
+   * Asks the browser process (not the page) for its version over its own
+   * DevTools session (puppeteer's browser.version() is cached); two unanswered
+   * probes in a row mean it hangs.
+   */
+  private async probeBrowser(run: BrowserRun, log: Logger): Promise<ReturnType<typeof setInterval>> {
     let failures = 0;
     let inFlight = false;
     const { browserProbeIntervalMs, browserProbeTimeoutMs } = this.config.watchdog;
+    const session = await withTimeout(run.browser.target().createCDPSession(), browserProbeTimeoutMs, 'attaching to the browser');
     return setInterval(() => {
       if (inFlight || run.isEnded()) return;
       inFlight = true;
-      withTimeout(run.browser.version(), browserProbeTimeoutMs, 'Browser.getVersion')
+      withTimeout(session.send('Browser.getVersion'), browserProbeTimeoutMs, 'Browser.getVersion')
         .then(() => { failures = 0; }, (error: unknown) => {
           failures += 1;
           log.warn({ err: error, failures }, 'browser did not answer a probe');
@@ -299,6 +311,7 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
       noticeBinding: NOTICE_BINDING,
     });
     page.once('close', () => run.end('page-closed'));
+    run.crashSession = await page.createCDPSession();
   }
 
   /** Load, watch, reload: returns only when reloading no longer helps. */
@@ -397,31 +410,47 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
     });
   }
 
-  /** Page.crash, then wait for Chromium to report the crash; false when it never does. */
+  /**
+   * Crashes a hung page so that it can be loaded again: Page.crash over the
+   * session attached while the page was healthy (a session attached to a hung
+   * page never comes up: attaching needs the page's main thread, while
+   * Page.crash itself is served on the renderer's IO thread), then, if
+   * Chromium reports no crash, SIGKILL to the browser's renderer processes
+   * (one window: they are the page's, and spares). False when neither works.
+   */
   private async crashPage(run: BrowserRun, log: Logger): Promise<boolean> {
-    let settle: (crashed: boolean) => void = () => undefined;
-    const crashed = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => settle(false), CRASH_REPORT_MS);
-      const onCrash = (): void => settle(true);
-      settle = (value) => {
-        clearTimeout(timer);
-        run.page.off('error', onCrash);
-        resolve(value);
-      };
-      run.page.once('error', onCrash);
-    });
-    try {
-      const session = await withTimeout(run.page.createCDPSession(), CRASH_REPORT_MS, 'attaching to the page');
-      // A crash never answers; only the target's crash event tells. A renderer
-      // that died already (between load and watch) is refused as crashed.
-      session.send('Page.crash').catch((error: unknown) => {
-        if (/crashed/i.test(String(error))) settle(true);
+    const crashReported = (): { promise: Promise<boolean>; settle: (crashed: boolean) => void } => {
+      let settle: (crashed: boolean) => void = () => undefined;
+      const promise = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => settle(false), CRASH_REPORT_MS);
+        const onCrash = (): void => settle(true);
+        settle = (value) => {
+          clearTimeout(timer);
+          run.page.off('error', onCrash);
+          resolve(value);
+        };
+        run.page.once('error', onCrash);
       });
-    } catch (error) {
-      log.warn({ err: error, phase: 'crash-page' }, 'could not ask the hung page to crash');
+      return { promise, settle };
+    };
+    const asked = crashReported();
+    // A crash never answers; only the target's crash event tells. A renderer
+    // that died already (between load and watch) is refused as crashed.
+    run.crashSession?.send('Page.crash').catch((error: unknown) => {
+      if (/crashed/i.test(String(error))) asked.settle(true);
+    });
+    if (await asked.promise) return true;
+    if (run.isEnded()) return false; // the browser is being replaced anyway
+    const renderers = familyMembersWith(run.chromium.pid, '--type=renderer');
+    log.warn({ phase: 'crash-page', renderers }, 'the hung page did not crash when asked; killing its renderer');
+    const killed = crashReported();
+    for (const pid of renderers) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch { /* ended meanwhile */ }
     }
-    const result = await crashed;
-    if (!result) log.error({ phase: 'crash-page' }, 'the hung page did not crash when asked');
+    const result = await killed.promise;
+    if (!result && !run.isEnded()) log.error({ phase: 'crash-page' }, 'the hung page did not crash');
     return result;
   }
 }

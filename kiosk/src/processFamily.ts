@@ -55,7 +55,8 @@ export function liveFamily(root: number, known: ReadonlySet<number> = new Set())
 export function familyMembersWith(root: number, needle: string): number[] {
   return liveFamily(root).filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(needle);
+      // Chromium rewrites its children's command lines into one space-separated string
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').includes(needle);
     } catch {
       return false;
     }
