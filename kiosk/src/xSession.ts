@@ -32,10 +32,18 @@ export async function xDisplayAnswers(options: Pick<XSessionOptions, 'display' |
   return (await runTool('xset', ['-display', options.display, 'q'], options.env)).ok;
 }
 
-/** Whether an EWMH window manager announces itself on the root window (openbox, xfwm4, matchbox, mutter …). */
+/**
+ * Whether an EWMH window manager runs (openbox, xfwm4, matchbox, mutter …).
+ * The root window's _NET_SUPPORTING_WM_CHECK names a window of the manager's,
+ * which must exist and name itself the same way: a manager that died leaves
+ * the root's property behind, pointing at a window that is gone.
+ */
 export async function windowManagerRuns(options: Pick<XSessionOptions, 'display' | 'env'>): Promise<boolean> {
-  const result = await runTool('xprop', ['-display', options.display, '-root', '_NET_SUPPORTING_WM_CHECK'], options.env);
-  return result.ok && result.output.includes('window id');
+  const root = await runTool('xprop', ['-display', options.display, '-root', '_NET_SUPPORTING_WM_CHECK'], options.env);
+  const id = /window id # (0x[0-9a-f]+)/i.exec(root.output)?.[1];
+  if (!root.ok || id === undefined) return false;
+  const child = await runTool('xprop', ['-display', options.display, '-id', id, '_NET_SUPPORTING_WM_CHECK'], options.env);
+  return child.ok && child.output.toLowerCase().includes(`window id # ${id.toLowerCase()}`);
 }
 
 /** An openbox the launcher started; stop() ends it and anything it spawned. */
