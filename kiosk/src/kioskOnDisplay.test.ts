@@ -272,7 +272,7 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
     assert.ok(!logLines.some((line) => line.includes(TOKEN)), 'the token is not logged');
   });
 
-  test('a killed renderer: the page is reloaded and back online at the gateway within 10 s', async () => {
+  test('a killed renderer: the page is reloaded and back online at the gateway within 10 s', async (t) => {
     assert.ok(supervisor?.browserPid !== undefined);
     const renderers = familyMembersWith(supervisor.browserPid, '--type=renderer');
     assert.ok(renderers.length > 0, 'found the renderer processes');
@@ -283,11 +283,12 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
     assert.equal(reload.event.reason, 'renderer-crashed');
     const back = await log.waitFor(reload.index, 'heartbeat', (e) => e.beat.control === 'online', 10_000);
     await waitOnlineAtGateway(port, 5000);
+    t.diagnostic(`renderer killed → page online again after ${back.at - killedAt} ms`);
     assert.ok(back.at - killedAt < 10_000, `online again after ${back.at - killedAt} ms`);
     assert.ok(!log.events.slice(mark).some((e) => e.event.kind === 'relaunch'), 'the browser itself was not relaunched');
   });
 
-  test('a hung page: heartbeats stop, the page is crashed and reloaded, and comes back online', async () => {
+  test('a hung page: heartbeats stop, the page is crashed and reloaded, and comes back online', async (t) => {
     const page = supervisor?.page;
     assert.ok(page !== undefined);
     const mark = log.mark;
@@ -297,12 +298,13 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
     const reload = await log.waitFor(mark, 'reload', () => true, 20_000);
     assert.equal(reload.event.reason, 'heartbeat-missed');
     assert.ok(reload.at - hungAt >= 6000 - 500, `reloaded ${reload.at - hungAt} ms after the hang: not before the heartbeat timeout`);
-    await log.waitFor(reload.index, 'heartbeat', (e) => e.beat.control === 'online', 20_000);
+    const back = await log.waitFor(reload.index, 'heartbeat', (e) => e.beat.control === 'online', 20_000);
     await waitOnlineAtGateway(port, 5000);
+    t.diagnostic(`page hung → reload after ${reload.at - hungAt} ms (heartbeat timeout 6000 ms), online again after ${back.at - hungAt} ms`);
     assert.ok(!log.events.slice(mark).some((e) => e.event.kind === 'relaunch'), 'a reload sufficed');
   });
 
-  test('kill -9 of the browser: relaunched with a fresh profile and back online within 15 s; nothing of the old one survives', async () => {
+  test('kill -9 of the browser: relaunched with a fresh profile and back online within 15 s; nothing of the old one survives', async (t) => {
     const oldPid = supervisor?.browserPid;
     assert.ok(oldPid !== undefined);
     const mark = log.mark;
@@ -314,21 +316,24 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
     assert.notEqual(launched.event.pid, oldPid);
     const back = await log.waitFor(launched.index, 'heartbeat', (e) => e.beat.control === 'online', 15_000);
     await waitOnlineAtGateway(port, 5000);
+    t.diagnostic(`browser killed → page online again after ${back.at - killedAt} ms`);
     assert.ok(back.at - killedAt < 15_000, `online again after ${back.at - killedAt} ms`);
     assert.deepEqual(liveFamily(oldPid), []);
     assertCornersArePage(await display.screenshot());
   });
 
-  test('a browser that stops answering (SIGSTOP): found by the probe, killed and relaunched', async () => {
+  test('a browser that stops answering (SIGSTOP): found by the probe, killed and relaunched', async (t) => {
     const oldPid = supervisor?.browserPid;
     assert.ok(oldPid !== undefined);
     const mark = log.mark;
+    const stoppedAt = Date.now();
     process.kill(oldPid, 'SIGSTOP');
     const relaunch = await log.waitFor(mark, 'relaunch', () => true, 20_000);
     assert.equal(relaunch.event.reason, 'browser-unresponsive');
     const launched = await log.waitFor(relaunch.index, 'browser-launched', () => true, 20_000);
-    await log.waitFor(launched.index, 'heartbeat', (e) => e.beat.control === 'online', 20_000);
+    const back = await log.waitFor(launched.index, 'heartbeat', (e) => e.beat.control === 'online', 20_000);
     await waitOnlineAtGateway(port, 5000);
+    t.diagnostic(`browser frozen → relaunch decided after ${relaunch.at - stoppedAt} ms (probe every 1 s, 3 s timeout, 2 misses), online again after ${back.at - stoppedAt} ms`);
     assert.deepEqual(liveFamily(oldPid), [], 'the frozen browser and its children are gone');
   });
 
