@@ -182,7 +182,7 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
         reason = await this.runBrowserOnce();
       } catch (error) {
         if (this.isStopping()) break;
-        this.logger.error({ err: error, phase: 'launch' }, 'could not launch chromium');
+        this.logger.error({ err: error, phase: 'launch' }, 'could not start chromium on the display');
         reason = 'launch-failed';
       }
       if (this.isStopping() || reason === 'stopping') break;
@@ -228,6 +228,7 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
     this.emitEvent({ kind: 'browser-launched', pid: chromium.pid, launch: run.launch });
     const onStop = (): void => run.end('stopping');
     this.stopController.signal.addEventListener('abort', onStop);
+    if (this.isStopping()) onStop(); // stop() came while Chromium was starting
     run.browser.once('disconnected', () => run.end('browser-disconnected'));
     let prober: ReturnType<typeof setInterval> | undefined;
     try {
