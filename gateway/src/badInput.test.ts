@@ -2,6 +2,7 @@
 // code, while a healthy session relays beside it the whole time.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect as connectTcp } from 'node:net';
 import { WebSocket } from 'ws';
 import { startTestGateway, type TestGateway } from './testkit/testGateway.js';
 import { startFaultyPeer, type FaultyPeer, type PeerBehaviour } from './testkit/faultyRdpPeer.js';
@@ -224,6 +225,27 @@ test('relay: a ping is answered with its own number, a flood only once, a malfor
     client.socket.send(JSON.stringify(ping));
     await expectError(client.queue, 'bad-message', 4400, 'relay');
   }
+});
+
+/** Sends a WebSocket upgrade request and resets the connection at once (RST, not FIN). */
+function upgradeThenReset(port: number, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp(port, '127.0.0.1', () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nupgrade: websocket\r\nconnection: Upgrade\r\n`
+        + 'sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n');
+      socket.resetAndDestroy();
+    });
+    socket.once('close', () => resolve());
+    socket.once('error', (error: NodeJS.ErrnoException) => { if (error.code !== 'ECONNRESET') reject(error); });
+  });
+}
+
+test('upgrades reset by the client (unknown path, control, data) end only that connection', async () => {
+  // Before the fix one of these ended the whole process with an uncaught ECONNRESET.
+  for (let i = 0; i < 30; i += 1) {
+    for (const path of ['/nowhere', '/v1/displays/room/control', '/v1/sessions/abc/data']) await upgradeThenReset(gateway.port, path);
+  }
+  await assertHealthyStillRelays();
 });
 
 test('metrics count the errors by phase and code', async () => {

@@ -94,11 +94,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   }
 
   function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // Node's HTTP server lets go of an upgraded socket, error listener included:
+    // without our own, a client's reset at any point after this is an uncaught
+    // ECONNRESET that ends the worker and every session on it.
+    socket.on('error', (error) => logger.debug({ err: error, event: 'upgrade-socket-error' }, 'upgrade socket error'));
     const path = new URL(request.url ?? '/', 'http://gateway').pathname;
     const controlMatch = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/control$/.exec(path);
     const dataMatch = /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/data$/.exec(path);
     if (draining || (!controlMatch && !dataMatch)) {
-      socket.end(`HTTP/1.1 ${draining ? '503 Service Unavailable' : '404 Not Found'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;
     }
     const target = controlMatch ? controlSockets : dataSockets;
@@ -148,6 +152,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       server.closeAllConnections();
     },
   };
+}
+
+/** Answers a refused upgrade if the client is still there, then lets the socket go. */
+function refuseUpgrade(socket: Duplex, status: string): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
 }
 
 function plain(response: ServerResponse, status: number, text: string): void {
