@@ -1,5 +1,9 @@
 import { z } from 'zod';
 
+/** Shorter secrets are refused wherever they come from (config, env or the state directory). */
+export const MIN_ADMIN_TOKEN_CHARS = 16;
+export const MIN_SESSION_SECRET_CHARS = 32;
+
 const port = z.number().int().min(0).max(65535);
 const credentials = z.object({
   username: z.string().min(1),
@@ -35,9 +39,9 @@ export const configSchema = z.object({
   }).prefault({}),
   stateDir: z.string().optional(),
   workers: z.number().int().min(0).max(256).default(0),
-  adminToken: z.string().min(16, 'admin token must be at least 16 characters').optional(),
+  adminToken: z.string().min(MIN_ADMIN_TOKEN_CHARS, `admin token must be at least ${MIN_ADMIN_TOKEN_CHARS} characters`).optional(),
   /** Secret that signs session tokens so any worker can check them; generated when absent. */
-  sessionSecret: z.string().min(32).optional(),
+  sessionSecret: z.string().min(MIN_SESSION_SECRET_CHARS, `session secret must be at least ${MIN_SESSION_SECRET_CHARS} characters`).optional(),
   displays: z.array(displaySchema).default([]),
   policy: z.object({
     allowNetworks: z.array(z.string()).default(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '::1/128', 'fc00::/7']),
