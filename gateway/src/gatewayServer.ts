@@ -12,7 +12,7 @@ import { DisplayDirectory } from './session/displayDirectory.js';
 import { SessionTokenSigner } from './session/sessionToken.js';
 import { TargetPolicy } from './policy/targetPolicy.js';
 import { CertificatePolicy } from './policy/certificatePolicy.js';
-import { PinStore } from './policy/pinStore.js';
+import { PinStore, pinFile } from './policy/pinStore.js';
 import type { GatewayBus } from './cluster/gatewayBus.js';
 import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { ControlChannels } from './channel/controlChannel.js';
@@ -58,7 +58,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const directory = new DisplayDirectory(config.displays);
   const signer = new SessionTokenSigner(identity.sessionSecret);
   const policy = new TargetPolicy({ ...config.policy, ownPorts: [config.listen.port] });
-  const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, new PinStore(join(config.stateDir, 'known-targets.json')));
+  const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, new PinStore(pinFile(config.stateDir)),
+    (error) => logger.error({ event: 'pin-store-failed', err: error }, 'certificate pins unusable: every first-use session is refused'));
   const ca = config.certificates.caFile ? readFileSync(config.certificates.caFile, 'utf8') : undefined;
   const control = new ControlChannels({ config, directory, signer, bus, metrics, logger });
   const data = new DataChannels({ config, signer, policy, certificates, ca, bus, metrics, logger });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalPinKey } from '../policy/pinKey.js';
 
 /** Shorter secrets are refused wherever they come from (config, env or the state directory). */
 export const MIN_ADMIN_TOKEN_CHARS = 16;
@@ -49,7 +50,7 @@ export const configSchema = z.object({
   }).prefault({}),
   certificates: z.object({
     mode: z.enum(['first-use', 'ca', 'insecure']).default('first-use'),
-    pins: z.record(z.string(), z.array(z.string().regex(/^sha256:([0-9A-F]{2}:){31}[0-9A-F]{2}$/, 'pin like sha256:AA:BB:… (32 bytes, upper-case hex)'))).default({}),
+    pins: z.record(z.string().refine((key) => canonicalPinKey(key) !== undefined, 'pin key like "rdp1.corp:3389" or "[::1]:3389"'), z.array(z.string().regex(/^sha256:([0-9A-F]{2}:){31}[0-9A-F]{2}$/, 'pin like sha256:AA:BB:… (32 bytes, upper-case hex)'))).default({}),
     caFile: z.string().optional(),
   }).prefault({}),
   relay: z.object({
