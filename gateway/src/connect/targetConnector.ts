@@ -6,7 +6,8 @@ import { subjectPublicKey, sha256Fingerprint } from '../rdp/subjectPublicKey.js'
 import { SessionError } from '../session/sessionError.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { CertificatePolicy, Trust } from '../policy/certificatePolicy.js';
-import { canonicalHost, pinKey } from '../policy/pinKey.js';
+import { pinKey } from '../policy/pinKey.js';
+import { canonicalAddress } from '../policy/canonicalHost.js';
 import { readOneTpkt, ReadError } from './socketReads.js';
 
 export interface ConnectTimeouts { connectMs: number; confirmMs: number; tlsMs: number }
@@ -214,7 +215,7 @@ async function judgeCertificate(socket: TLSSocket, request: ConnectRequest, prot
   if (caVerified) {
     // A chain that verifies proves nothing until it names the server we meant:
     // the name for a name, the address (an IP SAN) for an address.
-    const host = canonicalHost(request.target.host).replace(/^\[(.*)\]$/, '$1');
+    const host = canonicalAddress(request.target.host);
     const peer = socket.getPeerX509Certificate();
     const matches = isIP(host) === 0 ? peer?.checkHost(host) !== undefined : peer?.checkIP(host) !== undefined;
     if (!matches) { caVerified = false; caError = `certificate is not for ${request.target.host}`; }
