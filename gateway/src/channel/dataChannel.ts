@@ -135,6 +135,7 @@ export class DataChannels {
       ca: this.deps.ca,
       timeouts: config.timeouts,
       signal: this.shutdown.signal,
+      requireNla: config.policy.requireNla,
       onPhase: (phase, ms) => metrics.handshake.observe({ phase }, ms / 1000),
     });
     log.info({

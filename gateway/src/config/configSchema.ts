@@ -47,6 +47,8 @@ export const configSchema = z.object({
   policy: z.object({
     allowNetworks: z.array(z.string()).default(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '::1/128', 'fc00::/7']),
     allowPorts: z.array(portRange).default(['3389']),
+    /** Off by default: TLS-only presenters (GNOME, Weston, FreeRDP shadow without SAM) are common in rooms. */
+    requireNla: z.boolean().default(false),
   }).prefault({}),
   certificates: z.object({
     mode: z.enum(['first-use', 'ca', 'insecure']).default('first-use'),

@@ -21,6 +21,7 @@ const envFields: Record<string, string[]> = {
   LANTERNA_WORKERS: ['workers'],
   LANTERNA_ADMIN_TOKEN: ['adminToken'],
   LANTERNA_CERTIFICATE_MODE: ['certificates', 'mode'],
+  LANTERNA_REQUIRE_NLA: ['policy', 'requireNla'],
   LANTERNA_LOG_LEVEL: ['logLevel'],
   LANTERNA_WEB_ROOT: ['webRoot'],
 };

@@ -22,6 +22,8 @@ export interface ConnectRequest {
   /** Reports each finished phase with its duration, for metrics and logs. */
   onPhase?: (phase: 'connect' | 'x224' | 'tls', ms: number) => void;
   signal?: AbortSignal;
+  /** Refuse plain TLS: without NLA a server (or someone in the middle) could pick TLS after the display offered NLA. */
+  requireNla?: boolean;
 }
 
 export interface SecuredInfo {
@@ -56,6 +58,9 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
   if ((requested & (PROTOCOL.SSL | PROTOCOL.HYBRID | PROTOCOL.HYBRID_EX)) === 0) {
     throw new SessionError('request', 'legacy-security', 'the display asked for legacy RDP security, which the gateway does not relay', { requestedProtocols: requested });
   }
+  if (request.requireNla && (requested & (PROTOCOL.HYBRID | PROTOCOL.HYBRID_EX)) === 0) {
+    throw new SessionError('request', 'negotiation-failed', 'the gateway requires Network Level Authentication, and the display did not offer it', { requestedProtocols: requested });
+  }
   const address = await resolveAllowed(request);
   let started = performance.now();
   const tcp = await openTcp(address, request.target.port, request.timeouts.connectMs, request.signal);
@@ -65,6 +70,9 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
     tcp.write(request.connectionRequest);
     const confirm = await readConfirm(tcp, request.timeouts.confirmMs);
     const protocol = acceptedProtocol(confirm);
+    if (request.requireNla && protocol === 'ssl') {
+      throw new SessionError('x224', 'negotiation-failed', "the presenter's computer chose plain TLS, and the gateway requires Network Level Authentication");
+    }
     request.onPhase?.('x224', performance.now() - started);
 
     started = performance.now();

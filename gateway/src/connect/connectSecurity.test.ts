@@ -1,6 +1,6 @@
-// In `ca` mode a verified chain must also name the server that was asked for:
-// an IP target is checked against the certificate's IP addresses (it was not
-// checked at all, so any CA-signed certificate passed for any address).
+// The server leg's security decisions: in `ca` mode a verified chain must also
+// name the server that was asked for (an IP target was checked against
+// "localhost"), and with requireNla plain TLS is refused however it is chosen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -24,24 +24,32 @@ async function certificateFor(altNames: ({ type: 2; value: string } | { type: 7;
   return { cert: pems.cert, key: pems.private };
 }
 
-async function connectInCaMode(identity: { cert: string; key: string }): Promise<unknown> {
+interface Attempt { identity: { cert: string; key: string }; mode?: 'ca' | 'insecure'; requested?: number; requireNla?: boolean }
+
+/** Connects to a TLS-choosing peer with these settings: the trust or protocol reached, or the error. */
+async function attempt({ identity, mode = 'ca', requested = PROTOCOL.SSL, requireNla = false }: Attempt): Promise<unknown> {
   const peer = await startFaultyPeer('echo', identity);
   try {
     const connected = await connectTarget({
       target: { host: '127.0.0.1', port: peer.port },
-      connectionRequest: buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }),
+      connectionRequest: buildConnectionRequest({ requestedProtocols: requested }),
       policy: new TargetPolicy({ allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'], ownPorts: [] }),
-      certificates: new CertificatePolicy('ca', {}, new PinStore(join(mkdtempSync(join(tmpdir(), 'lanterna-ca-')), 'pins.json'))),
+      certificates: new CertificatePolicy(mode, {}, new PinStore(join(mkdtempSync(join(tmpdir(), 'lanterna-ca-')), 'pins.json'))),
       ca: identity.cert,
       timeouts: { connectMs: 2000, confirmMs: 2000, tlsMs: 5000 },
+      requireNla,
     });
     connected.socket.destroy();
-    return connected.secured.trust;
+    return mode === 'ca' ? connected.secured.trust : connected.secured.protocol;
   } catch (error) {
     return error;
   } finally {
     await peer.close();
   }
+}
+
+async function connectInCaMode(identity: { cert: string; key: string }): Promise<unknown> {
+  return attempt({ identity });
 }
 
 test('ca mode: an IP target needs the address in the certificate, not just a trusted chain', async () => {
@@ -52,4 +60,17 @@ test('ca mode: an IP target needs the address in the certificate, not just a tru
   const localhost = await connectInCaMode(await certificateFor([{ type: 2, value: 'localhost' }]));
   assert.ok(localhost instanceof SessionError && localhost.code === 'certificate-untrusted', `a certificate for localhost is not one for 127.0.0.1 (got ${String(localhost)})`);
   assert.equal(await connectInCaMode(await certificateFor([{ type: 7, ip: '127.0.0.1' }])), 'ca');
+});
+
+test('requireNla: a server that picks plain TLS, or a display that offers no NLA, is refused', async () => {
+  const identity = await certificateFor([{ type: 7, ip: '127.0.0.1' }]);
+  const offered = PROTOCOL.SSL | PROTOCOL.HYBRID;
+  assert.equal(await attempt({ identity, mode: 'insecure', requested: offered }), 'ssl', 'without the option plain TLS is accepted');
+  const downgraded = await attempt({ identity, mode: 'insecure', requested: offered, requireNla: true });
+  assert.ok(downgraded instanceof SessionError, String(downgraded));
+  assert.equal(downgraded.code, 'negotiation-failed');
+  assert.equal(downgraded.phase, 'x224');
+  const noNla = await attempt({ identity, mode: 'insecure', requested: PROTOCOL.SSL, requireNla: true });
+  assert.ok(noNla instanceof SessionError, String(noNla));
+  assert.equal(noNla.phase, 'request');
 });
