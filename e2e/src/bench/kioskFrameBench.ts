@@ -1,5 +1,5 @@
 // Benchmark (not a test): what one frame costs in the kiosk page at 1920×1080,
-// for each recorded session in /work/shared/recordings/ replayed into the
+// for each shared recorded session (@lanterna/lab's recordingsDir()) replayed into the
 // page. A stand-in gateway (recordingDataSocket.ts) sends the recording's
 // server PDUs, all at once, to the replay lab page, which runs the display
 // page's pipeline (production session worker → wasm engine → render worker →
@@ -24,8 +24,7 @@ import { loadavg } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
-import { readRecording } from '@lanterna/lab/recording/recordingReader';
-import { listSharedRecordings, SHARED_RECORDINGS_DIR } from '@lanterna/lab/recording/sharedRecordings';
+import { readRecording, listRecordings, recordingsDir } from '@lanterna/lab';
 import { startStaticServer } from '@lanterna/web/src/testing/staticServer';
 import { labDir, publicDir } from '@lanterna/web/src/testing/webDist';
 import type { ReplayProbe } from '@lanterna/web/src/lab/replayProbe';
@@ -142,13 +141,13 @@ const gpuSync = process.argv.includes('--gpu-sync');
 const live = option('--live');
 const liveSeconds = live === null ? null : Number(live || 10);
 
-console.log(`kiosk frame bench, ${width}×${height}, ${gpuSync ? 'GPU-synchronous' : 'display-page'} render timing, recordings from ${SHARED_RECORDINGS_DIR}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`kiosk frame bench, ${width}×${height}, ${gpuSync ? 'GPU-synchronous' : 'display-page'} render timing, recordings from ${recordingsDir()}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 console.log(`| recording | frames | decode ms median / p95 | hand-back (upload) ms median / p95 | render worker upload ms per present median / p95 | decode+upload ms per frame median / p95 / mean | Mpixel uploaded | CPU copies | recorded / decode+upload s |`);
 console.log(`|---|---|---|---|---|---|---|---|---|`);
 const web = await startStaticServer(publicDir, labDir);
 const failures: string[] = [];
 try {
-  for (const path of (await listSharedRecordings()).filter((p) => only === null || basename(p).includes(only))) {
+  for (const path of listRecordings().filter((p) => only === null || basename(p).includes(only))) {
     const reason = skipped[basename(path)];
     if (reason !== undefined) {
       console.log(`| ${basename(path)} | skipped: ${reason} |||||||| `);

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { basename } from 'node:path';
-import { readRecording } from '@lanterna/lab/recording/recordingReader';
-import { listSharedRecordings } from '@lanterna/lab/recording/sharedRecordings';
+import { readRecording, listRecordings } from '@lanterna/lab';
 import { FramingError, nextFramingMode, PduFramer, splitWholePdus, type FramingMode } from './pduFramer.js';
 
 /** mulberry32: a tiny seeded generator, so a failing chunking can be replayed. */
@@ -31,7 +30,7 @@ function recordedStreams(): Promise<DirectionStream[]> {
 
 async function loadRecordedStreams(): Promise<DirectionStream[]> {
   const streams: DirectionStream[] = [];
-  for (const file of await listSharedRecordings()) {
+  for (const file of listRecordings()) {
     const { records } = await readRecording(file);
     for (const direction of ['client-to-server', 'server-to-client'] as const) {
       const pdus = records.filter((r) => r.direction === direction).map((r) => r.data);
