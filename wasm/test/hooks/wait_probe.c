@@ -1,4 +1,4 @@
-/* A measurement hook for the tests: proves WinPR waits really sleep and wake
+/* Test build only (lanterna-rdp-test). A measurement hook for the tests: proves WinPR waits really sleep and wake
  * at once (see wasm/patches/0003). One waiter thread blocks on an event; when
  * a delay is given, a signaller thread sets it after the delay and times the
  * round trip (set → waiter wakes → waiter sets an answer → signaller wakes) on
@@ -11,6 +11,9 @@
 #include <winpr/synch.h>
 
 #include "js_events.h"
+
+/* The probe's outcome: a test-build event kind (js_events.h leaves 100 and up to the hooks). */
+#define LT_TEST_EVENT_PROBE 100
 
 typedef struct
 {
@@ -42,7 +45,7 @@ static void* probe_main(void* arg)
 	double roundTripMs = -1;
 	if (pthread_create(&waiter, NULL, probe_waiter, p) != 0)
 	{
-		lt_post_event(0, LT_EVENT_PROBE, -1, 0, 0, 0);
+		lt_post_event(0, LT_TEST_EVENT_PROBE, -1, 0, 0, 0);
 		return NULL;
 	}
 	if (p->delayMs >= 0)
@@ -56,7 +59,7 @@ static void* probe_main(void* arg)
 	}
 	pthread_join(waiter, NULL);
 	/* microseconds, as ints: result, how long the waiter waited, the round trip */
-	lt_post_event(0, LT_EVENT_PROBE, (int)p->result, (int)(p->waitedMs * 1000.0),
+	lt_post_event(0, LT_TEST_EVENT_PROBE, (int)p->result, (int)(p->waitedMs * 1000.0),
 	              (int)(roundTripMs * 1000.0), 0);
 	(void)CloseHandle(p->ready);
 	(void)CloseHandle(p->wake);
@@ -65,7 +68,7 @@ static void* probe_main(void* arg)
 	return NULL;
 }
 
-/* Posts LT_EVENT_PROBE (session 0) with the outcome; delayMs < 0: never signal. */
+/* Posts LT_TEST_EVENT_PROBE (session 0) with the outcome; delayMs < 0: never signal. */
 EMSCRIPTEN_KEEPALIVE int lt_probe_wait(int delayMs, int timeoutMs)
 {
 	LtProbe* p = calloc(1, sizeof(*p));
