@@ -3,10 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { WebSocket } from 'ws';
-import { startTestGateway, type TestGateway } from './testkit/testGateway.js';
-import { startFaultyPeer, type FaultyPeer, type PeerBehaviour } from './testkit/faultyRdpPeer.js';
-import { connectControl, openData, type MessageQueue } from './testkit/kioskTestClient.js';
-import { buildConnectionRequest, PROTOCOL } from './rdp/x224.js';
+import { startTestGateway, type TestGateway, startFaultyPeer, type FaultyPeer, type PeerBehaviour, connectControl, openData, type MessageQueue } from '@lanterna/testkit';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
 const connectionRequest = buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL | PROTOCOL.HYBRID, cookie: 'test' });
@@ -94,7 +92,7 @@ test('control socket: wrong token, no hello, not a hello, unsupported protocol',
     [JSON.stringify({ type: 'hello', protocol: 2, token: TOKEN }), 'bad-message', 4400],
   ] as const) {
     const socket = new WebSocket(`${gateway.url}/v1/displays/room/control`, 'lanterna.v1');
-    const { MessageQueue } = await import('./testkit/kioskTestClient.js');
+    const { MessageQueue } = await import('@lanterna/testkit');
     const queue = new MessageQueue(socket);
     await new Promise((resolve) => socket.once('open', resolve));
     if (send) socket.send(send);
@@ -105,7 +103,7 @@ test('control socket: wrong token, no hello, not a hello, unsupported protocol',
 test('data socket: data before open, bad and reused tokens, no connection request', async () => {
   const { sessionId, sessionToken } = await project('room', peers.get('echo')?.port ?? 0);
   const early = new WebSocket(`${gateway.url}/v1/sessions/${sessionId}/data`);
-  const { MessageQueue } = await import('./testkit/kioskTestClient.js');
+  const { MessageQueue } = await import('@lanterna/testkit');
   const earlyQueue = new MessageQueue(early);
   await new Promise((resolve) => early.once('open', resolve));
   early.send(connectionRequest);

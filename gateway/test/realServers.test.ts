@@ -5,11 +5,17 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { X509Certificate } from 'node:crypto';
+import { startTestGateway, type TestGateway, connectControl, startNativeClientBridge, type BridgeObservation } from '@lanterna/testkit';
 import { Lab, probeNative, type RdpEndpoint } from '@lanterna/lab';
-import { startTestGateway, type TestGateway } from './testkit/testGateway.js';
-import { connectControl } from './testkit/kioskTestClient.js';
-import { startNativeClientBridge, type BridgeObservation } from './testkit/nativeClientBridge.js';
-import { subjectPublicKey } from './rdp/subjectPublicKey.js';
+
+/**
+ * What CredSSP binds to: the certificate's SubjectPublicKey, for RSA the DER
+ * RSAPublicKey inside the BIT STRING, which is what Node exports as PKCS#1 —
+ * computed here without the gateway's own DER reader, so the two check each other.
+ */
+function rsaSubjectPublicKey(certificateDer: Buffer): Buffer {
+  return new X509Certificate(certificateDer).publicKey.export({ type: 'pkcs1', format: 'der' });
+}
 
 const TOKEN = 'display-token-0123456789';
 
@@ -91,7 +97,7 @@ for (const auth of ['tls', 'nla'] as const) {
     if (auth === 'tls') assert.equal(secured.protocol, 'ssl');
     else assert.ok(secured.protocol === 'hybrid' || secured.protocol === 'hybrid-ex', String(secured.protocol));
     const der = server.certificateDer;
-    assert.equal(secured.publicKey, subjectPublicKey(der).toString('base64'), 'the key CredSSP binds to is the certificate\'s SubjectPublicKey');
+    assert.equal(secured.publicKey, rsaSubjectPublicKey(der).toString('base64'), 'the key CredSSP binds to is the certificate\'s SubjectPublicKey');
     assert.equal(Buffer.from(secured.publicKey, 'base64').length, 270, 'RSA-2048 SubjectPublicKey, not the 294-byte SPKI');
     assert.equal(secured.fingerprint, `sha256:${new X509Certificate(der).fingerprint256}`);
     if (auth === 'nla') assert.ok(first.toServer.some((pdu) => pdu[0] === 0x30), 'CredSSP TSRequests went through');
@@ -118,6 +124,6 @@ test('xrdp (TLS, xorgxrdp) through the gateway: login, MCS Connect Response, scr
   const observation = await sessionThroughGateway(lab, gateway, server, readFileSync(certPath, 'utf8'), readFileSync(keyPath, 'utf8'), server.sessionUp);
   assert.equal(observation.error, undefined, JSON.stringify(observation.error));
   assert.equal(observation.secured?.protocol, 'ssl');
-  assert.equal(observation.secured.publicKey, subjectPublicKey(server.certificateDer).toString('base64'));
+  assert.equal(observation.secured.publicKey, rsaSubjectPublicKey(server.certificateDer).toString('base64'));
   assert.ok(observation.toClient.some(isMcsConnectResponse));
 });

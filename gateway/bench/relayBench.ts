@@ -11,12 +11,9 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { startFaultyPeer, STREAM_REQUEST, STREAM_END, type FaultyPeer } from '../testkit/faultyRdpPeer.js';
-import { connectControl, openData } from '../testkit/kioskTestClient.js';
-import { readOneTpkt } from '../connect/socketReads.js';
-import { buildConnectionRequest, PROTOCOL } from '../rdp/x224.js';
-import { PduFramer } from '../rdp/pduFramer.js';
 import { allocateFreePort } from '@lanterna/lab';
+import { buildConnectionRequest, PduFramer, PROTOCOL } from '@lanterna/protocol';
+import { connectControl, openData, readOneTpkt, startFaultyPeer, STREAM_REQUEST, STREAM_END, type FaultyPeer } from '@lanterna/testkit';
 
 const TOKEN = 'bench-display-token-0123456789';
 const options = new Command()
@@ -107,7 +104,7 @@ async function startGateway(tls: boolean, peerPort: number): Promise<{ child: Ch
     displays: [{ id: 'bench', token: TOKEN, autoProject: { host: '127.0.0.1', port: peerPort } }],
     policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] }, certificates: { mode: 'insecure' },
   }));
-  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  const cli = fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
   const child = spawn(process.execPath, [cli, '--config', join(dir, 'config.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('gateway did not start')); }, 20_000);

@@ -2,11 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { configSchema, type GatewayConfig } from '../config/configSchema.js';
-import { ensureGatewayIdentity } from '../config/gatewayIdentity.js';
-import { createGatewayMetrics, type GatewayMetrics } from '../metrics/gatewayMetrics.js';
-import { LocalBus } from '../cluster/gatewayBus.js';
-import { createGatewayServer } from '../gatewayServer.js';
+import { configSchema, createGatewayMetrics, createGatewayServer, ensureGatewayIdentity, LocalBus, type GatewayConfig, type GatewayMetrics } from '@lanterna/gateway';
 
 export interface TestGateway {
   url: string; // ws://127.0.0.1:PORT

@@ -10,12 +10,11 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
-import { startFaultyPeer } from './testkit/faultyRdpPeer.js';
-import { connectControl, openData } from './testkit/kioskTestClient.js';
-import { buildConnectionRequest, PROTOCOL } from './rdp/x224.js';
+import { startFaultyPeer, connectControl, openData } from '@lanterna/testkit';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { allocateFreePort } from '@lanterna/lab';
 
-const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
+const cli = fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
 const TOKEN = 'display-token-0123456789';
 
 function httpsGet(url: string, ca: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {

@@ -2,10 +2,8 @@
 // noticed by heartbeats, and a signage display is projected again after each session.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway } from '../testkit/testGateway.js';
-import { startFaultyPeer } from '../testkit/faultyRdpPeer.js';
-import { connectControl, openData } from '../testkit/kioskTestClient.js';
-import { buildConnectionRequest, PROTOCOL } from '../rdp/x224.js';
+import { startTestGateway, startFaultyPeer, connectControl, openData } from '@lanterna/testkit';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
 

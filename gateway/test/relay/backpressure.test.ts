@@ -3,10 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestGateway } from '../testkit/testGateway.js';
-import { startFaultyPeer, STREAM_REQUEST, STREAM_END } from '../testkit/faultyRdpPeer.js';
-import { connectControl, openData } from '../testkit/kioskTestClient.js';
-import { buildConnectionRequest, PROTOCOL } from '../rdp/x224.js';
+import { startTestGateway, startFaultyPeer, STREAM_REQUEST, STREAM_END, connectControl, openData } from '@lanterna/testkit';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
 const BURST = 96 * 1024 * 1024;

@@ -2,10 +2,8 @@
 // was still under way when the drain began and is secured only afterwards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway } from './testkit/testGateway.js';
-import { startFaultyPeer, SLOW_CONFIRM_MS } from './testkit/faultyRdpPeer.js';
-import { connectControl, openData } from './testkit/kioskTestClient.js';
-import { buildConnectionRequest, PROTOCOL } from './rdp/x224.js';
+import { startTestGateway, startFaultyPeer, SLOW_CONFIRM_MS, connectControl, openData } from '@lanterna/testkit';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
 
