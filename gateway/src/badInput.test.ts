@@ -6,7 +6,7 @@ import { WebSocket } from 'ws';
 import { startTestGateway, type TestGateway } from './testkit/testGateway.js';
 import { startFaultyPeer, type FaultyPeer, type PeerBehaviour } from './testkit/faultyRdpPeer.js';
 import { connectControl, openData, type MessageQueue } from './testkit/kioskTestClient.js';
-import { buildConnectionRequest, PROTOCOL } from './rdp/x224.js';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
 const connectionRequest = buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL | PROTOCOL.HYBRID, cookie: 'test' });

@@ -12,7 +12,7 @@ import { X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
 import { startFaultyPeer } from './testkit/faultyRdpPeer.js';
 import { connectControl, openData } from './testkit/kioskTestClient.js';
-import { buildConnectionRequest, PROTOCOL } from './rdp/x224.js';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { allocateFreePort } from '@lanterna/lab';
 
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));

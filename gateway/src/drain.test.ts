@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestGateway } from './testkit/testGateway.js';
 import { startFaultyPeer, SLOW_CONFIRM_MS } from './testkit/faultyRdpPeer.js';
 import { connectControl, openData } from './testkit/kioskTestClient.js';
-import { buildConnectionRequest, PROTOCOL } from './rdp/x224.js';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
 

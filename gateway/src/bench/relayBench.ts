@@ -14,8 +14,7 @@ import { Command } from 'commander';
 import { startFaultyPeer, STREAM_REQUEST, STREAM_END, type FaultyPeer } from '../testkit/faultyRdpPeer.js';
 import { connectControl, openData } from '../testkit/kioskTestClient.js';
 import { readOneTpkt } from '../connect/socketReads.js';
-import { buildConnectionRequest, PROTOCOL } from '../rdp/x224.js';
-import { PduFramer } from '../rdp/pduFramer.js';
+import { buildConnectionRequest, PduFramer, PROTOCOL } from '@lanterna/protocol';
 import { allocateFreePort } from '@lanterna/lab';
 
 const TOKEN = 'bench-display-token-0123456789';
@@ -45,7 +44,7 @@ async function rawLink(peer: FaultyPeer): Promise<PduLink> {
   await readOneTpkt(tcp, { timeoutMs: 5000, maxBytes: 1024 });
   const tls: TLSSocket = tlsConnect({ socket: tcp, rejectUnauthorized: false });
   await new Promise((resolve) => tls.once('secureConnect', resolve));
-  const framer = new PduFramer({ mode: 'rdp' });
+  const framer = new PduFramer<Buffer>({ mode: 'rdp' });
   return {
     send: (pdu) => tls.write(pdu),
     onPdu: (handler) => tls.on('data', (chunk: Buffer) => { framer.push(chunk); for (const pdu of framer.lastPdus()) handler(pdu); }),

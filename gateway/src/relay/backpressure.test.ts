@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestGateway } from '../testkit/testGateway.js';
 import { startFaultyPeer, STREAM_REQUEST, STREAM_END } from '../testkit/faultyRdpPeer.js';
 import { connectControl, openData } from '../testkit/kioskTestClient.js';
-import { buildConnectionRequest, PROTOCOL } from '../rdp/x224.js';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
 const BURST = 96 * 1024 * 1024;
