@@ -42,7 +42,7 @@ async function rawLink(peer: FaultyPeer): Promise<PduLink> {
   await readOneTpkt(tcp, { timeoutMs: 5000, maxBytes: 1024 });
   const tls: TLSSocket = tlsConnect({ socket: tcp, rejectUnauthorized: false });
   await new Promise((resolve) => tls.once('secureConnect', resolve));
-  const framer = new PduFramer({ mode: 'rdp' });
+  const framer = new PduFramer<Buffer>({ mode: 'rdp' });
   return {
     send: (pdu) => tls.write(pdu),
     onPdu: (handler) => tls.on('data', (chunk: Buffer) => { framer.push(chunk); for (const pdu of framer.lastPdus()) handler(pdu); }),

@@ -7,7 +7,7 @@ import {
   parseConnectionConfirm as parseConfirm,
   parseConnectionRequest as parseRequest,
   PROTOCOL,
-} from '@lanterna/gateway/rdp/x224';
+} from '@lanterna/protocol';
 
 export const PROTOCOL_RDP = PROTOCOL.RDP;
 export const PROTOCOL_SSL = PROTOCOL.SSL;
@@ -15,11 +15,11 @@ export const PROTOCOL_HYBRID = PROTOCOL.HYBRID;
 
 const asBuffer = (pdu: Uint8Array): Buffer => Buffer.from(pdu.buffer, pdu.byteOffset, pdu.byteLength);
 
-export function buildConnectionRequest(requestedProtocols: number, cookieName = 'loadtest'): Buffer {
+export function buildConnectionRequest(requestedProtocols: number, cookieName = 'loadtest'): Uint8Array {
   return buildRequest({ requestedProtocols, cookie: cookieName });
 }
 
-export function buildConnectionConfirm(selectedProtocol: number): Buffer {
+export function buildConnectionConfirm(selectedProtocol: number): Uint8Array {
   return buildConfirm({ kind: 'response', selectedProtocol, flags: 0 });
 }
 

@@ -2,8 +2,7 @@ import { createServer, type Server, type Socket, type AddressInfo } from 'node:n
 import { TLSSocket } from 'node:tls';
 import { generate } from 'selfsigned';
 import { readOneTpkt } from '../connect/socketReads.js';
-import { PduFramer } from '../rdp/pduFramer.js';
-import { buildConnectionConfirm, NEG_FAILURE, PROTOCOL } from '../rdp/x224.js';
+import { buildConnectionConfirm, NEG_FAILURE, PduFramer, PROTOCOL } from '@lanterna/protocol';
 
 /**
  * A stand-in RDP server for fault tests only: a real server cannot be made to
@@ -64,7 +63,7 @@ export async function startFaultyPeer(behaviour: PeerBehaviour, identity?: { cer
     await new Promise((resolve) => tls.once('secure', resolve));
     if (behaviour === 'close-after-tls') { tls.destroy(); return; }
     if (behaviour === 'garbage-after-tls') { tls.write(Buffer.from([0x03, 0x01, 0x00, 0x09, 1, 2, 3, 4, 5])); return; }
-    const framer = new PduFramer({ mode: 'rdp' });
+    const framer = new PduFramer<Buffer>({ mode: 'rdp' });
     tls.on('data', (chunk: Buffer) => {
       try {
         const frames = framer.push(chunk);

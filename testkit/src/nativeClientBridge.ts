@@ -1,8 +1,7 @@
 import { createServer, type Socket, type AddressInfo } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { readOneTpkt } from '../connect/socketReads.js';
-import { PduFramer, splitWholePdus, nextFramingMode, framingModeFor } from '../rdp/pduFramer.js';
-import type { SecurityProtocolName } from '../rdp/framingMode.js';
+import { PduFramer, splitWholePdus, nextFramingMode, framingModeFor, type SecurityProtocolName } from '@lanterna/protocol';
 import { openData } from './kioskTestClient.js';
 
 export interface BridgeOptions {
@@ -70,7 +69,7 @@ async function bridge(client: Socket, options: BridgeOptions, observation: Bridg
   client.write(confirm);
   const protocol = first.text.protocol as SecurityProtocolName;
   const tls = new TLSSocket(client, { isServer: true, cert: options.serverCert, key: options.serverKey });
-  const toServer = new PduFramer({ mode: framingModeFor(protocol, 'client-to-server'), maxFrameBytes: 256 * 1024 });
+  const toServer = new PduFramer<Buffer>({ mode: framingModeFor(protocol, 'client-to-server'), maxFrameBytes: 256 * 1024 });
   let toClientMode = framingModeFor(protocol, 'server-to-client');
 
   await new Promise<void>((resolve) => {

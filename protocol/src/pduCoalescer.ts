@@ -1,27 +1,28 @@
 // Groups whole PDUs into WebSocket-sized frames without copying: PDUs that
-// lie back to back in the same memory become one slice of it. A PDU is never
+// lie back to back in the same memory become one view of it. A PDU is never
 // split, and a frame never exceeds maxFrameBytes.
+import { viewLike } from './byteViews.js';
 
-export interface PduBatch {
+export interface PduBatch<Bytes extends Uint8Array = Uint8Array> {
   /** One or more whole PDUs, back to back. */
-  readonly data: Buffer;
+  readonly data: Bytes;
   readonly pduCount: number;
 }
 
-function adjacent(a: Buffer, b: Buffer): boolean {
+function adjacent(a: Uint8Array, b: Uint8Array): boolean {
   return a.buffer === b.buffer && a.byteOffset + a.length === b.byteOffset;
 }
 
 /** Every PDU must be at most maxFrameBytes long (the framer guarantees it). */
-export function coalescePdus(pdus: readonly Buffer[], maxFrameBytes: number): PduBatch[] {
-  const batches: PduBatch[] = [];
-  let first: Buffer | undefined;
-  let last: Buffer | undefined;
+export function coalescePdus<Bytes extends Uint8Array>(pdus: readonly Bytes[], maxFrameBytes: number): PduBatch<Bytes>[] {
+  const batches: PduBatch<Bytes>[] = [];
+  let first: Bytes | undefined;
+  let last: Bytes | undefined;
   let bytes = 0;
   let count = 0;
   const flush = (): void => {
     if (first === undefined || last === undefined) return;
-    const data = count === 1 ? first : Buffer.from(first.buffer, first.byteOffset, bytes);
+    const data = count === 1 ? first : viewLike(first, first.byteOffset, bytes);
     batches.push({ data, pduCount: count });
   };
   for (const pdu of pdus) {

@@ -5,7 +5,7 @@ import { runCampaign } from './fuzzCampaign.js';
 import { checkFramerCase, fuzzPduFramer } from './framerFuzzTarget.js';
 import { fuzzX224 } from './x224FuzzTarget.js';
 
-// A short, bounded campaign on every run of the suite; `npm -w gateway run fuzz` runs longer.
+// A short, bounded campaign on every run of the suite; `npm -w protocol run fuzz` runs longer.
 const FRAMER_BUDGET_MS = 8000;
 const X224_BUDGET_MS = 3000;
 

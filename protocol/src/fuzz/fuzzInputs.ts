@@ -46,7 +46,7 @@ const mutations = fc.array(
   { maxLength: 3 },
 );
 
-function mutate(stream: Buffer, changes: readonly { kind: 'set' | 'truncate'; at: number; value: number }[]): Buffer {
+function mutate(stream: Uint8Array, changes: readonly { kind: 'set' | 'truncate'; at: number; value: number }[]): Buffer {
   let out = Buffer.from(stream);
   for (const change of changes) {
     if (out.length === 0) break;

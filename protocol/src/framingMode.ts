@@ -12,6 +12,10 @@ export type FramingMode = 'rdp' | 'nla' | 'nla-ex';
 
 export const FRAMING_MODES: readonly FramingMode[] = ['rdp', 'nla', 'nla-ex'];
 
+export function assertFramingMode(mode: FramingMode): void {
+  if (!FRAMING_MODES.includes(mode)) throw new RangeError(`unknown framing mode ${JSON.stringify(mode)}`);
+}
+
 export type SecurityProtocolName = 'ssl' | 'hybrid' | 'hybrid-ex';
 export type RelayDirection = 'client-to-server' | 'server-to-client';
 

@@ -12,7 +12,7 @@ import {
   type ConnectionRequest,
 } from '../x224.js';
 
-function parseOrNull<T>(parse: (pdu: Buffer) => T, pdu: Buffer): T | null {
+function parseOrNull<T>(parse: (pdu: Uint8Array) => T, pdu: Uint8Array): T | null {
   try {
     return parse(pdu);
   } catch (error) {
@@ -37,7 +37,10 @@ function roundTripConfirm(confirm: ConnectionConfirm): void {
 }
 
 /** libFuzzer/Jazzer.js-style entry: feeds the bytes to both parsers. */
-export function fuzzX224(data: Buffer): void {
+export function fuzzX224(input: Uint8Array): void {
+  // Plain Uint8Array views, so fields parsed from the input compare equal to
+  // those parsed from the rebuilt PDU (the builders make Uint8Arrays).
+  const data = new Uint8Array(input.buffer, input.byteOffset, input.length);
   const request = parseOrNull(parseConnectionRequest, data);
   if (request) roundTripRequest(request);
   const confirm = parseOrNull(parseConnectionConfirm, data);

@@ -1,4 +1,4 @@
-// `npm -w gateway run fuzz -- [seconds per target] [seed]`: a longer fuzz
+// `npm -w protocol run fuzz -- [seconds per target] [seed]`: a longer fuzz
 // run than the test suite's, printing runs per target and the seed to replay.
 import { FUZZ_TARGETS, FuzzFailure, runCampaign } from './fuzzCampaign.js';
 

@@ -4,7 +4,9 @@
 // another exception, never a frame that splits a PDU or breaks the limits.
 import { AssertionError } from 'node:assert';
 import { FRAMING_MODES, nextFramingMode, type FramingMode } from '../framingMode.js';
-import { FramingError, PduFramer, splitWholePdus } from '../pduFramer.js';
+import { FramingError } from '../framingError.js';
+import { PduFramer } from '../pduFramer.js';
+import { splitWholePdus } from '../wholePdus.js';
 
 export interface FramerFuzzCase {
   readonly stream: Uint8Array;
@@ -31,7 +33,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 /** Runs one case; throws AssertionError when the invariant breaks, or the unexpected exception. */
 export function checkFramerCase(input: FramerFuzzCase): void {
   const stream = Buffer.from(input.stream);
-  const framer = new PduFramer({ mode: input.mode, maxPduBytes: input.maxPduBytes, maxFrameBytes: input.maxFrameBytes });
+  const framer = new PduFramer<Buffer>({ mode: input.mode, maxPduBytes: input.maxPduBytes, maxFrameBytes: input.maxFrameBytes });
   const pdus: Buffer[] = [];
   const frames: Buffer[] = [];
   let failure: FramingError | undefined;

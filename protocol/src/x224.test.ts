@@ -13,6 +13,8 @@ import {
 } from './x224.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/\s+/g, ''), 'hex');
+/** A Buffer view of the same bytes, for Buffer's comparisons and readers. */
+const buf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 
 // MS-RDPBCGR 4.1.1: Client X.224 Connection Request PDU, cookie "eltons", PROTOCOL_RDP.
 const SPEC_REQUEST = hex(`03 00 00 2c 27 e0 00 00 00 00 00
@@ -28,13 +30,13 @@ void test('the spec example Connection Request parses', () => {
   assert.equal(request.requestedProtocols, PROTOCOL.RDP);
   assert.equal(request.flags, 0);
   assert.equal(request.routingToken, undefined);
-  assert.ok(buildConnectionRequest({ cookie: 'eltons', requestedProtocols: PROTOCOL.RDP }).equals(SPEC_REQUEST));
+  assert.ok(buf(buildConnectionRequest({ cookie: 'eltons', requestedProtocols: PROTOCOL.RDP })).equals(SPEC_REQUEST));
 });
 
 void test('the spec example Connection Confirm parses and rebuilds byte for byte', () => {
   const confirm = parseConnectionConfirm(SPEC_CONFIRM);
   assert.deepEqual(confirm, { kind: 'response', selectedProtocol: PROTOCOL.RDP, flags: 0 });
-  assert.ok(buildConnectionConfirm(confirm).equals(SPEC_CONFIRM));
+  assert.ok(buf(buildConnectionConfirm(confirm)).equals(SPEC_CONFIRM));
 });
 
 void test('requests round-trip: protocols, flags, cookie, routing token, correlation info, legacy', () => {
@@ -49,13 +51,13 @@ void test('requests round-trip: protocols, flags, cookie, routing token, correla
   ];
   for (const fields of cases) {
     const pdu = buildConnectionRequest(fields);
-    assert.equal(pdu.readUInt16BE(2), pdu.length);
+    assert.equal(buf(pdu).readUInt16BE(2), pdu.length);
     const parsed = parseConnectionRequest(pdu);
     assert.equal(parsed.requestedProtocols, fields.requestedProtocols ?? PROTOCOL.RDP);
     assert.equal(parsed.negotiation, fields.requestedProtocols !== undefined);
     assert.equal(parsed.cookie, fields.cookie);
-    assert.deepEqual(parsed.routingToken, fields.routingToken);
-    assert.deepEqual(parsed.correlationId, 'correlationId' in fields ? fields.correlationId : undefined);
+    assert.deepEqual(parsed.routingToken && buf(parsed.routingToken), fields.routingToken);
+    assert.deepEqual(parsed.correlationId && buf(parsed.correlationId), 'correlationId' in fields ? fields.correlationId : undefined);
     assert.equal(parsed.flags & 0x07, 'flags' in fields ? fields.flags : 0);
   }
 });
@@ -75,7 +77,7 @@ void test('confirms round-trip: response with flags, failure, none', () => {
   assert.equal(relayedProtocolName(PROTOCOL.RDP), undefined);
 });
 
-function mutate(pdu: Buffer, at: number, value: number): Buffer {
+function mutate(pdu: Uint8Array, at: number, value: number): Buffer {
   const copy = Buffer.from(pdu);
   copy.writeUInt8(value, at);
   return copy;
@@ -83,7 +85,7 @@ function mutate(pdu: Buffer, at: number, value: number): Buffer {
 
 void test('malformed requests are refused with a reason', () => {
   const good = buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL, cookie: 'bob' });
-  const cases: [Buffer, RegExp][] = [
+  const cases: [Uint8Array, RegExp][] = [
     [good.subarray(0, 10), /shorter than 11/],
     [mutate(good, 0, 0x04), /does not start with a tpkt header/],
     [mutate(good, 3, good.length + 1), /tpkt length \d+ does not match/],
@@ -109,7 +111,7 @@ void test('malformed requests are refused with a reason', () => {
 
 void test('malformed confirms are refused with a reason', () => {
   const good = buildConnectionConfirm({ kind: 'response', selectedProtocol: PROTOCOL.SSL, flags: 0 });
-  const cases: [Buffer, RegExp][] = [
+  const cases: [Uint8Array, RegExp][] = [
     [mutate(good, 5, 0xe0), /tpdu code is 0xe0, expected 0xd0/],
     [mutate(good, 4, 6), /length indicator 6/],
     [mutate(good, 11, 0x04), /negotiation type is 4/],
@@ -126,4 +128,17 @@ void test('builders refuse what cannot be encoded', () => {
   assert.throws(() => buildConnectionRequest({ cookie: 'a'.repeat(300) }), RangeError);
   assert.throws(() => buildConnectionRequest({ cookie: 'a', routingToken: Buffer.from('b') }), RangeError);
   assert.throws(() => buildConnectionRequest({ requestedProtocols: 1, correlationId: Buffer.alloc(3) }), RangeError);
+});
+
+void test('fields cut from a pdu are views of it, and a cookie reads as latin1', () => {
+  const token = Buffer.from('Cookie: msts=3640205228.15629.0000');
+  const pdu = Buffer.from(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL, routingToken: token }));
+  const { routingToken } = parseConnectionRequest(pdu);
+  assert.ok(routingToken);
+  assert.equal(routingToken.buffer, pdu.buffer);
+  assert.equal(routingToken.byteOffset, pdu.byteOffset + 11);
+  assert.ok(Buffer.isBuffer(routingToken), 'a view of a Buffer is a Buffer');
+  const accented = parseConnectionRequest(buildConnectionRequest({ cookie: 'Jos\u00e9', requestedProtocols: PROTOCOL.SSL }));
+  assert.equal(accented.cookie, 'Jos\u00e9');
+  assert.ok(buf(buildConnectionRequest({ cookie: 'Jos\u00e9' })).includes(Buffer.from('Jos\u00e9', 'latin1')));
 });

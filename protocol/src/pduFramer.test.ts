@@ -1,48 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { basename } from 'node:path';
-import { readRecording, listRecordings } from '@lanterna/lab';
-import { FramingError, nextFramingMode, PduFramer, splitWholePdus, type FramingMode } from './pduFramer.js';
-
-/** mulberry32: a tiny seeded generator, so a failing chunking can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-interface DirectionStream {
-  readonly name: string;
-  readonly pdus: Buffer[];
-  readonly stream: Buffer;
-}
-
-let loaded: Promise<DirectionStream[]> | undefined;
-function recordedStreams(): Promise<DirectionStream[]> {
-  loaded ??= loadRecordedStreams();
-  return loaded;
-}
-
-async function loadRecordedStreams(): Promise<DirectionStream[]> {
-  const streams: DirectionStream[] = [];
-  for (const file of listRecordings()) {
-    const { records } = await readRecording(file);
-    for (const direction of ['client-to-server', 'server-to-client'] as const) {
-      const pdus = records.filter((r) => r.direction === direction).map((r) => r.data);
-      streams.push({ name: `${basename(file)} ${direction}`, pdus, stream: Buffer.concat(pdus) });
-    }
-  }
-  return streams;
-}
+import { FramingError } from './framingError.js';
+import { nextFramingMode, type FramingMode } from './framingMode.js';
+import { PduFramer } from './pduFramer.js';
+import { countWholePdus, splitWholePdus } from './wholePdus.js';
 
 /** Feeds `chunks` to a fresh framer; checks the frames' invariants; returns the single PDUs. */
-function frameAll(chunks: Buffer[], mode: FramingMode = 'rdp', maxFrameBytes?: number): { pdus: Buffer[]; framer: PduFramer } {
-  const framer = new PduFramer(maxFrameBytes === undefined ? { mode } : { mode, maxFrameBytes });
+function frameAll(chunks: Buffer[], mode: FramingMode = 'rdp', maxFrameBytes?: number): { pdus: Buffer[]; framer: PduFramer<Buffer> } {
+  const framer = new PduFramer<Buffer>(maxFrameBytes === undefined ? { mode } : { mode, maxFrameBytes });
   const pdus: Buffer[] = [];
   let splitMode = mode;
   for (const chunk of chunks) {
@@ -69,71 +34,6 @@ function assertSamePdus(actual: readonly Buffer[], expected: readonly Buffer[], 
     assert.ok(actual[i]?.equals(expected[i] ?? Buffer.alloc(0)), `${label}: pdu ${i} differs`);
   }
 }
-
-void test('recorded PDUs pushed one record at a time come back unchanged, without copies', async () => {
-  for (const { name, pdus } of await recordedStreams()) {
-    const { pdus: framed, framer } = frameAll(pdus);
-    assertSamePdus(framed, pdus, name);
-    for (let i = 0; i < pdus.length; i++) {
-      assert.equal(framed[i]?.buffer, pdus[i]?.buffer, `${name}: pdu ${i} should be a view of the pushed buffer`);
-      assert.equal(framed[i]?.byteOffset, pdus[i]?.byteOffset, `${name}: pdu ${i}`);
-    }
-    assert.equal(framer.stats.copies, 0, name);
-    assert.equal(framer.stats.pdus, pdus.length, name);
-  }
-});
-
-void test('a whole direction pushed as one chunk comes back as zero-copy frames of whole PDUs', async () => {
-  for (const { name, pdus, stream } of await recordedStreams()) {
-    const framer = new PduFramer({ mode: 'rdp' });
-    const batches = framer.pushBatches(stream);
-    assertSamePdus(framer.lastPdus(), pdus, name);
-    assert.equal(framer.stats.copies, 0, name);
-    assert.ok(Buffer.concat(batches.map((b) => b.data)).equals(stream), name);
-    let offset = 0;
-    for (const batch of batches) {
-      assert.equal(batch.data.buffer, stream.buffer, `${name}: frame is not a view of the chunk`);
-      assert.equal(batch.data.byteOffset, stream.byteOffset + offset);
-      assert.ok(batch.data.length <= framer.maxFrameBytes);
-      offset += batch.data.length;
-    }
-    // Coalescing really happens: frames are far fewer than PDUs when there are many.
-    if (stream.length > 4 * framer.maxFrameBytes) assert.ok(batches.length < pdus.length / 4, name);
-  }
-});
-
-void test('random chunkings (seeded) give back the same PDUs in order', async () => {
-  const streams = await recordedStreams();
-  for (const [index, { name, pdus, stream }] of streams.entries()) {
-    const random = seededRandom(0x1a57e2 + index);
-    // Tiny chunks only on the small recordings: on 55 MB they would take minutes.
-    const chunkLimits = stream.length < 512 * 1024 ? [7, 1500, 16384, 70000] : [1500, 70000];
-    for (const maxChunk of chunkLimits) {
-      const chunks: Buffer[] = [];
-      for (let offset = 0; offset < stream.length; ) {
-        const size = 1 + Math.floor(random() * maxChunk);
-        chunks.push(stream.subarray(offset, offset + size));
-        offset += size;
-      }
-      const { pdus: framed, framer } = frameAll(chunks, 'rdp', 64 * 1024);
-      assertSamePdus(framed, pdus, `${name} chunks up to ${maxChunk}`);
-      assert.ok(framer.stats.copies <= Math.min(pdus.length, chunks.length), name);
-      assert.equal(framer.stats.bytes, stream.length);
-    }
-  }
-});
-
-void test('byte-by-byte pushes give back the same PDUs, each copied once', async () => {
-  const small = (await recordedStreams()).filter((s) => s.stream.length < 512 * 1024);
-  assert.ok(small.length >= 6, 'expected the cold-* and xrdp-tls recordings');
-  for (const { name, pdus, stream } of small) {
-    const chunks = Array.from({ length: stream.length }, (_, i) => stream.subarray(i, i + 1));
-    const { pdus: framed, framer } = frameAll(chunks);
-    assertSamePdus(framed, pdus, name);
-    assert.equal(framer.stats.copies, pdus.length);
-    assert.equal(framer.stats.copiedBytes, stream.length);
-  }
-});
 
 const tpkt = (payload: number[]): Buffer => {
   const length = 4 + payload.length;
@@ -221,10 +121,10 @@ void test('a TPKT or fast-path length above maxPduBytes is pdu-too-large', () =>
 });
 
 void test('frames never exceed maxFrameBytes and never split a PDU', () => {
-  const random = seededRandom(7);
-  const pdus = Array.from({ length: 400 }, () => tpkt(Array.from({ length: 3 + Math.floor(random() * 900) }, () => 0x5a)));
+  // Lengths spread over 3..902 bytes of payload, in no particular order.
+  const pdus = Array.from({ length: 400 }, (_, i) => tpkt(Array.from({ length: 3 + ((i * 7919) % 900) }, () => 0x5a)));
   const stream = Buffer.concat(pdus);
-  const framer = new PduFramer({ mode: 'rdp', maxPduBytes: 1024, maxFrameBytes: 4096 });
+  const framer = new PduFramer<Buffer>({ mode: 'rdp', maxPduBytes: 1024, maxFrameBytes: 4096 });
   const batches = framer.pushBatches(stream);
   assert.ok(batches.length > 1);
   let seen = 0;
@@ -282,4 +182,56 @@ void test('takeStats returns growth since the last call; stats stay cumulative',
   assert.deepEqual(framer.takeStats(), { pdus: 0, bytes: 0, batches: 0, copies: 0, copiedBytes: 0 });
   assert.equal(framer.stats.pdus, 2);
   assert.equal(framer.offset, 16);
+});
+
+void test('PDUs and frames are views of the caller\'s own kind: Buffer in, Buffer out; Uint8Array in, Uint8Array out', () => {
+  const a = tpkt([0x02, 0xf0, 0x80, 0x01]);
+  const b = tpkt([0x02, 0xf0, 0x80, 0x02, 0x03]);
+  const joined = Buffer.concat([a, b]);
+  const fromBuffer = new PduFramer<Buffer>({ mode: 'rdp' });
+  const [frame] = fromBuffer.push(joined);
+  assert.ok(Buffer.isBuffer(frame), 'a coalesced frame of Buffer chunks is a Buffer');
+  assert.equal(frame.buffer, joined.buffer);
+  assert.ok(fromBuffer.lastPdus().every((pdu) => Buffer.isBuffer(pdu)));
+  // A PDU copied together from two chunks is a Buffer too.
+  const straddling = new PduFramer<Buffer>({ mode: 'rdp' });
+  straddling.push(joined.subarray(0, 3));
+  const [copied] = straddling.push(joined.subarray(3, a.length));
+  assert.ok(Buffer.isBuffer(copied) && copied.equals(a));
+
+  const plain = new Uint8Array(joined);
+  const fromArray = new PduFramer({ mode: 'rdp' });
+  const frames = fromArray.push(plain);
+  assert.equal(frames.length, 1);
+  assert.equal(Object.getPrototypeOf(frames[0]), Uint8Array.prototype);
+  assert.equal(frames[0]?.buffer, plain.buffer);
+  fromArray.push(plain.subarray(0, 5));
+  const [pieced] = fromArray.push(plain.subarray(5, a.length));
+  assert.equal(Object.getPrototypeOf(pieced), Uint8Array.prototype);
+  assert.deepEqual(pieced, new Uint8Array(a));
+  assert.equal(Object.getPrototypeOf(splitWholePdus(plain, 'rdp')[1]), Uint8Array.prototype);
+});
+
+void test('a straddling PDU is copied into what `allocate` gives, once', () => {
+  const pdu = tpkt([0x02, 0xf0, 0x80, 0x01, 0x02, 0x03]);
+  const asked: number[] = [];
+  const framer = new PduFramer<Buffer>({ mode: 'rdp', allocate: (length) => { asked.push(length); return Buffer.allocUnsafe(length); } });
+  assert.deepEqual(framer.push(pdu.subarray(0, 2)), []);
+  assert.deepEqual(framer.push(pdu.subarray(2, 6)), []);
+  const [whole] = framer.push(pdu.subarray(6));
+  assert.ok(whole?.equals(pdu));
+  assert.deepEqual(asked, [pdu.length]);
+});
+
+void test('countWholePdus counts the PDUs of a frame and carries the mode over to the next', () => {
+  const tsRequest = Buffer.from([0x30, 0x03, 0x02, 0x01, 0x06]);
+  const connectInitial = tpkt([0x02, 0xf0, 0x80, 0x7f, 0x65]);
+  const fastPath = Buffer.from([0x30, 0x05, 0x01, 0x02, 0x03]);
+  assert.deepEqual(countWholePdus(Buffer.concat([tsRequest, tsRequest]), 'nla'), { count: 2, mode: 'nla' });
+  assert.deepEqual(countWholePdus(Buffer.concat([tsRequest, connectInitial, fastPath]), 'nla'), { count: 3, mode: 'rdp' });
+  // 0x30 read as fast-path once NLA has ended: 5 bytes, not a 3-byte DER body.
+  assert.deepEqual(countWholePdus(Buffer.concat([fastPath, fastPath]), 'rdp'), { count: 2, mode: 'rdp' });
+  assert.deepEqual(countWholePdus(new Uint8Array(0), 'rdp'), { count: 0, mode: 'rdp' });
+  assert.throws(() => countWholePdus(connectInitial.subarray(0, 6), 'rdp'), { code: 'pdu-invalid', message: /ends inside a 9-byte tpkt pdu/ });
+  assert.throws(() => countWholePdus(Buffer.from([0x01]), 'rdp'), { code: 'pdu-invalid', message: /unknown pdu header byte 0x01/ });
 });
