@@ -15,7 +15,7 @@ export async function startGatewayProcess(configPath: string, options: { showLog
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the gateway did not start within ${START_DEADLINE_MS / 1000} s:\n${recent.join('\n')}`)), START_DEADLINE_MS);
       child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the gateway exited (${String(code)}):\n${recent.join('\n')}`)); });
-      createInterface({ input: child.stdout! }).on('line', (line) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
         recent.push(line);
         if (recent.length > 5) recent.shift();
         if (options.showLogs) process.stdout.write(`${line}\n`);

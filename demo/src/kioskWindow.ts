@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { KIOSK_CHROMIUM_FLAGS } from '@lanterna/lab';
 
 export interface KioskWindow {
-  stop(): void;
+  readonly stop: () => void;
 }
 
 /** Opens url full screen in Chromium with a fresh profile in profileDir. */

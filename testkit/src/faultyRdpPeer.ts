@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket, type AddressInfo } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { generate } from 'selfsigned';
-import { readOneTpkt } from '../connect/socketReads.js';
+import { readOneTpkt } from './socketPdu.js';
 import { buildConnectionConfirm, NEG_FAILURE, PduFramer, PROTOCOL } from '@lanterna/protocol';
 
 /**

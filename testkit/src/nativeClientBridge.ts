@@ -1,6 +1,6 @@
 import { createServer, type Socket, type AddressInfo } from 'node:net';
 import { TLSSocket } from 'node:tls';
-import { readOneTpkt } from '../connect/socketReads.js';
+import { readOneTpkt } from './socketPdu.js';
 import { PduFramer, splitWholePdus, nextFramingMode, framingModeFor, type SecurityProtocolName } from '@lanterna/protocol';
 import { openData } from './kioskTestClient.js';
 
