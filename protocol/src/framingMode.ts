@@ -32,7 +32,12 @@ export function framingModeFor(protocol: SecurityProtocolName, direction: RelayD
  * the first TPKT in either direction ends NLA there.
  */
 export function nextFramingMode(mode: FramingMode, pdu: Uint8Array): FramingMode {
-  return mode !== 'rdp' && pdu[0] === TPKT_VERSION ? 'rdp' : mode;
+  return modeAfterPduStartingWith(mode, pdu[0] ?? 0);
+}
+
+/** nextFramingMode from the PDU's first byte alone (for readers that keep no view of it). */
+export function modeAfterPduStartingWith(mode: FramingMode, firstByte: number): FramingMode {
+  return mode !== 'rdp' && firstByte === TPKT_VERSION ? 'rdp' : mode;
 }
 
 export const TPKT_VERSION = 0x03;

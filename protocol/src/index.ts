@@ -3,7 +3,7 @@
 // its workers, the lab, the load test and the wasm tests all import it.
 
 export { FramingError, type FramingErrorCode } from './framingError.js';
-export { FRAMING_MODES, framingModeFor, nextFramingMode, TPKT_VERSION, type FramingMode, type RelayDirection, type SecurityProtocolName } from './framingMode.js';
+export { FRAMING_MODES, framingModeFor, modeAfterPduStartingWith, nextFramingMode, TPKT_VERSION, type FramingMode, type RelayDirection, type SecurityProtocolName } from './framingMode.js';
 export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_PDU_BYTES, framingLimits, type FramingLimits } from './framingLimits.js';
 export { MAX_HEADER_BYTES, MIN_TPKT_LENGTH, readPduHeader, type PduHeader, type PduKind } from './pduHeader.js';
 export { coalescePdus, type PduBatch } from './pduCoalescer.js';
@@ -15,12 +15,25 @@ export {
   NEG_FAILURE,
   NEG_REQ_FLAG,
   NEG_RSP_FLAG,
+  NegotiationFailedError,
   parseConnectionConfirm,
   parseConnectionRequest,
   PROTOCOL,
   relayedProtocolName,
+  selectedProtocol,
   X224Error,
   type ConnectionConfirm,
   type ConnectionRequest,
   type ConnectionRequestFields,
 } from './x224.js';
+export {
+  PduReadError,
+  readOnePdu,
+  type AbortSignalLike,
+  type ByteSource,
+  type OnePdu,
+  type PduReadErrorKind,
+  type ReadOnePduOptions,
+} from './readOnePdu.js';
+export { eventByteSource, type ChunkEmitter, type EventByteSource, type EventByteSourceOptions } from './eventByteSource.js';
+export { PduStreamCounter } from './pduStreamCounter.js';

@@ -3,7 +3,7 @@
 // ends inside a PDU is a FramingError. A TPKT ends NLA for the PDUs after it,
 // as in the framer.
 import { FramingError } from './framingError.js';
-import { assertFramingMode, nextFramingMode, type FramingMode } from './framingMode.js';
+import { assertFramingMode, modeAfterPduStartingWith, type FramingMode } from './framingMode.js';
 import { DEFAULT_MAX_PDU_BYTES, framingLimits, LARGEST_ALLOWED_LIMIT } from './framingLimits.js';
 import { readPduHeader } from './pduHeader.js';
 
@@ -29,7 +29,7 @@ function walkWholePdus(
       );
     }
     onPdu(position, position + header.length);
-    current = nextFramingMode(current, frame.subarray(position, position + 1));
+    current = modeAfterPduStartingWith(current, frame[position] ?? 0);
     position += header.length;
   }
   return current;

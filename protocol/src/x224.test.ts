@@ -9,6 +9,8 @@ import {
   parseConnectionRequest,
   PROTOCOL,
   relayedProtocolName,
+  selectedProtocol,
+  NegotiationFailedError,
   X224Error,
 } from './x224.js';
 
@@ -141,4 +143,16 @@ void test('fields cut from a pdu are views of it, and a cookie reads as latin1',
   const accented = parseConnectionRequest(buildConnectionRequest({ cookie: 'Jos\u00e9', requestedProtocols: PROTOCOL.SSL }));
   assert.equal(accented.cookie, 'Jos\u00e9');
   assert.ok(buf(buildConnectionRequest({ cookie: 'Jos\u00e9' })).includes(Buffer.from('Jos\u00e9', 'latin1')));
+});
+
+void test('selectedProtocol: what a Confirm selected, RDP without negotiation, a typed error for a refusal', () => {
+  assert.equal(selectedProtocol({ kind: 'response', selectedProtocol: PROTOCOL.HYBRID, flags: 0 }), PROTOCOL.HYBRID);
+  assert.equal(selectedProtocol({ kind: 'none' }), PROTOCOL.RDP);
+  assert.throws(() => selectedProtocol({ kind: 'failure', failureCode: NEG_FAILURE.SSL_REQUIRED_BY_SERVER }), (error: unknown) => {
+    assert.ok(error instanceof NegotiationFailedError);
+    assert.equal(error.failureCode, 1);
+    assert.equal(error.code, 'negotiation-failed');
+    assert.match(error.message, /^the server refused the requested security protocols with failure code 1$/);
+    return true;
+  });
 });

@@ -290,6 +290,27 @@ export function buildConnectionConfirm(confirm: ConnectionConfirm, sourceReferen
   }
 }
 
+/** A server's RDP_NEG_FAILURE: a well-formed refusal, not a malformed PDU. */
+export class NegotiationFailedError extends Error {
+  readonly code = 'negotiation-failed';
+  constructor(readonly failureCode: number) {
+    super(`the server refused the requested security protocols with failure code ${failureCode}`);
+    this.name = 'NegotiationFailedError';
+  }
+}
+
+/** The protocol a Confirm selected: PROTOCOL.RDP when it carries no negotiation. Throws NegotiationFailedError. */
+export function selectedProtocol(confirm: ConnectionConfirm): number {
+  switch (confirm.kind) {
+    case 'response':
+      return confirm.selectedProtocol;
+    case 'none':
+      return PROTOCOL.RDP;
+    case 'failure':
+      throw new NegotiationFailedError(confirm.failureCode);
+  }
+}
+
 /** The name the kiosk protocol uses for a selected protocol, when the gateway relays it. */
 export function relayedProtocolName(selectedProtocol: number): 'ssl' | 'hybrid' | 'hybrid-ex' | undefined {
   switch (selectedProtocol) {
