@@ -1,36 +1,17 @@
-// One PDU (a Connection Request or Confirm) from a socket that is not relaying
-// yet, for the test peers and the native-client bridge: framed by the protocol
-// package's framer (no length parsing of its own), capped, with a deadline.
+// One TPKT (a Connection Request or Confirm) from a socket that is not relaying
+// yet, for the test peers and the native-client bridge: the protocol package's
+// capped one-PDU read over the socket's events, with a deadline. The socket is
+// paused again before TLS starts on it.
 import type { Socket } from 'node:net';
-import { PduFramer } from '@lanterna/protocol';
+import { eventByteSource, readOnePdu } from '@lanterna/protocol';
 
-export function readOneTpkt(socket: Socket, options: { timeoutMs: number; maxBytes: number }): Promise<Buffer> {
-  const framer = new PduFramer<Buffer>({ mode: 'rdp', maxPduBytes: options.maxBytes });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`no pdu within ${options.timeoutMs} ms`)), options.timeoutMs);
-    const onData = (chunk: Buffer): void => {
-      try {
-        framer.push(chunk);
-      } catch (error) {
-        finish(error instanceof Error ? error : new Error(String(error)));
-        return;
-      }
-      const [pdu] = framer.lastPdus();
-      if (pdu) finish(Buffer.from(pdu));
-    };
-    const onEnd = (): void => finish(new Error('the peer closed the connection before a whole pdu'));
-    function finish(outcome: Buffer | Error): void {
-      clearTimeout(timer);
-      socket.off('data', onData);
-      socket.off('end', onEnd);
-      socket.off('error', finish);
-      socket.pause();
-      if (outcome instanceof Error) reject(outcome);
-      else resolve(outcome);
-    }
-    socket.on('data', onData);
-    socket.once('end', onEnd);
-    socket.once('error', finish);
-    socket.resume();
-  });
+export async function readOneTpkt(socket: Socket, options: { timeoutMs: number; maxBytes: number }): Promise<Buffer> {
+  const source = eventByteSource<Buffer>(socket);
+  socket.resume();
+  try {
+    return (await readOnePdu(source, { maxBytes: options.maxBytes, signal: AbortSignal.timeout(options.timeoutMs) })).pdu;
+  } finally {
+    socket.pause();
+    source.detach();
+  }
 }
