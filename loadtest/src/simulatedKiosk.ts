@@ -3,8 +3,8 @@
 // Request, then `secured` and the Connection Confirm. What follows is the echo
 // phase, handed to the caller as an EchoChannel.
 import WebSocket from 'ws';
-import { buildConnectionRequest, parseConnectionConfirm, PROTOCOL_SSL } from './x224Negotiation.js';
-import { countWholePdus } from './tpktPdu.js';
+import { buildConnectionRequest, countWholePdus, PROTOCOL } from '@lanterna/protocol';
+import { expectTlsConfirm } from './tlsConfirm.js';
 import { ChannelEnd, loadClientSocketOptions, type EchoChannel } from './echoChannel.js';
 
 export interface SimulatedKioskOptions {
@@ -123,12 +123,11 @@ export async function connectSimulatedKiosk(options: SimulatedKioskOptions): Pro
         return undefined;
       }
       if (!secured) throw new Error('binary frame before secured');
-      const selected = parseConnectionConfirm(raw);
-      if (selected !== PROTOCOL_SSL) throw new Error(`gateway confirmed protocol ${selected}, not ssl`);
+      expectTlsConfirm(raw, 'gateway');
       return true;
     });
     data.send(JSON.stringify({ type: 'open', token: sessionToken }));
-    data.send(buildConnectionRequest(PROTOCOL_SSL, options.displayId.slice(0, 9)));
+    data.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL, cookie: options.displayId.slice(0, 9) }));
     await confirmed;
     return echoChannelOver(control, data);
   } catch (error) {
@@ -154,7 +153,7 @@ function echoChannelOver(control: WebSocket, data: WebSocket): EchoChannel {
     onResponses: (listener) => {
       data.on('message', (raw: Buffer, isBinary: boolean) => {
         if (!isBinary) return;
-        try { listener(countWholePdus(raw)); } catch (error) { fail(error instanceof Error ? error : new Error(String(error))); }
+        try { listener(countWholePdus(raw, 'rdp').count); } catch (error) { fail(error instanceof Error ? error : new Error(String(error))); }
       });
     },
     onFailure: (listener) => end.onFailure(listener),

@@ -1,4 +1,4 @@
-// Plays a recorded RDP session (/work/shared/recordings/, FreeRDP's /dump
+// Plays a recorded RDP session (the shared recordings, FreeRDP's /dump
 // format as read by @lanterna/lab's recordingReader) into a wasm client as if
 // a server sent it: deterministic decoder tests and benchmarks without a
 // server. Recordings start at MCS Connect-Initial, after TLS, so the replay

@@ -6,10 +6,9 @@
 // Windows runs an RA server). The real gateway sits between it and the client.
 import net from 'node:net';
 import tls from 'node:tls';
-import { generateTestCertificate } from '@lanterna/gateway/testkit/faultyRdpPeer';
+import { generateTestCertificate, tlsConnectionConfirm } from '@lanterna/testkit';
 
 import { readConnectInitial, readConnectionRequest, readMcs, isClientInfo, splitPdus } from './clientPdus.mjs';
-import { connectionConfirm, PROTOCOL_SSL } from './scriptedServer.mjs';
 
 const USER_ID = 1007;
 const IO_CHANNEL = 1003;
@@ -100,7 +99,7 @@ export async function startClientInfoPeer() {
       const request = splitPdus(first)[0];
       session.pdus.push(request);
       const { requestedProtocols } = readConnectionRequest(request);
-      socket.write(connectionConfirm(2, PROTOCOL_SSL));
+      socket.write(tlsConnectionConfirm());
       const secure = new tls.TLSSocket(socket, { isServer: true, cert, key });
       sockets.add(secure);
       secure.on('error', () => socket.destroy());

@@ -1,7 +1,7 @@
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket, type PeerCertificate } from 'node:tls';
 import { lookup } from 'node:dns/promises';
-import { parseConnectionConfirm, parseConnectionRequest, relayedProtocolName, PROTOCOL } from '../rdp/x224.js';
+import { parseConnectionConfirm, parseConnectionRequest, relayedProtocolName, PROTOCOL } from '@lanterna/protocol';
 import { subjectPublicKey, sha256Fingerprint } from '../rdp/subjectPublicKey.js';
 import { SessionError } from '../session/sessionError.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';

@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type { WebSocket, RawData } from 'ws';
-import { PduFramer, splitWholePdus, FramingError, framingModeFor, nextFramingMode, type FramingMode } from '../rdp/pduFramer.js';
+import { PduFramer, splitWholePdus, FramingError, framingModeFor, nextFramingMode, type FramingMode } from '@lanterna/protocol';
 import { SessionError } from '../session/sessionError.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 
@@ -27,7 +27,7 @@ export type RelayEnd =
  * lowWaterBytes; the same the other way with the TLS socket's own buffer.
  */
 export class RelaySession {
-  private readonly toClient: PduFramer;
+  private readonly toClient: PduFramer<Buffer>;
   private clientMode: FramingMode;
   private serverPaused = false;
   private clientPaused = false;
@@ -44,7 +44,11 @@ export class RelaySession {
     private readonly options: RelayOptions,
     private readonly metrics: GatewayMetrics,
   ) {
-    this.toClient = new PduFramer({ mode: framingModeFor(options.protocol, 'server-to-client'), maxFrameBytes: options.maxFrameBytes });
+    this.toClient = new PduFramer<Buffer>({
+      mode: framingModeFor(options.protocol, 'server-to-client'),
+      maxFrameBytes: options.maxFrameBytes,
+      allocate: (length) => Buffer.allocUnsafe(length),
+    });
     this.clientMode = framingModeFor(options.protocol, 'client-to-server');
     this.done = new Promise((resolve) => { this.endResolve = resolve; });
   }
