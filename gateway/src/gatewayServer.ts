@@ -19,6 +19,7 @@ import { ControlChannels } from './channel/controlChannel.js';
 import { DataChannels } from './channel/dataChannel.js';
 import { handleAdmin } from './api/adminApi.js';
 import { serveStatic } from './api/staticFiles.js';
+import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
 
 export const SUBPROTOCOL = 'lanterna.v1';
 const CONTROL_MAX_PAYLOAD = 16 * 1024;
@@ -41,12 +42,19 @@ export interface GatewayServer {
   close(drainMs: number): Promise<void>;
 }
 
-const isolationHeaders = {
+const securityHeaders = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-embedder-policy': 'require-corp',
   'cross-origin-resource-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
+  // Our pages load only our own files; wasm needs 'wasm-unsafe-eval', the
+  // emscripten thread pool may start workers from blobs, and no one frames us.
+  'content-security-policy': [
+    "default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "worker-src 'self' blob:", "connect-src 'self'",
+    "img-src 'self' data: blob:", "style-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
 };
 
 export function defaultWebRoot(): string {
@@ -64,6 +72,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const control = new ControlChannels({ config, directory, signer, bus, metrics, logger });
   const data = new DataChannels({ config, signer, policy, certificates, ca, bus, metrics, logger });
   const webRoot = config.webRoot ?? defaultWebRoot();
+  const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
 
   const socketServer = (maxPayload: number): WebSocketServer => new WebSocketServer({
@@ -78,11 +87,18 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const dataSockets = socketServer(config.relay.maxFrameBytes);
 
   async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    for (const [name, value] of Object.entries(isolationHeaders)) response.setHeader(name, value);
+    for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
+    if (config.listen.tls) response.setHeader('strict-transport-security', 'max-age=31536000');
+    if (!hosts.allows(request.headers.host)) return plain(response, 421, 'unknown host name: add it to listen.allowedHosts\n');
     const path = new URL(request.url ?? '/', 'http://gateway').pathname;
     if (path === '/healthz') return plain(response, 200, 'ok\n');
     if (path === '/readyz') return draining ? plain(response, 503, 'draining\n') : plain(response, 200, 'ready\n');
     if (path === '/metrics') {
+      // Session counts, bytes and errors describe who uses which room: not for anyone on the LAN.
+      if (!bearerMatches(request, [identity.adminToken, config.metricsToken])) {
+        response.setHeader('www-authenticate', 'Bearer');
+        return plain(response, 401, 'a metrics or admin token is required\n');
+      }
       response.writeHead(200, { 'content-type': metrics.registry.contentType });
       response.end(await (deps.metricsText?.() ?? metrics.registry.metrics()));
       return;
@@ -102,6 +118,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     const path = new URL(request.url ?? '/', 'http://gateway').pathname;
     const controlMatch = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/control$/.exec(path);
     const dataMatch = /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/data$/.exec(path);
+    if (!hosts.allows(request.headers.host)) {
+      refuseUpgrade(socket, '421 Misdirected Request');
+      return;
+    }
+    if (!originAllowed(request, config.listen.allowedOrigins)) {
+      logger.info({ event: 'origin-refused', origin: request.headers.origin }, 'websocket from a foreign page refused');
+      refuseUpgrade(socket, '403 Forbidden');
+      return;
+    }
     if (draining || (!controlMatch && !dataMatch)) {
       refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;

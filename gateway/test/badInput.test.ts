@@ -247,7 +247,7 @@ test('upgrades reset by the client (unknown path, control, data) end only that c
 });
 
 test('metrics count the errors by phase and code', async () => {
-  const text = await (await fetch(`${gateway.httpUrl}/metrics`)).text();
+  const text = await gateway.metricsText();
   assert.match(text, /lanterna_session_errors_total\{phase="x224",code="x224-invalid"\} [1-9]/);
   assert.match(text, /lanterna_sessions_active 1\b/);
   assert.match(text, /lanterna_relay_pdus_total\{direction="to-kiosk"\} [1-9]/);

@@ -16,10 +16,11 @@ import { allocateFreePort } from '@lanterna/lab';
 
 const cli = fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
 const TOKEN = 'display-token-0123456789';
+const METRICS_TOKEN = 'metrics-token-0123456789';
 
-function httpsGet(url: string, ca: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function httpsGet(url: string, ca: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    request(url, { ca }, (response) => {
+    request(url, { ca, headers }, (response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => { body += chunk.toString(); });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body, headers: response.headers }));
@@ -48,6 +49,7 @@ test('two workers behind one TLS port: self-signed cert on first start, sessions
     policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] },
     certificates: { mode: 'insecure' },
     timeouts: { drainMs: 1000 },
+    metricsToken: METRICS_TOKEN,
   }));
   const child = spawn(process.execPath, [cli, '--config', join(dir, 'config.json')], { stdio: ['ignore', 'pipe', 'pipe'] });
   t.after(() => child.kill('SIGKILL'));
@@ -86,7 +88,8 @@ test('two workers behind one TLS port: self-signed cert on first start, sessions
     sessions.push({ control, data });
     if (i < 3) { data.socket.close(); await data.queue.closed(); control.close(); }
   }
-  const metrics = await httpsGet(`https://127.0.0.1:${port}/metrics`, ca);
+  assert.equal((await httpsGet(`https://127.0.0.1:${port}/metrics`, ca)).status, 401, 'metrics need a token');
+  const metrics = await httpsGet(`https://127.0.0.1:${port}/metrics`, ca, { authorization: `Bearer ${METRICS_TOKEN}` });
   assert.match(metrics.body, /lanterna_sessions_total 4\b/, 'metrics are summed over the workers');
 
   const last = sessions[3];

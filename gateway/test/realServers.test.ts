@@ -106,7 +106,7 @@ for (const auth of ['tls', 'nla'] as const) {
     // The second time the recorded pin is what vouches for the server.
     const second = await sessionThroughGateway(lab, gateway, server, readFileSync(certPath, 'utf8'), readFileSync(keyPath, 'utf8'));
     assert.equal(second.secured?.trust, 'pinned');
-    const metrics = await (await fetch(`${gateway.httpUrl}/metrics`)).text();
+    const metrics = await gateway.metricsText();
     assert.match(metrics, /lanterna_sessions_total 2\b/);
     assert.match(metrics, /lanterna_handshake_phase_seconds_count\{phase="tls"\} 2\b/);
   });

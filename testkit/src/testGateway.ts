@@ -9,6 +9,8 @@ export interface TestGateway {
   httpUrl: string;
   port: number;
   adminToken: string;
+  /** /metrics as Prometheus text, fetched with the admin token it needs. */
+  metricsText(): Promise<string>;
   stateDir: string;
   metrics: GatewayMetrics;
   close(): Promise<void>;
@@ -37,6 +39,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
     httpUrl: `${config.listen.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     adminToken: identity.adminToken,
+    metricsText: async () => (await fetch(`${config.listen.tls ? 'https' : 'http'}://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${identity.adminToken}` } })).text(),
     stateDir,
     metrics,
     close: async () => {

@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { MIN_ADMIN_TOKEN_CHARS, targetSchema } from '../config/configSchema.js';
+import { targetSchema } from '../config/configSchema.js';
+import { bearerMatches } from './requestGuards.js';
 import type { DisplayDirectory } from '../session/displayDirectory.js';
 import type { ControlChannels } from '../channel/controlChannel.js';
 import type { GatewayBus } from '../cluster/gatewayBus.js';
@@ -36,12 +36,7 @@ function json(response: ServerResponse, status: number, body: unknown): void {
 }
 
 function authorised(request: IncomingMessage, token: string): boolean {
-  // Start-up refuses short tokens; this is the last line should one slip through.
-  if (token.length < MIN_ADMIN_TOKEN_CHARS) return false;
-  const header = request.headers.authorization ?? '';
-  const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(token));
+  return bearerMatches(request, [token]);
 }
 
 async function readBody(request: IncomingMessage): Promise<unknown> {

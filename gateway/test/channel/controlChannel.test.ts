@@ -2,13 +2,13 @@
 // noticed by heartbeats, and a signage display is projected again after each session.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway, startFaultyPeer, connectControl, openData } from '@lanterna/testkit';
+import { startTestGateway, startFaultyPeer, connectControl, openData, type TestGateway } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
 
-async function onlineDisplays(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+async function onlineDisplays(gateway: TestGateway): Promise<number> {
+  const text = await gateway.metricsText();
   return Number(/^lanterna_displays_online (\d+)/m.exec(text)?.[1] ?? NaN);
 }
 
@@ -21,7 +21,7 @@ test('a second kiosk for the same display replaces the first with 4409', async (
   const closed = await first.queue.closed();
   assert.equal(closed.code, 4409);
   assert.equal(closed.error?.code, 'replaced');
-  assert.equal(await onlineDisplays(gateway.httpUrl), 1);
+  assert.equal(await onlineDisplays(gateway), 1);
   assert.equal(second.welcome.type, 'welcome');
 });
 
@@ -30,11 +30,11 @@ test('a kiosk that stops answering heartbeats is dropped', { timeout: 20_000 }, 
   t.after(() => gateway.close());
   const control = await connectControl(gateway.url, 'room', TOKEN);
   assert.equal(control.welcome.heartbeatMs, 1000);
-  assert.equal(await onlineDisplays(gateway.httpUrl), 1);
+  assert.equal(await onlineDisplays(gateway), 1);
   control.socket.pause(); // a hung kiosk: pings are not read, so no pongs
   const deadline = Date.now() + 8000;
-  while ((await onlineDisplays(gateway.httpUrl)) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.equal(await onlineDisplays(gateway.httpUrl), 0, 'the display went offline after missed heartbeats');
+  while ((await onlineDisplays(gateway)) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(await onlineDisplays(gateway), 0, 'the display went offline after missed heartbeats');
   control.socket.terminate();
 });
 

@@ -3,14 +3,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestGateway, startFaultyPeer, STREAM_REQUEST, STREAM_END, connectControl, openData } from '@lanterna/testkit';
+import { startTestGateway, startFaultyPeer, STREAM_REQUEST, STREAM_END, connectControl, openData, type TestGateway } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
 const BURST = 96 * 1024 * 1024;
 
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+async function metric(gateway: TestGateway, name: string): Promise<number> {
+  const text = await gateway.metricsText();
   const line = text.split('\n').find((l) => l.startsWith(name));
   return line ? Number(line.split(' ').pop()) : 0;
 }
@@ -45,10 +45,10 @@ test('a stalled display pauses the server leg; everything arrives once it reads 
   socket.pause(); // the display stops reading before the burst starts
   socket.send(ask);
   await sleep(3000);
-  const relayedWhilePaused = await metric(gateway.httpUrl, 'lanterna_relay_bytes_total{direction="to-kiosk"}');
+  const relayedWhilePaused = await metric(gateway, 'lanterna_relay_bytes_total{direction="to-kiosk"}');
   await sleep(1000);
-  const relayedLater = await metric(gateway.httpUrl, 'lanterna_relay_bytes_total{direction="to-kiosk"}');
-  const pauses = await metric(gateway.httpUrl, 'lanterna_relay_backpressure_pauses_total');
+  const relayedLater = await metric(gateway, 'lanterna_relay_bytes_total{direction="to-kiosk"}');
+  const pauses = await metric(gateway, 'lanterna_relay_backpressure_pauses_total');
   assert.ok(pauses >= 1, 'the gateway paused the server leg');
   assert.equal(relayedLater, relayedWhilePaused, 'nothing more is read from the server while the display is stalled');
   assert.ok(relayedWhilePaused < 32 * 1024 * 1024, `the gateway buffered a bounded amount (${relayedWhilePaused} bytes read of ${BURST})`);
