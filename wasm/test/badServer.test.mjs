@@ -5,11 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
+import { NEG_FAILURE, PROTOCOL } from '@lanterna/protocol';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
 import {
-  PROTOCOL_SSL, SSL_NOT_ALLOWED_BY_SERVER, connectionConfirm, isConnectionRequest, startScriptedServer,
+  connectionConfirm, isConnectionRequest, startScriptedServer,
 } from './scriptedServer.mjs';
 
 const DEADLINE_MS = 15000;
@@ -41,10 +42,10 @@ async function runAgainst(script, t) {
   }
 }
 
-const confirmTls = connectionConfirm(2, PROTOCOL_SSL);
+const confirmTls = connectionConfirm({ selectedProtocol: PROTOCOL.SSL });
 
 test('a negotiation failure ends it as negotiation-failed after one Connection Request', async (t) => {
-  const run = await runAgainst({ confirm: connectionConfirm(3, SSL_NOT_ALLOWED_BY_SERVER) }, t);
+  const run = await runAgainst({ confirm: connectionConfirm({ failureCode: NEG_FAILURE.SSL_NOT_ALLOWED_BY_SERVER }) }, t);
   assert.equal(run.end.reason, 'negotiation-failed');
   await new Promise((resolve) => { setTimeout(resolve, 300); }); // anything sent late would show up
   assert.equal(run.received.filter(isConnectionRequest).length, 1, 'connection requests on the data socket');
@@ -83,6 +84,6 @@ test('the server resetting right after the Connection Confirm ends it as connect
 });
 
 test('the module still runs sessions after all of that', async (t) => {
-  const run = await runAgainst({ confirm: connectionConfirm(3, SSL_NOT_ALLOWED_BY_SERVER) }, t);
+  const run = await runAgainst({ confirm: connectionConfirm({ failureCode: NEG_FAILURE.SSL_NOT_ALLOWED_BY_SERVER }) }, t);
   assert.equal(run.end.reason, 'negotiation-failed');
 });

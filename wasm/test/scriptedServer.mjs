@@ -5,22 +5,24 @@
 // gives, and optionally drops the socket. Real servers never send garbage or
 // cut PDUs in half; this is how the client's handling of both gets tested.
 import { WebSocketServer } from 'ws';
+import { buildConnectionConfirm, parseConnectionRequest, X224Error } from '@lanterna/protocol';
 
-const TPKT_VERSION = 0x03;
-const X224_CONNECTION_REQUEST = 0xe0;
-
-/** X.224 Connection Confirm carrying an RDP_NEG_RSP (type 2) or RDP_NEG_FAILURE (type 3). */
-export function connectionConfirm(negType, value) {
-  const pdu = Buffer.from([0x03, 0x00, 0x00, 0x13, 0x0e, 0xd0, 0x00, 0x00, 0x12, 0x34, 0x00, negType, 0x00, 0x08, 0x00, 0, 0, 0, 0]);
-  pdu.writeUInt32LE(value, 15);
-  return pdu;
+/** X.224 Connection Confirm selecting `selectedProtocol`, or refusing with `failureCode`. */
+export function connectionConfirm(answer) {
+  return 'failureCode' in answer
+    ? buildConnectionConfirm({ kind: 'failure', failureCode: answer.failureCode })
+    : buildConnectionConfirm({ kind: 'response', selectedProtocol: answer.selectedProtocol, flags: 0 });
 }
-export const PROTOCOL_SSL = 1;
-export const SSL_NOT_ALLOWED_BY_SERVER = 2;
 
-/** True for a TPKT-framed X.224 Connection Request. */
+/** True for a well-formed X.224 Connection Request. */
 export function isConnectionRequest(bytes) {
-  return bytes.length >= 6 && bytes[0] === TPKT_VERSION && (bytes[5] & 0xf0) === X224_CONNECTION_REQUEST;
+  try {
+    parseConnectionRequest(bytes);
+    return true;
+  } catch (error) {
+    if (error instanceof X224Error) return false;
+    throw error;
+  }
 }
 
 /**
