@@ -19,9 +19,9 @@ import { ControlChannels } from './channel/controlChannel.js';
 import { DataChannels } from './channel/dataChannel.js';
 import { handleAdmin } from './api/adminApi.js';
 import { serveStatic } from './api/staticFiles.js';
+import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 
-export const SUBPROTOCOL = 'lanterna.v1';
-const CONTROL_MAX_PAYLOAD = 16 * 1024;
+const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
 const CLOSE_GRACE_MS = 2000;
 
 export interface GatewayServerDeps {
@@ -70,7 +70,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     perMessageDeflate: false, // RDP payloads are compressed already
     maxPayload,
     // A client that offers subprotocols must offer ours; one that offers none is served (plain clients).
-    handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+    handleProtocols: (offered) => (offered.has(KIOSK_SUBPROTOCOL) ? KIOSK_SUBPROTOCOL : false),
   });
   // Control messages are small; a large one is a misbehaving client.
   const controlSockets = socketServer(CONTROL_MAX_PAYLOAD);

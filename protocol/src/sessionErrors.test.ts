@@ -1,16 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import {
-  closeCodeFor,
-  codeForClose,
-  ERROR_CODES,
-  isSessionErrorCode,
-  SESSION_ERROR_CODES,
-  SESSION_PHASES,
-  sentenceForCode,
-  sentenceForEngineEnd,
-} from './sessionErrors.js';
+import * as errors from './sessionErrors.js';
+
+const { closeCodeFor, codeForClose, ERROR_CODES, isSessionErrorCode, SESSION_ERROR_CODES, SESSION_PHASES, sentenceForCode, sentenceForEngineEnd } = errors;
 
 const protocolDocument = readFileSync(new URL('../../docs/kiosk-protocol.md', import.meta.url), 'utf8');
 
