@@ -20,9 +20,9 @@ import { DataChannels } from './channel/dataChannel.js';
 import { handleAdmin } from './api/adminApi.js';
 import { serveStatic } from './api/staticFiles.js';
 import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
+import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 
-export const SUBPROTOCOL = 'lanterna.v1';
-const CONTROL_MAX_PAYLOAD = 16 * 1024;
+const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
 const CLOSE_GRACE_MS = 2000;
 
 export interface GatewayServerDeps {
@@ -80,7 +80,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     perMessageDeflate: false, // RDP payloads are compressed already
     maxPayload,
     // A client that offers subprotocols must offer ours; one that offers none is served (plain clients).
-    handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+    handleProtocols: (offered) => (offered.has(KIOSK_SUBPROTOCOL) ? KIOSK_SUBPROTOCOL : false),
   });
   // Control messages are small; a large one is a misbehaving client.
   const controlSockets = socketServer(CONTROL_MAX_PAYLOAD);

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { KIOSK_SUBPROTOCOL } from '@lanterna/protocol';
 
 export interface StandInDisplay {
   readonly id: string;
@@ -54,13 +55,12 @@ export interface GatewayStandInOptions {
 }
 
 const HELLO_DEADLINE_MS = 5000;
-const SUBPROTOCOL = 'lanterna.v1';
 
 export class GatewayStandIn {
   readonly hellos: unknown[] = [];
   readonly dataSockets: DataSocketRecord[] = [];
   endDelayMs: number;
-  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (protocols) => (protocols.has(SUBPROTOCOL) ? SUBPROTOCOL : false) });
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (protocols) => (protocols.has(KIOSK_SUBPROTOCOL) ? KIOSK_SUBPROTOCOL : false) });
   private readonly controls = new Set<WebSocket>();
   private readonly sockets = new Set<WebSocket>();
   private readonly plays = new Set<DataSocketPlay>();

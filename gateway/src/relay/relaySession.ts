@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type { WebSocket, RawData } from 'ws';
-import { PduFramer, splitWholePdus, FramingError, framingModeFor, nextFramingMode, type FramingMode } from '@lanterna/protocol';
+import { PduFramer, splitWholePdus, FramingError, framingModeFor, nextFramingMode, parseKioskDataMessage, type FramingMode, type PongMessage } from '@lanterna/protocol';
 import { SessionError } from '../session/sessionError.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 
@@ -142,26 +142,18 @@ export class RelaySession {
   }
 
   private controlFromClient(data: RawData): void {
-    let message: unknown;
-    try {
-      message = JSON.parse((data as Buffer).toString('utf8'));
-    } catch {
-      message = undefined;
-    }
-    const type = typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;
-    if (type === 'close') {
+    const parsed = parseKioskDataMessage((data as Buffer).toString('utf8'));
+    const message = parsed.ok ? parsed.message : undefined;
+    if (message?.type === 'close') {
       this.finish({ reason: 'client-closed' });
       return;
     }
     // The display times its round trip to the gateway (the HUD's latency). A ping
     // is not RDP traffic, so it does not keep an idle session alive, and only its
     // number is echoed: nothing else the display sent is reflected.
-    if (type === 'ping') {
-      const t = (message as { t?: unknown }).t;
-      if (typeof t === 'number' && Number.isFinite(t)) {
-        this.pingAnswer(t);
-        return;
-      }
+    if (message?.type === 'ping') {
+      this.pingAnswer(message.t);
+      return;
     }
     this.finish({ reason: 'error', error: new SessionError('relay', 'bad-message', 'the display sent an unexpected control message during the session') });
   }
@@ -171,7 +163,7 @@ export class RelaySession {
     const now = Date.now();
     if (now - this.lastPong < MIN_PING_INTERVAL_MS) return;
     this.lastPong = now;
-    if (this.client.readyState === this.client.OPEN) this.client.send(JSON.stringify({ type: 'pong', t }));
+    if (this.client.readyState === this.client.OPEN) this.client.send(JSON.stringify({ type: 'pong', t } satisfies PongMessage));
   }
 
   private scheduleIdleCheck(): void {
