@@ -5,10 +5,11 @@ import { Command } from 'commander';
 import { pino } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { loadConfig, ConfigError } from './config/loadConfig.js';
-import { ensureGatewayIdentity } from './config/gatewayIdentity.js';
+import { ensureGatewayIdentity, StateDirError } from './config/gatewayIdentity.js';
 import { createGatewayMetrics } from './metrics/gatewayMetrics.js';
 import { LocalBus, WorkerBus, relayBusInPrimary } from './cluster/gatewayBus.js';
 import { createGatewayServer } from './gatewayServer.js';
+import { PinStore, PinStoreError, pinFile } from './policy/pinStore.js';
 
 const program = new Command()
   .name('lanterna-gateway')
@@ -38,6 +39,13 @@ const workers = config.workers === 0 ? availableParallelism() : config.workers;
 
 async function runPrimary(): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
+  try {
+    await new PinStore(pinFile(config.stateDir)).check();
+  } catch (error) {
+    if (error instanceof PinStoreError) throw new StateDirError(error.message);
+    throw error;
+  }
+  for (const repair of identity.repairs) logger.warn({ event: 'state-dir-repaired' }, repair);
   if (identity.tls.generated) logger.info({ fingerprint: identity.tls.fingerprint }, 'generated a self-signed certificate for the kiosk-facing listener');
   if (!config.adminToken) logger.info({ file: `${config.stateDir}/admin-token` }, 'admin token is in the state directory');
   if (workers <= 1) {
@@ -123,6 +131,10 @@ function clusterMetricsText(): Promise<string> {
 
 const main = cluster.isPrimary ? runPrimary() : runWorker(false);
 main.catch((error: unknown) => {
+  if (error instanceof StateDirError) {
+    process.stderr.write(`lanterna-gateway: ${error.message}\n`);
+    process.exit(2);
+  }
   logger.fatal({ err: error }, 'gateway failed to start');
   process.exit(1);
 });

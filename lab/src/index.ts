@@ -20,3 +20,5 @@ export type { XrdpServer, XrdpOptions } from './servers/xrdpServer.js';
 export { fetchRdpCertificate } from './servers/rdpTlsCertificate.js';
 export { probeNative, type ProbeNativeOptions, type ProbeNativeResult } from './client/probeNative.js';
 export { NativeProbeError } from './client/nativeProbeError.js';
+export { parseRecording, readRecording, iterateRecording, RecordingError, type ReadRecordingOptions, type PduDirection, type RecordedPdu, type Recording } from './recording/recordingReader.js';
+export { recordingsDir, recordingPath, listRecordings, RecordingsMissingError, RECORDINGS_VARIABLE } from './recording/sharedRecordings.js';

@@ -1,14 +1,14 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { targetSchema } from '../config/configSchema.js';
+import { bearerMatches } from './requestGuards.js';
 import type { DisplayDirectory } from '../session/displayDirectory.js';
 import type { ControlChannels } from '../channel/controlChannel.js';
 import type { GatewayBus } from '../cluster/gatewayBus.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { sessionSettingsSchema } from '../session/sessionSettings.js';
+import { sessionSettingsSchema } from '@lanterna/protocol';
 import { InvitationError, MAX_INVITATION_CHARS, readInvitation } from '../assistance/raInvitation.js';
 
 const MAX_BODY_BYTES = 16 * 1024;
@@ -19,7 +19,7 @@ const projectBody = z.object({
   credentials: z.object({ username: z.string().min(1), password: z.string(), domain: z.string().optional() }).optional(),
   /** A Remote Assistance invitation instead of a target: the gateway picks the first address its policy allows. */
   assistance: z.object({ invitation: z.string().min(1).max(MAX_INVITATION_CHARS), password: z.string().max(256) }).optional(),
-  settings: sessionSettingsSchema.optional(),
+  settings: z.optional(sessionSettingsSchema),
 }).refine((body) => (body.target === undefined) !== (body.assistance === undefined), 'give either target or assistance, not both');
 
 export interface AdminDeps {
@@ -36,10 +36,7 @@ function json(response: ServerResponse, status: number, body: unknown): void {
 }
 
 function authorised(request: IncomingMessage, token: string): boolean {
-  const header = request.headers.authorization ?? '';
-  const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(token));
+  return bearerMatches(request, [token]);
 }
 
 async function readBody(request: IncomingMessage): Promise<unknown> {

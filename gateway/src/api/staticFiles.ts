@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream';
 import { stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -40,6 +41,11 @@ export async function serveStatic(root: string, urlPath: string, request: Incomi
     response.end();
     return true;
   }
-  createReadStream(path).pipe(response);
+  // The file can still fail to open or read after stat said yes (removed, no
+  // permission): the headers are gone by then, so the response is cut short;
+  // an unhandled stream error would end the worker instead.
+  pipeline(createReadStream(path), response, (error) => {
+    if (error) response.destroy();
+  });
   return true;
 }

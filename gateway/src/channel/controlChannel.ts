@@ -7,12 +7,10 @@ import { SessionTokenSigner } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
-import type { AssistanceSettings, SessionSettings } from '../session/sessionSettings.js';
-import { HandshakeReader, parseControl } from './handshakeReader.js';
+import { KIOSK_PROTOCOL_VERSION, parseKioskControlMessage, type AssistanceSettings, type SessionSettings } from '@lanterna/protocol';
+import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import { ReprojectBackoff } from './reprojectBackoff.js';
-
-export const PROTOCOL_VERSION = 1;
 
 interface ControlConnection { socket: WebSocket; owner: string; displayId: string }
 
@@ -53,13 +51,14 @@ export class ControlChannels {
       closeWithError(socket, new SessionError('hello', 'timeout', `no hello within ${config.timeouts.helloMs} ms`, { phase: 'hello' }));
       return;
     }
-    const hello = first.kind === 'text' ? parseControl(first.text) : undefined;
+    const parsed = first.kind === 'text' ? parseKioskControlMessage(first.text) : undefined;
+    const hello = parsed?.ok ? parsed.message : undefined;
     if (hello?.type !== 'hello') {
       closeWithError(socket, new SessionError('hello', 'bad-message', 'the first message must be a hello'));
       return;
     }
-    if (hello.protocol !== PROTOCOL_VERSION) {
-      closeWithError(socket, new SessionError('hello', 'bad-message', `protocol ${String(hello.protocol)} is not supported`, { supported: [PROTOCOL_VERSION] }));
+    if (hello.protocol !== KIOSK_PROTOCOL_VERSION) {
+      closeWithError(socket, new SessionError('hello', 'bad-message', `protocol ${String(hello.protocol)} is not supported`, { supported: [KIOSK_PROTOCOL_VERSION] }));
       return;
     }
     const display = directory.authenticate(displayId, hello.token);
@@ -77,14 +76,14 @@ export class ControlChannels {
     this.deps.metrics.displaysOnline.inc();
     log.info({ event: 'display-online', client: hello.client }, 'display online');
     sendJson(socket, {
-      type: 'welcome', protocol: PROTOCOL_VERSION,
+      type: 'welcome', protocol: KIOSK_PROTOCOL_VERSION,
       display: { id: display.id, name: display.name ?? display.id }, heartbeatMs: config.timeouts.heartbeatMs,
     });
 
     this.keepAlive(connection);
     socket.on('message', (data, isBinary) => {
-      const message = isBinary ? undefined : parseControl((data as Buffer).toString('utf8'));
-      if (message?.type === 'bye') { socket.close(1000, 'bye'); return; }
+      const parsed = isBinary ? undefined : parseKioskControlMessage((data as Buffer).toString('utf8'));
+      if (parsed?.ok && parsed.message.type === 'bye') { socket.close(1000, 'bye'); return; }
       closeWithError(socket, new SessionError('hello', 'bad-message', 'unexpected message on the control socket'));
     });
     socket.once('close', () => {

@@ -9,7 +9,8 @@ import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 import { connectTarget, NegotiationFailure, type ConnectedTarget } from '../connect/targetConnector.js';
 import { RelaySession } from '../relay/relaySession.js';
-import { HandshakeReader, parseControl } from './handshakeReader.js';
+import { parseKioskDataMessage } from '@lanterna/protocol';
+import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 
 interface ActiveSession { relay: RelaySession; grant: SessionGrant }
@@ -100,9 +101,10 @@ export class DataChannels {
     const first = await reader.next(helloMs);
     if (first === 'closed') throw new SessionError('open', 'bad-message', 'the display closed before opening the session');
     if (first === 'timeout') throw new SessionError('open', 'timeout', `no open message within ${helloMs} ms`, { phase: 'open' });
-    const open = first.kind === 'text' ? parseControl(first.text) : undefined;
+    const parsed = first.kind === 'text' ? parseKioskDataMessage(first.text) : undefined;
+    const open = parsed?.ok ? parsed.message : undefined;
     if (open?.type !== 'open') throw new SessionError('open', 'bad-message', 'the first message must be open');
-    const check = this.deps.signer.verify(typeof open.token === 'string' ? open.token : '');
+    const check = this.deps.signer.verify(open.token);
     if (!check.ok) {
       if (check.reason === 'expired') throw new SessionError('open', 'unknown-session', 'the session has expired');
       throw new SessionError('open', 'unauthorized', 'the session token is not valid');
@@ -120,7 +122,10 @@ export class DataChannels {
     const next = await reader.next(requestMs);
     if (next === 'closed') throw new SessionError('request', 'bad-message', 'the display closed before sending its connection request');
     if (next === 'timeout') throw new SessionError('request', 'timeout', `no connection request within ${requestMs} ms`, { phase: 'request' });
-    if (next.kind === 'text' && parseControl(next.text)?.type === 'close') return 'close';
+    if (next.kind === 'text') {
+      const parsed = parseKioskDataMessage(next.text);
+      if (parsed.ok && parsed.message.type === 'close') return 'close';
+    }
     if (next.kind !== 'binary') throw new SessionError('request', 'bad-message', 'expected the X.224 connection request as a binary message');
     return next.data;
   }
@@ -135,6 +140,7 @@ export class DataChannels {
       ca: this.deps.ca,
       timeouts: config.timeouts,
       signal: this.shutdown.signal,
+      requireNla: config.policy.requireNla,
       onPhase: (phase, ms) => metrics.handshake.observe({ phase }, ms / 1000),
     });
     log.info({
@@ -158,7 +164,7 @@ export class DataChannels {
       relay.stop('gateway-shutdown');
     } else {
       relay.start();
-      sendJson(socket, connected.secured as unknown as Record<string, unknown>);
+      sendJson(socket, connected.secured);
       socket.send(connected.confirm);
     }
     const end = await relay.done;

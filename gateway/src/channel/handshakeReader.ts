@@ -54,16 +54,3 @@ export class HandshakeReader {
     }
   }
 }
-
-/** Parses a JSON control message: an object with a string `type`, or undefined. */
-export function parseControl(text: string): ({ type: string } & Record<string, unknown>) | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string') {
-      return value as { type: string } & Record<string, unknown>;
-    }
-  } catch {
-    // falls through: not JSON
-  }
-  return undefined;
-}

@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
 import cluster from 'node:cluster';
+import type { ProjectMessage } from '@lanterna/protocol';
 
 /** Events one worker must tell all workers: the display's control socket may live in any of them. */
 export type BusEvent =
-  | { kind: 'project'; displayId: string; message: Record<string, unknown> }
+  | { kind: 'project'; displayId: string; message: ProjectMessage }
   | { kind: 'stop-session'; displayId: string; sessionId: string; reason: string }
   | { kind: 'display-claimed'; displayId: string; owner: string }
   | { kind: 'session-ended'; displayId: string; sessionId: string };

@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import { canonicalPinKey } from '../policy/pinKey.js';
+
+/** Shorter secrets are refused wherever they come from (config, env or the state directory). */
+export const MIN_ADMIN_TOKEN_CHARS = 16;
+export const MIN_SESSION_SECRET_CHARS = 32;
 
 const port = z.number().int().min(0).max(65535);
 const credentials = z.object({
@@ -28,6 +33,10 @@ export const configSchema = z.object({
     host: z.string().default('0.0.0.0'),
     port: port.default(8443),
     tls: z.boolean().default(true),
+    /** Host names served besides IP literals, localhost and this machine's name (DNS-rebinding guard). */
+    allowedHosts: z.array(z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'a host name')).default([]),
+    /** Origins of pages elsewhere allowed to open the WebSockets (our own pages always are). */
+    allowedOrigins: z.array(z.url()).default([]),
   }).prefault({}),
   tls: z.object({
     certFile: z.string().optional(),
@@ -35,17 +44,21 @@ export const configSchema = z.object({
   }).prefault({}),
   stateDir: z.string().optional(),
   workers: z.number().int().min(0).max(256).default(0),
-  adminToken: z.string().min(16, 'admin token must be at least 16 characters').optional(),
+  /** Bearer token for /metrics (Prometheus), so scrapers need not hold the admin token. */
+  metricsToken: z.string().min(MIN_ADMIN_TOKEN_CHARS, `metrics token must be at least ${MIN_ADMIN_TOKEN_CHARS} characters`).optional(),
+  adminToken: z.string().min(MIN_ADMIN_TOKEN_CHARS, `admin token must be at least ${MIN_ADMIN_TOKEN_CHARS} characters`).optional(),
   /** Secret that signs session tokens so any worker can check them; generated when absent. */
-  sessionSecret: z.string().min(32).optional(),
+  sessionSecret: z.string().min(MIN_SESSION_SECRET_CHARS, `session secret must be at least ${MIN_SESSION_SECRET_CHARS} characters`).optional(),
   displays: z.array(displaySchema).default([]),
   policy: z.object({
     allowNetworks: z.array(z.string()).default(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '::1/128', 'fc00::/7']),
     allowPorts: z.array(portRange).default(['3389']),
+    /** Off by default: TLS-only presenters (GNOME, Weston, FreeRDP shadow without SAM) are common in rooms. */
+    requireNla: z.boolean().default(false),
   }).prefault({}),
   certificates: z.object({
     mode: z.enum(['first-use', 'ca', 'insecure']).default('first-use'),
-    pins: z.record(z.string(), z.array(z.string().regex(/^sha256:([0-9A-F]{2}:){31}[0-9A-F]{2}$/, 'pin like sha256:AA:BB:… (32 bytes, upper-case hex)'))).default({}),
+    pins: z.record(z.string().refine((key) => canonicalPinKey(key) !== undefined, 'pin key like "rdp1.corp:3389" or "[::1]:3389"'), z.array(z.string().regex(/^sha256:([0-9A-F]{2}:){31}[0-9A-F]{2}$/, 'pin like sha256:AA:BB:… (32 bytes, upper-case hex)'))).default({}),
     caFile: z.string().optional(),
   }).prefault({}),
   relay: z.object({

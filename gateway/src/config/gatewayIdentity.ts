@@ -1,21 +1,93 @@
-import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync, chmodSync } from 'node:fs';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
-import type { GatewayConfig } from './configSchema.js';
+import { MIN_ADMIN_TOKEN_CHARS, MIN_SESSION_SECRET_CHARS, type GatewayConfig } from './configSchema.js';
 
 export interface GatewayIdentity {
   adminToken: string;
   sessionSecret: Buffer;
   tls: { cert: string; key: string; fingerprint: string; generated: boolean };
+  /** What was wrong but safe to fix (and was fixed), for the log. */
+  repairs: string[];
 }
 
-function readOrCreateSecret(path: string, make: () => string): string {
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
-  const value = make();
-  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+/** The state directory or a secret in it cannot be trusted: the gateway refuses to start. */
+export class StateDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StateDirError';
+  }
+}
+
+function modeText(mode: number): string {
+  return `0${(mode & 0o777).toString(8)}`;
+}
+
+/**
+ * Creates `path` with `content` only if nothing is there yet, and never leaves a
+ * half-written file behind: temp file, fsync, then a hard link, which (unlike
+ * rename) fails when another process made the file first. Returns false then.
+ */
+function createFileOnce(path: string, content: string, mode: number): boolean {
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(temp, 'wx', mode);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temp, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    unlinkSync(temp);
+  }
+  const dir = openSync(join(path, '..'), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+  return true;
+}
+
+/** A secret file must be ours, a plain file, and closed to everyone else; anything else may have leaked. */
+function checkPrivateFile(path: string): void {
+  const info = lstatSync(path);
+  if (!info.isFile()) throw new StateDirError(`${path} is not a regular file`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid) throw new StateDirError(`${path} belongs to uid ${info.uid}, not to the gateway's user (uid ${uid})`);
+  if ((info.mode & 0o077) !== 0) {
+    throw new StateDirError(`${path} is open to other users (mode ${modeText(info.mode)}), so the secret may have leaked: delete it to have a new one made, or chmod 600 it if it never left this machine`);
+  }
+}
+
+function readOrCreateSecret(path: string, minChars: number, make: () => string): string {
+  if (!existsSync(path)) createFileOnce(path, `${make()}\n`, 0o600);
+  checkPrivateFile(path);
+  const value = readFileSync(path, 'utf8').trim();
+  if (value.length < minChars) {
+    throw new StateDirError(`${path} holds ${value.length} characters, at least ${minChars} are needed: delete it to have a new one made`);
+  }
   return value;
+}
+
+/** The state directory holds secrets: it must be ours and closed to others (fixed when it is merely too open). */
+function secureStateDir(dir: string, repairs: string[]): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const info = statSync(dir);
+  if (!info.isDirectory()) throw new StateDirError(`state directory ${dir} is not a directory`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid) throw new StateDirError(`state directory ${dir} belongs to uid ${info.uid}, not to the gateway's user (uid ${uid})`);
+  if ((info.mode & 0o077) !== 0) {
+    chmodSync(dir, 0o700);
+    repairs.push(`state directory ${dir} was open to other users (mode ${modeText(info.mode)}), now 0700`);
+  }
 }
 
 /**
@@ -24,11 +96,12 @@ function readOrCreateSecret(path: string, make: () => string): string {
  * before workers start, so workers only read.
  */
 export async function ensureGatewayIdentity(config: GatewayConfig & { stateDir: string }): Promise<GatewayIdentity> {
-  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  const repairs: string[] = [];
+  secureStateDir(config.stateDir, repairs);
   const adminToken = config.adminToken
-    ?? readOrCreateSecret(join(config.stateDir, 'admin-token'), () => randomBytes(24).toString('base64url'));
+    ?? readOrCreateSecret(join(config.stateDir, 'admin-token'), MIN_ADMIN_TOKEN_CHARS, () => randomBytes(24).toString('base64url'));
   const sessionSecret = Buffer.from(config.sessionSecret
-    ?? readOrCreateSecret(join(config.stateDir, 'session-secret'), () => randomBytes(32).toString('base64url')));
+    ?? readOrCreateSecret(join(config.stateDir, 'session-secret'), MIN_SESSION_SECRET_CHARS, () => randomBytes(32).toString('base64url')));
 
   let cert: string;
   let key: string;
@@ -55,14 +128,16 @@ export async function ensureGatewayIdentity(config: GatewayConfig & { stateDir: 
           ] },
         ],
       });
-      writeFileSync(keyPath, pems.private, { mode: 0o600 });
-      writeFileSync(certPath, pems.cert);
+      // A pair half-made by a crash is replaced whole.
+      for (const path of [keyPath, certPath]) if (existsSync(path)) unlinkSync(path);
+      createFileOnce(keyPath, pems.private, 0o600);
+      createFileOnce(certPath, pems.cert, 0o644);
       generated = true;
     }
-    chmodSync(keyPath, 0o600);
+    checkPrivateFile(keyPath);
     cert = readFileSync(certPath, 'utf8');
     key = readFileSync(keyPath, 'utf8');
   }
   const fingerprint = new X509Certificate(cert).fingerprint256;
-  return { adminToken, sessionSecret, tls: { cert, key, fingerprint, generated } };
+  return { adminToken, sessionSecret, tls: { cert, key, fingerprint, generated }, repairs };
 }

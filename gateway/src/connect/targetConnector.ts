@@ -1,11 +1,13 @@
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket, type PeerCertificate } from 'node:tls';
 import { lookup } from 'node:dns/promises';
-import { parseConnectionConfirm, parseConnectionRequest, relayedProtocolName, PROTOCOL } from '../rdp/x224.js';
+import { parseConnectionConfirm, parseConnectionRequest, relayedProtocolName, PROTOCOL } from '@lanterna/protocol';
 import { subjectPublicKey, sha256Fingerprint } from '../rdp/subjectPublicKey.js';
 import { SessionError } from '../session/sessionError.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { CertificatePolicy, Trust } from '../policy/certificatePolicy.js';
+import { pinKey } from '../policy/pinKey.js';
+import { canonicalAddress } from '../policy/canonicalHost.js';
 import { readOneTpkt, ReadError } from './socketReads.js';
 
 export interface ConnectTimeouts { connectMs: number; confirmMs: number; tlsMs: number }
@@ -20,6 +22,8 @@ export interface ConnectRequest {
   /** Reports each finished phase with its duration, for metrics and logs. */
   onPhase?: (phase: 'connect' | 'x224' | 'tls', ms: number) => void;
   signal?: AbortSignal;
+  /** Refuse plain TLS: without NLA a server (or someone in the middle) could pick TLS after the display offered NLA. */
+  requireNla?: boolean;
 }
 
 export interface SecuredInfo {
@@ -54,6 +58,9 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
   if ((requested & (PROTOCOL.SSL | PROTOCOL.HYBRID | PROTOCOL.HYBRID_EX)) === 0) {
     throw new SessionError('request', 'legacy-security', 'the display asked for legacy RDP security, which the gateway does not relay', { requestedProtocols: requested });
   }
+  if (request.requireNla && (requested & (PROTOCOL.HYBRID | PROTOCOL.HYBRID_EX)) === 0) {
+    throw new SessionError('request', 'negotiation-failed', 'the gateway requires Network Level Authentication, and the display did not offer it', { requestedProtocols: requested });
+  }
   const address = await resolveAllowed(request);
   let started = performance.now();
   const tcp = await openTcp(address, request.target.port, request.timeouts.connectMs, request.signal);
@@ -63,12 +70,15 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
     tcp.write(request.connectionRequest);
     const confirm = await readConfirm(tcp, request.timeouts.confirmMs);
     const protocol = acceptedProtocol(confirm);
+    if (request.requireNla && protocol === 'ssl') {
+      throw new SessionError('x224', 'negotiation-failed', "the presenter's computer chose plain TLS, and the gateway requires Network Level Authentication");
+    }
     request.onPhase?.('x224', performance.now() - started);
 
     started = performance.now();
     const socket = await startTls(tcp, request, request.timeouts.tlsMs);
     request.onPhase?.('tls', performance.now() - started);
-    const secured = judgeCertificate(socket, request, protocol);
+    const secured = await judgeCertificate(socket, request, protocol, address);
     return { socket, confirm, secured, address };
   } catch (error) {
     tcp.destroy();
@@ -175,6 +185,10 @@ function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Prom
       servername: isIP(host) === 0 ? host : undefined,
       // The certificate is judged by our policy (pins, first use, CA) after the handshake.
       rejectUnauthorized: false,
+      // Node would check the name against `host`, which a socket-wrapping connect
+      // leaves as "localhost": a certificate for localhost passed for any IP
+      // target. Only the chain is Node's job; judgeCertificate checks the identity.
+      checkServerIdentity: () => undefined,
       ca: request.ca,
       minVersion: 'TLSv1.2',
     });
@@ -197,7 +211,7 @@ function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Prom
   });
 }
 
-function judgeCertificate(socket: TLSSocket, request: ConnectRequest, protocol: SecuredInfo['protocol']): SecuredInfo {
+async function judgeCertificate(socket: TLSSocket, request: ConnectRequest, protocol: SecuredInfo['protocol'], address: string): Promise<SecuredInfo> {
   const chain = peerChain(socket);
   const leaf = chain[0];
   if (!leaf) {
@@ -206,14 +220,17 @@ function judgeCertificate(socket: TLSSocket, request: ConnectRequest, protocol: 
   }
   let caVerified = socket.authorized;
   let caError = caVerified ? undefined : String(socket.authorizationError);
-  if (caVerified && isIP(request.target.host) === 0) {
-    const mismatch = (socket.getPeerX509Certificate()?.checkHost(request.target.host)) === undefined;
-    if (mismatch) { caVerified = false; caError = `certificate is not for ${request.target.host}`; }
+  if (caVerified) {
+    // A chain that verifies proves nothing until it names the server we meant:
+    // the name for a name, the address (an IP SAN) for an address.
+    const host = canonicalAddress(request.target.host);
+    const peer = socket.getPeerX509Certificate();
+    const matches = isIP(host) === 0 ? peer?.checkHost(host) !== undefined : peer?.checkIP(host) !== undefined;
+    if (!matches) { caVerified = false; caError = `certificate is not for ${request.target.host}`; }
   }
   const fingerprint = sha256Fingerprint(leaf);
-  const verdict = request.certificates.judge({
-    target: `${request.target.host}:${request.target.port}`, fingerprint, caVerified, caError,
-  });
+  const targets = [...new Set([pinKey(request.target.host, request.target.port), pinKey(address, request.target.port)])];
+  const verdict = await request.certificates.judge({ targets, fingerprint, caVerified, caError });
   if (!verdict.trusted) {
     socket.destroy();
     throw new SessionError('tls', verdict.code, verdict.message, verdict.detail);

@@ -1,38 +1,93 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { fork } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CertificatePolicy } from './certificatePolicy.js';
-import { PinStore } from './pinStore.js';
+import { PinStore, PinStoreError } from './pinStore.js';
+import { pinKey, canonicalPinKey } from './pinKey.js';
 
 const A = `sha256:${'AA:'.repeat(31)}AA`;
 const B = `sha256:${'BB:'.repeat(31)}BB`;
-const store = (): PinStore => new PinStore(join(mkdtempSync(join(tmpdir(), 'lanterna-pins-')), 'known.json'));
+const pinPath = (): string => join(mkdtempSync(join(tmpdir(), 'lanterna-pins-')), 'known.json');
+const store = (path = pinPath()): PinStore => new PinStore(path);
+const facts = (fingerprint: string, ...targets: string[]): { targets: string[]; fingerprint: string; caVerified: boolean } => ({ targets, fingerprint, caVerified: false });
 
-test('first use records the fingerprint, then accepts it and refuses a change', () => {
+test('first use records the fingerprint, then accepts it and refuses a change', async () => {
   const pins = store();
   const policy = new CertificatePolicy('first-use', {}, pins);
-  assert.deepEqual(policy.judge({ target: 'h:3389', fingerprint: A, caVerified: false }), { trusted: true, trust: 'first-use' });
-  assert.equal(pins.get('h:3389'), A);
-  assert.deepEqual(policy.judge({ target: 'h:3389', fingerprint: A, caVerified: false }), { trusted: true, trust: 'pinned' });
-  const changed = policy.judge({ target: 'h:3389', fingerprint: B, caVerified: false });
-  assert.equal(changed.trusted, false);
-  assert.equal(changed.code, 'certificate-changed');
+  assert.deepEqual(await policy.judge(facts(A, 'h:3389')), { trusted: true, trust: 'first-use' });
+  assert.equal((await pins.get(['h:3389'])).get('h:3389'), A);
+  assert.deepEqual(await policy.judge(facts(A, 'h:3389')), { trusted: true, trust: 'pinned' });
+  const changed = await policy.judge(facts(B, 'h:3389'));
+  assert.equal(!changed.trusted && changed.code, 'certificate-changed');
   // A new policy object over the same file (another worker) sees the record.
-  assert.equal(new CertificatePolicy('first-use', {}, pins).judge({ target: 'h:3389', fingerprint: B, caVerified: false }).trusted, false);
+  assert.equal((await new CertificatePolicy('first-use', {}, pins).judge(facts(B, 'h:3389'))).trusted, false);
 });
 
-test('explicit pins win over the mode', () => {
-  const policy = new CertificatePolicy('insecure', { 'h:3389': [A] }, store());
-  assert.deepEqual(policy.judge({ target: 'h:3389', fingerprint: A, caVerified: false }), { trusted: true, trust: 'pinned' });
-  const wrong = policy.judge({ target: 'h:3389', fingerprint: B, caVerified: false });
+test('pin keys are canonical: case, trailing dots, brackets, IPv4-mapped IPv6 and hand-written keys meet', () => {
+  assert.equal(pinKey('RDP1.Corp.', 3389), 'rdp1.corp:3389');
+  assert.equal(pinKey('rdp1.corp', 3389), 'rdp1.corp:3389');
+  assert.equal(pinKey('::ffff:7f00:1', 3389), '127.0.0.1:3389');
+  assert.equal(pinKey('::FFFF:127.0.0.1', 3389), '127.0.0.1:3389');
+  assert.equal(pinKey('0:0:0:0:0:0:0:1', 3389), '[::1]:3389');
+  assert.equal(pinKey('[::1]', 3389), '[::1]:3389');
+  assert.equal(canonicalPinKey('RDP1.corp.:3389'), 'rdp1.corp:3389');
+  assert.equal(canonicalPinKey('[0::1]:3389'), '[::1]:3389');
+  assert.equal(canonicalPinKey('no-port'), undefined);
+  assert.equal(canonicalPinKey('h:70000'), undefined);
+});
+
+test('a server met by name and by address is one server: its address inherits the pin, a different certificate there is a change', async () => {
+  const pins = store();
+  const policy = new CertificatePolicy('first-use', {}, pins);
+  assert.deepEqual(await policy.judge(facts(A, pinKey('RDP1.corp', 3389), pinKey('10.0.0.5', 3389))), { trusted: true, trust: 'first-use' });
+  const byAddress = await policy.judge(facts(B, pinKey('::ffff:10.0.0.5', 3389)));
+  assert.equal(!byAddress.trusted && byAddress.code, 'certificate-changed');
+  const byOtherSpelling = await policy.judge(facts(B, pinKey('rdp1.corp.', 3389), pinKey('10.0.0.6', 3389)));
+  assert.equal(!byOtherSpelling.trusted && byOtherSpelling.code, 'certificate-changed');
+  assert.equal((await pins.get([pinKey('10.0.0.6', 3389)])).size, 0, 'a refused certificate is never recorded under a new key');
+});
+
+test('fails closed: an unreadable or malformed pin file refuses every first use and is never written over', async () => {
+  for (const [content, why] of [['{ "h:3389": ', /not valid JSON/], ['["h:3389"]', /must be an object/], [`{"h:3389": "sha1:00"}`, /not a sha256/], [`{"nohost": "${A}"}`, /is not host:port/], [`{"H:3389": "${A}", "h.:3389": "${B}"}`, /two different pins for h:3389/]] as const) {
+    const path = pinPath();
+    writeFileSync(path, content);
+    const errors: PinStoreError[] = [];
+    const policy = new CertificatePolicy('first-use', {}, store(path), (error) => errors.push(error));
+    const verdict = await policy.judge(facts(A, 'other:3389'));
+    assert.equal(!verdict.trusted && verdict.code, 'certificate-untrusted', content);
+    assert.match(errors[0]?.message ?? '', why);
+    assert.equal(readFileSync(path, 'utf8'), content, 'the file is left as the admin wrote it');
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-pins-'));
+  mkdirSync(join(dir, 'known.json')); // EISDIR on read: not "nothing known"
+  await assert.rejects(store(join(dir, 'known.json')).check(), PinStoreError);
+});
+
+test('concurrent first uses from several processes lose no record', { timeout: 60_000 }, async () => {
+  const path = pinPath();
+  const worker = fileURLToPath(new URL('./pinStoreWorker.test-helper.js', import.meta.url));
+  const runs = Array.from({ length: 4 }, (_, i) => new Promise<number | null>((resolve) => {
+    fork(worker, [path, String(i), A], { stdio: 'ignore' }).once('exit', resolve);
+  }));
+  assert.deepEqual(await Promise.all(runs), [0, 0, 0, 0]);
+  const recorded = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>;
+  assert.equal(Object.keys(recorded).length, 4 * 25, 'every process recorded 25 servers, none lost');
+});
+
+test('explicit pins win over the mode, under any spelling of the key', async () => {
+  const policy = new CertificatePolicy('insecure', { 'H:3389': [A] }, store());
+  assert.deepEqual(await policy.judge(facts(A, 'h:3389')), { trusted: true, trust: 'pinned' });
+  const wrong = await policy.judge(facts(B, 'h:3389', '10.0.0.1:3389'));
   assert.equal(!wrong.trusted && wrong.code, 'certificate-untrusted');
 });
 
-test('ca mode needs a verified chain; insecure takes anything', () => {
+test('ca mode needs a verified chain; insecure takes anything', async () => {
   const ca = new CertificatePolicy('ca', {}, store());
-  assert.deepEqual(ca.judge({ target: 'h:1', fingerprint: A, caVerified: true }), { trusted: true, trust: 'ca' });
-  assert.equal(ca.judge({ target: 'h:1', fingerprint: A, caVerified: false, caError: 'SELF_SIGNED' }).trusted, false);
-  assert.deepEqual(new CertificatePolicy('insecure', {}, store()).judge({ target: 'h:1', fingerprint: A, caVerified: false }), { trusted: true, trust: 'insecure' });
+  assert.deepEqual(await ca.judge({ targets: ['h:1'], fingerprint: A, caVerified: true }), { trusted: true, trust: 'ca' });
+  assert.equal((await ca.judge({ targets: ['h:1'], fingerprint: A, caVerified: false, caError: 'SELF_SIGNED' })).trusted, false);
+  assert.deepEqual(await new CertificatePolicy('insecure', {}, store()).judge(facts(A, 'h:1')), { trusted: true, trust: 'insecure' });
 });

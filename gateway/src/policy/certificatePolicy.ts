@@ -1,10 +1,16 @@
-import type { PinStore } from './pinStore.js';
+import { PinStoreError, type PinStore } from './pinStore.js';
+import { canonicalPinKey } from './pinKey.js';
 
 export type CertificateMode = 'first-use' | 'ca' | 'insecure';
 export type Trust = 'pinned' | 'first-use' | 'ca' | 'insecure';
 
 export interface CertificateFacts {
-  target: string; // "host:port" as the broker named it
+  /**
+   * Canonical pin keys (see pinKey.ts) of the server: the name the broker gave
+   * and the address actually reached, so a server met once by name and once by
+   * address is one server, not two first uses.
+   */
+  targets: readonly string[];
   fingerprint: string; // sha256:AA:BB:…
   caVerified: boolean;
   caError?: string | undefined;
@@ -16,20 +22,30 @@ export type CertificateVerdict =
 
 /** Decides whether the RDP server's certificate is acceptable; explicit pins win over the mode. */
 export class CertificatePolicy {
+  private readonly pins = new Map<string, string[]>();
+
   constructor(
     private readonly mode: CertificateMode,
-    private readonly pins: Record<string, string[]>,
+    pins: Record<string, string[]>,
     private readonly store: PinStore,
-  ) {}
+    /** The pin file failed: the session is refused, and the admin needs the reason in the log. */
+    private readonly onStoreError: (error: PinStoreError) => void = () => undefined,
+  ) {
+    for (const [key, fingerprints] of Object.entries(pins)) {
+      const canonical = canonicalPinKey(key);
+      if (!canonical) throw new Error(`certificate pin key "${key}" is not host:port`);
+      this.pins.set(canonical, [...(this.pins.get(canonical) ?? []), ...fingerprints]);
+    }
+  }
 
-  judge(facts: CertificateFacts): CertificateVerdict {
-    const pinned = this.pins[facts.target];
-    if (pinned && pinned.length > 0) {
-      if (pinned.includes(facts.fingerprint)) return { trusted: true, trust: 'pinned' };
+  async judge(facts: CertificateFacts): Promise<CertificateVerdict> {
+    const configured = facts.targets.flatMap((key) => this.pins.get(key) ?? []);
+    if (configured.length > 0) {
+      if (configured.includes(facts.fingerprint)) return { trusted: true, trust: 'pinned' };
       return {
         trusted: false, code: 'certificate-untrusted',
         message: "the presenter's certificate does not match the one configured for it",
-        detail: { fingerprint: facts.fingerprint, expected: pinned },
+        detail: { fingerprint: facts.fingerprint, expected: configured },
       };
     }
     switch (this.mode) {
@@ -42,19 +58,46 @@ export class CertificatePolicy {
           message: "the presenter's certificate is not signed by a trusted authority",
           detail: { fingerprint: facts.fingerprint, reason: facts.caError },
         };
-      case 'first-use': {
-        const known = this.store.get(facts.target);
-        if (known === undefined) {
-          this.store.record(facts.target, facts.fingerprint);
-          return { trusted: true, trust: 'first-use' };
+      case 'first-use':
+        try {
+          return await this.judgeFirstUse(facts);
+        } catch (error) {
+          if (!(error instanceof PinStoreError)) throw error;
+          this.onStoreError(error);
+          return {
+            trusted: false, code: 'certificate-untrusted',
+            message: "the gateway cannot read its record of known certificates, so it trusts none until an administrator repairs it",
+            detail: { fingerprint: facts.fingerprint },
+          };
         }
-        if (known === facts.fingerprint) return { trusted: true, trust: 'pinned' };
-        return {
-          trusted: false, code: 'certificate-changed',
-          message: "the presenter's certificate changed since last time",
-          detail: { fingerprint: facts.fingerprint, expected: known },
-        };
-      }
     }
+  }
+
+  /**
+   * Every pin already known under any of the server's keys must match; a
+   * server seen for the first time under some key is recorded there, but
+   * never while another of its keys disagrees.
+   */
+  private async judgeFirstUse(facts: CertificateFacts): Promise<CertificateVerdict> {
+    let known = await this.store.get(facts.targets);
+    const firstUse = known.size === 0;
+    let changed = this.changedPins(known, facts.fingerprint);
+    if (changed.length === 0 && known.size < facts.targets.length) {
+      // Another worker may record the same server meanwhile: judge against what won.
+      known = await this.store.recordMissing(facts.targets, facts.fingerprint);
+      changed = this.changedPins(known, facts.fingerprint);
+    }
+    if (changed.length > 0) {
+      return {
+        trusted: false, code: 'certificate-changed',
+        message: "the presenter's certificate changed since last time",
+        detail: { fingerprint: facts.fingerprint, expected: changed[0]?.[1], pinnedAs: changed.map(([key]) => key) },
+      };
+    }
+    return { trusted: true, trust: firstUse ? 'first-use' : 'pinned' };
+  }
+
+  private changedPins(known: Map<string, string>, fingerprint: string): [string, string][] {
+    return [...known].filter(([, pin]) => pin !== fingerprint);
   }
 }

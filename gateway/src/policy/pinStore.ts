@@ -1,31 +1,109 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { open, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import lockfile from 'proper-lockfile';
+import { canonicalPinKey } from './pinKey.js';
+
+const FINGERPRINT = /^sha256:([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
+/** Several workers may record at once; each waits its turn for this long in all. */
+const LOCK_RETRIES = { retries: 20, minTimeout: 10, maxTimeout: 200 };
+
+/** Where trust-on-first-use pins live in the state directory. */
+export function pinFile(stateDir: string): string {
+  return join(stateDir, 'known-targets.json');
+}
+
+/** The pin file cannot be trusted (unreadable, not JSON, a bad entry): no server is treated as new. */
+export class PinStoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PinStoreError';
+  }
+}
 
 /**
- * Trust-on-first-use memory: target "host:port" → SHA-256 fingerprint.
- * A small JSON file read on each use so every cluster worker sees the others' records;
- * written by rename so a reader never sees half a file.
+ * Trust-on-first-use memory: canonical "host:port" → SHA-256 fingerprint, a
+ * small JSON file an admin can read and edit (see the README's "Clearing a
+ * changed certificate pin"). Read on each use so every cluster worker sees the
+ * others' records. Fails closed: only a missing file means "nothing known";
+ * any other problem is an error, and nothing is written over a file that could
+ * not be read. Writes are read-modify-write under a lock file, through a
+ * temp file, fsync and rename, so workers never lose each other's records.
  */
 export class PinStore {
   constructor(private readonly path: string) {}
 
-  get(target: string): string | undefined {
-    return this.readAll()[target];
+  /** The known fingerprint for each of these canonical keys that has one. */
+  async get(keys: readonly string[]): Promise<Map<string, string>> {
+    const all = await this.readAll();
+    return new Map(keys.flatMap((key) => (all[key] ? [[key, all[key]] as const] : [])));
   }
 
-  record(target: string, fingerprint: string): void {
-    const all = this.readAll();
-    all[target] = fingerprint;
-    const temp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, this.path);
-  }
-
-  private readAll(): Record<string, string> {
+  /**
+   * Records the fingerprint under every key that has none yet, atomically with
+   * respect to other writers; returns what is known afterwards, so a caller
+   * that raced another worker's first use judges against the winner.
+   */
+  async recordMissing(keys: readonly string[], fingerprint: string): Promise<Map<string, string>> {
+    const release = await lockfile.lock(this.path, { retries: LOCK_RETRIES, stale: 10_000, realpath: false });
     try {
-      const parsed: unknown = JSON.parse(readFileSync(this.path, 'utf8'));
-      return typeof parsed === 'object' && parsed !== null ? parsed as Record<string, string> : {};
-    } catch {
-      return {};
+      const all = await this.readAll();
+      const missing = keys.filter((key) => all[key] === undefined);
+      if (missing.length > 0) {
+        for (const key of missing) all[key] = fingerprint;
+        await this.writeAll(all);
+      }
+      return new Map(keys.map((key) => [key, all[key] ?? fingerprint] as const));
+    } finally {
+      await release();
+    }
+  }
+
+  /** Checks the file can be used at all; the gateway calls this at start to fail early with the file named. */
+  async check(): Promise<number> {
+    return Object.keys(await this.readAll()).length;
+  }
+
+  private async readAll(): Promise<Record<string, string>> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw new PinStoreError(`cannot read the certificate pins in ${this.path}: ${(error as Error).message}`);
+    }
+    // An admin may empty the file to forget every pin (README, "Clearing a changed certificate pin").
+    if (text.trim() === '') return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new PinStoreError(`the certificate pins in ${this.path} are not valid JSON: ${(error as Error).message}`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new PinStoreError(`the certificate pins in ${this.path} must be an object of "host:port": "sha256:…"`);
+    }
+    const pins: Record<string, string> = {};
+    for (const [key, value] of Object.entries(parsed)) {
+      const canonical = canonicalPinKey(key);
+      if (!canonical) throw new PinStoreError(`the certificate pins in ${this.path}: "${key}" is not host:port`);
+      if (typeof value !== 'string' || !FINGERPRINT.test(value)) throw new PinStoreError(`the certificate pins in ${this.path}: "${key}" is not a sha256:AA:… fingerprint`);
+      if (pins[canonical] !== undefined && pins[canonical] !== value) throw new PinStoreError(`the certificate pins in ${this.path}: two different pins for ${canonical}`);
+      pins[canonical] = value;
+    }
+    return pins;
+  }
+
+  private async writeAll(all: Record<string, string>): Promise<void> {
+    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const sorted = Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
+    await writeFile(temp, `${JSON.stringify(sorted, null, 2)}\n`, { mode: 0o600, flush: true });
+    await rename(temp, this.path);
+    const dir = await open(dirname(this.path), 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { TLSSocket } from 'node:tls';
 import type { WebSocket, RawData } from 'ws';
-import { PduFramer, splitWholePdus, FramingError, framingModeFor, nextFramingMode, type FramingMode } from '../rdp/pduFramer.js';
+import { PduFramer, splitWholePdus, FramingError, framingModeFor, nextFramingMode, parseKioskDataMessage, type FramingMode, type PongMessage } from '@lanterna/protocol';
 import { SessionError } from '../session/sessionError.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 
@@ -27,7 +27,7 @@ export type RelayEnd =
  * lowWaterBytes; the same the other way with the TLS socket's own buffer.
  */
 export class RelaySession {
-  private readonly toClient: PduFramer;
+  private readonly toClient: PduFramer<Buffer>;
   private clientMode: FramingMode;
   private serverPaused = false;
   private clientPaused = false;
@@ -44,7 +44,11 @@ export class RelaySession {
     private readonly options: RelayOptions,
     private readonly metrics: GatewayMetrics,
   ) {
-    this.toClient = new PduFramer({ mode: framingModeFor(options.protocol, 'server-to-client'), maxFrameBytes: options.maxFrameBytes });
+    this.toClient = new PduFramer<Buffer>({
+      mode: framingModeFor(options.protocol, 'server-to-client'),
+      maxFrameBytes: options.maxFrameBytes,
+      allocate: (length) => Buffer.allocUnsafe(length),
+    });
     this.clientMode = framingModeFor(options.protocol, 'client-to-server');
     this.done = new Promise((resolve) => { this.endResolve = resolve; });
   }
@@ -138,26 +142,18 @@ export class RelaySession {
   }
 
   private controlFromClient(data: RawData): void {
-    let message: unknown;
-    try {
-      message = JSON.parse((data as Buffer).toString('utf8'));
-    } catch {
-      message = undefined;
-    }
-    const type = typeof message === 'object' && message !== null ? (message as { type?: unknown }).type : undefined;
-    if (type === 'close') {
+    const parsed = parseKioskDataMessage((data as Buffer).toString('utf8'));
+    const message = parsed.ok ? parsed.message : undefined;
+    if (message?.type === 'close') {
       this.finish({ reason: 'client-closed' });
       return;
     }
     // The display times its round trip to the gateway (the HUD's latency). A ping
     // is not RDP traffic, so it does not keep an idle session alive, and only its
     // number is echoed: nothing else the display sent is reflected.
-    if (type === 'ping') {
-      const t = (message as { t?: unknown }).t;
-      if (typeof t === 'number' && Number.isFinite(t)) {
-        this.pingAnswer(t);
-        return;
-      }
+    if (message?.type === 'ping') {
+      this.pingAnswer(message.t);
+      return;
     }
     this.finish({ reason: 'error', error: new SessionError('relay', 'bad-message', 'the display sent an unexpected control message during the session') });
   }
@@ -167,7 +163,7 @@ export class RelaySession {
     const now = Date.now();
     if (now - this.lastPong < MIN_PING_INTERVAL_MS) return;
     this.lastPong = now;
-    if (this.client.readyState === this.client.OPEN) this.client.send(JSON.stringify({ type: 'pong', t }));
+    if (this.client.readyState === this.client.OPEN) this.client.send(JSON.stringify({ type: 'pong', t } satisfies PongMessage));
   }
 
   private scheduleIdleCheck(): void {

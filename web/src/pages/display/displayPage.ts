@@ -2,9 +2,8 @@
 // screen, and one projection at a time.
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
-import { sentenceForEngineEnd } from '../../session/engineEndSentences.js';
-import { sentenceForCode } from '../../session/errorSentences.js';
-import type { ProjectMessage } from '../../session/kioskProtocol.js';
+import { sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
+import type { ProjectMessage } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
 import { DisplayScreen } from './displayScreen.js';

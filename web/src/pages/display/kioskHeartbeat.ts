@@ -2,6 +2,7 @@
 // the window. The page's own code calls it every few seconds, so a page whose
 // script failed to start, or whose main thread hangs, stops beating, and the
 // launcher reloads it. In a browser without the launcher nothing happens.
+// The launcher's side of this contract: kiosk/src/displayPageContract.ts.
 
 /** The binding's name on window. */
 export const KIOSK_HEARTBEAT_BINDING = 'lanternaKioskHeartbeat';
