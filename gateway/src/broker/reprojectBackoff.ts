@@ -3,36 +3,35 @@
 // otherwise cycle the screen every few seconds and hammer the server: each
 // short-lived session doubles the pause, up to a ceiling; a session that ran
 // for a while resets it.
+//
+// Pure state transitions: the broker keeps the state in its store (so a store
+// shared by several gateways shares it too) and owns no timer.
 
 /** A session that lasted this long was a presentation, not a failure. */
 export const STABLE_SESSION_MS = 30_000;
 
-export class ReprojectBackoff {
-  private readonly displays = new Map<string, { projectedAt: number; failures: number }>();
+export interface ReprojectionState {
+  /** When the display was last projected. */
+  readonly projectedAt: number;
+  /** Sessions in a row that ended sooner than STABLE_SESSION_MS. */
+  readonly failures: number;
+}
 
-  constructor(
-    private readonly baseMs: number,
-    private readonly maxMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+export interface BackoffLimits { readonly baseMs: number; readonly maxMs: number }
 
-  /** The display was just projected. */
-  projected(displayId: string): void {
-    const failures = this.displays.get(displayId)?.failures ?? 0;
-    this.displays.set(displayId, { projectedAt: this.now(), failures });
-  }
+/** The display was just projected. No state: it (re)connected, start from the base pause. */
+export function projectedAt(state: ReprojectionState | undefined, now: number): ReprojectionState {
+  return { projectedAt: now, failures: state?.failures ?? 0 };
+}
 
-  /** The display (re)connected or went away: start from the base pause again. */
-  forget(displayId: string): void {
-    this.displays.delete(displayId);
-  }
-
-  /** The pause before projecting again after a session of this display ended. */
-  delayAfterEnd(displayId: string): number {
-    const state = this.displays.get(displayId);
-    const lived = state ? this.now() - state.projectedAt : Infinity;
-    const failures = lived < STABLE_SESSION_MS ? (state?.failures ?? 0) + 1 : 0;
-    this.displays.set(displayId, { projectedAt: state?.projectedAt ?? 0, failures });
-    return Math.min(this.baseMs * 2 ** Math.max(0, failures - 1), this.maxMs);
-  }
+/** The pause before projecting again after a session of this display ended, and the state after it. */
+export function afterSessionEnd(
+  state: ReprojectionState | undefined,
+  now: number,
+  limits: BackoffLimits,
+): { delayMs: number; state: ReprojectionState } {
+  const lived = state ? now - state.projectedAt : Infinity;
+  const failures = lived < STABLE_SESSION_MS ? (state?.failures ?? 0) + 1 : 0;
+  const delayMs = Math.min(limits.baseMs * 2 ** Math.max(0, failures - 1), limits.maxMs);
+  return { delayMs, state: { projectedAt: state?.projectedAt ?? 0, failures } };
 }
