@@ -5,10 +5,16 @@ import type { Socket } from 'node:net';
  * bounded in time, and fails on anything the server sends beyond it (a server
  * must stay silent until the client starts TLS).
  */
-export function readOneTpkt(socket: Socket, options: { timeoutMs: number; maxBytes: number }): Promise<Buffer> {
+export function readOneTpkt(socket: Socket, options: { timeoutMs: number; maxBytes: number; signal?: AbortSignal | undefined }): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    const { signal } = options;
+    if (signal?.aborted) {
+      reject(new ReadError('aborted', 'the read was aborted'));
+      return;
+    }
     let received = Buffer.alloc(0);
     const timer = setTimeout(() => finish(new ReadError('timeout', `no reply within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const onAbort = (): void => finish(new ReadError('aborted', 'the read was aborted'));
     const onData = (chunk: Buffer): void => {
       received = Buffer.concat([received, chunk]);
       if (received.length >= 4) {
@@ -32,6 +38,7 @@ export function readOneTpkt(socket: Socket, options: { timeoutMs: number; maxByt
     const onError = (error: Error): void => finish(new ReadError('closed', error.message));
     function finish(outcome: Buffer | ReadError): void {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       socket.off('data', onData);
       socket.off('end', onEnd);
       socket.off('error', onError);
@@ -42,12 +49,13 @@ export function readOneTpkt(socket: Socket, options: { timeoutMs: number; maxByt
     socket.on('data', onData);
     socket.once('end', onEnd);
     socket.once('error', onError);
+    signal?.addEventListener('abort', onAbort, { once: true });
     socket.resume();
   });
 }
 
 export class ReadError extends Error {
-  constructor(readonly kind: 'timeout' | 'invalid' | 'closed', message: string) {
+  constructor(readonly kind: 'timeout' | 'invalid' | 'closed' | 'aborted', message: string) {
     super(message);
     this.name = 'ReadError';
   }
