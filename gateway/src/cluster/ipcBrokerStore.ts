@@ -75,7 +75,6 @@ export class IpcBrokerStore implements BrokerStore {
         this.pending.delete(id);
         reject(new Error(`the cluster primary did not answer ${op} within ${this.deadlineMs} ms`));
       }, this.deadlineMs);
-      timer.unref();
       this.pending.set(id, { resolve, reject, timer });
       this.channel.send({ lanternaStore: { id, op, args } } satisfies StoreRequest);
     });
