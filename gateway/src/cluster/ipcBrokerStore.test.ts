@@ -22,9 +22,10 @@ function workerChannel(store: MemoryBrokerStore | undefined): IpcChannel {
 
 test('two workers claiming one session: the primary lets exactly one through', async () => {
   const primary = new MemoryBrokerStore();
-  const workers = [new IpcBrokerStore(workerChannel(primary)), new IpcBrokerStore(workerChannel(primary))];
+  const a = new IpcBrokerStore(workerChannel(primary));
+  const b = new IpcBrokerStore(workerChannel(primary));
   const until = Date.now() + 60_000;
-  const claims = await Promise.all([0, 1, 0, 1, 1, 0].map((i) => workers[i]?.claimSession('s_1', until)));
+  const claims = await Promise.all([a, b, a, b, b, a].map((worker) => worker.claimSession('s_1', until)));
   assert.deepEqual(claims.filter(Boolean).length, 1);
   assert.equal(claims[0], true, 'the first request to reach the primary wins');
 });
