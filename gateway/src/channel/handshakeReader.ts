@@ -84,13 +84,14 @@ export class HandshakeReader {
   /**
    * From now on the peer must stay silent: its next message calls `onInterrupt`
    * ('close' for a polite close, 'unexpected' for anything else) and is dropped.
-   * Anything already queued counts as unexpected at once.
+   * A message already queued counts at once, the same way.
    */
   expectSilence(onInterrupt: (why: Interruption) => void): void {
     this.silent = true;
     this.onInterrupt = onInterrupt;
+    const queued = this.queue[0];
     if (this.interruption) onInterrupt(this.interruption);
-    else if (this.queue.length > 0) this.interrupt('unexpected');
+    else if (queued) this.interrupt(silenceBroken(queued.message));
   }
 
   /** Stops listening; returns anything that arrived but was not read (it must be handled by the next owner). */
@@ -104,7 +105,7 @@ export class HandshakeReader {
   private deliver(message: Incoming, bytes: number): void {
     if (this.interruption) return;
     if (this.silent) {
-      this.interrupt(message.kind === 'text' && parseControl(message.text)?.type === 'close' ? 'close' : 'unexpected');
+      this.interrupt(silenceBroken(message));
       return;
     }
     const waiter = this.waiter;
@@ -134,6 +135,11 @@ export class HandshakeReader {
     this.waiter = undefined;
     waiter?.(outcome);
   }
+}
+
+/** A polite close is not a protocol violation; anything else sent during the silence is. */
+function silenceBroken(message: Incoming): Interruption {
+  return message.kind === 'text' && parseControl(message.text)?.type === 'close' ? 'close' : 'unexpected';
 }
 
 /** Parses a JSON control message: an object with a string `type`, or undefined. */
