@@ -143,24 +143,35 @@ export class DataChannels {
     reader: HandshakeReader, socket: WebSocket, grant: SessionGrant, connectionRequest: Buffer, log: Logger,
   ): Promise<ConnectedTarget | EarlyEnd> {
     const handshake = new AbortController();
-    reader.expectSilence((why) => handshake.abort(why === 'close'
-      ? undefined
-      : new SessionError('request', 'bad-message', 'the display sent data before the server connection was secured')));
+    const violation = new SessionError('request', 'bad-message', 'the display sent data before the server connection was secured');
+    reader.expectSilence((why) => handshake.abort(why === 'close' ? undefined : violation));
     const onGone = (): void => handshake.abort();
     socket.once('close', onGone);
-    try {
-      const connected = await this.connect(grant, connectionRequest, AbortSignal.any([this.shutdown.signal, handshake.signal]), log);
-      if (handshake.signal.aborted) {
-        connected.socket.destroy();
-        throw handshake.signal.reason;
-      }
-      return connected;
-    } catch (error) {
+    // One listener on the gateway's long-lived shutdown signal, removed below
+    // (a composite signal per session would stay referenced by it).
+    const onShutdown = (): void => handshake.abort(this.shutdown.signal.reason);
+    if (this.shutdown.signal.aborted) onShutdown();
+    else this.shutdown.signal.addEventListener('abort', onShutdown, { once: true });
+    /** How the display ended the handshake early, if it did. */
+    const displayEnded = (): EarlyEnd | 'violation' | undefined => {
       if (reader.interrupted === 'close') return 'client-closed';
-      if (socket.readyState !== socket.OPEN) return 'client-gone';
-      throw error;
+      if (reader.interrupted) return 'violation';
+      return socket.readyState === socket.OPEN ? undefined : 'client-gone';
+    };
+    try {
+      const connected = await this.connect(grant, connectionRequest, handshake.signal, log);
+      const early = displayEnded();
+      if (early === undefined) return connected;
+      connected.socket.destroy();
+      if (early === 'violation') throw violation;
+      return early;
+    } catch (error) {
+      const early = displayEnded();
+      if (early === undefined || early === 'violation') throw error;
+      return early;
     } finally {
       socket.off('close', onGone);
+      this.shutdown.signal.removeEventListener('abort', onShutdown);
       reader.detach();
     }
   }
