@@ -89,8 +89,10 @@ export class SessionBroker {
   async displayOnline(displayId: string): Promise<string> {
     const owner = randomBytes(8).toString('hex');
     this.deps.publish({ kind: 'display-claimed', displayId, owner });
-    await this.deps.store.setPresence({ displayId, owner, since: this.clock() });
-    await this.deps.store.setReprojection(displayId, undefined);
+    await Promise.all([
+      this.deps.store.setPresence({ displayId, owner, since: this.clock() }),
+      this.deps.store.setReprojection(displayId, undefined),
+    ]);
     return owner;
   }
 
