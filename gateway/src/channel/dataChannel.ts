@@ -63,6 +63,7 @@ export class DataChannels {
       const request = await this.readConnectionRequest(reader);
       const connected = request === 'close' ? 'client-closed' : await this.connectWhileSilent(reader, socket, grant, request, log);
       if (connected === 'client-closed') {
+        reader.detach();
         sendJson(socket, { type: 'ended', reason: 'client-closed' });
         socket.close(1000, 'client-closed');
         this.recordEnd(grant, 'client-closed', log);
