@@ -8,7 +8,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/configSchema.js';
 import type { GatewayIdentity } from './config/gatewayIdentity.js';
-import { DisplayDirectory } from './session/displayDirectory.js';
+import { DisplayDirectory } from './broker/displayDirectory.js';
+import { SessionBroker } from './broker/sessionBroker.js';
+import type { BrokerStore } from './broker/brokerStore.js';
+import { MemoryBrokerStore } from './broker/memoryBrokerStore.js';
+import { resolveHost, type LookupAll } from './connect/hostResolver.js';
 import { SessionTokenSigner } from './session/sessionToken.js';
 import { TargetPolicy } from './policy/targetPolicy.js';
 import { CertificatePolicy } from './policy/certificatePolicy.js';
@@ -33,6 +37,10 @@ export interface GatewayServerDeps {
   logger: Logger;
   /** Prometheus text for /metrics: the process's own, or the cluster's aggregate. */
   metricsText?: () => Promise<string>;
+  /** The broker's state: this process's memory by default, the cluster primary's for workers. */
+  store?: BrokerStore;
+  /** The name resolver for targets (the system's by default). */
+  lookup?: LookupAll;
 }
 
 export interface GatewayServer {
@@ -63,14 +71,22 @@ export function defaultWebRoot(): string {
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const { config, identity, bus, metrics, logger } = deps;
-  const directory = new DisplayDirectory(config.displays);
-  const signer = new SessionTokenSigner(identity.sessionSecret);
   const policy = new TargetPolicy({ ...config.policy, ownPorts: [config.listen.port] });
   const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, new PinStore(pinFile(config.stateDir)),
     (error) => logger.error({ event: 'pin-store-failed', err: error }, 'certificate pins unusable: every first-use session is refused'));
   const ca = config.certificates.caFile ? readFileSync(config.certificates.caFile, 'utf8') : undefined;
-  const control = new ControlChannels({ config, directory, signer, bus, metrics, logger });
-  const data = new DataChannels({ config, signer, policy, certificates, ca, bus, metrics, logger });
+  const { lookup } = deps;
+  const broker = new SessionBroker({
+    directory: new DisplayDirectory(config.displays),
+    store: deps.store ?? new MemoryBrokerStore(),
+    signer: new SessionTokenSigner(identity.sessionSecret),
+    policy,
+    resolveTarget: (host) => resolveHost(host, { deadlineMs: config.timeouts.dnsMs, lookup }),
+    publish: (event) => bus.publish(event),
+    timeouts: config.timeouts,
+  });
+  const control = new ControlChannels({ config, broker, bus, metrics, logger });
+  const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup });
   const webRoot = config.webRoot ?? defaultWebRoot();
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
@@ -103,7 +119,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       response.end(await (deps.metricsText?.() ?? metrics.registry.metrics()));
       return;
     }
-    if (await handleAdmin({ adminToken: identity.adminToken, directory, control, bus, policy }, request, response, path)) return;
+    if (await handleAdmin({ adminToken: identity.adminToken, broker }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
     const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;

@@ -70,6 +70,8 @@ export const configSchema = z.object({
   timeouts: z.object({
     helloMs: z.number().int().min(100).default(5000),
     requestMs: z.number().int().min(100).default(5000),
+    /** Resolving a target's name (the connect path and the admin API's policy check). */
+    dnsMs: z.number().int().min(100).default(5000),
     connectMs: z.number().int().min(100).default(5000),
     confirmMs: z.number().int().min(100).default(5000),
     tlsMs: z.number().int().min(100).default(10000),
