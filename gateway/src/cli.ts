@@ -7,12 +7,12 @@ import { AggregatorRegistry } from 'prom-client';
 import { loadConfig, ConfigError } from './config/loadConfig.js';
 import { ensureGatewayIdentity, StateDirError } from './config/gatewayIdentity.js';
 import { createGatewayMetrics } from './metrics/gatewayMetrics.js';
-import { LocalBus, WorkerBus, relayBusInPrimary } from './cluster/gatewayBus.js';
-import { IpcBrokerStore } from './cluster/ipcBrokerStore.js';
+import { relayBusInPrimary } from './cluster/gatewayBus.js';
 import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
-import { MemoryBrokerStore } from './broker/memoryBrokerStore.js';
+import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
-import { PinStore, PinStoreError, pinFile } from './policy/pinStore.js';
+import { openBrokerBackend } from './brokerBackend.js';
+import { FilePinStore, PinStoreError, pinFile } from './policy/pinStore.js';
 
 const program = new Command()
   .name('lanterna-gateway')
@@ -42,8 +42,9 @@ const workers = config.workers === 0 ? availableParallelism() : config.workers;
 
 async function runPrimary(): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
+  const embedded = config.broker.store === 'embedded';
   try {
-    await new PinStore(pinFile(config.stateDir)).check();
+    if (embedded) await new FilePinStore(pinFile(config.stateDir)).check();
   } catch (error) {
     if (error instanceof PinStoreError) throw new StateDirError(error.message);
     throw error;
@@ -55,9 +56,12 @@ async function runPrimary(): Promise<void> {
     await runWorker(true);
     return;
   }
-  relayBusInPrimary();
-  // One broker store for every worker: a session token is claimed once, whichever worker it reaches.
-  serveBrokerStoreInPrimary(new MemoryBrokerStore());
+  if (embedded) {
+    // One broker store for every worker: a session token is claimed once, whichever worker it reaches.
+    // (With Redis every worker reaches the shared store and bus itself.)
+    relayBusInPrimary();
+    serveBrokerStoreInPrimary(await EmbeddedBrokerStore.open(brokerStateFile(config.stateDir)));
+  }
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
     if (typeof message === 'object' && message !== null && 'lanternaMetricsRequest' in message) {
@@ -101,16 +105,17 @@ async function runWorker(single: boolean): Promise<void> {
     new AggregatorRegistry();
     metricsText = clusterMetricsText;
   }
+  const backend = await openBrokerBackend(config, single ? 'single' : 'worker', logger);
   const gateway = createGatewayServer({
     config, identity, metrics, logger,
-    bus: single ? new LocalBus() : new WorkerBus(),
-    store: single ? new MemoryBrokerStore() : IpcBrokerStore.forWorker(),
+    bus: backend.bus, store: backend.store, pins: backend.pins, storeProblem: backend.problem,
     metricsText,
   });
   const port = await gateway.listen();
   if (single) logger.info({ port, workers: 1, tls: config.listen.tls }, 'listening');
   const stop = (): void => {
     gateway.close(config.timeouts.drainMs)
+      .then(() => backend.close())
       .then(() => process.exit(0))
       .catch((error: unknown) => { logger.error({ err: error }, 'drain failed'); process.exit(1); });
   };
@@ -137,7 +142,7 @@ function clusterMetricsText(): Promise<string> {
 
 const main = cluster.isPrimary ? runPrimary() : runWorker(false);
 main.catch((error: unknown) => {
-  if (error instanceof StateDirError) {
+  if (error instanceof StateDirError || error instanceof BrokerStateError) {
     process.stderr.write(`lanterna-gateway: ${error.message}\n`);
     process.exit(2);
   }

@@ -159,7 +159,9 @@ test('display presence: a new socket takes over, a stale owner cannot mark it of
   assert.notEqual(first, second);
   assert.deepEqual(events, [{ kind: 'display-claimed', displayId: 'room', owner: first }, { kind: 'display-claimed', displayId: 'room', owner: second }]);
   await broker.displayOffline('room', first);
-  assert.deepEqual(await broker.listDisplays(), [{ id: 'room', name: 'Room 1', online: true }, { id: 'sign', name: 'sign', online: false }]);
+  assert.deepEqual((await broker.listDisplays()).map(({ id, name, online, managedBy }) => ({ id, name, online, managedBy })), [
+    { id: 'room', name: 'Room 1', online: true, managedBy: 'config' }, { id: 'sign', name: 'sign', online: false, managedBy: 'config' },
+  ]);
   await broker.displayOffline('room', second);
   assert.equal((await broker.listDisplays())[0]?.online, false);
 });

@@ -82,6 +82,22 @@ export const configSchema = z.object({
     reprojectMs: z.number().int().min(100).default(2000),
     reprojectMaxMs: z.number().int().min(100).default(60000),
   }).prefault({}),
+  /**
+   * Where the broker keeps displays, sessions, claims, bookings, pins and the
+   * audit log: `embedded` (memory + stateDir/broker-state.json, one gateway)
+   * or `redis` (shared by several gateways; they must share sessionSecret and
+   * adminToken too).
+   */
+  broker: z.object({
+    store: z.enum(['embedded', 'redis']).default('embedded'),
+    redisUrl: z.string().regex(/^rediss?:\/\/[^\s]+$/, 'a URL like redis://host:6379/0 or rediss://…').optional(),
+    /** Prefix of every key (and the event channel), so deployments can share one Redis. */
+    keyPrefix: z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, '1-64 of A-Z a-z 0-9 : . _ -').default('lanterna:'),
+    /** A display back online this soon after its session was last seen alive (its gateway died) is projected again. */
+    resumeGraceMs: z.number().int().min(0).default(60_000),
+  }).prefault({}).superRefine((broker, context) => {
+    if (broker.store === 'redis' && !broker.redisUrl) context.addIssue({ code: 'custom', path: ['redisUrl'], message: 'required when broker.store is "redis"' });
+  }),
   webRoot: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
