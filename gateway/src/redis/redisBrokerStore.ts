@@ -92,7 +92,8 @@ function recordFields(record: Partial<SessionRecord>): string[] {
   const fields: string[] = [];
   for (const [name, value] of Object.entries(record) as [string, unknown][]) {
     if (value === undefined) continue;
-    fields.push(name, (JSON_FIELDS as readonly string[]).includes(name) || typeof value === 'object' ? JSON.stringify(value) : String(value));
+    const plain = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+    fields.push(name, plain && !(JSON_FIELDS as readonly string[]).includes(name) ? String(value) : JSON.stringify(value));
   }
   return fields;
 }
