@@ -31,13 +31,14 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/** `persistent`: an append-only file, so the data survives stop() and start() (a Redis restart, not a new Redis). */
+export async function startRedis(options: { persistent?: boolean } = {}): Promise<RedisServer> {
   const port = await allocateFreePort();
   const dir = mkdtempSync(join(tmpdir(), 'lanterna-redis-'));
   let child: ChildProcess | undefined;
   let output = '';
   const start = async (): Promise<void> => {
-    const started = spawn(redisServerPath, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const started = spawn(redisServerPath, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', options.persistent ? 'yes' : 'no', '--protected-mode', 'yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;
     started.stdout.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000); });
     started.stderr.on('data', (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000); });

@@ -110,6 +110,7 @@ export class ControlChannels {
   private whenReady(connection: ControlConnection, retry: boolean): void {
     const { broker, logger } = this.deps;
     broker.displayReady(connection.displayId, retry).then((outcome) => {
+      logger.debug({ displayId: connection.displayId, event: 'display-ready', retry, ...outcome }, 'display ready');
       if (outcome.action === 'resumed') logger.info({ displayId: connection.displayId, event: 'projection-resumed' }, 'projection resumed after its gateway was lost');
       if (outcome.retryInMs === undefined) return;
       setTimeout(() => {

@@ -73,6 +73,8 @@ export class DataChannels {
     try {
       grant = await this.authenticate(reader, sessionId);
       this.handshaking.set(sessionId, grant);
+      // The first sample at once (not awaited): from here the display's booking is a short lease, renewed each second.
+      this.sample([sessionId]);
       const request = await this.readConnectionRequest(reader);
       const connected = request === 'close' ? 'client-closed' : await this.connectWhileSilent(reader, socket, grant, request, log);
       if (connected === 'client-closed') {
@@ -108,14 +110,14 @@ export class DataChannels {
    * renewed booking, so a session whose gateway dies lets its display go
    * within SESSION_LEASE_MS. Never per message.
    */
-  private sample(): void {
+  private sample(only?: readonly string[]): void {
     const now = Date.now();
     const samples: SessionSample[] = [];
     for (const [sessionId, grant] of this.handshaking) {
-      if (this.active.has(sessionId)) continue;
+      if (this.active.has(sessionId) || (only && !only.includes(sessionId))) continue;
       samples.push({ sessionId, displayId: grant.displayId, bytesToDisplay: 0, bytesToServer: 0, pdusToDisplay: 0, framesToDisplay: 0, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: now });
     }
-    for (const [sessionId, { relay, grant }] of this.active) {
+    for (const [sessionId, { relay, grant }] of only ? [] : this.active) {
       const figures = relay.figures;
       const before = this.previous.get(sessionId);
       const seconds = before ? (now - before.at) / 1000 : 0;

@@ -21,8 +21,12 @@ export class RedisBus implements GatewayBus {
   constructor(private readonly publisher: RedisConnection, prefix = 'lanterna:', private readonly logger?: Logger) {
     this.channel = `${prefix}events`;
     this.subscriber = publisher.duplicate('bus');
-    // ioredis subscribes again by itself after a reconnect.
-    void this.subscriber.client.subscribe(this.channel).catch((error: unknown) => logger?.warn({ err: error }, 'redis subscribe failed; retried on reconnect'));
+    // Subscribed on every (re)connection: commands are not queued while Redis is away.
+    const subscribe = (): void => {
+      this.subscriber.client.subscribe(this.channel).catch((error: unknown) => logger?.warn({ err: error }, 'redis subscribe failed; tried again on reconnect'));
+    };
+    this.subscriber.client.on('ready', subscribe);
+    if (this.subscriber.ready) subscribe();
     this.subscriber.client.on('message', (channel: string, text: string) => {
       if (channel !== this.channel) return;
       let envelope: Envelope;
