@@ -32,7 +32,10 @@ export class AdminClient {
     });
     const text = await response.text();
     const parsed = text ? JSON.parse(text) as Record<string, unknown> : {};
-    if (!response.ok) throw new AdminApiError(response.status, String(parsed.code ?? response.status), String(parsed.message ?? response.statusText));
+    if (!response.ok) {
+      const code = typeof parsed.code === 'string' ? parsed.code : String(response.status);
+      throw new AdminApiError(response.status, code, typeof parsed.message === 'string' ? parsed.message : response.statusText);
+    }
     return parsed as T;
   }
 

@@ -9,9 +9,9 @@ import { actionWord, detailText, formatBytes, formatDuration, formatTime, shortF
 const TOKEN_KEY = 'lanterna.adminToken';
 const POLL_MS = 2000;
 
-function element<T extends HTMLElement>(id: string): T {
+function element<T extends HTMLElement = HTMLElement>(id: string, type?: new () => T): T {
   const found = document.getElementById(id);
-  if (!found) throw new Error(`the page has no #${id}`);
+  if (!found || (type && !(found instanceof type))) throw new Error(`the page has no #${id}`);
   return found as T;
 }
 
