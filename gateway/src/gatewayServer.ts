@@ -100,6 +100,10 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     });
   const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins }, {
     allowedOrigins: config.listen.allowedOrigins,
+    limits: {
+      requests: { capacity: config.admin.burst, refillPerSecond: config.admin.requestsPerSecond },
+      failures: { capacity: config.admin.failedTokenBurst, refillPerSecond: 1 / 6 },
+    },
     onError: (error) => logger.warn({ err: error, event: 'admin-store-unavailable' }, 'admin call refused: broker store unreachable'),
   });
   const openApi = JSON.stringify(openApiDocument());

@@ -98,6 +98,13 @@ export const configSchema = z.object({
   }).prefault({}).superRefine((broker, context) => {
     if (broker.store === 'redis' && !broker.redisUrl) context.addIssue({ code: 'custom', path: ['redisUrl'], message: 'required when broker.store is "redis"' });
   }),
+  /** The admin API's rate limits, per source address and gateway process. */
+  admin: z.object({
+    requestsPerSecond: z.number().min(0.1).max(100_000).default(20),
+    burst: z.number().int().min(1).max(100_000).default(60),
+    /** Wrong or missing tokens allowed in a row; one more comes back every 6 s. */
+    failedTokenBurst: z.number().int().min(1).max(1000).default(10),
+  }).prefault({}),
   webRoot: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
