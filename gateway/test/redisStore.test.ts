@@ -22,8 +22,8 @@ test('two gateways on one Redis: claims, bookings, state moves, presence, audit 
   assert.equal(claims.filter(Boolean).length, 1, 'one claim wins');
   const claimed = await b.getSession('s1');
   assert.equal(claimed?.state, 'claimed');
-  assert.deepEqual(claimed?.target, { host: '10.0.0.1', port: 3389, name: 'Desk' });
-  assert.deepEqual(claimed?.requestedBy, { kind: 'admin', address: '10.0.0.9' });
+  assert.deepEqual(claimed.target, { host: '10.0.0.1', port: 3389, name: 'Desk' });
+  assert.deepEqual(claimed.requestedBy, { kind: 'admin', address: '10.0.0.9' });
   await a.updateSession('s1', { state: 'ended', endedAt: now + 5, endReason: 'stopped' });
   assert.equal((await b.updateSession('s1', { state: 'active', securedAt: now + 9 }))?.state, 'ended', 'never back from ended');
   assert.deepEqual((await b.listSessions()).map((s) => [s.sessionId, s.state, s.endReason]), [['s1', 'ended', 'stopped']]);
