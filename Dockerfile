@@ -41,8 +41,12 @@ RUN --mount=type=secret,id=build-ca \
  && apt-get install -y -qq --no-install-recommends npm \
  && npm ci --prefix /opt/node --ignore-scripts --no-audit --no-fund --loglevel=error \
  && install -D -m 0755 /opt/node/node_modules/node-linux-*/bin/node /opt/node-runtime/node \
- && /opt/node/node_modules/.bin/node --version
-ENV PATH=/opt/node/node_modules/.bin:$PATH
+ && mkdir -p /opt/node/bin \
+ && ln -s /opt/node-runtime/node /opt/node/bin/node \
+ && ln -s ../node_modules/npm/bin/npm-cli.js /opt/node/bin/npm \
+ && ln -s ../node_modules/npm/bin/npx-cli.js /opt/node/bin/npx \
+ && /opt/node/bin/node --version && PATH=/opt/node/bin:$PATH npm --version
+ENV PATH=/opt/node/bin:$PATH
 
 # The wasm client: OpenSSL and FreeRDP from Debian's source packages (pinned
 # versions, sha256-checked), about 8 min cold on 2 cores. Only the files the
@@ -82,7 +86,8 @@ RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       -t bookworm-backports freerdp3-shadow-x11 \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --create-home --uid 10002 --shell /usr/sbin/nologin presenter
+ && useradd --create-home --uid 10002 --shell /usr/sbin/nologin presenter \
+ && install -d -m 1777 /tmp/.X11-unix
 COPY deploy/presenter/presenter.sh /usr/local/bin/lanterna-presenter
 USER 10002:10002
 WORKDIR /home/presenter

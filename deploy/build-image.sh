@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Builds the gateway image with buildah (chroot isolation: no Docker engine or
-# container runtime needed), runs the gateway from it and probes it from the
-# host: /healthz, the display page and its cross-origin isolation headers, the
-# image's own HEALTHCHECK command, the unprivileged user, the state volume.
+# container runtime needed), runs the gateway from it on the host network and
+# probes it from the host: /healthz, the display page and its cross-origin
+# isolation headers, the wasm client, the image's own HEALTHCHECK command, the
+# unprivileged user, the state volume, a clean exit on SIGTERM. With
+# --project it also builds the presenter stage, runs it, and has Debian's
+# Chromium show the display page until the presenter's picture arrives
+# (pixels checked) through the gateway restarted on the same state volume.
 # Prints the timings and the image size; exits non-zero on any failed check.
 #
-# Usage: deploy/build-image.sh [--no-cache] [--presenter] [--port N] [--tag NAME] [--keep]
+# Usage: deploy/build-image.sh [--no-cache] [--presenter] [--project] [--port N] [--tag NAME] [--keep]
 #   --no-cache   rebuild every layer (the wasm build's cache mount is kept:
 #                a cold wasm build happens once per machine)
 #   --presenter  also build the compose demo's presenter stage
+#   --project    --presenter, then project it (needs chromium and a built
+#                checkout: npx tsc -b deploy/test)
 #   --port N     the gateway's port on the host network (default 8443)
-#   --keep       leave the test container and its state directory behind
+#   --keep       leave the containers, state directory and logs behind
 # Env: LANTERNA_BUILD_CA  CA bundle the build's HTTPS downloads trust
 #                         (default: this machine's, /etc/ssl/certs/ca-certificates.crt)
 # Needs root, buildah and (once, for the base image) debootstrap.
@@ -21,39 +27,50 @@ BASE=localhost/lanterna-base:bookworm
 PORT=8443
 NO_CACHE=()
 PRESENTER=0
+PROJECT=0
 KEEP=0
 while [ $# -gt 0 ]; do
   case $1 in
     --no-cache) NO_CACHE=(--no-cache) ;;
     --presenter) PRESENTER=1 ;;
+    --project) PRESENTER=1; PROJECT=1 ;;
     --port) PORT=${2:?--port needs a number}; shift ;;
     --tag) TAG=${2:?--tag needs a name}; shift ;;
     --keep) KEEP=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "build-image: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
 done
+PRESENTER_TAG=${TAG%:*}-presenter:${TAG##*:}
+PRESENTER_COLOUR=1d4f91 # deploy/presenter/presenter.sh's background
 
 log() { printf '[build-image] %s\n' "$*" >&2; }
 die() { printf '[build-image] FAILED: %s\n' "$*" >&2; exit 1; }
 now() { date +%s.%N; }
-seconds() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b - a }'; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 command -v buildah >/dev/null || die "buildah is missing (apt-get install buildah)"
 [ "$(id -u)" -eq 0 ] || die "run as root (buildah with chroot isolation)"
+if [ "$PROJECT" = 1 ]; then
+  [ -f "$ROOT/deploy/test/dist/projectThroughImage.js" ] || die "--project needs a built checkout (npx tsc -b deploy/test)"
+  command -v chromium >/dev/null || die "--project needs chromium"
+fi
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_open "$PORT" && die "port $PORT is taken on this machine (--port N)"
 
 # --- base image -------------------------------------------------------------
+base_s=0
 if buildah inspect --type image "$BASE" >/dev/null 2>&1; then
-  base_s=0
   log "base image $BASE present"
 else
   t=$(now)
   bash "$ROOT/deploy/base-image.sh" "$BASE"
-  base_s=$(seconds "$t" "$(now)")
+  base_s=$(since "$t")
 fi
 
 # --- build ------------------------------------------------------------------
-build_log=$(mktemp)
+work=$(mktemp -d)
+build_log=$work/build.log
 # The build's downloads trust what this machine trusts (a proxy that inspects
 # TLS has its CA there): handed in as a secret, see deploy/build-ca.sh.
 CA_BUNDLE=${LANTERNA_BUILD_CA:-/etc/ssl/certs/ca-certificates.crt}
@@ -61,79 +78,117 @@ SECRET=()
 [ -s "$CA_BUNDLE" ] && SECRET=(--secret "id=build-ca,src=$CA_BUNDLE")
 build() { # build <target> <tag>
   # docker format: OCI image configs cannot hold HEALTHCHECK (or SHELL)
-  buildah bud --isolation chroot --format docker --layers "${NO_CACHE[@]}" "${SECRET[@]}" --build-arg "BASE_IMAGE=$BASE" \
-    --target "$1" -t "$2" -f "$ROOT/Dockerfile" "$ROOT" >>"$build_log" 2>&1 ||
-    { tail -40 "$build_log" >&2; die "buildah bud --target $1 (full log: $build_log)"; }
+  buildah bud --isolation chroot --format docker --layers "${NO_CACHE[@]}" "${SECRET[@]}" \
+    --build-arg "BASE_IMAGE=$BASE" --target "$1" -t "$2" -f "$ROOT/Dockerfile" "$ROOT" >>"$build_log" 2>&1 ||
+    { tail -40 "$build_log" >&2; KEEP=1; die "buildah bud --target $1 (full log: $build_log)"; }
 }
 t=$(now)
 log "building $TAG (log: $build_log)"
 build gateway "$TAG"
-build_s=$(seconds "$t" "$(now)")
+build_s=$(since "$t")
 presenter_s=-
 if [ "$PRESENTER" = 1 ]; then
   t=$(now)
-  build presenter "${TAG%:*}-presenter:${TAG##*:}"
-  presenter_s=$(seconds "$t" "$(now)")
+  log "building $PRESENTER_TAG"
+  build presenter "$PRESENTER_TAG"
+  presenter_s=$(since "$t")
 fi
 size=$(buildah images --format '{{.Size}}' "$TAG" | head -1)
-# the image's own HEALTHCHECK command, run below inside the container
-healthcheck_json=$(buildah inspect --type image --format '{{json .Docker.Config.Healthcheck}}' "$TAG")
-mapfile -t healthcheck < <(node -e 'const h = JSON.parse(process.argv[1]); if (h?.Test?.[0] === "CMD") for (const a of h.Test.slice(1)) console.log(a)' "$healthcheck_json")
-[ ${#healthcheck[@]} -gt 0 ] || die "the image has no HEALTHCHECK in exec form ($healthcheck_json)"
+# The image's own HEALTHCHECK and ENTRYPOINT, as docker would run them, one word a line.
+image_config() { # image_config <field of the docker config>
+  buildah inspect --type image "$TAG" | node -e '
+    let text = ""; process.stdin.on("data", (chunk) => { text += chunk; }).on("end", () => {
+      let value = JSON.parse(text).Docker.config[process.argv[1]];
+      if (process.argv[1] === "Healthcheck") value = value?.Test?.[0] === "CMD" ? value.Test.slice(1) : [];
+      for (const word of value ?? []) console.log(word);
+    });' "$1"
+}
+mapfile -t healthcheck < <(image_config Healthcheck)
+[ ${#healthcheck[@]} -gt 0 ] || die "the image has no HEALTHCHECK in exec form (built as OCI?)"
+mapfile -t entrypoint < <(image_config Entrypoint)
+[ ${#entrypoint[@]} -gt 0 ] || die "the image has no ENTRYPOINT"
 
-# --- run --------------------------------------------------------------------
-if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then die "port $PORT is taken on this machine (--port N)"; fi
-state=$(mktemp -d)
+# --- run and probe ----------------------------------------------------------
+state=$work/state # the state volume
+mkdir -p "$state"
 chown 10001:10001 "$state" # what a named volume gets from the image's /var/lib/lanterna
-container=$(buildah from "$TAG")
-gateway_pid=
-runner=
+containers=()
+runners=()
+declare -A runner_patterns # runner pid → its top process's command line pattern
 cleanup() {
-  [ -n "$gateway_pid" ] && kill -TERM "$gateway_pid" 2>/dev/null || true
-  [ -n "$runner" ] && wait "$runner" 2>/dev/null || true
-  if [ "$KEEP" = 1 ]; then log "kept container $container, state $state, gateway log $state.log"; return; fi
-  buildah rm "$container" >/dev/null 2>&1 || true
-  rm -rf "$state" "$state.log"
+  local runner
+  for runner in "${runners[@]}"; do stop_tree "$runner" "${runner_patterns[$runner]}" || true; done
+  if [ "$KEEP" = 1 ]; then log "kept containers ${containers[*]} and $work"; return; fi
+  for container in "${containers[@]}"; do buildah rm "$container" >/dev/null 2>&1 || true; done
+  rm -rf "$work"
 }
 trap cleanup EXIT
-in_container() { buildah run --isolation chroot -v "$state:/var/lib/lanterna" "$container" -- "$@"; }
 
-[ "$(in_container id -u)" = 10001 ] || die "the image's user is not 10001"
-in_container node --version | grep -q '^v20\.' || die "the image's node is not Node 20"
-
-t=$(now)
-buildah run --isolation chroot -v "$state:/var/lib/lanterna" -e "LANTERNA_LISTEN_PORT=$PORT" \
-  "$container" -- node /app/gateway/dist/cli.js >"$state.log" 2>&1 &
-runner=$!
-# wait for the gateway's answer, 60 s at most (first start makes a certificate)
-healthz=
-for _ in $(seq 600); do
-  healthz=$(curl -sk --max-time 2 "https://127.0.0.1:$PORT/healthz" || true)
-  [ "$healthz" = ok ] && break
-  kill -0 "$runner" 2>/dev/null || { tail -20 "$state.log" >&2; die "the gateway exited"; }
-  sleep 0.1
-done
-[ "$healthz" = ok ] || { tail -20 "$state.log" >&2; die "/healthz did not answer ok within 60 s"; }
-start_s=$(awk -v a="$t" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-log "gateway answers /healthz on https://127.0.0.1:$PORT after ${start_s} s"
-
-# the gateway's primary process: the descendant of our buildah run that runs the CLI
 descendants() { # pids below $1
   ps -e -o pid=,ppid= | awk -v root="$1" '
     { parent[$1] = $2 }
     END { for (pid in parent) { p = parent[pid]; while (p > 1) { if (p == root) { print pid; break } p = parent[p] } } }'
 }
-gateway_pids=()
-for pid in $(descendants "$runner"); do
-  grep -qa 'gateway/dist/cli.js' "/proc/$pid/cmdline" 2>/dev/null && gateway_pids+=("$pid")
-done
+# The processes below one of our `buildah run`s that run this command line
+# (not buildah's own chroot helpers, whose command lines carry it too).
+processes_of() { # processes_of <runner pid> <pattern>
+  local pid cmdline
+  for pid in $(descendants "$1"); do
+    cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || continue
+    [[ $cmdline == *"$2"* && $cmdline != buildah* ]] && echo "$pid"
+  done
+  return 0
+}
+# SIGTERM to the top process a `buildah run` of ours runs (the one matching the
+# pattern whose parent does not), as `docker stop` would; then wait for the run
+# to end, 45 s at most, and return its exit status.
+stop_tree() { # stop_tree <runner pid> <pattern>
+  local pid parent matches
+  kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null; return; }
+  matches=" $(processes_of "$1" "$2" | tr '\n' ' ') "
+  for pid in $matches; do
+    parent=$(ps -o ppid= -p "$pid" | tr -d ' ')
+    [[ $matches == *" $parent "* ]] || kill -TERM "$pid" 2>/dev/null || true
+  done
+  for _ in $(seq 450); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  wait "$1" 2>/dev/null
+}
+
+gateway=$(buildah from "$TAG")
+containers+=("$gateway")
+in_gateway() { buildah run --isolation chroot -v "$state:/var/lib/lanterna" "$gateway" -- "$@"; }
+[ "$(in_gateway id -u)" = 10001 ] || die "the image's user is not 10001"
+in_gateway node --version | grep -q '^v20\.' || die "the image's node is not Node 20"
+
+start_gateway() { # start_gateway <log> [buildah run options…]: sets gateway_runner and start_s
+  local log=$1 healthz='' t
+  shift
+  t=$(now)
+  buildah run --isolation chroot -v "$state:/var/lib/lanterna" -e "LANTERNA_LISTEN_PORT=$PORT" "$@" \
+    "$gateway" -- "${entrypoint[@]}" >"$log" 2>&1 &
+  gateway_runner=$!
+  runners+=("$gateway_runner")
+  runner_patterns[$gateway_runner]=gateway/dist/cli.js
+  # the first start makes a certificate: 60 s at most
+  for _ in $(seq 600); do
+    healthz=$(curl -sk --max-time 2 "https://127.0.0.1:$PORT/healthz" || true)
+    [ "$healthz" = ok ] && break
+    kill -0 "$gateway_runner" 2>/dev/null || { tail -20 "$log" >&2; die "the gateway exited"; }
+    sleep 0.1
+  done
+  [ "$healthz" = ok ] || { tail -20 "$log" >&2; die "/healthz did not answer ok within 60 s"; }
+  start_s=$(since "$t")
+}
+
+start_gateway "$work/gateway.log"
+first_start_s=$start_s
+log "gateway (${entrypoint[*]}) answers /healthz on https://127.0.0.1:$PORT after ${start_s} s"
+
+mapfile -t gateway_pids < <(processes_of "$gateway_runner" gateway/dist/cli.js)
 [ ${#gateway_pids[@]} -gt 0 ] || die "could not find the gateway's processes"
 for pid in "${gateway_pids[@]}"; do
   uid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status")
   [ "$uid" = 10001 ] || die "gateway process $pid runs as uid $uid, not 10001"
-  # the primary: the one whose parent is not a gateway process (workers are its children)
-  parent=$(ps -o ppid= -p "$pid" | tr -d ' ')
-  grep -qa 'gateway/dist/cli.js' "/proc/$parent/cmdline" 2>/dev/null || gateway_pid=$pid
 done
 
 headers=$(curl -sk -D - -o /dev/null "https://127.0.0.1:$PORT/display/lobby")
@@ -142,22 +197,70 @@ grep -qi '^cross-origin-opener-policy: same-origin' <<<"$headers" || die "/displ
 grep -qi '^cross-origin-embedder-policy: require-corp' <<<"$headers" || die "/display/lobby has no COEP require-corp"
 wasm=$(curl -sk -o /dev/null -w '%{http_code} %{size_download}' "https://127.0.0.1:$PORT/wasm/build/lanterna-rdp.wasm")
 [ "${wasm%% *}" = 200 ] || die "the wasm client is not served ($wasm)"
-in_container "${healthcheck[@]}" || die "the image's HEALTHCHECK command (${healthcheck[*]}) failed"
+in_gateway "${healthcheck[@]}" || die "the image's HEALTHCHECK command (${healthcheck[*]}) failed"
 
-for file in admin-token session-secret; do
+for file in admin-token session-secret gateway-key.pem gateway-cert.pem; do
   [ "$(stat -c %u "$state/$file" 2>/dev/null)" = 10001 ] || die "$file is not in the state volume, owned by 10001"
 done
-[ -s "$state/gateway-cert.pem" ] && [ -s "$state/gateway-key.pem" ] || die "no certificate and key in the state volume"
 [ "$(stat -c %a "$state")" = 700 ] || die "the state volume is not 0700"
+admin_token=$(cat "$state/admin-token")
 
-kill -TERM "$gateway_pid"
-wait "$runner" || die "the gateway did not exit 0 on SIGTERM"
-gateway_pid=
-runner=
+stop_tree "$gateway_runner" gateway/dist/cli.js || die "the gateway did not exit 0 on SIGTERM"
+runners=()
+log "gateway stopped cleanly on SIGTERM"
+
+# --- project the presenter through the image --------------------------------
+project_s=-
+if [ "$PROJECT" = 1 ]; then
+  presenter=$(buildah from "$PRESENTER_TAG")
+  containers+=("$presenter")
+  # The host network is shared: a display number and a port nobody uses.
+  for n in $(seq 140 199); do [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ] || { x_display=:$n; break; }; done
+  rdp_port=$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')
+  buildah run --isolation chroot -e "PRESENTER_DISPLAY=$x_display" -e "PRESENTER_PORT=$rdp_port" -e PRESENTER_BIND=127.0.0.1 \
+    "$presenter" -- /usr/local/bin/lanterna-presenter >"$work/presenter.log" 2>&1 &
+  presenter_runner=$!
+  runners+=("$presenter_runner")
+  runner_patterns[$presenter_runner]=lanterna-presenter
+  for _ in $(seq 300); do port_open "$rdp_port" && break; kill -0 "$presenter_runner" 2>/dev/null || break; sleep 0.1; done
+  port_open "$rdp_port" || { tail -20 "$work/presenter.log" >&2; die "the presenter did not listen on $rdp_port within 30 s"; }
+  [ "$(awk '/^Uid:/ { print $2 }' "/proc/$(processes_of "$presenter_runner" freerdp-shadow-cli3 | head -1)/status")" = 10002 ] ||
+    die "the presenter's shadow server does not run as 10002"
+  log "presenter (from $PRESENTER_TAG) shares $x_display on 127.0.0.1:$rdp_port"
+
+  # the gateway again, same state volume, with one display pinned to the presenter
+  token=$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')
+  mkdir -p "$work/config"
+  cat >"$work/config/gateway.json" <<JSON
+{
+  "displays": [{ "id": "image-test", "token": "$token",
+    "autoProject": { "host": "127.0.0.1", "port": $rdp_port, "credentials": { "username": "viewer", "password": "x" } } }],
+  "policy": { "allowPorts": ["$rdp_port"] }
+}
+JSON
+  chmod 755 "$work/config" && chmod 644 "$work/config/gateway.json"
+  start_gateway "$work/gateway-project.log" -v "$work/config:/etc/lanterna:ro" -e LANTERNA_CONFIG=/etc/lanterna/gateway.json
+  [ "$(cat "$state/admin-token")" = "$admin_token" ] || die "the admin token changed across restarts: the state volume did not keep it"
+
+  t=$(now)
+  node "$ROOT/deploy/test/dist/projectThroughImage.js" "https://127.0.0.1:$PORT/display/image-test#token=$token" \
+    "$PRESENTER_COLOUR" "$work/projected.png" >"$work/projected.json" ||
+    { cat "$work/projected.json" >&2; tail -5 "$work/gateway-project.log" >&2; KEEP=1; die "the presenter's picture did not reach the page (screenshot $work/projected.png)"; }
+  project_s=$(since "$t")
+  grep -q "127.0.0.1:$rdp_port" "$state/known-targets.json" || die "the presenter's certificate was not pinned in the state volume"
+  cp "$work/projected.png" "${LANTERNA_IMAGE_SCREENSHOT:-/tmp/lanterna-image-projected.png}"
+  log "the page shows the presenter after ${project_s} s: $(cat "$work/projected.json")"
+  stop_tree "$gateway_runner" gateway/dist/cli.js || die "the gateway did not exit 0 on SIGTERM"
+  stop_tree "$presenter_runner" lanterna-presenter || true
+  runners=()
+fi
 
 log "all checks passed"
 printf 'image %s: %s\n' "$TAG" "$size"
-printf 'timings (s): base image %s, build %s, presenter %s, gateway start to /healthz %s\n' \
-  "$base_s" "$build_s" "$presenter_s" "$start_s"
+printf 'timings (s): base image %s, build %s, presenter %s, gateway start to /healthz %s, page projecting %s\n' \
+  "$base_s" "$build_s" "$presenter_s" "$first_start_s" "$project_s"
 printf 'checks: /healthz ok; /display/lobby 200 with COOP+COEP; wasm %s bytes; HEALTHCHECK ok; %s gateway processes (primary + workers) as uid 10001; state volume 0700 with certificate, key, admin token, session secret; SIGTERM exit 0\n' \
   "${wasm#* }" "${#gateway_pids[@]}"
+[ "$PROJECT" = 1 ] && printf 'projection: presenter as uid 10002, its picture in the display page (screenshot %s), pin in the state volume, admin token kept across restarts\n' \
+  "${LANTERNA_IMAGE_SCREENSHOT:-/tmp/lanterna-image-projected.png}"
+exit 0
