@@ -100,13 +100,14 @@ image_config() { # image_config <field of the docker config>
     let text = ""; process.stdin.on("data", (chunk) => { text += chunk; }).on("end", () => {
       let value = JSON.parse(text).Docker.config[process.argv[1]];
       if (process.argv[1] === "Healthcheck") value = value?.Test?.[0] === "CMD" ? value.Test.slice(1) : [];
-      for (const word of value ?? []) console.log(word);
+      for (const word of Array.isArray(value) ? value : Object.keys(value ?? {})) console.log(word);
     });' "$1"
 }
 mapfile -t healthcheck < <(image_config Healthcheck)
 [ ${#healthcheck[@]} -gt 0 ] || die "the image has no HEALTHCHECK in exec form (built as OCI?)"
 mapfile -t entrypoint < <(image_config Entrypoint)
 [ ${#entrypoint[@]} -gt 0 ] || die "the image has no ENTRYPOINT"
+[ "$(image_config Volumes)" = /var/lib/lanterna ] || die "the image's VOLUME is not /var/lib/lanterna"
 
 # --- run and probe ----------------------------------------------------------
 state=$work/state # the state volume
@@ -156,7 +157,12 @@ stop_tree() { # stop_tree <runner pid> <pattern>
 
 gateway=$(buildah from "$TAG")
 containers+=("$gateway")
-in_gateway() { buildah run --isolation chroot -v "$state:/var/lib/lanterna" "$gateway" -- "$@"; }
+# `buildah run` gives the image's VOLUME an anonymous volume of its own, and
+# which of that and our -v lands on top varies from run to run: the state
+# directory we mount there, as `docker run -v` would, must be the only one.
+buildah config --volume /var/lib/lanterna- "$gateway"
+# a command in the gateway's container, with the environment the gateway has (as docker's HEALTHCHECK gets)
+in_gateway() { buildah run --isolation chroot -v "$state:/var/lib/lanterna" -e "LANTERNA_LISTEN_PORT=$PORT" "$gateway" -- "$@"; }
 [ "$(in_gateway id -u)" = 10001 ] || die "the image's user is not 10001"
 in_gateway node --version | grep -q '^v20\.' || die "the image's node is not Node 20"
 
@@ -241,6 +247,8 @@ JSON
   chmod 755 "$work/config" && chmod 644 "$work/config/gateway.json"
   start_gateway "$work/gateway-project.log" -v "$work/config:/etc/lanterna:ro" -e LANTERNA_CONFIG=/etc/lanterna/gateway.json
   [ "$(cat "$state/admin-token")" = "$admin_token" ] || die "the admin token changed across restarts: the state volume did not keep it"
+  grep -q 'generated a self-signed certificate' "$work/gateway-project.log" &&
+    die "the restarted gateway made a new certificate: the state volume did not keep it"
 
   t=$(now)
   node "$ROOT/deploy/test/dist/projectThroughImage.js" "https://127.0.0.1:$PORT/display/image-test#token=$token" \
@@ -261,6 +269,6 @@ printf 'timings (s): base image %s, build %s, presenter %s, gateway start to /he
   "$base_s" "$build_s" "$presenter_s" "$first_start_s" "$project_s"
 printf 'checks: /healthz ok; /display/lobby 200 with COOP+COEP; wasm %s bytes; HEALTHCHECK ok; %s gateway processes (primary + workers) as uid 10001; state volume 0700 with certificate, key, admin token, session secret; SIGTERM exit 0\n' \
   "${wasm#* }" "${#gateway_pids[@]}"
-[ "$PROJECT" = 1 ] && printf 'projection: presenter as uid 10002, its picture in the display page (screenshot %s), pin in the state volume, admin token kept across restarts\n' \
+[ "$PROJECT" = 1 ] && printf 'projection: presenter as uid 10002, its picture in the display page (screenshot %s), pin in the state volume, certificate and admin token kept across restarts\n' \
   "${LANTERNA_IMAGE_SCREENSHOT:-/tmp/lanterna-image-projected.png}"
 exit 0
