@@ -53,8 +53,8 @@ chroot "$ROOTFS" apt-get clean
 rm -rf "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/var/cache/apt/*.bin "$ROOTFS"/var/log/*.log
 
 tar -C "$ROOTFS" --numeric-owner -cf "$WORK/rootfs.tar" .
-container=$(buildah from scratch)
-buildah add "$container" "$WORK/rootfs.tar" / >/dev/null
+container=$(buildah from -q scratch)
+buildah add -q "$container" "$WORK/rootfs.tar" / >/dev/null
 buildah config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$container"
-buildah commit --rm "$container" "$TAG" >/dev/null
+buildah commit -q --rm "$container" "$TAG" >/dev/null
 log "committed $TAG ($(buildah images --format '{{.Size}}' "$TAG"))"
