@@ -9,12 +9,16 @@
 # (pixels checked) through the gateway restarted on the same state volume.
 # Prints the timings and the image size; exits non-zero on any failed check.
 #
-# Usage: deploy/build-image.sh [--no-cache] [--presenter] [--project] [--port N] [--tag NAME] [--keep]
+# Usage: deploy/build-image.sh [--no-cache] [--presenter] [--project] [--once] [--port N] [--tag NAME] [--keep]
 #   --no-cache   rebuild every layer (the wasm build's cache mount is kept:
 #                a cold wasm build happens once per machine)
 #   --presenter  also build the compose demo's presenter stage
 #   --project    --presenter, then project it (needs chromium and a built
 #                checkout: npx tsc -b deploy/test)
+#   --once       do nothing when these packaging inputs (Dockerfile, deploy/,
+#                the setup and build scripts, package lists, lock files, the
+#                wasm build's recipe) passed before with the same options;
+#                remembered in $LANTERNA_CACHE/image-test/ (for CI)
 #   --port N     the gateway's port on the host network (default 8443)
 #   --keep       leave the containers, state directory and logs behind
 # Env: LANTERNA_BUILD_CA  CA bundle the build's HTTPS downloads trust
@@ -29,6 +33,8 @@ NO_CACHE=()
 PRESENTER=0
 PROJECT=0
 KEEP=0
+ONCE=0
+OPTIONS="$*"
 while [ $# -gt 0 ]; do
   case $1 in
     --no-cache) NO_CACHE=(--no-cache) ;;
@@ -37,7 +43,8 @@ while [ $# -gt 0 ]; do
     --port) PORT=${2:?--port needs a number}; shift ;;
     --tag) TAG=${2:?--tag needs a name}; shift ;;
     --keep) KEEP=1 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    --once) ONCE=1 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "build-image: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -54,6 +61,18 @@ command -v buildah >/dev/null || die "buildah is missing (apt-get install builda
 if [ "$PROJECT" = 1 ]; then
   [ -f "$ROOT/deploy/test/dist/projectThroughImage.js" ] || die "--project needs a built checkout (npx tsc -b deploy/test)"
   command -v chromium >/dev/null || die "--project needs chromium"
+fi
+# What the image is made from, besides the product sources the suite tests.
+packaging_key() {
+  (cd "$ROOT" && find Dockerfile .dockerignore deploy scripts/setup.sh scripts/build.sh scripts/apt-packages.txt \
+      scripts/python-requirements.txt package.json package-lock.json wasm/build.sh wasm/CMakeLists.txt wasm/scripts wasm/patches \
+      -type f -not -path '*/dist/*' -not -path '*/node_modules/*' -not -name README.md -print0 |
+    sort -z | xargs -0 sha256sum; echo "$OPTIONS" | sed 's/--port [0-9]*//; s/--once//') | sha256sum | cut -c1-16
+}
+STAMP=${LANTERNA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lanterna}/image-test/$(packaging_key).passed
+if [ "$ONCE" = 1 ] && [ -f "$STAMP" ]; then
+  log "these packaging inputs passed before ($STAMP): nothing to do"
+  exit 0
 fi
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 port_open "$PORT" && die "port $PORT is taken on this machine (--port N)"
@@ -264,6 +283,7 @@ JSON
 fi
 
 log "all checks passed"
+mkdir -p "$(dirname "$STAMP")" && date -u +%FT%TZ >"$STAMP"
 printf 'image %s: %s\n' "$TAG" "$size"
 printf 'timings (s): base image %s, build %s, presenter %s, gateway start to /healthz %s, page projecting %s\n' \
   "$base_s" "$build_s" "$presenter_s" "$first_start_s" "$project_s"

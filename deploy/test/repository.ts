@@ -16,12 +16,8 @@ export function readRepositoryFile(path: string): string {
   return readFileSync(repositoryFile(path), 'utf8');
 }
 
-/** The Lanterna cache, as scripts/setup.sh finds it. */
-export function lanternaCache(): string {
-  return process.env.LANTERNA_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'lanterna');
-}
-
-/** A tool from scripts/python-requirements.txt, as scripts/setup.sh installs it. */
+/** A tool from scripts/python-requirements.txt, as scripts/setup.sh installs it (its venv in the Lanterna cache). */
 export function venvTool(name: string): string {
-  return join(lanternaCache(), 'venv', 'bin', name);
+  const cache = process.env.LANTERNA_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'lanterna');
+  return join(cache, 'venv', 'bin', name);
 }
