@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
     --tag) TAG=${2:?--tag needs a name}; shift ;;
     --keep) KEEP=1 ;;
     --once) ONCE=1 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "build-image: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
