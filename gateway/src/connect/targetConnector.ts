@@ -93,6 +93,10 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
   }
 }
 
+function ignoreLateError(): void {
+  // The socket is destroyed by the error itself; see startTls.
+}
+
 /** A server's RDP_NEG_FAILURE is forwarded to the client before the error, so it can show its own words too. */
 export class NegotiationFailure extends SessionError {
   constructor(readonly confirm: Buffer, failureCode: number) {
@@ -226,6 +230,11 @@ function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Prom
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
       socket.removeAllListeners('error');
+      // From here to the relay's own listener (the certificate is judged
+      // meanwhile, which may wait on the pin store) a reset must not be an
+      // uncaught error that ends the worker; the socket is then destroyed and
+      // whoever holds it next sees that.
+      socket.on('error', ignoreLateError);
       socket.setNoDelay(true);
       socket.pause();
       resolve(socket);
@@ -256,6 +265,7 @@ async function judgeCertificate(socket: TLSSocket, request: ConnectRequest, prot
   const fingerprint = sha256Fingerprint(leaf);
   const targets = [...new Set([pinKey(request.target.host, request.target.port), pinKey(address, request.target.port)])];
   const verdict = await request.certificates.judge({ targets, fingerprint, caVerified, caError });
+  if (socket.destroyed) throw new SessionError('tls', 'server-error', "the presenter's computer closed the connection right after the secure handshake");
   if (!verdict.trusted) {
     socket.destroy();
     throw new SessionError('tls', verdict.code, verdict.message, verdict.detail);

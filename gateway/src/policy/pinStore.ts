@@ -45,7 +45,12 @@ export class PinStore {
    * that raced another worker's first use judges against the winner.
    */
   async recordMissing(keys: readonly string[], fingerprint: string): Promise<Map<string, string>> {
-    const release = await lockfile.lock(this.path, { retries: LOCK_RETRIES, stale: 10_000, realpath: false });
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(this.path, { retries: LOCK_RETRIES, stale: 10_000, realpath: false });
+    } catch (error) {
+      throw new PinStoreError(`cannot lock the certificate pins in ${this.path}: ${(error as Error).message}`);
+    }
     try {
       const all = await this.readAll();
       const missing = keys.filter((key) => all[key] === undefined);
