@@ -73,6 +73,10 @@ test('Weston (RDP backend, needs cliprdr) through the real gateway', { timeout: 
   });
 
   await t.test('on the wire: the clipboard handshake is answered with an empty clipboard, no content either way', async () => {
+    // Weston's log has its cliprdr channel at DEBUG (lab): what it received and answered
+    const logFrom = readFileSync(weston.logPath, 'utf8').length;
+    const serverLog = () => readFileSync(weston.logPath, 'utf8').slice(logFrom);
+    const serverDone = /ClientFormatList: numFormats: 0[\s\S]*ServerFormatListResponse/;
     const sent = [];
     const gateway = await startStandInGateway({ host: weston.host, port: weston.port, token: 'k', onClientBytes: (bytes) => sent.push(bytes) });
     let messages = null;
@@ -83,11 +87,11 @@ test('Weston (RDP backend, needs cliprdr) through the real gateway', { timeout: 
       const ended = runOverGateway(session, new WebSocket(gateway.url, 'lanterna.v1'), { token: 'k' });
       let over = false;
       void ended.then(() => { over = true; });
-      // until the session has drawn and the client's format list went out, or a deadline
+      // until the session has drawn, the client's format list went out and Weston answered it, or a deadline
       const deadline = Date.now() + 30000;
       while (!over && Date.now() < deadline) {
         messages = clientClipboardMessages(decodeClientSession(sent.flatMap((frame) => splitPdus(frame))));
-        if (frames > 0 && messages?.some((m) => m.msgType === CLIPRDR.FORMAT_LIST)) break;
+        if (frames > 0 && messages?.some((m) => m.msgType === CLIPRDR.FORMAT_LIST) && serverDone.test(serverLog())) break;
         await new Promise((resolve) => { setTimeout(resolve, 50); });
       }
       session.stop();
@@ -99,6 +103,9 @@ test('Weston (RDP backend, needs cliprdr) through the real gateway', { timeout: 
       await gateway.close();
     }
     assert.ok(messages, 'the client asked for cliprdr');
+    const log = serverLog();
+    assert.match(log, serverDone, 'Weston took the empty format list and answered it');
+    assert.doesNotMatch(log, /\[ERROR\]\[com\.freerdp\.channels\.cliprdr/);
     t.diagnostic(`client cliprdr messages: ${messages.map((m) => `0x${m.msgType.toString(16)}/${m.msgFlags}/${m.dataLen}`).join(', ')}`);
     assert.equal(messages[0]?.msgType, CLIPRDR.CLIP_CAPS, 'capabilities first');
     const caps = readCliprdrGeneralCapability(messages[0].data);

@@ -49,7 +49,7 @@ test('weston with a bad option fails fast with its name, command line and log', 
   await assert.rejects(lab.weston({ width: 640, height: 480, extraArgs: ['--lanterna-no-such-option'], readyTimeoutMs: 10_000 }), (error: unknown) => {
     assert.ok(error instanceof ComponentStartError);
     assert.match(error.message, /^weston \(rdp, 640x480\) failed to start \(exited/);
-    assert.match(error.message, /command: weston .*--lanterna-no-such-option/);
+    assert.match(error.message, /command: stdbuf -oL weston .*--lanterna-no-such-option/);
     return true;
   });
   assert.ok(Date.now() - started < 10_000);

@@ -71,6 +71,8 @@ export async function startWeston(options: WestonOptions, context: ServerContext
     WAYLAND_SOCKET: undefined,
     DISPLAY: undefined,
   };
+  // the clipboard channel is what this server is picky about: its log says what each side sent
+  const serverEnv = { ...env, WLOG_FILTER: 'com.freerdp.channels.cliprdr.server:DEBUG' };
   const clientEnv = { ...env, WAYLAND_DISPLAY: SOCKET_NAME };
 
   const screenshot = async (): Promise<RgbImage> => {
@@ -92,13 +94,15 @@ export async function startWeston(options: WestonOptions, context: ServerContext
     const logPath = context.logPathFor(component);
     const weston = await startChild({
       component,
-      command: 'weston',
+      // FreeRDP logs below warnings to stdout, which is block-buffered into a file:
+      // line-buffered, its lines are in the log when they happen
+      command: 'stdbuf',
       args: [
-        '--backend=rdp', '--renderer=pixman', '--shell=kiosk', '--no-config', '--debug', '--idle-time=0',
+        '-oL', 'weston', '--backend=rdp', '--renderer=pixman', '--shell=kiosk', '--no-config', '--debug', '--idle-time=0',
         `--socket=${SOCKET_NAME}`, '--address=127.0.0.1', `--port=${port}`, `--width=${width}`, `--height=${height}`,
         '--no-resizeable', `--rdp-tls-cert=${certPath}`, `--rdp-tls-key=${keyPath}`, ...(options.extraArgs ?? []),
       ],
-      env,
+      env: serverEnv,
       logPath,
       ready: customProbe(`tls handshake on 127.0.0.1:${port} after x224 negotiation`, async () => {
         certificateDer = await fetchRdpCertificate('127.0.0.1', port, 2000);
