@@ -38,6 +38,25 @@ export default tseslint.config(
     },
   },
   {
+    // protocol/: bundled into the page and its workers as well as run in Node.
+    // Its tsconfig has no Node types; this also keeps classic zod (hundreds of
+    // KB in a bundle) out of it. Tests and fuzz targets run in Node only.
+    files: ['protocol/src/**/*.ts'],
+    ignores: ['protocol/src/**/*.test.ts', 'protocol/src/fuzz/**'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'zod', message: 'import zod/mini: the page bundles this package' }],
+        patterns: [
+          { group: ['node:*'], message: 'the protocol package runs in browsers too: no Node modules' },
+          { group: ['@lanterna/*'], message: 'the protocol package imports nothing of ours' },
+        ],
+      }],
+      'no-restricted-globals': ['error',
+        { name: 'Buffer', message: 'use Uint8Array / DataView' },
+        { name: 'process', message: 'no Node globals in the protocol package' }],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -3,8 +3,8 @@
 // process started by the test lab outlived the suite, and ends with the
 // "N passed, N failed" line CI reads.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, mkdtempSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync, mkdtempSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -23,11 +23,30 @@ function findTests(dir) {
   return out;
 }
 
-// Workspaces' compiled TypeScript tests, plus wasm/'s plain ESM tests.
-const files = [...workspaces.map((ws) => join(root, ws, 'dist')), join(root, 'wasm', 'test')]
+/**
+ * A compiled test whose TypeScript source is gone (moved or deleted since the
+ * last build: tsc -b never removes outputs) must not run a second time under
+ * its old name; its source map says where the source was.
+ */
+function sourceIsGone(file) {
+  if (!file.endsWith('.js')) return false;
+  try {
+    const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8'));
+    return sources.length > 0 && sources.every((source) => !existsSync(resolve(dirname(file), source)));
+  } catch {
+    return false;
+  }
+}
+
+// Workspaces' compiled TypeScript tests (a workspace's own project in dist/,
+// tests that need the test kit in test/dist/, e.g. gateway/test), plus wasm/'s
+// plain ESM tests.
+const found = [...workspaces.flatMap((ws) => [join(root, ws, 'dist'), join(root, ws, 'test', 'dist')]), join(root, 'wasm', 'test')]
   .flatMap((dir) => findTests(dir))
-  .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
-  .sort();
+  .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)));
+const stale = found.filter(sourceIsGone);
+for (const file of stale) console.log(`# not run: ${file.slice(root.length)} is a stale build output (its source is gone)`);
+const files = found.filter((f) => !stale.includes(f)).sort();
 if (files.length === 0) {
   console.error('no test files found (did the build run?)');
   process.exit(1);

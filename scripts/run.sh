@@ -7,4 +7,4 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 bash scripts/setup.sh
 bash scripts/build.sh >/dev/null
-exec node e2e/dist/demo/runDemo.js "$@"
+exec node demo/dist/cli.js "$@"

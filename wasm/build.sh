@@ -4,7 +4,8 @@
 # glue never rebuilds OpenSSL or FreeRDP:
 #   $CACHE/openssl-<key>/  OpenSSL 3.0 static libs   (key: tarball, scripts/openssl.sh, emcc)
 #   $CACHE/freerdp-<key>/  FreeRDP 3 static libs     (key: openssl key, tarball, patches/, scripts/freerdp{,-source}.sh)
-#   $CACHE/<key>/          the linked client          (key: freerdp key, src/, CMakeLists.txt, this file)
+#   $CACHE/<key>/          the linked client          (key: freerdp key, src/, test/hooks/, CMakeLists.txt, this file)
+#                          and in test/ its test build: the same objects linked with test/hooks/
 # A warm run only checks stamps and copies the outputs (about a second).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -51,7 +52,7 @@ EMCC_OUTPUT=$(emcc --version 2>&1) || die "emcc not usable (apt-get install emsc
 EMCC_VERSION=${EMCC_OUTPUT%%$'\n'*}
 OPENSSL_KEY=$( { echo "$OPENSSL_SHA256"; cat "$HERE/scripts/openssl.sh"; echo "$EMCC_VERSION"; } | hash_of)
 FREERDP_KEY=$( { echo "$OPENSSL_KEY $FREERDP_SHA256"; cat "$HERE/scripts/freerdp.sh" "$HERE/scripts/freerdp-source.sh" "$HERE"/patches/*.patch; echo "$EMCC_VERSION"; } | hash_of)
-CLIENT_KEY=$( { echo "$FREERDP_KEY"; cat "$HERE/build.sh" "$HERE/CMakeLists.txt" "$HERE"/src/*; echo "$EMCC_VERSION"; } | hash_of)
+CLIENT_KEY=$( { echo "$FREERDP_KEY"; cat "$HERE/build.sh" "$HERE/CMakeLists.txt" "$HERE"/src/* "$HERE"/test/hooks/*; echo "$EMCC_VERSION"; } | hash_of)
 
 OPENSSL_DIR=$CACHE/openssl-$OPENSSL_KEY
 FREERDP_DIR=$CACHE/freerdp-$FREERDP_KEY
@@ -82,10 +83,12 @@ link_client() {
     grep -A12 'FAILED\|error' "$CACHE/client-ninja.log" | head -60
     return 1
   fi
-  mkdir -p "$CLIENT_DIR"
+  mkdir -p "$CLIENT_DIR/test"
   cp "$work"/lanterna-rdp.js "$work"/lanterna-rdp.wasm "$work"/lanterna-rdp.worker.js "$CLIENT_DIR"/
+  cp "$work"/test/lanterna-rdp.js "$work"/test/lanterna-rdp.wasm "$work"/test/lanterna-rdp.worker.js "$CLIENT_DIR"/test/
   # the repo root is "type": "module"; emscripten's output is a classic script
   echo '{ "type": "commonjs" }' >"$CLIENT_DIR/package.json"
+  cp "$CLIENT_DIR/package.json" "$CLIENT_DIR/test/package.json"
   rm -rf "$work"
 }
 
@@ -99,6 +102,7 @@ if [ "$(cat "$OUT/.key" 2>/dev/null)" != "$CLIENT_KEY" ]; then
   rm -rf "$OUT.tmp"
   mkdir -p "$OUT.tmp"
   cp "$CLIENT_DIR"/lanterna-rdp.* "$CLIENT_DIR/package.json" "$OUT.tmp"/
+  cp -r "$CLIENT_DIR/test" "$OUT.tmp/test"
   echo "$CLIENT_KEY" >"$OUT.tmp/.key"
   # where the static libraries are, for bench/build.sh
   printf 'OPENSSL_DIR=%s\nFREERDP_DIR=%s\n' "$OPENSSL_DIR" "$FREERDP_DIR" >"$OUT.tmp/prefixes.env"

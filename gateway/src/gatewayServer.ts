@@ -8,7 +8,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/configSchema.js';
 import type { GatewayIdentity } from './config/gatewayIdentity.js';
-import { DisplayDirectory } from './session/displayDirectory.js';
+import { DisplayDirectory } from './broker/displayDirectory.js';
+import { SessionBroker } from './broker/sessionBroker.js';
+import type { BrokerStore } from './broker/brokerStore.js';
+import { MemoryBrokerStore } from './broker/memoryBrokerStore.js';
+import { resolveHost, type LookupAll } from './connect/hostResolver.js';
 import { SessionTokenSigner } from './session/sessionToken.js';
 import { TargetPolicy } from './policy/targetPolicy.js';
 import { CertificatePolicy } from './policy/certificatePolicy.js';
@@ -19,9 +23,10 @@ import { ControlChannels } from './channel/controlChannel.js';
 import { DataChannels } from './channel/dataChannel.js';
 import { handleAdmin } from './api/adminApi.js';
 import { serveStatic } from './api/staticFiles.js';
+import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
+import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 
-export const SUBPROTOCOL = 'lanterna.v1';
-const CONTROL_MAX_PAYLOAD = 16 * 1024;
+const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
 const CLOSE_GRACE_MS = 2000;
 
 export interface GatewayServerDeps {
@@ -32,6 +37,10 @@ export interface GatewayServerDeps {
   logger: Logger;
   /** Prometheus text for /metrics: the process's own, or the cluster's aggregate. */
   metricsText?: () => Promise<string>;
+  /** The broker's state: this process's memory by default, the cluster primary's for workers. */
+  store?: BrokerStore;
+  /** The name resolver for targets (the system's by default). */
+  lookup?: LookupAll;
 }
 
 export interface GatewayServer {
@@ -41,12 +50,19 @@ export interface GatewayServer {
   close(drainMs: number): Promise<void>;
 }
 
-const isolationHeaders = {
+const securityHeaders = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-embedder-policy': 'require-corp',
   'cross-origin-resource-policy': 'same-origin',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
+  // Our pages load only our own files; wasm needs 'wasm-unsafe-eval', the
+  // emscripten thread pool may start workers from blobs, and no one frames us.
+  'content-security-policy': [
+    "default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "worker-src 'self' blob:", "connect-src 'self'",
+    "img-src 'self' data: blob:", "style-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
 };
 
 export function defaultWebRoot(): string {
@@ -55,15 +71,24 @@ export function defaultWebRoot(): string {
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const { config, identity, bus, metrics, logger } = deps;
-  const directory = new DisplayDirectory(config.displays);
-  const signer = new SessionTokenSigner(identity.sessionSecret);
   const policy = new TargetPolicy({ ...config.policy, ownPorts: [config.listen.port] });
   const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, new PinStore(pinFile(config.stateDir)),
     (error) => logger.error({ event: 'pin-store-failed', err: error }, 'certificate pins unusable: every first-use session is refused'));
   const ca = config.certificates.caFile ? readFileSync(config.certificates.caFile, 'utf8') : undefined;
-  const control = new ControlChannels({ config, directory, signer, bus, metrics, logger });
-  const data = new DataChannels({ config, signer, policy, certificates, ca, bus, metrics, logger });
+  const { lookup } = deps;
+  const broker = new SessionBroker({
+    directory: new DisplayDirectory(config.displays),
+    store: deps.store ?? new MemoryBrokerStore(),
+    signer: new SessionTokenSigner(identity.sessionSecret),
+    policy,
+    resolveTarget: (host) => resolveHost(host, { deadlineMs: config.timeouts.dnsMs, lookup }),
+    publish: (event) => bus.publish(event),
+    timeouts: config.timeouts,
+  });
+  const control = new ControlChannels({ config, broker, bus, metrics, logger });
+  const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup });
   const webRoot = config.webRoot ?? defaultWebRoot();
+  const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
 
   const socketServer = (maxPayload: number): WebSocketServer => new WebSocketServer({
@@ -71,23 +96,30 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     perMessageDeflate: false, // RDP payloads are compressed already
     maxPayload,
     // A client that offers subprotocols must offer ours; one that offers none is served (plain clients).
-    handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+    handleProtocols: (offered) => (offered.has(KIOSK_SUBPROTOCOL) ? KIOSK_SUBPROTOCOL : false),
   });
   // Control messages are small; a large one is a misbehaving client.
   const controlSockets = socketServer(CONTROL_MAX_PAYLOAD);
   const dataSockets = socketServer(config.relay.maxFrameBytes);
 
   async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    for (const [name, value] of Object.entries(isolationHeaders)) response.setHeader(name, value);
+    for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
+    if (config.listen.tls) response.setHeader('strict-transport-security', 'max-age=31536000');
+    if (!hosts.allows(request.headers.host)) return plain(response, 421, 'unknown host name: add it to listen.allowedHosts\n');
     const path = new URL(request.url ?? '/', 'http://gateway').pathname;
     if (path === '/healthz') return plain(response, 200, 'ok\n');
     if (path === '/readyz') return draining ? plain(response, 503, 'draining\n') : plain(response, 200, 'ready\n');
     if (path === '/metrics') {
+      // Session counts, bytes and errors describe who uses which room: not for anyone on the LAN.
+      if (!bearerMatches(request, [identity.adminToken, config.metricsToken])) {
+        response.setHeader('www-authenticate', 'Bearer');
+        return plain(response, 401, 'a metrics or admin token is required\n');
+      }
       response.writeHead(200, { 'content-type': metrics.registry.contentType });
       response.end(await (deps.metricsText?.() ?? metrics.registry.metrics()));
       return;
     }
-    if (await handleAdmin({ adminToken: identity.adminToken, directory, control, bus, policy }, request, response, path)) return;
+    if (await handleAdmin({ adminToken: identity.adminToken, broker }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
     const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;
@@ -102,6 +134,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     const path = new URL(request.url ?? '/', 'http://gateway').pathname;
     const controlMatch = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/control$/.exec(path);
     const dataMatch = /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/data$/.exec(path);
+    if (!hosts.allows(request.headers.host)) {
+      refuseUpgrade(socket, '421 Misdirected Request');
+      return;
+    }
+    if (!originAllowed(request, config.listen.allowedOrigins)) {
+      logger.info({ event: 'origin-refused', origin: request.headers.origin }, 'websocket from a foreign page refused');
+      refuseUpgrade(socket, '403 Forbidden');
+      return;
+    }
     if (draining || (!controlMatch && !dataMatch)) {
       refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;

@@ -22,3 +22,5 @@ export type { WestonServer, WestonOptions } from './servers/westonServer.js';
 export { fetchRdpCertificate } from './servers/rdpTlsCertificate.js';
 export { probeNative, type ProbeNativeOptions, type ProbeNativeResult } from './client/probeNative.js';
 export { NativeProbeError } from './client/nativeProbeError.js';
+export { parseRecording, readRecording, iterateRecording, RecordingError, type ReadRecordingOptions, type PduDirection, type RecordedPdu, type Recording } from './recording/recordingReader.js';
+export { recordingsDir, recordingPath, listRecordings, RecordingsMissingError, RECORDINGS_VARIABLE } from './recording/sharedRecordings.js';

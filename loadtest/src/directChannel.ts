@@ -1,13 +1,13 @@
 // The no-relay baseline: the client speaks X.224 + TLS straight to the echo
 // host, so a relay's added latency is its response time minus this one.
 import { connectDirectTls } from './directTlsClient.js';
-import { TpktPduCounter } from './tpktPdu.js';
+import { PduStreamCounter } from '@lanterna/protocol';
 import { ChannelEnd, type EchoChannel } from './echoChannel.js';
 
 export async function connectDirectChannel(options: { host: string; port: number; timeoutMs: number }): Promise<EchoChannel> {
   const socket = await connectDirectTls({ host: options.host, port: options.port, handshake: 'x224-then-tls', timeoutMs: options.timeoutMs });
   socket.setNoDelay(true);
-  const counter = new TpktPduCounter();
+  const counter = new PduStreamCounter();
   const end = new ChannelEnd(() => { socket.destroy(); });
   const fail = (error: Error): void => end.fail(error);
   socket.on('error', (error: Error) => fail(error));

@@ -2,8 +2,9 @@
 // (X.224 in the clear, then TLS): the raw-TLS baseline of the throughput runs.
 import net from 'node:net';
 import tls from 'node:tls';
-import { buildConnectionRequest, parseConnectionConfirm, PROTOCOL_SSL } from './x224Negotiation.js';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { readFirstPdu } from './firstPduReader.js';
+import { expectTlsConfirm } from './tlsConfirm.js';
 import type { EchoHandshake } from './echoHost.js';
 
 export interface DirectTlsOptions {
@@ -36,10 +37,9 @@ export async function connectDirectTls(options: DirectTlsOptions): Promise<tls.T
 }
 
 async function negotiate(stream: net.Socket, timeoutMs: number): Promise<void> {
-  stream.write(buildConnectionRequest(PROTOCOL_SSL));
+  stream.write(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL, cookie: 'loadtest' }));
   const { pdu } = await readFirstPdu(stream, 1024, timeoutMs);
-  const selected = parseConnectionConfirm(pdu);
-  if (selected !== PROTOCOL_SSL) throw new Error(`server selected protocol ${selected}, not ssl`);
+  expectTlsConfirm(pdu, 'server');
 }
 
 function tlsOver(target: { socket: net.Socket } | { host: string; port: number }, timeoutMs: number): Promise<tls.TLSSocket> {

@@ -4,7 +4,8 @@ import type tls from 'node:tls';
 import { startEchoHost, type EchoHandshake } from './echoHost.js';
 import { connectDirectTls } from './directTlsClient.js';
 import { generateLoopbackCertificate } from './selfSignedCertificate.js';
-import { buildTpktPdu, TpktPduCounter } from './tpktPdu.js';
+import { PduStreamCounter } from '@lanterna/protocol';
+import { buildTpktPdu } from './tpktPdu.js';
 
 const certificate = await generateLoopbackCertificate();
 
@@ -51,7 +52,7 @@ void test('echo host answers each request pdu with one reply of the configured s
   secure.write(three.subarray(27));
   const replies = await received;
   assert.equal(replies.length, 3 * 1669);
-  assert.equal(new TpktPduCounter().push(replies), 3);
+  assert.equal(new PduStreamCounter().push(replies), 3);
 });
 
 void test('echo host without session tickets sends none', async (t) => {
@@ -91,5 +92,5 @@ void test('echo host in stream mode keeps sending whole pdus', async (t) => {
   const secure = await connectDirectTls({ host: '127.0.0.1', port: host.port, handshake: 'x224-then-tls' });
   t.after(() => secure.destroy());
   const data = await collect(secure, 1_000_000, 5000);
-  assert.ok(new TpktPduCounter().push(data.subarray(0, 16_000 * 60)) === 60);
+  assert.ok(new PduStreamCounter().push(data.subarray(0, 16_000 * 60)) === 60);
 });

@@ -6,8 +6,8 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { constants as cryptoConstants } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { buildConnectionConfirm, parseConnectionRequest, PROTOCOL_SSL } from './x224Negotiation.js';
-import { TpktPduCounter, buildTpktPdu } from './tpktPdu.js';
+import { buildConnectionConfirm, parseConnectionRequest, PduStreamCounter, PROTOCOL } from '@lanterna/protocol';
+import { buildTpktPdu } from './tpktPdu.js';
 import { readFirstPdu } from './firstPduReader.js';
 import type { CertificatePair } from './selfSignedCertificate.js';
 
@@ -58,7 +58,7 @@ export async function startEchoHost(options: EchoHostOptions): Promise<EchoHost>
   const serve = (secure: Duplex): void => {
     if (streamPdu) { streamForever(secure, streamPdu); return; }
     if (!reply) { secure.on('data', (chunk: Buffer) => { secure.write(chunk); }); return; }
-    const counter = new TpktPduCounter();
+    const counter = new PduStreamCounter();
     secure.on('data', (chunk: Buffer) => {
       const answers = counter.push(chunk);
       for (let i = 0; i < answers; i += 1) secure.write(reply);
@@ -67,9 +67,9 @@ export async function startEchoHost(options: EchoHostOptions): Promise<EchoHost>
 
   const answerRequest = async (stream: Duplex): Promise<Buffer> => {
     const { pdu, rest } = await readFirstPdu(stream, MAX_REQUEST_BYTES, HANDSHAKE_TIMEOUT_MS);
-    const requested = parseConnectionRequest(pdu);
-    if ((requested & PROTOCOL_SSL) === 0) throw new Error(`client did not offer tls (requested ${requested})`);
-    stream.write(buildConnectionConfirm(PROTOCOL_SSL));
+    const requested = parseConnectionRequest(pdu).requestedProtocols;
+    if ((requested & PROTOCOL.SSL) === 0) throw new Error(`client did not offer tls (requested ${requested})`);
+    stream.write(buildConnectionConfirm({ kind: 'response', selectedProtocol: PROTOCOL.SSL, flags: 0 }));
     return rest;
   };
 

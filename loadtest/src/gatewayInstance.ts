@@ -10,7 +10,7 @@ import { pickFreePort } from './tcpPorts.js';
 import { waitForHttpOk, waitFor } from './httpReadiness.js';
 import type { DisplayIdentity } from './displayRoster.js';
 
-export const GATEWAY_CLI = fileURLToPath(new URL('../../gateway/dist/cli.js', import.meta.url));
+export const GATEWAY_CLI = fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
 
 export interface GatewayInstanceOptions {
   displays: readonly DisplayIdentity[];

@@ -3,8 +3,22 @@
 // Request, then `secured` and the Connection Confirm. What follows is the echo
 // phase, handed to the caller as an EchoChannel.
 import WebSocket from 'ws';
-import { buildConnectionRequest, parseConnectionConfirm, PROTOCOL_SSL } from './x224Negotiation.js';
-import { countWholePdus } from './tpktPdu.js';
+import {
+  buildConnectionRequest,
+  countWholePdus,
+  KIOSK_PROTOCOL_VERSION,
+  KIOSK_SUBPROTOCOL,
+  parseGatewayControlMessage,
+  parseGatewayDataMessage,
+  PROTOCOL,
+  type CloseMessage,
+  type ErrorMessage,
+  type GatewayToKioskMessage,
+  type HelloMessage,
+  type KioskMessageParse,
+  type OpenMessage,
+} from '@lanterna/protocol';
+import { expectTlsConfirm } from './tlsConfirm.js';
 import { ChannelEnd, loadClientSocketOptions, type EchoChannel } from './echoChannel.js';
 
 export interface SimulatedKioskOptions {
@@ -17,23 +31,19 @@ export interface SimulatedKioskOptions {
   timeoutMs: number;
 }
 
-const SUBPROTOCOL = 'lanterna.v1';
-
-interface GatewayMessage { type: string; [field: string]: unknown }
+/** The reader for the socket a message came on (control or data). */
+type MessageReader = (text: string) => KioskMessageParse<GatewayToKioskMessage>;
 
 class KioskError extends Error {
   constructor(readonly phase: string, message: string) { super(`${phase}: ${message}`); }
 }
 
-function describeGatewayError(message: GatewayMessage): string {
-  const phase = typeof message['phase'] === 'string' ? message['phase'] : '?';
-  const code = typeof message['code'] === 'string' ? message['code'] : '?';
-  const text = typeof message['message'] === 'string' ? message['message'] : '';
-  return `gateway error ${phase}/${code} ${text}`.trim();
+function describeGatewayError(message: ErrorMessage): string {
+  return `gateway error ${message.phase}/${message.code} ${message.message}`.trim();
 }
 
 function openSocket(url: string, options: SimulatedKioskOptions): WebSocket {
-  return new WebSocket(url, SUBPROTOCOL, {
+  return new WebSocket(url, KIOSK_SUBPROTOCOL, {
     ...loadClientSocketOptions,
     handshakeTimeout: options.timeoutMs,
     ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
@@ -44,7 +54,7 @@ function openSocket(url: string, options: SimulatedKioskOptions): WebSocket {
  * Resolves when `accept` returns a value for an incoming message; rejects on
  * an `error` message, a close, or the deadline.
  */
-function awaitMessage<T>(socket: WebSocket, phase: string, timeoutMs: number,
+function awaitMessage<T>(socket: WebSocket, read: MessageReader, phase: string, timeoutMs: number,
   accept: (data: Buffer, isBinary: boolean) => T | undefined): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const done = (): void => {
@@ -54,11 +64,9 @@ function awaitMessage<T>(socket: WebSocket, phase: string, timeoutMs: number,
       socket.off('error', onError);
     };
     const onMessage = (data: Buffer, isBinary: boolean): void => {
-      if (!isBinary) {
-        const parsed = jsonOf(data, isBinary);
-        if (parsed?.type === 'error') { done(); reject(new KioskError(phase, describeGatewayError(parsed))); return; }
-      }
       try {
+        const parsed = messageOf(read, data, isBinary);
+        if (parsed?.type === 'error') { done(); reject(new KioskError(phase, describeGatewayError(parsed))); return; }
         const value = accept(data, isBinary);
         if (value !== undefined) { done(); resolve(value); }
       } catch (error) {
@@ -82,13 +90,12 @@ function whenOpen(socket: WebSocket, phase: string): Promise<void> {
   });
 }
 
-function jsonOf(data: Buffer, isBinary: boolean): GatewayMessage | undefined {
+/** The JSON message in a text frame, or undefined for a binary frame; throws on one the protocol does not allow. */
+function messageOf(read: MessageReader, data: Buffer, isBinary: boolean): GatewayToKioskMessage | undefined {
   if (isBinary) return undefined;
-  try {
-    return JSON.parse(data.toString('utf8')) as GatewayMessage;
-  } catch {
-    return { type: 'unparseable' };
-  }
+  const parsed = read(data.toString('utf8'));
+  if (!parsed.ok) throw new Error(`unreadable gateway message: ${parsed.failure.message}`);
+  return parsed.message;
 }
 
 export async function connectSimulatedKiosk(options: SimulatedKioskOptions): Promise<EchoChannel> {
@@ -97,38 +104,35 @@ export async function connectSimulatedKiosk(options: SimulatedKioskOptions): Pro
   let data: WebSocket | undefined;
   try {
     await whenOpen(control, 'hello');
-    const welcomed = awaitMessage(control, 'hello', options.timeoutMs, (raw, isBinary) => {
-      const message = jsonOf(raw, isBinary);
+    const welcomed = awaitMessage(control, parseGatewayControlMessage, 'hello', options.timeoutMs, (raw, isBinary) => {
+      const message = messageOf(parseGatewayControlMessage, raw, isBinary);
       return message?.type === 'welcome' ? message : undefined;
     });
-    const projected = awaitMessage(control, 'project', options.timeoutMs * 2, (raw, isBinary) => {
-      const message = jsonOf(raw, isBinary);
+    const projected = awaitMessage(control, parseGatewayControlMessage, 'project', options.timeoutMs * 2, (raw, isBinary) => {
+      const message = messageOf(parseGatewayControlMessage, raw, isBinary);
       return message?.type === 'project' ? message : undefined;
     });
-    control.send(JSON.stringify({ type: 'hello', protocol: 1, token: options.displayToken, client: 'lanterna-loadtest/0.1' }));
+    const hello: HelloMessage = { type: 'hello', protocol: KIOSK_PROTOCOL_VERSION, token: options.displayToken, client: 'lanterna-loadtest/0.1' };
+    control.send(JSON.stringify(hello));
     await welcomed;
-    const project = await projected;
-    const sessionId = project['sessionId'];
-    const sessionToken = project['sessionToken'];
-    if (typeof sessionId !== 'string' || typeof sessionToken !== 'string') throw new KioskError('project', 'project message without session id or token');
+    const { sessionId, sessionToken } = await projected;
 
     data = openSocket(`${options.baseUrl}/v1/sessions/${encodeURIComponent(sessionId)}/data`, options);
     data.on('error', () => { /* reported through the awaited phase */ });
     await whenOpen(data, 'open');
     let secured = false;
-    const confirmed = awaitMessage(data, 'secured', options.timeoutMs * 3, (raw, isBinary) => {
+    const confirmed = awaitMessage(data, parseGatewayDataMessage, 'secured', options.timeoutMs * 3, (raw, isBinary) => {
       if (!isBinary) {
-        const message = jsonOf(raw, isBinary);
+        const message = messageOf(parseGatewayDataMessage, raw, isBinary);
         if (message?.type === 'secured') secured = true;
         return undefined;
       }
       if (!secured) throw new Error('binary frame before secured');
-      const selected = parseConnectionConfirm(raw);
-      if (selected !== PROTOCOL_SSL) throw new Error(`gateway confirmed protocol ${selected}, not ssl`);
+      expectTlsConfirm(raw, 'gateway');
       return true;
     });
-    data.send(JSON.stringify({ type: 'open', token: sessionToken }));
-    data.send(buildConnectionRequest(PROTOCOL_SSL, options.displayId.slice(0, 9)));
+    data.send(JSON.stringify({ type: 'open', token: sessionToken } satisfies OpenMessage));
+    data.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL, cookie: options.displayId.slice(0, 9) }));
     await confirmed;
     return echoChannelOver(control, data);
   } catch (error) {
@@ -142,10 +146,11 @@ function echoChannelOver(control: WebSocket, data: WebSocket): EchoChannel {
   const end = new ChannelEnd(() => { data.terminate(); control.terminate(); });
   const fail = (error: Error): void => end.fail(error);
   data.on('message', (raw: Buffer, isBinary: boolean) => {
-    if (!isBinary) {
-      const message = jsonOf(raw, isBinary) ?? { type: 'unparseable' };
-      if (message.type === 'error' || message.type === 'ended') fail(new KioskError('relay', message.type === 'error' ? describeGatewayError(message) : `session ended (${String(message['reason'])})`));
-    }
+    if (isBinary) return;
+    const parsed = parseGatewayDataMessage(raw.toString('utf8'));
+    if (!parsed.ok) fail(new KioskError('relay', `unreadable gateway message: ${parsed.failure.message}`));
+    else if (parsed.message.type === 'error') fail(new KioskError('relay', describeGatewayError(parsed.message)));
+    else if (parsed.message.type === 'ended') fail(new KioskError('relay', `session ended (${parsed.message.reason})`));
   });
   data.on('close', (code: number) => fail(new KioskError('relay', `data socket closed with ${code}`)));
   control.on('close', (code: number) => fail(new KioskError('relay', `control socket closed with ${code}`)));
@@ -154,13 +159,13 @@ function echoChannelOver(control: WebSocket, data: WebSocket): EchoChannel {
     onResponses: (listener) => {
       data.on('message', (raw: Buffer, isBinary: boolean) => {
         if (!isBinary) return;
-        try { listener(countWholePdus(raw)); } catch (error) { fail(error instanceof Error ? error : new Error(String(error))); }
+        try { listener(countWholePdus(raw, 'rdp').count); } catch (error) { fail(error instanceof Error ? error : new Error(String(error))); }
       });
     },
     onFailure: (listener) => end.onFailure(listener),
     close: () => {
       end.closing();
-      if (data.readyState === WebSocket.OPEN) data.send(JSON.stringify({ type: 'close' }));
+      if (data.readyState === WebSocket.OPEN) data.send(JSON.stringify({ type: 'close' } satisfies CloseMessage));
       data.close(1000);
       control.close(1000);
       // a gateway that never answers the close must not keep the sockets alive

@@ -7,6 +7,7 @@ import { connectWebsockifyKiosk } from './websockifyKiosk.js';
 import { PacedConnection, type WindowCounters } from './pacedConnection.js';
 import { LatencyRecorder } from './latencyHistogram.js';
 import { buildTpktPdu } from './tpktPdu.js';
+import { waitFor } from './httpReadiness.js';
 
 void test('paced connections through real websockify get timed echoes', async (t) => {
   const certificate = await generateLoopbackCertificate();
@@ -25,7 +26,7 @@ void test('paced connections through real websockify get timed echoes', async (t
     connections.push(connection);
     connection.start();
   }
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await waitFor(() => counters.failures > 0 || (counters.sent >= 5 * 20 && recorder.summary().count >= counters.sent - 10), 20_000);
   assert.equal(counters.failures, 0, counters.lastFailure);
   assert.ok(counters.sent >= 5 * 20, `sent ${counters.sent}`);
   const summary = recorder.summary();

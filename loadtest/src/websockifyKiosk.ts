@@ -4,8 +4,8 @@
 // which confirms inside TLS. websockify forwards TCP chunks as they come, so
 // responses are counted on the byte stream, not per message.
 import WebSocket from 'ws';
-import { buildConnectionRequest, parseConnectionConfirm, PROTOCOL_SSL } from './x224Negotiation.js';
-import { TpktPduCounter } from './tpktPdu.js';
+import { buildConnectionRequest, eventByteSource, PduReadError, PduStreamCounter, PROTOCOL, readOnePdu } from '@lanterna/protocol';
+import { expectTlsConfirm } from './tlsConfirm.js';
 import { ChannelEnd, loadClientSocketOptions, type EchoChannel } from './echoChannel.js';
 
 export interface WebsockifyKioskOptions {
@@ -21,39 +21,18 @@ export async function connectWebsockifyKiosk(options: WebsockifyKioskOptions): P
     ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
   });
   socket.on('error', () => { /* reported through the handshake promise or onFailure */ });
-  const counter = new TpktPduCounter();
+  const counter = new PduStreamCounter();
+  const handshake = eventByteSource<Buffer>(socket, { dataEvent: 'message', endEvents: ['close'] });
+  socket.once('open', () => socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL, cookie: 'loadtest' })));
   try {
-    await new Promise<void>((resolve, reject) => {
-      let buffered = Buffer.alloc(0);
-      const timer = setTimeout(() => reject(new Error(`websockify: no connection confirm within ${options.timeoutMs} ms`)), options.timeoutMs);
-      const onMessage = (raw: Buffer): void => {
-        buffered = Buffer.concat([buffered, raw]);
-        if (buffered.length < 4) return;
-        const length = buffered.readUInt16BE(2);
-        if (buffered.length < length) return;
-        cleanup();
-        try {
-          const selected = parseConnectionConfirm(buffered.subarray(0, length));
-          if (selected !== PROTOCOL_SSL) throw new Error(`echo host confirmed protocol ${selected}`);
-          if (buffered.length > length) counter.push(buffered.subarray(length));
-          resolve();
-        } catch (error) { reject(error instanceof Error ? error : new Error(String(error))); }
-      };
-      const onClose = (code: number): void => { cleanup(); reject(new Error(`websockify closed with ${code} during the handshake`)); };
-      const onError = (error: Error): void => { cleanup(); reject(new Error(`websockify: ${error.message}`)); };
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        socket.off('message', onMessage);
-        socket.off('close', onClose);
-        socket.off('error', onError);
-      };
-      socket.on('message', onMessage);
-      socket.once('close', onClose);
-      socket.once('error', onError);
-      socket.once('open', () => socket.send(buildConnectionRequest(PROTOCOL_SSL)));
-    });
+    const { pdu, rest } = await readOnePdu(handshake, { maxBytes: 1024, trailing: 'return', signal: AbortSignal.timeout(options.timeoutMs) });
+    expectTlsConfirm(pdu, 'echo host');
+    for (const early of [rest, ...handshake.detach()]) counter.push(early);
   } catch (error) {
+    handshake.detach();
     socket.terminate();
+    if (error instanceof PduReadError && error.kind === 'aborted') throw new Error(`websockify: no connection confirm within ${options.timeoutMs} ms`);
+    if (error instanceof PduReadError && error.kind === 'closed') throw new Error(`websockify closed during the handshake: ${error.message}`);
     throw error;
   }
   const end = new ChannelEnd(() => { socket.terminate(); });

@@ -1,6 +1,6 @@
 // Published figures of "RD Gateway Capacity Planning in Windows Server 2008
 // R2" (Microsoft, July 2010) that the project summary records
-// (/work/shared/ARCHITECTURE.md, "What the seeds ask us to beat"). Only
+// (the project's ARCHITECTURE.md in ../shared/ beside the repository, "What the seeds ask us to beat"). Only
 // figures we hold are listed; other cells of its tables show "n/a" here.
 
 export const WHITEPAPER_TITLE = 'RD Gateway Capacity Planning in Windows Server 2008 R2 (Microsoft, 2010)';

@@ -13,13 +13,12 @@
 //   node wasm/bench/replay-compare.mjs <native replay binary> [repeats=3] [recording …]
 //   (one JSON line per run on stderr, the tables on stdout)
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { readRecording } from '@lanterna/lab/recording/recordingReader';
+import { basename } from 'node:path';
+import { listRecordings, readRecording, recordingPath } from '@lanterna/lab';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { timeWasmReplay } from './replayTiming.mjs';
 
-const DIR = process.env.LANTERNA_RECORDINGS ?? '/work/shared/recordings';
 const SKIPPED = {
   'static-gfx': 'GFX AVC444v2 (H.264): this build has no H.264 decoder',
 };
@@ -35,10 +34,10 @@ const [nativeBin, repeatsArg = '3', ...named] = process.argv.slice(2);
 if (!nativeBin) throw new Error('usage: replay-compare.mjs <native replay binary> [repeats] [recording …]');
 const repeats = Number(repeatsArg);
 const names = named.length > 0 ? named
-  : readdirSync(DIR).filter((f) => f.endsWith('.dump')).map((f) => f.slice(0, -'.dump'.length)).sort();
+  : listRecordings().map((path) => basename(path, '.dump'));
 
 function runNative(name, threaded) {
-  const args = [`${DIR}/${name}.dump`, '--warmup', ...(threaded ? [] : ['--single-threaded'])];
+  const args = [recordingPath(name), '--warmup', ...(threaded ? [] : ['--single-threaded'])];
   const out = execFileSync(nativeBin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 600000 });
   const line = out.trim().split('\n').find((l) => l.startsWith('{'));
   if (!line) throw new Error(`no result from ${nativeBin} ${args.join(' ')}`);
@@ -91,7 +90,7 @@ try {
       console.log(`\n${name}: skipped: ${SKIPPED[name]}`);
       continue;
     }
-    const { records } = await readRecording(`${DIR}/${name}.dump`);
+    const { records } = await readRecording(recordingPath(name));
     const byMode = new Map();
     for (const threaded of [false, true]) {
       await timeWasmReplay(rdp, name, records, { threaded }); // warm-up, as the native run does

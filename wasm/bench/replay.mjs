@@ -1,14 +1,13 @@
-// Replays recorded sessions (/work/shared/recordings/) into the wasm client
+// Replays recorded sessions (@lanterna/lab's recordingsDir()) into the wasm client
 // and reports decode time: wall time from the first to the last frame and ms
 // per frame, single session, frames acknowledged at once (no renderer), and
 // the final picture's hash. replay-compare.mjs puts the native twin beside it.
 //   node wasm/bench/replay.mjs [name …]   (default: the decodable recordings)
-import { readRecording } from '@lanterna/lab/recording/recordingReader';
+import { readRecording, recordingPath } from '@lanterna/lab';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { timeWasmReplay } from './replayTiming.mjs';
 
-const DIR = process.env.LANTERNA_RECORDINGS ?? '/work/shared/recordings';
 // static-gfx.dump is H.264 (AVC444v2), which this build does not decode
 const names = process.argv.slice(2).length > 0 ? process.argv.slice(2)
   : ['cold-shadow', 'cold-xrdp', 'xrdp-tls-default', 'static-nogfx-rfx', 'static-gfxprogressive'];
@@ -16,10 +15,10 @@ const names = process.argv.slice(2).length > 0 ? process.argv.slice(2)
 const rdp = await loadLanternaRdp({ logLevel: 'OFF' });
 try {
   // warm-up: the engine optimises hot wasm functions after a while
-  const warmUp = (await readRecording(`${DIR}/static-nogfx-rfx.dump`)).records.slice(0, 400);
+  const warmUp = (await readRecording(recordingPath('static-nogfx-rfx'))).records.slice(0, 400);
   await timeWasmReplay(rdp, 'warm-up', warmUp);
   for (const name of names) {
-    const { records } = await readRecording(`${DIR}/${name}.dump`);
+    const { records } = await readRecording(recordingPath(name));
     const serverBytes = records.filter((r) => r.direction === 'server-to-client').reduce((n, r) => n + r.data.length, 0);
     console.log(JSON.stringify({ ...await timeWasmReplay(rdp, name, records), serverBytes }));
   }

@@ -2,7 +2,9 @@
 // sends {"type":"open","token"}, relays binary PDUs both ways, hands the
 // `secured` report's public key to the client, and turns the gateway's
 // `error`/`ended` messages into a typed end. The socket is any WebSocket with
-// the browser API (the browser's own, or the `ws` package in Node).
+// the browser API (the browser's own, or the `ws` package in Node). Messages
+// are read and written with the protocol package's kiosk messages.
+import { parseGatewayDataMessage } from '@lanterna/protocol';
 
 /** Maps the gateway's error codes onto the session's reasons. */
 const GATEWAY_REASONS = {
@@ -64,14 +66,13 @@ export function runOverGateway(session, socket, { token }) {
   };
   socket.onmessage = (event) => {
     if (typeof event.data === 'string') {
-      let message;
-      try {
-        message = JSON.parse(event.data);
-      } catch {
-        gatewayError = { code: 'bad-message', message: 'the gateway sent malformed json' };
+      const parsed = parseGatewayDataMessage(event.data);
+      if (!parsed.ok) {
+        gatewayError = { code: 'bad-message', message: `the gateway sent an unreadable message: ${parsed.failure.message}` };
         session.stop();
         return;
       }
+      const message = parsed.message;
       if (message.type === 'secured') session.secured(message.publicKey);
       else if (message.type === 'error') gatewayError = message;
       else if (message.type === 'ended') gatewayEnded = message.reason;

@@ -122,8 +122,4 @@ export declare class LanternaRdp {
   createSession(options?: SessionOptions): RdpSession;
   /** Stops every session, waits for them to end (at most deadlineMs, 5 s), then ends every thread of the module; call when done with it in Node. */
   close(deadlineMs?: number): Promise<void>;
-  /** Test hook: one WinPR wait on a pthread, timed. result: 0 signalled, 258 timeout. */
-  probeWait(delayMs: number, timeoutMs: number): Promise<{ result: number; waitedMs: number; roundTripMs: number | null }>;
-  /** Test hook: the C dirty-rectangle coalescing. */
-  coalesce(rects: readonly (readonly [number, number, number, number])[], width: number, height: number): [number, number, number, number][];
 }

@@ -19,7 +19,7 @@ export const REASONS = Object.freeze({
 
 const EVENT = Object.freeze({
   SEND: 1, CONNECTED: 2, DISCONNECTED: 3, RESIZE: 4, FRAME: 5,
-  POINTER_SET: 6, POINTER_HIDE: 7, POINTER_DEFAULT: 8, POINTER_POSITION: 9, PROBE: 10,
+  POINTER_SET: 6, POINTER_HIDE: 7, POINTER_DEFAULT: 8, POINTER_POSITION: 9,
 });
 const FRAME_HEADER_WORDS = 7;
 const POINTER_HEADER_WORDS = 4;
@@ -86,7 +86,6 @@ export class LanternaRdp {
     this.module = module;
     /** @type {Map<number, RdpSession>} */
     this.sessions = new Map();
-    this.probeWaiters = [];
     module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
   }
 
@@ -124,44 +123,7 @@ export class LanternaRdp {
     return session;
   }
 
-  /**
-   * Test hook: a WinPR wait on a pthread. Resolves with the wait's result
-   * (0 signalled, 258 timeout), how long it waited and the set→wake→answer
-   * round trip, in milliseconds (roundTripMs is null when nothing signalled).
-   */
-  probeWait(delayMs, timeoutMs) {
-    return new Promise((resolve, reject) => {
-      if (!this.module._lt_probe_wait(delayMs, timeoutMs)) {
-        reject(new Error('probe did not start'));
-        return;
-      }
-      // the answer comes from a pthread; keep the host's event loop alive for it
-      const keepAlive = setInterval(() => {}, 1000);
-      this.probeWaiters.push((outcome) => { clearInterval(keepAlive); resolve(outcome); });
-    });
-  }
-
-  /** Test hook for the C rectangle coalescing: [[x,y,w,h], …] in, the merged list out. */
-  coalesce(rects, width, height) {
-    const m = this.module;
-    const ptr = m._malloc(Math.max(rects.length, 1) * 16);
-    try {
-      const words = new Int32Array(m.HEAP32.buffer, ptr, rects.length * 4);
-      rects.forEach((r, i) => words.set(r, i * 4));
-      const n = m._lt_coalesce(ptr, rects.length, width, height);
-      const out = new Int32Array(m.HEAP32.buffer, ptr, n * 4);
-      return Array.from({ length: n }, (_, i) => Array.from(out.subarray(i * 4, i * 4 + 4)));
-    } finally {
-      m._free(ptr);
-    }
-  }
-
   #dispatch(handle, kind, a, b, c, d) {
-    if (kind === EVENT.PROBE) {
-      const resolve = this.probeWaiters.shift();
-      resolve?.({ result: a, waitedMs: b / 1000, roundTripMs: c < 0 ? null : c / 1000 });
-      return;
-    }
     const session = this.sessions.get(handle);
     const m = this.module;
     if (!session) {

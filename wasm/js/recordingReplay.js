@@ -1,4 +1,4 @@
-// Plays a recorded RDP session (/work/shared/recordings/, FreeRDP's /dump
+// Plays a recorded RDP session (the shared recordings, FreeRDP's /dump
 // format as read by @lanterna/lab's recordingReader) into a wasm client as if
 // a server sent it: deterministic decoder tests and benchmarks without a
 // server. Recordings start at MCS Connect-Initial, after TLS, so the replay
@@ -9,13 +9,11 @@
 // the last one. What the client sends is counted, not checked (its requests
 // decide nothing: a recorded server answers what it answered).
 
-const PROTOCOL_SSL = 1;
+import { buildConnectionConfirm, PROTOCOL } from '@lanterna/protocol';
 
 /** X.224 Connection Confirm with an RDP_NEG_RSP selecting TLS (also what the page bench's stand-in gateway answers). */
 export function tlsConnectionConfirm() {
-  const pdu = new Uint8Array([0x03, 0x00, 0x00, 0x13, 0x0e, 0xd0, 0x00, 0x00, 0x12, 0x34, 0x00, 0x02, 0x00, 0x08, 0x00, 0, 0, 0, 0]);
-  new DataView(pdu.buffer).setUint32(15, PROTOCOL_SSL, true);
-  return pdu;
+  return buildConnectionConfirm({ kind: 'response', selectedProtocol: PROTOCOL.SSL, flags: 0 });
 }
 
 /**

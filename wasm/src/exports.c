@@ -12,7 +12,6 @@
 #include <freerdp/assistance.h>
 #include <freerdp/settings.h>
 
-#include "dirty_rects.h"
 #include "exports.h"
 #include "session.h"
 
@@ -111,10 +110,4 @@ EMSCRIPTEN_KEEPALIVE void lt_session_stop_thread(intptr_t handle)
 EMSCRIPTEN_KEEPALIVE void lt_session_free(intptr_t handle)
 {
 	lt_session_destroy(from_handle(handle));
-}
-
-/* Test hook for the pure rectangle coalescing: rewrites rects in place. */
-EMSCRIPTEN_KEEPALIVE int lt_coalesce(int32_t* rects, int count, int width, int height)
-{
-	return (int)lt_coalesce_rects((LtRect*)rects, (size_t)count, width, height);
 }

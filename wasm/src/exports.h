@@ -21,6 +21,5 @@ void lt_session_frame_done(intptr_t handle);
 int lt_session_late_frame_acks(intptr_t handle);
 void lt_session_stop_thread(intptr_t handle);
 void lt_session_free(intptr_t handle);
-int lt_coalesce(int32_t* rects, int count, int width, int height);
 
 #endif

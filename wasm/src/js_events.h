@@ -18,8 +18,8 @@ enum lt_event_kind
 	LT_EVENT_POINTER_SET = 6,      /* a: pointer to a malloc'd pointer record (pointer_output.h); JS frees */
 	LT_EVENT_POINTER_HIDE = 7,     /* no arguments */
 	LT_EVENT_POINTER_DEFAULT = 8,  /* no arguments */
-	LT_EVENT_POINTER_POSITION = 9, /* a: x, b: y */
-	LT_EVENT_PROBE = 10            /* test hooks: a, b, c, d as the probe defines */
+	LT_EVENT_POINTER_POSITION = 9  /* a: x, b: y */
+	/* 100 and up: the test build's hooks (wasm/test/hooks/), never posted by the product */
 };
 
 void lt_post_event(intptr_t session, int kind, intptr_t a, intptr_t b, int c, int d);

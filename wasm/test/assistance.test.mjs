@@ -8,8 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { startTestGateway } from '@lanterna/gateway/testkit/testGateway';
-import { connectControl } from '@lanterna/gateway/testkit/kioskTestClient';
+import { connectControl, startTestGateway } from '@lanterna/testkit';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';

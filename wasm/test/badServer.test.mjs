@@ -8,9 +8,8 @@ import WebSocket from 'ws';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
-import {
-  PROTOCOL_SSL, SSL_NOT_ALLOWED_BY_SERVER, connectionConfirm, isConnectionRequest, startScriptedServer,
-} from './scriptedServer.mjs';
+import { buildConnectionConfirm, NEG_FAILURE } from '@lanterna/protocol';
+import { GatewayStandIn, isConnectionRequest, scriptedHandshake, tlsConnectionConfirm } from '@lanterna/testkit';
 
 const DEADLINE_MS = 15000;
 let rdp;
@@ -18,12 +17,13 @@ before(async () => { rdp = await loadLanternaRdp({ logLevel: process.env.LT_LOG 
 after(() => rdp.close());
 
 async function runAgainst(script, t) {
-  const server = await startScriptedServer(script);
+  // the testkit's gateway stand-in, playing a misbehaving server from the script
+  const server = await GatewayStandIn.listen({ dataScript: scriptedHandshake(script) });
   t.after(() => server.close());
   const session = rdp.createSession({ width: 1024, height: 768, connectTimeoutMs: 5000 });
   let frames = 0;
   session.onframe = () => { frames += 1; };
-  const socket = new WebSocket(server.url, 'lanterna.v1');
+  const socket = new WebSocket(server.dataUrl('scripted'), 'lanterna.v1');
   const started = Date.now();
   const ended = runOverGateway(session, socket, { token: 'k' });
   let timer;
@@ -33,18 +33,20 @@ async function runAgainst(script, t) {
   try {
     const end = await Promise.race([ended, deadline]);
     // FreeRDP retries after some failures; over the gateway that must never mean a second request
-    assert.ok(server.received.filter(isConnectionRequest).length <= 1, 'one Connection Request at most');
-    return { end, frames, ms: Date.now() - started, received: server.received };
+    assert.ok(server.binaryFramesReceived.filter(isConnectionRequest).length <= 1, 'one Connection Request at most');
+    // received is read again after a pause: late frames must show up in it
+    return { end, frames, ms: Date.now() - started, get received() { return server.binaryFramesReceived; } };
   } finally {
     clearTimeout(timer);
     session.stop();
   }
 }
 
-const confirmTls = connectionConfirm(2, PROTOCOL_SSL);
+const confirmTls = tlsConnectionConfirm();
+const sslRefused = buildConnectionConfirm({ kind: 'failure', failureCode: NEG_FAILURE.SSL_NOT_ALLOWED_BY_SERVER });
 
 test('a negotiation failure ends it as negotiation-failed after one Connection Request', async (t) => {
-  const run = await runAgainst({ confirm: connectionConfirm(3, SSL_NOT_ALLOWED_BY_SERVER) }, t);
+  const run = await runAgainst({ confirm: sslRefused }, t);
   assert.equal(run.end.reason, 'negotiation-failed');
   await new Promise((resolve) => { setTimeout(resolve, 300); }); // anything sent late would show up
   assert.equal(run.received.filter(isConnectionRequest).length, 1, 'connection requests on the data socket');
@@ -83,6 +85,6 @@ test('the server resetting right after the Connection Confirm ends it as connect
 });
 
 test('the module still runs sessions after all of that', async (t) => {
-  const run = await runAgainst({ confirm: connectionConfirm(3, SSL_NOT_ALLOWED_BY_SERVER) }, t);
+  const run = await runAgainst({ confirm: sslRefused }, t);
   assert.equal(run.end.reason, 'negotiation-failed');
 });

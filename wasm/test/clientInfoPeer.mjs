@@ -6,10 +6,10 @@
 // Windows runs an RA server). The real gateway sits between it and the client.
 import net from 'node:net';
 import tls from 'node:tls';
-import { generateTestCertificate } from '@lanterna/gateway/testkit/faultyRdpPeer';
+import { generateTestCertificate, tlsConnectionConfirm } from '@lanterna/testkit';
 
 import { readConnectInitial, readConnectionRequest, readMcs, isClientInfo, splitPdus } from './clientPdus.mjs';
-import { connectionConfirm, PROTOCOL_SSL } from './scriptedServer.mjs';
+import { PduFramer } from '@lanterna/protocol';
 
 const USER_ID = 1007;
 const IO_CHANNEL = 1003;
@@ -95,23 +95,18 @@ export async function startClientInfoPeer() {
     let reached;
     session.clientInfo = new Promise((resolve) => { reached = resolve; });
     sessions.push(session);
-    let pending = Buffer.alloc(0);
     socket.once('data', (first) => {
       const request = splitPdus(first)[0];
       session.pdus.push(request);
       const { requestedProtocols } = readConnectionRequest(request);
-      socket.write(connectionConfirm(2, PROTOCOL_SSL));
+      socket.write(tlsConnectionConfirm());
       const secure = new tls.TLSSocket(socket, { isServer: true, cert, key });
       sockets.add(secure);
       secure.on('error', () => socket.destroy());
+      // TLS security, no NLA: the client's PDUs are TPKT and fast-path from the start.
+      const framer = new PduFramer({ mode: 'rdp' });
       secure.on('data', (chunk) => {
-        pending = Buffer.concat([pending, chunk]);
-        for (;;) {
-          if (pending.length < 4) return;
-          const length = pending[0] === 0x03 ? pending.readUInt16BE(2) : pending[1] & 0x7f;
-          if (pending.length < length) return;
-          const pdu = pending.subarray(0, length);
-          pending = pending.subarray(length);
+        for (const pdu of framer.pushPdus(chunk)) {
           session.pdus.push(Buffer.from(pdu));
           if (pdu[7] === 0x7f && pdu[8] === 0x65) {
             secure.write(connectResponse(requestedProtocols, readConnectInitial(pdu).channels.length));

@@ -4,38 +4,24 @@
 // Info PDU and channel data (the GFX CapsAdvertise). Pure: bytes in, objects
 // out; a field that is not where the spec puts it throws.
 
+import { parseConnectionRequest, splitWholePdus } from '@lanterna/protocol';
+
 const SEC_INFO_PKT = 0x0040;
 const INFO_UNICODE = 0x0010;
 const MCS_SEND_DATA_REQUEST = 25;
 const CHANNEL_FLAG_FIRST = 0x01;
 const CHANNEL_FLAG_LAST = 0x02;
 
-/** Splits a buffer of whole client PDUs (TPKT or fast-path) into single PDUs. */
+/** Splits a buffer of whole client PDUs (TPKT or fast-path, after the TLS/NLA handshake) into single PDUs. */
 export function splitPdus(buffer) {
-  const pdus = [];
-  let at = 0;
-  while (at < buffer.length) {
-    const b0 = buffer[at];
-    let length;
-    if (b0 === 0x03) length = buffer.readUInt16BE(at + 2);
-    else if ((b0 & 0x03) === 0) length = buffer[at + 1] & 0x80 ? ((buffer[at + 1] & 0x7f) << 8) | buffer[at + 2] : buffer[at + 1];
-    else throw new Error(`not a pdu at ${at}: 0x${b0.toString(16)}`);
-    if (length < 2 || at + length > buffer.length) throw new Error(`pdu at ${at} claims ${length} bytes`);
-    pdus.push(buffer.subarray(at, at + length));
-    at += length;
-  }
-  return pdus;
+  return splitWholePdus(buffer, 'rdp');
 }
 
-/** X.224 Connection Request: the cookie line, if any, and RDP_NEG_REQ's requestedProtocols. */
+/** X.224 Connection Request: the cookie's identifier, if any, and RDP_NEG_REQ's requestedProtocols. */
 export function readConnectionRequest(pdu) {
-  if (pdu[0] !== 0x03 || (pdu[5] & 0xf0) !== 0xe0) throw new Error('not an X.224 Connection Request');
-  const variable = pdu.subarray(11);
-  const crlf = variable.indexOf('\r\n');
-  const cookie = crlf >= 0 ? variable.subarray(0, crlf).toString('latin1') : null;
-  const neg = pdu.subarray(pdu.length - 8);
-  if (neg[0] !== 0x01 || neg.readUInt16LE(2) !== 8) throw new Error('no RDP_NEG_REQ at the end');
-  return { cookie, requestedProtocols: neg.readUInt32LE(4) };
+  const request = parseConnectionRequest(pdu);
+  if (!request.negotiation) throw new Error('no RDP_NEG_REQ in the connection request');
+  return { cookie: request.cookie ?? null, requestedProtocols: request.requestedProtocols };
 }
 
 function perLength(bytes, at) {

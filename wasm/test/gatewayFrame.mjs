@@ -1,44 +1,12 @@
-// Projects one RDP server through the real gateway (in process) and runs the
-// wasm client on the data socket through the JS API until the desktop is
-// drawn and has stopped changing; returns that frame as an RGBA image shaped
-// like the lab's RgbImage, so it compares directly with an X screenshot.
+// Projects one RDP server through the real gateway (in process: the testkit's
+// startProjectingGateway) and runs the wasm client on the data socket through
+// the JS API until the desktop is drawn and has stopped changing; returns that
+// frame as an RGBA image shaped like the lab's RgbImage, so it compares
+// directly with an X screenshot.
 import { createHash } from 'node:crypto';
 import WebSocket from 'ws';
-import { startTestGateway } from '@lanterna/gateway/testkit/testGateway';
-import { connectControl } from '@lanterna/gateway/testkit/kioskTestClient';
 
 import { runOverGateway } from '../js/gatewaySession.js';
-
-const DISPLAY_TOKEN = 'wasm-pixel-display-token-0123456789';
-
-/** A gateway with one display whose control socket is connected; close() ends both. */
-export async function startProjectingGateway() {
-  const gateway = await startTestGateway({ displays: [{ id: 'px', token: DISPLAY_TOKEN }], certificates: { mode: 'first-use' } });
-  let control;
-  try {
-    control = await connectControl(gateway.url, 'px', DISPLAY_TOKEN);
-  } catch (err) {
-    await gateway.close();
-    throw err;
-  }
-  return {
-    gateway,
-    /** Asks the gateway (admin API) to project target; resolves with the data socket's session id and token. */
-    async project(target) {
-      const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
-        method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
-        body: JSON.stringify({ displayId: 'px', target: { host: target.host, port: target.port } }),
-      });
-      if (response.status !== 202) throw new Error(`admin projection answered ${response.status}`);
-      const project = await control.next('project');
-      return { sessionId: String(project.sessionId), token: String(project.sessionToken) };
-    },
-    async close() {
-      control.close();
-      await gateway.close();
-    },
-  };
-}
 
 function toRgba(frame) {
   const { width, height, stride, layout } = frame;

@@ -15,9 +15,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Lab, SLIDE_REGIONS, compareImages, describeDifference, generateReferenceImage } from '@lanterna/lab';
+import { startProjectingGateway } from '@lanterna/testkit';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
-import { psnr, stableFrameOverGateway, startProjectingGateway } from './gatewayFrame.mjs';
+import { psnr, stableFrameOverGateway } from './gatewayFrame.mjs';
 
 const SIZE = { width: 1920, height: 1080 };
 

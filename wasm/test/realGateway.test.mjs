@@ -1,24 +1,25 @@
-// The wasm client through the real gateway (gateway/, in process): display
-// control socket, admin projection request, `project`, then the CLI on the
-// data socket. NLA, so CredSSP must bind to the key the gateway reports.
+// The wasm client through the real gateway (gateway/, in process through the
+// testkit): display control socket, admin projection request, `project`, then
+// the CLI on the data socket. NLA, so CredSSP must bind to the key the gateway
+// reports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { startTestGateway } from '@lanterna/gateway/testkit/testGateway';
-import { connectControl } from '@lanterna/gateway/testkit/kioskTestClient';
+import { Lab } from '@lanterna/lab';
+import { connectControl, startTestGateway } from '@lanterna/testkit';
 
-import { startShadowServer } from './rdpServers.mjs';
+import { nearDesktop, startFlatDesktop } from './flatDesktop.mjs';
 import { runCli } from './runCli.mjs';
 
-const USER = { user: 'rdpuser', password: 'Passw0rd!' };
 const DISPLAY_TOKEN = 'wasm-display-token-0123456789';
 
 test('through the real gateway: NLA session drawn and written as PNG by the CLI', async (t) => {
-  const server = await startShadowServer({ auth: USER });
-  t.after(() => server.stop());
+  const lab = await Lab.create({ name: 'wasm-real-gateway' });
+  t.after(() => lab.close());
+  const server = await startFlatDesktop(lab, { auth: 'nla' });
   const gateway = await startTestGateway({ displays: [{ id: 'wasm', token: DISPLAY_TOKEN }], certificates: { mode: 'first-use' } });
   t.after(() => gateway.close());
   const control = await connectControl(gateway.url, 'wasm', DISPLAY_TOKEN);
@@ -35,11 +36,11 @@ test('through the real gateway: NLA session drawn and written as PNG by the CLI'
 
   const out = join(dir, 'frame.png');
   const run = await runCli(['--gateway', gateway.url, '--session', String(project.sessionId),
-    '--token', String(project.sessionToken), '--user', USER.user, '--password', USER.password,
+    '--token', String(project.sessionToken), '--user', server.username, '--password', server.password,
     '--out', out, '--frames', '2', '--width', '1024', '--height', '768', '--timeout', '45']);
   assert.equal(run.code, 0, run.stderr);
   const png = PNG.sync.read(readFileSync(out));
   const mid = (384 * 1024 + 512) * 4;
   const centre = [...png.data.subarray(mid, mid + 3)];
-  assert.ok(centre.every((v, i) => Math.abs(v - [0x33, 0x66, 0xcc][i]) <= 6), `centre pixel ${centre}`);
+  assert.ok(nearDesktop(centre), `centre pixel ${centre}`);
 });

@@ -2,11 +2,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadLanternaRdp } from '../js/nodeLoader.js';
+import { loadTestLanternaRdp } from './testBuild.mjs';
 
 let rdp;
 before(async () => {
-  rdp = await loadLanternaRdp();
+  rdp = await loadTestLanternaRdp();
 });
 after(() => rdp.close());
 

@@ -1,14 +1,13 @@
-// Recorded sessions (/work/shared/recordings/) replayed into the client, no
+// Recorded sessions (the shared recordings, @lanterna/lab's recordingsDir()) replayed into the client, no
 // server: the decoded desktop must be non-trivial and the same on every run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readRecording } from '@lanterna/lab/recording/recordingReader';
+import { readRecording, recordingPath } from '@lanterna/lab';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { replayRecording } from '../js/recordingReplay.js';
 
-const RECORDINGS = process.env.LANTERNA_RECORDINGS ?? '/work/shared/recordings';
 let rdp;
 before(async () => { rdp = await loadLanternaRdp({ logLevel: 'OFF' }); });
 after(() => rdp.close());
@@ -31,7 +30,7 @@ function prefix(records, limit) {
 }
 
 async function replayTwice(name, limit = 0) {
-  const { records } = await readRecording(`${RECORDINGS}/${name}.dump`);
+  const { records } = await readRecording(recordingPath(name));
   const part = prefix(records, limit);
   const runs = [];
   for (let i = 0; i < 2; i += 1) runs.push(await replayRecording(rdp, part, { deadlineMs: 60000 }));
@@ -77,7 +76,7 @@ test('every frame of a GFX replay shows the same pixels on every run, also those
   // the end of the input; each frame must still wait for its acknowledgement, or
   // that thread draws over frames being read and frees the surface under the last
   // ones. Each frame's rectangles are hashed while its onframe runs.
-  const { records } = await readRecording(`${RECORDINGS}/static-gfxprogressive.dump`);
+  const { records } = await readRecording(recordingPath('static-gfxprogressive'));
   const part = prefix(records, 3e6);
   const runs = [];
   for (let i = 0; i < 2; i += 1) {

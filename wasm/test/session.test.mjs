@@ -1,20 +1,18 @@
-// The wasm client end to end: a real FreeRDP shadow server on an Xvfb display,
-// the stand-in gateway (standInGateway.mjs), the client in this process.
-// Frames must show the display's real pixels; failures must come back typed.
+// The wasm client end to end: a real FreeRDP shadow server on a lab display,
+// the real gateway (in process, testkit), the client in this process. Frames
+// must show the display's real pixels; failures must come back typed; a
+// gateway that never answers or drops the socket (the testkit's stand-in)
+// ends the session typed too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { WebSocketServer } from 'ws';
 import WebSocket from 'ws';
+import { Lab } from '@lanterna/lab';
+import { dropOnFirstBinary, GatewayStandIn, startProjectingGateway } from '@lanterna/testkit';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
-import { startShadowServer } from './rdpServers.mjs';
-import { startStandInGateway } from './standInGateway.mjs';
+import { DESKTOP_RGB, nearDesktop as near, startFlatDesktop } from './flatDesktop.mjs';
 
-const BACKGROUND = [0x33, 0x66, 0xcc]; // xsetroot -solid '#3366cc' in rdpServers.mjs
-const USER = { user: 'rdpuser', password: 'Passw0rd!' };
-// RemoteFX and progressive are lossy: a flat colour comes back within a few steps
-const near = (rgb) => rgb !== null && rgb.every((v, i) => Math.abs(v - BACKGROUND[i]) <= 6);
 let rdp;
 
 before(async () => {
@@ -26,7 +24,7 @@ after(() => rdp.close());
  * Runs one session until its surface shows the desktop's background in the
  * middle (servers draw the first frames in pieces) or a deadline, then stops it.
  */
-async function connect(gatewayUrl, options, { deadlineMs = 30000 } = {}) {
+async function connect(dataUrl, token, options, { deadlineMs = 30000 } = {}) {
   const session = rdp.createSession({ width: 1024, height: 768, connectTimeoutMs: 15000, ...options });
   const seen = { connected: null, frames: 0, sample: null, rects: 0 };
   session.onconnected = (desktop) => { seen.connected = desktop; };
@@ -40,8 +38,8 @@ async function connect(gatewayUrl, options, { deadlineMs = 30000 } = {}) {
     seen.layout = frame.layout;
     if (near(seen.sample)) session.stop();
   };
-  const socket = new WebSocket(gatewayUrl, 'lanterna.v1');
-  const ended = runOverGateway(session, socket, { token: 'k' });
+  const socket = new WebSocket(dataUrl, 'lanterna.v1');
+  const ended = runOverGateway(session, socket, { token });
   const timer = setTimeout(() => session.stop(), deadlineMs);
   try {
     seen.end = await ended;
@@ -51,53 +49,55 @@ async function connect(gatewayUrl, options, { deadlineMs = 30000 } = {}) {
   return seen;
 }
 
-test('TLS session through the gateway: connects, decodes the desktop, stops cleanly', async (t) => {
-  const server = await startShadowServer();
-  t.after(() => server.stop());
-  const gateway = await startStandInGateway({ host: server.host, port: server.port, token: 'k' });
-  t.after(() => gateway.close());
+/** A lab with a flat desktop behind FreeRDP's shadow server, and the real gateway projecting it; all closed after t. */
+async function desktopThroughGateway(t, auth) {
+  const lab = await Lab.create({ name: `wasm-session-${auth}` });
+  t.after(() => lab.close());
+  const server = await startFlatDesktop(lab, { auth });
+  const projecting = await startProjectingGateway({ displayId: 'wasm' });
+  t.after(() => projecting.close());
+  return { server, projecting };
+}
 
-  const seen = await connect(gateway.url, { username: 'viewer', password: 'x' });
+test('TLS session through the gateway: connects, decodes the desktop, stops cleanly', async (t) => {
+  const { server, projecting } = await desktopThroughGateway(t, 'tls');
+  const { dataUrl, token } = await projecting.project(server);
+  const seen = await connect(dataUrl, token, { username: 'viewer', password: 'x' });
   assert.deepEqual(seen.connected, { width: 1024, height: 768 });
   assert.ok(seen.frames >= 1, `only ${seen.frames} frames`);
   assert.ok(seen.rects >= 1);
   assert.equal(seen.layout, 'bgrx');
-  assert.ok(near(seen.sample), `centre pixel ${seen.sample} is not the desktop's ${BACKGROUND}`);
+  assert.ok(near(seen.sample), `centre pixel ${seen.sample} is not the desktop's ${DESKTOP_RGB}`);
   assert.equal(seen.end.reason, 'stopped');
 });
 
 test('NLA session: CredSSP binds to the key the gateway reports', async (t) => {
-  const server = await startShadowServer({ auth: USER });
-  t.after(() => server.stop());
-  const gateway = await startStandInGateway({ host: server.host, port: server.port, token: 'k' });
-  t.after(() => gateway.close());
-
-  const good = await connect(gateway.url, { username: USER.user, password: USER.password, pixelLayout: 'rgbx' });
+  const { server, projecting } = await desktopThroughGateway(t, 'nla');
+  const first = await projecting.project(server);
+  const good = await connect(first.dataUrl, first.token, { username: server.username, password: server.password, pixelLayout: 'rgbx' });
   assert.ok(good.frames >= 1, `no frames (ended ${JSON.stringify(good.end)})`);
   assert.equal(good.layout, 'rgbx');
-  assert.ok(near(good.sample), `centre pixel ${good.sample} is not the desktop's ${BACKGROUND}`);
+  assert.ok(near(good.sample), `centre pixel ${good.sample} is not the desktop's ${DESKTOP_RGB}`);
 
-  const bad = await connect(gateway.url, { username: USER.user, password: 'not-the-password' });
+  const second = await projecting.project(server);
+  const bad = await connect(second.dataUrl, second.token, { username: server.username, password: 'not-the-password' });
   assert.equal(bad.frames, 0);
   assert.equal(bad.end.reason, 'wrong-password');
 });
 
 test('a gateway that never answers ends the session with a timeout', async (t) => {
-  const silent = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  t.after(() => new Promise((resolve) => { for (const c of silent.clients) c.terminate(); silent.close(resolve); }));
-  await new Promise((resolve) => silent.once('listening', resolve));
+  const silent = await GatewayStandIn.listen(); // records, never answers
+  t.after(() => silent.close());
   const started = Date.now();
-  const seen = await connect(`ws://127.0.0.1:${silent.address().port}/`, { username: 'u', password: 'p', connectTimeoutMs: 2000 });
+  const seen = await connect(silent.dataUrl('silent'), 'k', { username: 'u', password: 'p', connectTimeoutMs: 2000 });
   assert.equal(seen.end.reason, 'timeout');
   assert.ok(Date.now() - started < 10000, `took ${Date.now() - started} ms`);
 });
 
 test('a gateway that drops the socket mid-connect ends it as connection-reset', async (t) => {
-  const rude = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  t.after(() => new Promise((resolve) => rude.close(resolve)));
-  rude.on('connection', (ws) => ws.on('message', (_data, isBinary) => { if (isBinary) ws.terminate(); }));
-  await new Promise((resolve) => rude.once('listening', resolve));
-  const seen = await connect(`ws://127.0.0.1:${rude.address().port}/`, { username: 'u', password: 'p' });
+  const rude = await GatewayStandIn.listen({ dataScript: dropOnFirstBinary() });
+  t.after(() => rude.close());
+  const seen = await connect(rude.dataUrl('rude'), 'k', { username: 'u', password: 'p' });
   assert.equal(seen.end.reason, 'connection-reset');
 });
 

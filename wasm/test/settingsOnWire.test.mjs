@@ -1,6 +1,6 @@
 // The settings a projection asks for, read back from the wire of a real session:
-// a FreeRDP shadow server on Xvfb, the stand-in gateway tapping every frame the
-// client sends (whole PDUs). Checked where a server reads them: performanceFlags
+// a FreeRDP shadow server on a lab display behind the real gateway, every frame
+// the client sends on the data socket tapped on its way out (whole PDUs). Checked where a server reads them: performanceFlags
 // in the Client Info PDU, colour depth in the client core data of MCS
 // Connect-Initial, and the GFX CapsAdvertise, which must never offer AVC (this
 // build has no H.264 decoder). The sessions must also draw, so the fields are
@@ -9,10 +9,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 
+import { Lab } from '@lanterna/lab';
+import { startProjectingGateway } from '@lanterna/testkit';
+
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
-import { startShadowServer } from './rdpServers.mjs';
-import { startStandInGateway } from './standInGateway.mjs';
+import { startFlatDesktop } from './flatDesktop.mjs';
 import { GFX, channelMessages, decodeClientSession, dynamicChannelMessages, readGfxCapsAdvertise, splitPdus } from './clientPdus.mjs';
 
 const HIGH_COLOR_16BPP = 0x10;
@@ -22,33 +24,45 @@ const RNS_UD_CS_WANT_32BPP_SESSION = 0x0002;
 const PERF_EFFECTS_MASK = 0x0f; // wallpaper, full-window drag, menu animations, theming
 
 let rdp;
+let lab;
 let server;
+let projecting;
 before(async () => {
   rdp = await loadLanternaRdp({ logLevel: process.env.LT_LOG ?? 'OFF' });
-  server = await startShadowServer();
+  lab = await Lab.create({ name: 'wasm-settings-on-wire' });
+  server = await startFlatDesktop(lab, { auth: 'tls' });
+  projecting = await startProjectingGateway({ displayId: 'wire' });
 });
 after(async () => {
-  await server?.stop();
+  await projecting?.close();
+  await lab?.close();
   await rdp?.close();
 });
+
+/** A data socket whose binary sends (the client's whole PDUs) are also kept in sent. */
+function tappedSocket(url, sent) {
+  const socket = new WebSocket(url, 'lanterna.v1');
+  const send = socket.send.bind(socket);
+  socket.send = (data, ...rest) => {
+    if (typeof data !== 'string') sent.push(Buffer.from(data));
+    return send(data, ...rest);
+  };
+  return socket;
+}
 
 /** One session with these options until it has drawn twice; returns the client's PDUs, decoded. */
 async function sessionWire(options) {
   const sent = [];
-  const gateway = await startStandInGateway({ host: server.host, port: server.port, token: 'k', onClientBytes: (bytes) => sent.push(bytes) });
-  try {
-    const session = rdp.createSession({ width: 1024, height: 768, connectTimeoutMs: 15000, username: 'viewer', password: 'x', ...options });
-    let frames = 0;
-    session.onframe = () => { frames += 1; if (frames === 2) session.stop(); };
-    const timer = setTimeout(() => session.stop(), 30000);
-    const end = await runOverGateway(session, new WebSocket(gateway.url, 'lanterna.v1'), { token: 'k' });
-    clearTimeout(timer);
-    assert.ok(frames >= 2, `the session drew ${frames} frames and ended ${end.reason}`);
-    const pdus = sent.flatMap((frame) => splitPdus(frame));
-    return decodeClientSession(pdus);
-  } finally {
-    await gateway.close();
-  }
+  const { dataUrl, token } = await projecting.project(server);
+  const session = rdp.createSession({ width: 1024, height: 768, connectTimeoutMs: 15000, username: 'viewer', password: 'x', ...options });
+  let frames = 0;
+  session.onframe = () => { frames += 1; if (frames === 2) session.stop(); };
+  const timer = setTimeout(() => session.stop(), 30000);
+  const end = await runOverGateway(session, tappedSocket(dataUrl, sent), { token });
+  clearTimeout(timer);
+  assert.ok(frames >= 2, `the session drew ${frames} frames and ended ${end.reason}`);
+  const pdus = sent.flatMap((frame) => splitPdus(frame));
+  return decodeClientSession(pdus);
 }
 
 /** Every GFX CapsAdvertise the client sent, whichever static channel carries drdynvc. */

@@ -4,14 +4,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadLanternaRdp } from '../js/nodeLoader.js';
+import { loadTestLanternaRdp } from './testBuild.mjs';
 
 const WAIT_OBJECT_0 = 0;
 const WAIT_TIMEOUT = 258;
 let rdp;
 
 before(async () => {
-  rdp = await loadLanternaRdp();
+  rdp = await loadTestLanternaRdp();
 });
 after(() => rdp.close());
 

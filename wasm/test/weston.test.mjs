@@ -16,11 +16,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import { Lab, SLIDE_REGIONS, compareImages, describeDifference } from '@lanterna/lab';
+import { startProjectingGateway, waitFor } from '@lanterna/testkit';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
-import { psnr, stableFrameOverGateway, startProjectingGateway } from './gatewayFrame.mjs';
-import { startStandInGateway } from './standInGateway.mjs';
+import { psnr, stableFrameOverGateway } from './gatewayFrame.mjs';
 import { CLIPRDR, channelMessages, decodeClientSession, readCliprdrGeneralCapability, readCliprdrPdu, splitPdus } from './clientPdus.mjs';
 
 const SIZE = { width: 1920, height: 1080 };
@@ -32,6 +32,17 @@ const CB_USE_LONG_FORMAT_NAMES = 0x2;
  * channels from 1004 in the order of the client's list (and let the client
  * skip the channel joins, so there are none on the wire to read ids from).
  */
+/** A data socket whose binary sends (the client's whole PDUs) are also kept in sent. */
+function tappedSocket(url, sent) {
+  const socket = new WebSocket(url, 'lanterna.v1');
+  const send = socket.send.bind(socket);
+  socket.send = (data, ...rest) => {
+    if (typeof data !== 'string') sent.push(Buffer.from(data));
+    return send(data, ...rest);
+  };
+  return socket;
+}
+
 function clientClipboardMessages(wire) {
   if (!wire.connectInitial) return null;
   const index = wire.connectInitial.channels.indexOf('cliprdr');
@@ -78,30 +89,24 @@ test('Weston (RDP backend, needs cliprdr) through the real gateway', { timeout: 
     const serverLog = () => readFileSync(weston.logPath, 'utf8').slice(logFrom);
     const serverDone = /ClientFormatList: numFormats: 0[\s\S]*ServerFormatListResponse/;
     const sent = [];
-    const gateway = await startStandInGateway({ host: weston.host, port: weston.port, token: 'k', onClientBytes: (bytes) => sent.push(bytes) });
-    let messages = null;
+    const wire = () => clientClipboardMessages(decodeClientSession(sent.flatMap((frame) => splitPdus(frame))));
+    const { dataUrl, token } = await projecting.project(weston);
+    const session = rdp.createSession({ ...SIZE, ...credentials, gfx: false, codecs: ['planar'] });
+    let frames = 0;
+    session.onframe = () => { frames += 1; };
+    const ended = runOverGateway(session, tappedSocket(dataUrl, sent), { token });
+    let over = false;
+    void ended.then(() => { over = true; });
     try {
-      const session = rdp.createSession({ ...SIZE, ...credentials, gfx: false, codecs: ['planar'] });
-      let frames = 0;
-      session.onframe = () => { frames += 1; };
-      const ended = runOverGateway(session, new WebSocket(gateway.url, 'lanterna.v1'), { token: 'k' });
-      let over = false;
-      void ended.then(() => { over = true; });
-      // until the session has drawn, the client's format list went out and Weston answered it, or a deadline
-      const deadline = Date.now() + 30000;
-      while (!over && Date.now() < deadline) {
-        messages = clientClipboardMessages(decodeClientSession(sent.flatMap((frame) => splitPdus(frame))));
-        if (frames > 0 && messages?.some((m) => m.msgType === CLIPRDR.FORMAT_LIST) && serverDone.test(serverLog())) break;
-        await new Promise((resolve) => { setTimeout(resolve, 50); });
-      }
-      session.stop();
-      const end = await ended;
-      assert.equal(end.reason, 'stopped', `the session ended by itself: ${end.reason} (code ${end.code})`);
-      assert.ok(frames > 0, 'the session drew');
-      messages = clientClipboardMessages(decodeClientSession(sent.flatMap((frame) => splitPdus(frame))));
+      await waitFor('a frame, the client\'s format list and Weston\'s answer (or the end of the session)',
+        () => over || (frames > 0 && Boolean(wire()?.some((m) => m.msgType === CLIPRDR.FORMAT_LIST)) && serverDone.test(serverLog())), 30000);
     } finally {
-      await gateway.close();
+      session.stop();
     }
+    const end = await ended;
+    assert.equal(end.reason, 'stopped', `the session ended by itself: ${end.reason} (code ${end.code})`);
+    assert.ok(frames > 0, 'the session drew');
+    const messages = wire();
     assert.ok(messages, 'the client asked for cliprdr');
     const log = serverLog();
     assert.match(log, serverDone, 'Weston took the empty format list and answered it');

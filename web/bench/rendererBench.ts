@@ -2,9 +2,7 @@
 // page's main thread and in the render worker (OffscreenCanvas), full frames
 // and 200 64×64 tiles. Prints per-frame upload, draw and main-thread ms.
 // Run after the build: node web/dist/bench/rendererBench.js [frames]
-import { launchChromium, openWatchedPage } from '../src/testing/chromium.js';
-import { startStaticServer } from '../src/testing/staticServer.js';
-import { labDir, publicDir } from '../src/testing/webDist.js';
+import { labDir, launchChromium, openWatchedPage, publicDir, startStaticServer } from '@lanterna/testkit';
 import type { BenchResult } from '../src/lab/renderBench.js';
 
 const frames = Number(process.argv[2] ?? 60);

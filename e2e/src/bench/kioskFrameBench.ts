@@ -1,5 +1,5 @@
 // Benchmark (not a test): what one frame costs in the kiosk page at 1920×1080,
-// for each recorded session in /work/shared/recordings/ replayed into the
+// for each shared recorded session (@lanterna/lab's recordingsDir()) replayed into the
 // page. A stand-in gateway (recordingDataSocket.ts) sends the recording's
 // server PDUs, all at once, to the replay lab page, which runs the display
 // page's pipeline (production session worker → wasm engine → render worker →
@@ -24,15 +24,12 @@ import { loadavg } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
-import { readRecording } from '@lanterna/lab/recording/recordingReader';
-import { listSharedRecordings, SHARED_RECORDINGS_DIR } from '@lanterna/lab/recording/sharedRecordings';
-import { startStaticServer } from '@lanterna/web/src/testing/staticServer';
-import { labDir, publicDir } from '@lanterna/web/src/testing/webDist';
-import type { ReplayProbe } from '@lanterna/web/src/lab/replayProbe';
+import { readRecording, listRecordings, recordingsDir } from '@lanterna/lab';
+import { GatewayStandIn, labDir, publicDir, replayRecording, startStaticServer } from '@lanterna/testkit';
+import type { ReplayProbe } from '../../../web/src/lab/replayProbe.js';
 import { openKiosk } from '../kiosk/kioskBrowser.js';
 import { medianP95, sum } from './benchFigures.js';
 import { runLiveCases } from './liveKioskCases.js';
-import { RecordingDataSocket } from './recordingDataSocket.js';
 import { serverBursts } from './replayBursts.js';
 
 /** Recordings this build cannot draw, and why. */
@@ -94,18 +91,18 @@ async function replay(path: string, origin: string, server: Server): Promise<Rep
   const { records } = await readRecording(path);
   const bursts = serverBursts(records);
   const recordedMs = bursts[bursts.length - 1]?.atMs ?? 0;
-  const socketPath = `/v1/sessions/${encodeURIComponent(name)}/data`;
-  const gateway = new RecordingDataSocket(server, socketPath, bursts);
-  const dataUrl = `${origin.replace(/^http/, 'ws')}${socketPath}`;
+  const recording = replayRecording(bursts);
+  const gateway = new GatewayStandIn(server, { dataScript: recording.dataScript });
+  const dataUrl = gateway.dataUrl(name);
   const kiosk = await openKiosk(`${origin}/lab/replay.html?data=${encodeURIComponent(dataUrl)}&width=${width}&height=${height}${gpuSync ? '&sync=1' : ''}`, width, height);
   try {
-    await Promise.race([gateway.sent, sleep(60_000)]);
+    await Promise.race([recording.sent, sleep(60_000)]);
     await waitForQuiet(kiosk.page, 60_000, 300_000);
     const screenshotPath = `/tmp/kiosk-replay-${name.replace(/\.dump$/, '')}.png`;
     const shot = await kiosk.page.screenshot({ type: 'png', timeout: SCREENSHOT_TIMEOUT_MS });
     await writeFile(screenshotPath, shot);
     const colours = distinctColours(PNG.sync.read(shot));
-    gateway.end();
+    gateway.endSessions('server-closed');
     const endBy = Date.now() + 10_000;
     while ((await readProbe(kiosk.page)).ended === null && Date.now() < endBy) await sleep(100);
     const probe = await readProbe(kiosk.page);
@@ -121,7 +118,7 @@ async function replay(path: string, origin: string, server: Server): Promise<Rep
     console.log(`| ${name} | ${frames.length} | ${medianP95(decode)} | ${medianP95(handBack)} | ${medianP95(presents.map((p) => p.uploadMs))} | ${medianP95(cycle)} / ${meanCycle} | ${(pixels / 1e6).toFixed(1)} | ${copies} (${perFrameCopies}/frame) | ${(recordedMs / 1000).toFixed(1)} / ${(sum(cycle) / 1000).toFixed(1)} |`);
     const problems = [...probe.problems, ...kiosk.problems];
     if (problems.length > 0) console.log(`  page problems: ${problems.join('; ')}`);
-    console.log(`  ${presents.length} presents, renderer ${probe.renderer ?? '?'}, ended: ${probe.ended ?? 'not yet'}, engine sent ${gateway.clientFrames} binary frames, screenshot ${screenshotPath} (${colours} colours sampled)`);
+    console.log(`  ${presents.length} presents, renderer ${probe.renderer ?? '?'}, ended: ${probe.ended ?? 'not yet'}, engine sent ${gateway.binaryFramesReceived.length} binary frames, screenshot ${screenshotPath} (${colours} colours sampled)`);
     const failure = frames.length === 0 || pixels === 0 ? 'the page drew nothing'
       : colours <= 1 ? 'the page shows one flat colour'
       : probe.renderer !== 'webgl2' ? `the renderer is ${probe.renderer ?? 'missing'}, not WebGL2`
@@ -142,13 +139,13 @@ const gpuSync = process.argv.includes('--gpu-sync');
 const live = option('--live');
 const liveSeconds = live === null ? null : Number(live || 10);
 
-console.log(`kiosk frame bench, ${width}×${height}, ${gpuSync ? 'GPU-synchronous' : 'display-page'} render timing, recordings from ${SHARED_RECORDINGS_DIR}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`kiosk frame bench, ${width}×${height}, ${gpuSync ? 'GPU-synchronous' : 'display-page'} render timing, recordings from ${recordingsDir()}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 console.log(`| recording | frames | decode ms median / p95 | hand-back (upload) ms median / p95 | render worker upload ms per present median / p95 | decode+upload ms per frame median / p95 / mean | Mpixel uploaded | CPU copies | recorded / decode+upload s |`);
 console.log(`|---|---|---|---|---|---|---|---|---|`);
 const web = await startStaticServer(publicDir, labDir);
 const failures: string[] = [];
 try {
-  for (const path of (await listSharedRecordings()).filter((p) => only === null || basename(p).includes(only))) {
+  for (const path of listRecordings().filter((p) => only === null || basename(p).includes(only))) {
     const reason = skipped[basename(path)];
     if (reason !== undefined) {
       console.log(`| ${basename(path)} | skipped: ${reason} |||||||| `);

@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readRecording, type RecordedPdu } from '@lanterna/lab/recording/recordingReader';
-import { SHARED_RECORDINGS_DIR } from '@lanterna/lab/recording/sharedRecordings';
+import { readRecording, type RecordedPdu, recordingPath } from '@lanterna/lab';
 import { serverBursts } from './replayBursts.js';
 
 function pdu(tickMs: number, direction: RecordedPdu['direction'], bytes: number, fill: number): RecordedPdu {
@@ -24,7 +23,7 @@ void test('server PDUs close together share a frame; a pause, the size cap or th
 });
 
 void test('a real recording goes out whole: every server byte, in order, no client byte', async () => {
-  const { records } = await readRecording(`${SHARED_RECORDINGS_DIR}/cold-xrdp.dump`);
+  const { records } = await readRecording(recordingPath('cold-xrdp'));
   const bursts = serverBursts(records);
   const server = Buffer.concat(records.filter((r) => r.direction === 'server-to-client').map((r) => r.data));
   assert.ok(bursts.length > 1);

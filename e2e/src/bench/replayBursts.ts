@@ -4,7 +4,7 @@
 // each due when the recording received its first PDU. The page's decode clock
 // starts at the first frame after a paint, so a burst that reached the
 // recorded client at once must reach the page at once too.
-import type { RecordedPdu } from '@lanterna/lab/recording/recordingReader';
+import type { RecordedPdu } from '@lanterna/lab';
 
 export interface ReplayBurst {
   /** Ms after the recording's first server PDU. */

@@ -2,7 +2,7 @@
 // temporary profile per launch), watched for console errors, uncaught
 // exceptions and main-thread long tasks.
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openWatchedPage } from '@lanterna/web/src/testing/chromium';
+import { launchChromium, openWatchedPage } from '@lanterna/testkit';
 
 export interface KioskBrowser {
   readonly browser: Browser;

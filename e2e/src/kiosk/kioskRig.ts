@@ -3,9 +3,8 @@
 // whose autoProject points at the server, and the display page in Chromium.
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { startTestGateway, type TestGateway } from '@lanterna/gateway/testkit/testGateway';
 import type { RgbImage } from '@lanterna/lab';
-import { publicDir } from '@lanterna/web/src/testing/webDist';
+import { publicDir, startTestGateway, type TestGateway } from '@lanterna/testkit';
 import { openKiosk, type KioskBrowser } from './kioskBrowser.js';
 import { pageScreenshot } from './pageScreenshot.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InvitationError, readInvitation, MAX_INVITATION_CHARS } from './raInvitation.js';
+import { InvitationError, readInvitation, MAX_INVITATION_CHARS, MAX_INVITATION_ADDRESSES } from './raInvitation.js';
 import { parseBoundedXml, XmlError } from './boundedXml.js';
 
 // A type 2 invitation made by Windows, from FreeRDP's own test suite
@@ -65,6 +65,13 @@ test('a type 1 invitation gives its plain-text address list; no password is need
   assert.equal(invitation.type, 1);
   assert.deepEqual(invitation.addresses, [{ host: '10.0.3.105', port: 3389 }, { host: '127.0.0.1', port: 13389 }]);
   assert.equal(invitation.sessionId, 'rb+v0oPmEISmi8N2zK/vuhgul/ABqlDt6wW0VxMyxK8=');
+});
+
+test('an invitation naming more than 16 addresses is refused before any is resolved', () => {
+  const list = (n: number): string => Array.from({ length: n }, (_, i) => `10.0.0.${i + 1}:3389`).join(';');
+  const invitation = (n: number): string => uploadInfo(`RCTICKET="65538,1,${list(n)},*,c2Vzc2lvbg==,*,*,x" PassStub="x" L="0"`);
+  assert.equal(readInvitation(invitation(MAX_INVITATION_ADDRESSES), '').addresses.length, MAX_INVITATION_ADDRESSES);
+  assert.throws(() => readInvitation(invitation(MAX_INVITATION_ADDRESSES + 1), ''), /names 17 addresses, at most 16/);
 });
 
 test('missing fields, other documents and bad ports are malformed invitations', () => {

@@ -34,6 +34,7 @@ export interface RemoteAssistanceInvitation {
 
 /** Invitations Windows writes are 1–7 KB; this leaves room and no more. */
 export const MAX_INVITATION_CHARS = 12 * 1024;
+export const MAX_INVITATION_ADDRESSES = 16;
 
 function fromXmlError(error: unknown): never {
   if (error instanceof XmlError) {
@@ -134,6 +135,10 @@ export function readInvitation(text: string, password: string): RemoteAssistance
   }
   if (!data.attributes.get('PassStub')) throw new InvitationError('invitation-malformed', 'the invitation has no PassStub');
   if (found.addresses.length === 0) throw new InvitationError('invitation-malformed', 'the invitation names no address');
+  // Each address costs a DNS lookup and a policy check; Windows lists a handful (one per interface).
+  if (found.addresses.length > MAX_INVITATION_ADDRESSES) {
+    throw new InvitationError('invitation-malformed', `the invitation names ${found.addresses.length} addresses, at most ${MAX_INVITATION_ADDRESSES}`);
+  }
   if (found.sessionId === '') throw new InvitationError('invitation-malformed', 'the invitation has no session id');
   return { type, ...found };
 }

@@ -33,6 +33,10 @@ export const configSchema = z.object({
     host: z.string().default('0.0.0.0'),
     port: port.default(8443),
     tls: z.boolean().default(true),
+    /** Host names served besides IP literals, localhost and this machine's name (DNS-rebinding guard). */
+    allowedHosts: z.array(z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'a host name')).default([]),
+    /** Origins of pages elsewhere allowed to open the WebSockets (our own pages always are). */
+    allowedOrigins: z.array(z.url()).default([]),
   }).prefault({}),
   tls: z.object({
     certFile: z.string().optional(),
@@ -40,6 +44,8 @@ export const configSchema = z.object({
   }).prefault({}),
   stateDir: z.string().optional(),
   workers: z.number().int().min(0).max(256).default(0),
+  /** Bearer token for /metrics (Prometheus), so scrapers need not hold the admin token. */
+  metricsToken: z.string().min(MIN_ADMIN_TOKEN_CHARS, `metrics token must be at least ${MIN_ADMIN_TOKEN_CHARS} characters`).optional(),
   adminToken: z.string().min(MIN_ADMIN_TOKEN_CHARS, `admin token must be at least ${MIN_ADMIN_TOKEN_CHARS} characters`).optional(),
   /** Secret that signs session tokens so any worker can check them; generated when absent. */
   sessionSecret: z.string().min(MIN_SESSION_SECRET_CHARS, `session secret must be at least ${MIN_SESSION_SECRET_CHARS} characters`).optional(),
@@ -47,6 +53,8 @@ export const configSchema = z.object({
   policy: z.object({
     allowNetworks: z.array(z.string()).default(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '::1/128', 'fc00::/7']),
     allowPorts: z.array(portRange).default(['3389']),
+    /** Off by default: TLS-only presenters (GNOME, Weston, FreeRDP shadow without SAM) are common in rooms. */
+    requireNla: z.boolean().default(false),
   }).prefault({}),
   certificates: z.object({
     mode: z.enum(['first-use', 'ca', 'insecure']).default('first-use'),
@@ -62,6 +70,8 @@ export const configSchema = z.object({
   timeouts: z.object({
     helloMs: z.number().int().min(100).default(5000),
     requestMs: z.number().int().min(100).default(5000),
+    /** Resolving a target's name (the connect path and the admin API's policy check). */
+    dnsMs: z.number().int().min(100).default(5000),
     connectMs: z.number().int().min(100).default(5000),
     confirmMs: z.number().int().min(100).default(5000),
     tlsMs: z.number().int().min(100).default(10000),

@@ -20,7 +20,9 @@ const envFields: Record<string, string[]> = {
   LANTERNA_STATE_DIR: ['stateDir'],
   LANTERNA_WORKERS: ['workers'],
   LANTERNA_ADMIN_TOKEN: ['adminToken'],
+  LANTERNA_METRICS_TOKEN: ['metricsToken'],
   LANTERNA_CERTIFICATE_MODE: ['certificates', 'mode'],
+  LANTERNA_REQUIRE_NLA: ['policy', 'requireNla'],
   LANTERNA_LOG_LEVEL: ['logLevel'],
   LANTERNA_WEB_ROOT: ['webRoot'],
 };

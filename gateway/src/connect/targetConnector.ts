@@ -1,15 +1,16 @@
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket, type PeerCertificate } from 'node:tls';
-import { lookup } from 'node:dns/promises';
-import { parseConnectionConfirm, parseConnectionRequest, relayedProtocolName, PROTOCOL } from '../rdp/x224.js';
+import { parseConnectionConfirm, parseConnectionRequest, relayedProtocolName, PROTOCOL } from '@lanterna/protocol';
 import { subjectPublicKey, sha256Fingerprint } from '../rdp/subjectPublicKey.js';
 import { SessionError } from '../session/sessionError.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { CertificatePolicy, Trust } from '../policy/certificatePolicy.js';
-import { canonicalHost, pinKey } from '../policy/pinKey.js';
+import { pinKey } from '../policy/pinKey.js';
+import { canonicalAddress } from '../policy/canonicalHost.js';
 import { readOneTpkt, ReadError } from './socketReads.js';
+import { resolveHost, ResolveError, type LookupAll } from './hostResolver.js';
 
-export interface ConnectTimeouts { connectMs: number; confirmMs: number; tlsMs: number }
+export interface ConnectTimeouts { dnsMs: number; connectMs: number; confirmMs: number; tlsMs: number }
 
 export interface ConnectRequest {
   target: { host: string; port: number };
@@ -20,7 +21,16 @@ export interface ConnectRequest {
   ca?: string | undefined;
   /** Reports each finished phase with its duration, for metrics and logs. */
   onPhase?: (phase: 'connect' | 'x224' | 'tls', ms: number) => void;
-  signal?: AbortSignal;
+  /**
+   * Ends whichever phase is under way at once. Its reason, when a
+   * SessionError, is what the handshake rejects with; otherwise the gateway
+   * is shutting down.
+   */
+  signal?: AbortSignal | undefined;
+  /** The name resolver (the system's by default). */
+  lookup?: LookupAll | undefined;
+  /** Refuse plain TLS: without NLA a server (or someone in the middle) could pick TLS after the display offered NLA. */
+  requireNla?: boolean | undefined;
 }
 
 export interface SecuredInfo {
@@ -55,6 +65,9 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
   if ((requested & (PROTOCOL.SSL | PROTOCOL.HYBRID | PROTOCOL.HYBRID_EX)) === 0) {
     throw new SessionError('request', 'legacy-security', 'the display asked for legacy RDP security, which the gateway does not relay', { requestedProtocols: requested });
   }
+  if (request.requireNla && (requested & (PROTOCOL.HYBRID | PROTOCOL.HYBRID_EX)) === 0) {
+    throw new SessionError('request', 'negotiation-failed', 'the gateway requires Network Level Authentication, and the display did not offer it', { requestedProtocols: requested });
+  }
   const address = await resolveAllowed(request);
   let started = performance.now();
   const tcp = await openTcp(address, request.target.port, request.timeouts.connectMs, request.signal);
@@ -62,8 +75,11 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
   try {
     started = performance.now();
     tcp.write(request.connectionRequest);
-    const confirm = await readConfirm(tcp, request.timeouts.confirmMs);
+    const confirm = await readConfirm(tcp, request.timeouts.confirmMs, request.signal);
     const protocol = acceptedProtocol(confirm);
+    if (request.requireNla && protocol === 'ssl') {
+      throw new SessionError('x224', 'negotiation-failed', "the presenter's computer chose plain TLS, and the gateway requires Network Level Authentication");
+    }
     request.onPhase?.('x224', performance.now() - started);
 
     started = performance.now();
@@ -92,17 +108,21 @@ function parseRequest(pdu: Buffer): number {
   }
 }
 
+/** What an aborted phase rejects with: the signal's SessionError, or the gateway's shutdown. */
+export function abortReason(signal: AbortSignal | undefined, phase: SessionError['phase']): SessionError {
+  return signal?.reason instanceof SessionError ? signal.reason : new SessionError(phase, 'gateway-shutdown');
+}
+
 async function resolveAllowed(request: ConnectRequest): Promise<string> {
   const { host, port } = request.target;
   let addresses: string[];
-  if (isIP(host) !== 0) {
-    addresses = [host];
-  } else {
-    try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
-    } catch (error) {
-      throw new SessionError('connect', 'target-unreachable', `the name "${host}" does not resolve`, { error: (error as NodeJS.ErrnoException).code });
-    }
+  try {
+    addresses = await resolveHost(host, { deadlineMs: request.timeouts.dnsMs, signal: request.signal, lookup: request.lookup });
+  } catch (error) {
+    if (!(error instanceof ResolveError)) throw error;
+    if (error.kind === 'aborted') throw abortReason(request.signal, 'connect');
+    if (error.kind === 'timeout') throw new SessionError('connect', 'timeout', error.message, { phase: 'dns' });
+    throw new SessionError('connect', 'target-unreachable', error.message, { error: error.code });
   }
   // Check what we will actually connect to, not the name: a name must not smuggle in a forbidden address.
   const reasons: string[] = [];
@@ -116,9 +136,13 @@ async function resolveAllowed(request: ConnectRequest): Promise<string> {
 
 function openTcp(address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<Socket> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortReason(signal, 'connect'));
+      return;
+    }
     const socket = tcpConnect({ host: address, port, noDelay: true });
     const timer = setTimeout(() => fail(new SessionError('connect', 'timeout', `no answer from ${address}:${port} within ${timeoutMs} ms`, { phase: 'connect' })), timeoutMs);
-    const onAbort = (): void => fail(new SessionError('connect', 'gateway-shutdown'));
+    const onAbort = (): void => fail(abortReason(signal, 'connect'));
     signal?.addEventListener('abort', onAbort, { once: true });
     function fail(error: SessionError): void {
       clearTimeout(timer);
@@ -140,11 +164,12 @@ function openTcp(address: string, port: number, timeoutMs: number, signal?: Abor
   });
 }
 
-async function readConfirm(socket: Socket, timeoutMs: number): Promise<Buffer> {
+async function readConfirm(socket: Socket, timeoutMs: number, signal: AbortSignal | undefined): Promise<Buffer> {
   try {
-    return await readOneTpkt(socket, { timeoutMs, maxBytes: MAX_CONFIRM_BYTES });
+    return await readOneTpkt(socket, { timeoutMs, maxBytes: MAX_CONFIRM_BYTES, signal });
   } catch (error) {
     if (!(error instanceof ReadError)) throw error;
+    if (error.kind === 'aborted') throw abortReason(signal, 'x224');
     if (error.kind === 'timeout') throw new SessionError('x224', 'timeout', "the presenter's computer did not confirm the connection in time", { phase: 'x224' });
     if (error.kind === 'closed') throw new SessionError('x224', 'target-refused', `the presenter's computer closed the connection: ${error.message}`);
     throw new SessionError('x224', 'x224-invalid', undefined, { reason: error.message });
@@ -170,6 +195,11 @@ function acceptedProtocol(confirm: Buffer): SecuredInfo['protocol'] {
 
 function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
+    const { signal } = request;
+    if (signal?.aborted) {
+      reject(abortReason(signal, 'tls'));
+      return;
+    }
     const host = request.target.host;
     const socket = tlsConnect({
       socket: tcp,
@@ -184,13 +214,17 @@ function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Prom
       minVersion: 'TLSv1.2',
     });
     const timer = setTimeout(() => fail(new SessionError('tls', 'timeout', `the TLS handshake did not finish within ${timeoutMs} ms`, { phase: 'tls' })), timeoutMs);
+    const onAbort = (): void => fail(abortReason(signal, 'tls'));
+    signal?.addEventListener('abort', onAbort, { once: true });
     function fail(error: SessionError): void {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       socket.destroy();
       reject(error);
     }
     socket.once('secureConnect', () => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       socket.removeAllListeners('error');
       socket.setNoDelay(true);
       socket.pause();
@@ -214,7 +248,7 @@ async function judgeCertificate(socket: TLSSocket, request: ConnectRequest, prot
   if (caVerified) {
     // A chain that verifies proves nothing until it names the server we meant:
     // the name for a name, the address (an IP SAN) for an address.
-    const host = canonicalHost(request.target.host).replace(/^\[(.*)\]$/, '$1');
+    const host = canonicalAddress(request.target.host);
     const peer = socket.getPeerX509Certificate();
     const matches = isIP(host) === 0 ? peer?.checkHost(host) !== undefined : peer?.checkIP(host) !== undefined;
     if (!matches) { caVerified = false; caError = `certificate is not for ${request.target.host}`; }

@@ -25,6 +25,12 @@ test('the gateway itself is never a target', () => {
   const verdict = own.check('127.0.0.1', 8443);
   assert.match(verdict.allowed ? '' : verdict.reason, /is the gateway itself/);
   assert.deepEqual(own.check('127.0.0.1', 8444), { allowed: true });
+  // Other spellings of the same addresses were compared as strings and let through.
+  const any = new TargetPolicy({ allowNetworks: ['127.0.0.0/8', '::/0'], allowPorts: ['1-65535'], ownPorts: [8443] });
+  for (const spelling of ['::ffff:7f00:1', '::FFFF:127.0.0.2', '0:0:0:0:0:0:0:1', '::0001', '0.0.0.0', '0::0', '127.1.2.3']) {
+    const verdict = any.check(spelling, 8443);
+    assert.match(verdict.allowed ? '' : verdict.reason, /is the gateway itself/, spelling);
+  }
 });
 
 test('bad networks and ranges are configuration errors', () => {

@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { canonicalAddress } from './canonicalHost.js';
 
 export interface TargetPolicyOptions {
   allowNetworks: string[];
@@ -38,9 +39,11 @@ export class TargetPolicy {
   }
 
   /** `address` must be an IP literal (resolve names first, then check what you will connect to). */
-  check(address: string, port: number): PolicyVerdict {
+  check(given: string, port: number): PolicyVerdict {
+    if (isIP(given) === 0) return { allowed: false, reason: `"${given}" is not an IP address` };
+    // One spelling per address, so `::ffff:7f00:1` is judged as the 127.0.0.1 it is.
+    const address = canonicalAddress(given);
     const family = isIP(address);
-    if (family === 0) return { allowed: false, reason: `"${address}" is not an IP address` };
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (!this.networks.check(address, type)) {
       return { allowed: false, reason: `${address} is outside the allowed networks (${this.options.allowNetworks.join(', ')})` };
@@ -55,8 +58,15 @@ export class TargetPolicy {
   }
 }
 
+/** Loopback and "any" in both families; the gateway listens on every interface by default. */
+const ownAddresses = new BlockList();
+ownAddresses.addSubnet('127.0.0.0', 8, 'ipv4');
+ownAddresses.addAddress('0.0.0.0', 'ipv4');
+ownAddresses.addAddress('::1', 'ipv6');
+ownAddresses.addAddress('::', 'ipv6');
+
 function isLocalAddress(address: string): boolean {
-  if (address.startsWith('127.') || address.startsWith('::ffff:127.') || ['::1', '0.0.0.0', '::'].includes(address)) return true;
-  // The gateway listens on every interface by default, so its LAN addresses count as "itself" too.
-  return Object.values(networkInterfaces()).some((list) => list?.some((entry) => entry.address === address) ?? false);
+  if (ownAddresses.check(address, isIP(address) === 4 ? 'ipv4' : 'ipv6')) return true;
+  // Its LAN addresses count as "itself" too.
+  return Object.values(networkInterfaces()).some((list) => list?.some((entry) => canonicalAddress(entry.address) === address) ?? false);
 }

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Lab } from '@lanterna/lab';
-import { buildConnectionRequest, parseConnectionConfirm, parseConnectionRequest, NEG_FAILURE, PROTOCOL } from './x224.js';
+import { buildConnectionRequest, parseConnectionConfirm, parseConnectionRequest, NEG_FAILURE, PROTOCOL } from '@lanterna/protocol';
 
 const EXCHANGE_DEADLINE_MS = 15_000;
 

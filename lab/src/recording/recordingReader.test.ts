@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { encodeRecord, RECORD_HEADER_BYTES } from './recordedPdu.js';
 import { iterateRecording, parseRecording, readRecording, RecordingError } from './recordingReader.js';
-import { listSharedRecordings } from './sharedRecordings.js';
+import { listRecordings } from './sharedRecordings.js';
 
 // Record counts found by an independent scan (a Python struct loop over the
 // same files), so the reader is checked against something it did not compute.
@@ -22,7 +22,7 @@ const EXPECTED_RECORDS: Record<string, number> = {
 const SMALL = 'cold-shadow.dump';
 
 async function smallRecording(): Promise<Buffer> {
-  const files = await listSharedRecordings();
+  const files = listRecordings();
   const path = files.find((file) => basename(file) === SMALL);
   assert.ok(path, `${SMALL} is missing from the shared recordings`);
   const { readFile } = await import('node:fs/promises');
@@ -48,7 +48,7 @@ function recordOffset(buf: Buffer, index: number): number {
 }
 
 void test('every shared recording parses, starts with MCS Connect-Initial and streams identically', async () => {
-  const files = await listSharedRecordings();
+  const files = listRecordings();
   assert.deepEqual(files.map((file) => basename(file)).sort(), Object.keys(EXPECTED_RECORDS).sort());
   for (const file of files) {
     const name = basename(file);

@@ -1,26 +1,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseConnectionConfirm } from './rdpTlsCertificate.js';
+import { tlsProtocolOf } from './rdpTlsCertificate.js';
 
 function confirm(negotiation: number[]): Buffer {
-  const body = [0x0e, 0xd0, 0x00, 0x00, 0x12, 0x34, 0x00, ...negotiation];
-  const length = 4 + body.length;
+  const body = [0xd0, 0x00, 0x00, 0x12, 0x34, 0x00, ...negotiation];
+  const length = 5 + body.length;
+  body.unshift(length - 5); // the X.224 length indicator
   return Buffer.from([0x03, 0x00, length >> 8, length & 0xff, ...body]);
 }
 
 test('reads the selected protocol from an RDP_NEG_RSP', () => {
-  assert.equal(parseConnectionConfirm(confirm([0x02, 0x1f, 0x08, 0x00, 0x02, 0x00, 0x00, 0x00])).selectedProtocol, 2);
-  assert.equal(parseConnectionConfirm(confirm([0x02, 0x00, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00])).selectedProtocol, 1);
+  assert.equal(tlsProtocolOf(confirm([0x02, 0x1f, 0x08, 0x00, 0x02, 0x00, 0x00, 0x00])), 2);
+  assert.equal(tlsProtocolOf(confirm([0x02, 0x00, 0x08, 0x00, 0x01, 0x00, 0x00, 0x00])), 1);
 });
 
-test('a confirm without negotiation means standard RDP security', () => {
-  assert.equal(parseConnectionConfirm(confirm([])).selectedProtocol, 0);
+test('a confirm without negotiation means standard RDP security, which has no certificate to fetch', () => {
+  assert.throws(() => tlsProtocolOf(confirm([])), /standard rdp security, no tls/);
 });
 
 test('a negotiation failure and other packets are errors', () => {
-  assert.throws(() => parseConnectionConfirm(confirm([0x03, 0x00, 0x08, 0x00, 0x05, 0x00, 0x00, 0x00])), /failure code 5/);
+  assert.throws(() => tlsProtocolOf(confirm([0x03, 0x00, 0x08, 0x00, 0x05, 0x00, 0x00, 0x00])), /failure code 5/);
   const request = confirm([]);
   request[5] = 0xe0;
-  assert.throws(() => parseConnectionConfirm(request), /expected x224 connection confirm/);
-  assert.throws(() => parseConnectionConfirm(Buffer.from([0x16, 0x03, 0x01])), /not a tpkt/);
+  assert.throws(() => tlsProtocolOf(request), /tpdu code is 0xe0, expected 0xd0/);
+  assert.throws(() => tlsProtocolOf(Buffer.from([0x16, 0x03, 0x01])), /shorter than 11/);
 });

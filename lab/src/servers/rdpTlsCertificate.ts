@@ -1,52 +1,18 @@
-import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTcp } from 'node:net';
 import { connect as connectTls } from 'node:tls';
+import { buildConnectionRequest, eventByteSource, parseConnectionConfirm, PROTOCOL, readOnePdu, selectedProtocol } from '@lanterna/protocol';
 
-// X.224 Connection Request carrying an RDP_NEG_REQ for TLS or CredSSP
-// (PROTOCOL_SSL | PROTOCOL_HYBRID): both security modes start with a TLS
-// handshake, which is all we need to see the server's certificate.
-const CONNECTION_REQUEST = Buffer.from([
-  0x03, 0x00, 0x00, 0x13, // TPKT, 19 bytes
-  0x0e, 0xe0, 0x00, 0x00, 0x00, 0x00, 0x00, // X.224 CR
-  0x01, 0x00, 0x08, 0x00, 0x03, 0x00, 0x00, 0x00, // RDP_NEG_REQ, protocols 0x3
-]);
-const TYPE_RDP_NEG_RSP = 0x02;
-const TYPE_RDP_NEG_FAILURE = 0x03;
+// TLS or CredSSP (PROTOCOL_SSL | PROTOCOL_HYBRID): both security modes start
+// with a TLS handshake, which is all we need to see the server's certificate.
+const CONNECTION_REQUEST = buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL | PROTOCOL.HYBRID });
+/** A Confirm is 19 bytes; a server that announces more is not speaking RDP. */
+const MAX_CONFIRM_BYTES = 1024;
 
-/** What an X.224 Connection Confirm says about negotiation. */
-export interface NegotiationResult {
-  selectedProtocol: number;
-}
-
-/** Parses a TPKT-framed X.224 Connection Confirm (pure). */
-export function parseConnectionConfirm(pdu: Buffer): NegotiationResult {
-  if (pdu.length < 11 || pdu[0] !== 0x03) throw new Error('x224 confirm is not a tpkt packet');
-  if (((pdu[5] ?? 0) & 0xf0) !== 0xd0) throw new Error(`expected x224 connection confirm, got code 0x${(pdu[5] ?? 0).toString(16)}`);
-  if (pdu.length < 19) return { selectedProtocol: 0 }; // no negotiation response: standard RDP security
-  const type = pdu[11];
-  if (type === TYPE_RDP_NEG_FAILURE) throw new Error(`server refused the requested security, failure code ${pdu.readUInt32LE(15)}`);
-  if (type !== TYPE_RDP_NEG_RSP) throw new Error(`unexpected negotiation type ${type ?? 'none'}`);
-  return { selectedProtocol: pdu.readUInt32LE(15) };
-}
-
-function readConfirm(socket: Socket): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    let buffered = Buffer.alloc(0);
-    const onData = (chunk: Buffer): void => {
-      buffered = Buffer.concat([buffered, chunk]);
-      if (buffered.length >= 4) {
-        const length = buffered.readUInt16BE(2);
-        if (buffered.length >= length) {
-          socket.off('data', onData);
-          socket.pause();
-          if (buffered.length > length) reject(new Error('server sent data after the x224 confirm'));
-          else resolve(buffered);
-        }
-      }
-    };
-    socket.on('data', onData);
-    socket.once('error', reject);
-    socket.once('close', () => reject(new Error('connection closed before the x224 confirm')));
-  });
+/** The TLS-based protocol a server's Connection Confirm selected; throws when it selected none (pure). */
+export function tlsProtocolOf(confirm: Uint8Array): number {
+  const selected = selectedProtocol(parseConnectionConfirm(confirm));
+  if (selected === PROTOCOL.RDP) throw new Error('server chose standard rdp security, no tls');
+  return selected;
 }
 
 /**
@@ -55,15 +21,27 @@ function readConfirm(socket: Socket): Promise<Buffer> {
  */
 export async function fetchRdpCertificate(host: string, port: number, timeoutMs = 5000): Promise<Buffer> {
   const socket = connectTcp({ host, port });
-  const timer = setTimeout(() => socket.destroy(new Error(`no tls handshake with ${host}:${port} within ${timeoutMs} ms`)), timeoutMs);
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const onDeadline = (): void => { socket.destroy(new Error(`no tls handshake with ${host}:${port} within ${timeoutMs} ms`)); };
+  deadline.addEventListener('abort', onDeadline, { once: true });
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
     });
     socket.write(CONNECTION_REQUEST);
-    const confirm = parseConnectionConfirm(await readConfirm(socket));
-    if (confirm.selectedProtocol === 0) throw new Error('server chose standard rdp security, no tls');
+    // The deadline destroys the socket with its own error, which ends this read too.
+    const reply = eventByteSource<Buffer>(socket);
+    let confirm: Buffer;
+    let unread: Buffer[];
+    try {
+      confirm = (await readOnePdu(reply, { maxBytes: MAX_CONFIRM_BYTES })).pdu;
+    } finally {
+      socket.pause();
+      unread = reply.detach();
+    }
+    if (unread.length > 0) throw new Error('server sent data after the x224 confirm');
+    tlsProtocolOf(confirm);
     return await new Promise<Buffer>((resolve, reject) => {
       const tls = connectTls({ socket, rejectUnauthorized: false, servername: undefined }, () => {
         const certificate = tls.getPeerCertificate();
@@ -74,7 +52,7 @@ export async function fetchRdpCertificate(host: string, port: number, timeoutMs 
       tls.once('error', reject);
     });
   } finally {
-    clearTimeout(timer);
+    deadline.removeEventListener('abort', onDeadline);
     socket.destroy();
   }
 }

@@ -18,10 +18,10 @@ flock 9
 if [ ! -f "$OUT/.stamp" ]; then
   rm -rf "$OUT"
   mkdir -p "$OUT"
-  # js_events.c posts to JS (native_events.c stands in for it); wait_probe.c is a wasm test hook
+  # js_events.c posts to JS (native_events.c stands in for it)
   glue=()
   for file in "$SRC"/*.c; do
-    case $(basename "$file") in js_events.c|wait_probe.c) ;; *) glue+=("$file") ;; esac
+    case $(basename "$file") in js_events.c) ;; *) glue+=("$file") ;; esac
   done
   # -Wno-deprecated-declarations: FreeRDP's own headers trip it at every include.
   # The static channel clients are objects inside libfreerdp-client3.a; one link

@@ -1,4 +1,4 @@
-/* A FreeRDP /dump:record file (the recordings in /work/shared/recordings/),
+/* A FreeRDP /dump:record file (the shared recordings, ../shared/recordings/ beside the repository),
  * read whole into memory. Layout per record, little-endian, as in
  * lab/src/recording/recordedPdu.ts: u64 tick_ms | u8 direction (1 = client to
  * server) | u32 crc | u64 length | length bytes (one TPKT or fast-path PDU). */

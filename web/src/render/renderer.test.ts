@@ -4,10 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openWatchedPage } from '../testing/chromium.js';
-import { startStaticServer, type StaticServer } from '../testing/staticServer.js';
-import { labDir, publicDir } from '../testing/webDist.js';
-import { firstPixelDifference } from '../testing/pixelCompare.js';
+import { firstPixelDifference, labDir, launchChromium, openWatchedPage, publicDir, startStaticServer, type StaticServer } from '@lanterna/testkit';
 import { expectedRgba, fillPattern } from '../lab/testPattern.js';
 import type { PixelFormat } from './frame.js';
 import type { RenderStats } from './renderStats.js';

@@ -7,16 +7,17 @@
 // application-level ping. So the page relies on the socket's close event and
 // on the browser's "online" signal to retry at once.
 import { Backoff } from './backoff.js';
-import { codeForClose } from './errorSentences.js';
 import {
-  parseControlMessage,
-  protocolVersion,
-  subprotocol,
+  codeForClose,
+  KIOSK_PROTOCOL_VERSION,
+  KIOSK_SUBPROTOCOL,
+  parseGatewayControlMessage,
   type ErrorMessage,
+  type HelloMessage,
   type ProjectMessage,
   type StopMessage,
   type WelcomeMessage,
-} from './kioskProtocol.js';
+} from '@lanterna/protocol';
 
 export type ControlState =
   | { readonly kind: 'connecting'; readonly attempt: number }
@@ -74,14 +75,15 @@ export class ControlChannel {
     this.events.onstate?.({ kind: 'connecting', attempt: this.attempt });
     let socket: WebSocket;
     try {
-      socket = new WebSocket(this.options.url, subprotocol);
+      socket = new WebSocket(this.options.url, KIOSK_SUBPROTOCOL);
     } catch (error) {
       this.scheduleRetry(error instanceof Error ? error.message : String(error));
       return;
     }
     this.socket = socket;
     socket.onopen = () => {
-      socket.send(JSON.stringify({ type: 'hello', protocol: protocolVersion, token: this.options.token, client: this.options.client }));
+      const hello: HelloMessage = { type: 'hello', protocol: KIOSK_PROTOCOL_VERSION, token: this.options.token, client: this.options.client };
+      socket.send(JSON.stringify(hello));
       this.welcomeTimer = setTimeout(() => {
         this.lastError = 'timeout';
         socket.close(4408, 'no welcome');
@@ -112,14 +114,13 @@ export class ControlChannel {
   }
 
   private receive(socket: WebSocket, text: string): void {
-    let message;
-    try {
-      message = parseControlMessage(text);
-    } catch {
+    const parsed = parseGatewayControlMessage(text);
+    if (!parsed.ok) {
       this.lastError = 'bad-message';
       socket.close(4400, 'unreadable message');
       return;
     }
+    const message = parsed.message;
     switch (message.type) {
       case 'welcome':
         if (this.welcomeTimer !== null) clearTimeout(this.welcomeTimer);

@@ -3,8 +3,16 @@
 // sees the ~1,000 messages a second a moving desktop brings (each one was a
 // task on the page's thread, and on a loaded machine any of them could wait
 // long enough for the scheduler to report a long task).
-import { countPdus } from './pduCounter.js';
-import { subprotocol } from './kioskProtocol.js';
+import {
+  countWholePdus,
+  framingModeFor,
+  KIOSK_SUBPROTOCOL,
+  type CloseMessage,
+  type FramingMode,
+  type KioskDataMessage,
+  type OpenMessage,
+  type SecurityProtocolName,
+} from '@lanterna/protocol';
 
 export interface DataChannelEvents {
   onpdus(frame: ArrayBuffer): void;
@@ -12,6 +20,8 @@ export interface DataChannelEvents {
   ontext(text: string): void;
   onclose(code: number, reason: string): void;
 }
+
+const closeMessage: CloseMessage = { type: 'close' };
 
 /** What the engine may send before the socket opens: the Connection Request and little else. */
 const MAX_QUEUED_BYTES = 64 * 1024;
@@ -21,20 +31,23 @@ export class DataChannel {
   bytesIn = 0;
   pdusIn = 0;
   bytesOut = 0;
+  /** How the gateway's next frame is framed: the Confirm comes first, then the server's PDUs (see securedWith). */
+  private inbound: FramingMode = 'rdp';
+  private framesIn = 0;
   private readonly socket: WebSocket;
   private queued: ArrayBuffer[] = [];
   private queuedBytes = 0;
   private closeRequested = false;
 
   constructor(url: string, sessionToken: string, private readonly events: DataChannelEvents) {
-    const socket = new WebSocket(url, subprotocol);
+    const socket = new WebSocket(url, KIOSK_SUBPROTOCOL);
     socket.binaryType = 'arraybuffer';
     this.socket = socket;
     socket.onopen = () => {
-      socket.send(JSON.stringify({ type: 'open', token: sessionToken }));
+      socket.send(JSON.stringify({ type: 'open', token: sessionToken } satisfies OpenMessage));
       for (const frame of this.queued) socket.send(frame);
       this.queued = [];
-      if (this.closeRequested) socket.send(JSON.stringify({ type: 'close' }));
+      if (this.closeRequested) socket.send(JSON.stringify(closeMessage));
     };
     socket.onmessage = (event: MessageEvent<ArrayBuffer | string>) => {
       const data = event.data;
@@ -43,7 +56,7 @@ export class DataChannel {
         return;
       }
       this.bytesIn += data.byteLength;
-      this.pdusIn += countPdus(new Uint8Array(data));
+      this.countPdus(new Uint8Array(data));
       events.onpdus(data);
     };
     socket.onclose = (event) => events.onclose(event.code, event.reason);
@@ -61,18 +74,41 @@ export class DataChannel {
     }
   }
 
+  /**
+   * The session's security protocol, from `secured`: during NLA the server's
+   * frames hold DER TSRequests (and, for HYBRID_EX, the early authorization
+   * result) until its first TPKT.
+   */
+  securedWith(protocol: SecurityProtocolName): void {
+    this.inbound = framingModeFor(protocol, 'server-to-client');
+  }
+
   /** A JSON message (dropped unless the socket is open: only pings use this). */
-  sendJson(message: object): void {
+  sendJson(message: KioskDataMessage): void {
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
   }
 
   /** Asks the gateway to end the session; it answers `ended` and closes. */
   requestClose(): void {
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'close' }));
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(closeMessage));
     else if (this.socket.readyState === WebSocket.CONNECTING) this.closeRequested = true;
   }
 
   close(code = 1000): void {
     this.socket.close(code);
+  }
+
+  /** For the HUD: the gateway's frames hold whole PDUs, read with the protocol's framing. */
+  private countPdus(frame: Uint8Array): void {
+    // The first frame is the Connection Confirm (one TPKT), which does not end NLA.
+    const first = this.framesIn++ === 0;
+    try {
+      const counted = countWholePdus(frame, first ? 'rdp' : this.inbound);
+      this.pdusIn += counted.count;
+      if (!first) this.inbound = counted.mode;
+    } catch {
+      // Only a count is lost: the engine judges the PDUs themselves.
+      this.pdusIn += 1;
+    }
   }
 }

@@ -3,7 +3,7 @@
 // gateway's data socket) and a sink for what it decodes. Nothing here knows
 // WebGL; nothing in render/ knows RDP.
 import type { PixelFormat, PointerShape, Rect } from '../render/frame.js';
-import type { Credentials, DataServerMessage, Target } from './kioskProtocol.js';
+import type { Credentials, GatewayDataMessage, Target } from '@lanterna/protocol';
 
 export interface RdpSessionSettings {
   readonly target: Target;
@@ -24,7 +24,7 @@ export interface RdpTransport {
   /** Binary frames from the gateway, each holding whole PDUs. */
   onpdus: ((frame: ArrayBuffer) => void) | null;
   /** The data socket's JSON messages: `secured` (with the key CredSSP binds to), `ended`, `error`. */
-  onmessage: ((message: DataServerMessage) => void) | null;
+  onmessage: ((message: GatewayDataMessage) => void) | null;
 }
 
 export type RdpEngineEvent =

@@ -3,7 +3,7 @@
 // thread) and to the render worker (through a port, for the same reason).
 import type { RenderWorkerReply, RenderWorkerRequest } from '../render/renderWorkerProtocol.js';
 import { DecodeClock } from './decodeClock.js';
-import { parseDataMessage } from './kioskProtocol.js';
+import { parseGatewayDataMessage, type PingMessage } from '@lanterna/protocol';
 import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } from './rdpClientEngine.js';
 import { DataChannel } from './dataChannel.js';
 import type { SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
@@ -50,7 +50,7 @@ function openTransport(url: string, sessionToken: string): RdpTransport {
   };
   const trafficTimer = setInterval(reportTraffic, TRAFFIC_REPORT_MS);
   let pingTimer: ReturnType<typeof setInterval> | undefined;
-  const ping = (): void => data?.sendJson({ type: 'ping', t: performance.now() });
+  const ping = (): void => data?.sendJson({ type: 'ping', t: performance.now() } satisfies PingMessage);
   data = new DataChannel(url, sessionToken, {
     onpdus: (frame) => {
       decodeClock.input();
@@ -58,13 +58,19 @@ function openTransport(url: string, sessionToken: string): RdpTransport {
     },
     ontext: (text) => {
       try {
-        const message = parseDataMessage(text);
+        const parsed = parseGatewayDataMessage(text);
+        if (!parsed.ok) {
+          reply({ type: 'error', message: parsed.failure.message });
+          return;
+        }
+        const message = parsed.message;
         if (message.type === 'pong') {
           reply({ type: 'rtt', ms: performance.now() - message.t });
           return;
         }
         reply({ type: 'data-text', text });
         // the gateway answers pings only while relaying, which begins with `secured`
+        if (message.type === 'secured') data?.securedWith(message.protocol);
         if (message.type === 'secured' && pingTimer === undefined) {
           pingTimer = setInterval(ping, PING_INTERVAL_MS);
           ping();

@@ -1,8 +1,8 @@
 // Runs one projection on the page: the data socket, the session worker that
 // hosts the engine, and the ports that connect them to the render worker.
 import type { RenderWorkerClient } from '../render/renderWorkerClient.js';
-import { codeForClose } from './errorSentences.js';
-import { parseDataMessage, type ProjectMessage } from './kioskProtocol.js';
+import { codeForClose } from '@lanterna/protocol';
+import { parseGatewayDataMessage, type ProjectMessage } from '@lanterna/protocol';
 import type { SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
 
 export type SessionEvent =
@@ -114,13 +114,12 @@ export class SessionHost {
   }
 
   private peek(text: string): void {
-    try {
-      const message = parseDataMessage(text);
-      if (message.type === 'error') this.lastErrorCode = message.code;
-      else if (message.type === 'ended') this.endReason = message.reason;
-    } catch {
-      // the worker reports unreadable messages
-    }
+    // The worker reports unreadable messages.
+    const parsed = parseGatewayDataMessage(text);
+    if (!parsed.ok) return;
+    const message = parsed.message;
+    if (message.type === 'error') this.lastErrorCode = message.code;
+    else if (message.type === 'ended') this.endReason = message.reason;
   }
 
   private finish(errorCode: string | null, reason: string, engineReason: string | null = null): void {

@@ -6,10 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openWatchedPage } from '../../testing/chromium.js';
-import { GatewayStandIn } from '../../testing/gatewayStandIn.js';
-import { startStaticServer, type StaticServer } from '../../testing/staticServer.js';
-import { publicDir } from '../../testing/webDist.js';
+import { GatewayStandIn, launchChromium, openWatchedPage, publicDir, startStaticServer, type StaticServer } from '@lanterna/testkit';
 
 const display = { id: 'room-1', name: 'Room 1', token: 'display-token-1' };
 const screenshots = process.env.LANTERNA_WEB_SCREENSHOTS;
@@ -28,7 +25,7 @@ after(async () => {
 });
 
 async function openDisplay(t: { after: (fn: () => Promise<void>) => void }, path: string, viewport = { width: 1280, height: 720 }): Promise<{ page: Page; standIn: GatewayStandIn }> {
-  const standIn = new GatewayStandIn(server.server, display);
+  const standIn = new GatewayStandIn(server.server, { display });
   const { page, problems } = await openWatchedPage(browser, viewport);
   t.after(async () => {
     await page.context().close();

@@ -2,14 +2,14 @@
 // screen, and one projection at a time.
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
-import { sentenceForEngineEnd } from '../../session/engineEndSentences.js';
-import { sentenceForCode } from '../../session/errorSentences.js';
-import type { ProjectMessage } from '../../session/kioskProtocol.js';
+import { sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
+import type { ProjectMessage } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
 import { DisplayScreen } from './displayScreen.js';
 import { readDisplayLocation, socketUrl } from './displayLocation.js';
 import { Hud } from './hud.js';
+import { startKioskHeartbeat } from './kioskHeartbeat.js';
 import { showRendererWarning } from './rendererWarning.js';
 
 const clientName = 'lanterna-web/0.1';
@@ -66,11 +66,14 @@ let session: SessionHost | null = null;
 let sessionId: string | null = null;
 let countdown: ReturnType<typeof setInterval> | null = null;
 let online = false;
+let controlKind = 'starting';
+startKioskHeartbeat(() => ({ control: controlKind, presenting: session !== null }));
 
 function showControlState(state: ControlState): void {
   if (countdown !== null) clearInterval(countdown);
   countdown = null;
   online = state.kind === 'online';
+  controlKind = state.kind;
   switch (state.kind) {
     case 'connecting':
       screen.setConnection(state.attempt > 1 ? 'Reconnecting to the gateway…' : 'Connecting to the gateway…', 'busy');
@@ -172,6 +175,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
 }
 
 if (place.token === null) {
+  controlKind = 'no-token';
   screen.setConnection('Not connected', 'error');
   screen.setProblem('This display has no token. Open the display link from the administrator (it ends with #token=…).');
 } else {

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// The README's first command: the product on its embedded defaults. A demo
+// presenter (FreeRDP shadow server on a virtual screen with a live scene, from
+// the lab), the gateway (its CLI; self-signed TLS made on first start, no
+// database), and a display that projects the presenter — in Chromium kiosk
+// mode when a screen exists, otherwise as a URL to open in any browser.
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { Lab, type SceneName } from '@lanterna/lab';
+import { DEMO_DISPLAY_ID, demoDisplayToken, demoStateDir, writeDemoGatewayConfig } from './demoState.js';
+import { startGatewayProcess } from './gatewayProcess.js';
+import { openKioskWindow } from './kioskWindow.js';
+
+const DEMO_SCENES: readonly SceneName[] = ['terminal', 'animation', 'reference'];
+
+const options = new Command()
+  .name('lanterna-demo')
+  .option('--port <n>', 'gateway port', '8443')
+  .option('--host <address>', 'gateway listen address', '0.0.0.0')
+  .option('--scene <name>', `what the demo presenter shows: ${DEMO_SCENES.join(' | ')}`, 'terminal')
+  .option('--auth <mode>', 'demo presenter security: nla | tls', 'nla')
+  .option('--no-kiosk', 'never open a kiosk window, only print the URL')
+  .parse()
+  .opts<{ port: string; host: string; scene: string; auth: string; kiosk: boolean }>();
+
+const stops: (() => void)[] = [];
+
+async function main(): Promise<void> {
+  const scene = DEMO_SCENES.find((name) => name === options.scene);
+  if (!scene) throw new Error(`unknown scene "${options.scene}"`);
+  const lab = await Lab.create({ name: 'demo' });
+  const stop = async (): Promise<void> => {
+    for (const stopOne of stops) stopOne();
+    await lab.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+
+  console.log('starting the demo presenter (FreeRDP shadow server on a virtual 1920×1080 screen)…');
+  const screen = await lab.display({ width: 1920, height: 1080 });
+  await screen.showScene(scene);
+  const presenter = await lab.shadowServer({ display: screen, auth: options.auth === 'tls' ? 'tls' : 'nla' });
+
+  const stateDir = demoStateDir();
+  const token = demoDisplayToken(stateDir);
+  const configPath = writeDemoGatewayConfig(stateDir, { host: options.host, port: Number(options.port), token, presenter });
+  console.log('starting the gateway…');
+  const gateway = await startGatewayProcess(configPath, { showLogs: process.env.LANTERNA_DEMO_LOGS === '1' });
+  stops.push(() => gateway.kill('SIGTERM'));
+
+  const local = `https://127.0.0.1:${options.port}/display/${DEMO_DISPLAY_ID}#token=${token}`;
+  console.log(`\nLanterna is running.\n  display page:  ${local}\n  on the LAN:    https://${hostname()}:${options.port}/display/${DEMO_DISPLAY_ID}#token=${token}`);
+  console.log(`  presenter:     RDP ${presenter.host}:${presenter.port} (user ${presenter.username}), showing the "${scene}" scene`);
+  console.log('  (the gateway certificate is self-signed: accept it once in the browser)\nPress Ctrl-C to stop.');
+  if (process.env.DISPLAY && options.kiosk) {
+    stops.push(openKioskWindow(local, join(lab.dir, 'kiosk-profile')).stop);
+    console.log(`  kiosk:         Chromium on ${process.env.DISPLAY}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
+  for (const stopOne of stops) stopOne();
+  process.exit(1);
+});

@@ -1,0 +1,73 @@
+// The README's run command end to end, as far as a machine without a screen
+// goes: the demo starts a lab presenter and the gateway, and a display that
+// says hello on the control socket is told to project the presenter. Ctrl-C
+// (SIGINT) stops everything and the demo exits 0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+import { allocateFreePort } from '@lanterna/lab';
+
+const START_DEADLINE_MS = 60_000;
+const MESSAGE_DEADLINE_MS = 15_000;
+const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
+
+/** Resolves with the next text message on socket, or rejects after the deadline. */
+function nextMessage(socket: WebSocket): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no message within ${MESSAGE_DEADLINE_MS} ms`)), MESSAGE_DEADLINE_MS);
+    socket.once('message', (data: Buffer) => {
+      clearTimeout(timer);
+      resolve(JSON.parse(data.toString('utf8')) as Record<string, unknown>);
+    });
+  });
+}
+
+test('the demo runs a presenter and the gateway, projects the presenter to its display, and stops on Ctrl-C', { timeout: 120_000 }, async (t) => {
+  const stateHome = mkdtempSync(join(tmpdir(), 'lanterna-demo-test-'));
+  t.after(() => rmSync(stateHome, { recursive: true, force: true }));
+  const port = await allocateFreePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: stateHome };
+  delete env.DISPLAY; // headless: the demo prints the URL instead of opening a kiosk
+  const demo = spawn(process.execPath, [cli, '--no-kiosk', '--host', '127.0.0.1', '--port', String(port), '--scene', 'reference'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = once(demo, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  t.after(() => { if (demo.exitCode === null) demo.kill('SIGKILL'); });
+  const output: string[] = [];
+  demo.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+
+  const displayUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the demo did not start within ${START_DEADLINE_MS} ms:\n${output.join('')}`)), START_DEADLINE_MS);
+    void exited.then(([code]) => { clearTimeout(timer); reject(new Error(`the demo exited ${String(code)}:\n${output.join('')}`)); });
+    createInterface({ input: demo.stdout }).on('line', (line) => {
+      output.push(`${line}\n`);
+      const url = /display page:\s+(\S+)/.exec(line)?.[1];
+      if (url) { clearTimeout(timer); resolve(url); }
+    });
+  });
+  const page = new URL(displayUrl);
+  assert.equal(page.origin, `https://127.0.0.1:${port}`);
+  const token = new URLSearchParams(page.hash.slice(1)).get('token');
+  assert.ok(token, 'the display page URL carries the display token');
+
+  const ca = readFileSync(join(stateHome, 'lanterna-demo', 'gateway', 'gateway-cert.pem'), 'utf8');
+  const control = new WebSocket(`wss://127.0.0.1:${port}/v1/displays/demo/control`, 'lanterna.v1', { ca });
+  t.after(() => control.terminate());
+  await once(control, 'open');
+  const welcomed = nextMessage(control);
+  control.send(JSON.stringify({ type: 'hello', protocol: 1, token, client: 'lanterna-demo-test/1' }));
+  assert.equal((await welcomed).type, 'welcome');
+  const project = await nextMessage(control);
+  assert.equal(project.type, 'project', JSON.stringify(project));
+  assert.equal((project.target as { name?: unknown } | undefined)?.name, 'Demo presenter');
+  control.close();
+
+  demo.kill('SIGINT');
+  const [code] = await exited;
+  assert.equal(code, 0, output.join(''));
+});

@@ -1,0 +1,47 @@
+// What the demo keeps between runs (a display token, so a kiosk bookmarked once
+// keeps working) and the gateway configuration it writes for each run.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { RdpEndpoint } from '@lanterna/lab';
+
+export const DEMO_DISPLAY_ID = 'demo';
+
+/** $XDG_STATE_HOME/lanterna-demo (else ~/.local/state/lanterna-demo). */
+export function demoStateDir(): string {
+  return join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'lanterna-demo');
+}
+
+/** The demo display's token, made on the first run. */
+export function demoDisplayToken(stateDir: string): string {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const path = join(stateDir, 'display-token');
+  if (!existsSync(path)) writeFileSync(path, randomBytes(18).toString('base64url'), { mode: 0o600 });
+  return readFileSync(path, 'utf8').trim();
+}
+
+export interface DemoGatewaySettings {
+  host: string;
+  port: number;
+  token: string;
+  presenter: RdpEndpoint;
+}
+
+/** Writes the gateway's configuration: one display pinned to the demo presenter; returns its path. */
+export function writeDemoGatewayConfig(stateDir: string, settings: DemoGatewaySettings): string {
+  const { presenter } = settings;
+  const path = join(stateDir, 'gateway.json');
+  writeFileSync(path, JSON.stringify({
+    listen: { host: settings.host, port: settings.port, tls: true },
+    stateDir: join(stateDir, 'gateway'),
+    workers: 1,
+    displays: [{
+      id: DEMO_DISPLAY_ID, name: 'Demo display', token: settings.token,
+      autoProject: { host: presenter.host, port: presenter.port, name: 'Demo presenter', credentials: { username: presenter.username, password: presenter.password } },
+    }],
+    policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] },
+    certificates: { mode: 'first-use' },
+  }, null, 2), { mode: 0o600 });
+  return path;
+}

@@ -1,0 +1,83 @@
+// Control sockets: a reloading kiosk takes over its display, a dead one is
+// noticed by heartbeats, and a signage display is projected again after each session.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestGateway, startFaultyPeer, connectControl, openData, type TestGateway } from '@lanterna/testkit';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+
+const TOKEN = 'display-token-0123456789';
+
+async function onlineDisplays(gateway: TestGateway): Promise<number> {
+  const text = await gateway.metricsText();
+  return Number(/^lanterna_displays_online (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
+test('a second kiosk for the same display replaces the first with 4409', async (t) => {
+  const gateway = await startTestGateway({ displays: [{ id: 'room', token: TOKEN }] });
+  t.after(() => gateway.close());
+  const first = await connectControl(gateway.url, 'room', TOKEN);
+  const second = await connectControl(gateway.url, 'room', TOKEN);
+  t.after(() => second.close());
+  const closed = await first.queue.closed();
+  assert.equal(closed.code, 4409);
+  assert.equal(closed.error?.code, 'replaced');
+  assert.equal(await onlineDisplays(gateway), 1);
+  assert.equal(second.welcome.type, 'welcome');
+});
+
+test('a kiosk that stops answering heartbeats is dropped', { timeout: 20_000 }, async (t) => {
+  const gateway = await startTestGateway({ displays: [{ id: 'room', token: TOKEN }], timeouts: { heartbeatMs: 1000 } });
+  t.after(() => gateway.close());
+  const control = await connectControl(gateway.url, 'room', TOKEN);
+  assert.equal(control.welcome.heartbeatMs, 1000);
+  assert.equal(await onlineDisplays(gateway), 1);
+  control.socket.pause(); // a hung kiosk: pings are not read, so no pongs
+  const deadline = Date.now() + 8000;
+  while ((await onlineDisplays(gateway)) !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(await onlineDisplays(gateway), 0, 'the display went offline after missed heartbeats');
+  control.socket.terminate();
+});
+
+test('a signage display (autoProject) is projected again after its session ends', { timeout: 20_000 }, async (t) => {
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  const gateway = await startTestGateway({
+    displays: [{ id: 'sign', token: TOKEN, autoProject: { host: '127.0.0.1', port: peer.port, name: 'Lobby' } }],
+    certificates: { mode: 'insecure' },
+  });
+  t.after(() => gateway.close());
+  const control = await connectControl(gateway.url, 'sign', TOKEN);
+  t.after(() => control.close());
+  const first = await control.next('project');
+  assert.deepEqual(first.target, { name: 'Lobby', host: '127.0.0.1', port: peer.port });
+  const data = await openData(gateway.url, String(first.sessionId), String(first.sessionToken));
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await data.queue.nextText('secured');
+  data.socket.send('{"type":"close"}');
+  await data.queue.closed();
+  const again = await control.next('project', 8000);
+  assert.notEqual(again.sessionId, first.sessionId, 'a fresh session, with a fresh token');
+});
+
+test('an admin stop ends the session and tells the display', { timeout: 20_000 }, async (t) => {
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  const gateway = await startTestGateway({ displays: [{ id: 'room', token: TOKEN }], certificates: { mode: 'insecure' } });
+  t.after(() => gateway.close());
+  const control = await connectControl(gateway.url, 'room', TOKEN);
+  t.after(() => control.close());
+  const admin = { authorization: `Bearer ${gateway.adminToken}` };
+  const created = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, { method: 'POST', headers: admin, body: JSON.stringify({ displayId: 'room', target: { host: '127.0.0.1', port: peer.port } }) });
+  const { sessionId } = await created.json() as { sessionId: string };
+  const project = await control.next('project');
+  assert.equal(project.sessionId, sessionId);
+  const data = await openData(gateway.url, sessionId, String(project.sessionToken));
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await data.queue.nextText('secured');
+  await data.queue.nextBinary();
+  const stop = await fetch(`${gateway.httpUrl}/v1/admin/displays/room/sessions/${sessionId}`, { method: 'DELETE', headers: admin });
+  assert.equal(stop.status, 202);
+  assert.deepEqual(await control.next('stop'), { type: 'stop', sessionId, reason: 'stopped by an administrator' });
+  assert.deepEqual(await data.queue.nextText('ended'), { type: 'ended', reason: 'stopped' });
+  assert.equal((await data.queue.closed()).code, 1000);
+});

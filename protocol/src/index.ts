@@ -1,0 +1,91 @@
+// @lanterna/protocol: every byte format Lanterna speaks, written once. Pure:
+// no I/O, no timers of its own, no Node or DOM API, so the gateway, the page,
+// its workers, the lab, the load test and the wasm tests all import it.
+
+export { FramingError, type FramingErrorCode } from './framingError.js';
+export { FRAMING_MODES, framingModeFor, modeAfterPduStartingWith, nextFramingMode, TPKT_VERSION, type FramingMode, type RelayDirection, type SecurityProtocolName } from './framingMode.js';
+export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_PDU_BYTES, framingLimits, type FramingLimits } from './framingLimits.js';
+export { MAX_HEADER_BYTES, MIN_TPKT_LENGTH, readPduHeader, type PduHeader, type PduKind } from './pduHeader.js';
+export { coalescePdus, type PduBatch } from './pduCoalescer.js';
+export { PduFramer, type PduFramerOptions, type PduFramerStats } from './pduFramer.js';
+export { countWholePdus, splitWholePdus, type WholePduCount } from './wholePdus.js';
+export {
+  buildConnectionConfirm,
+  buildConnectionRequest,
+  NEG_FAILURE,
+  NEG_REQ_FLAG,
+  NEG_RSP_FLAG,
+  NegotiationFailedError,
+  parseConnectionConfirm,
+  parseConnectionRequest,
+  PROTOCOL,
+  relayedProtocolName,
+  selectedProtocol,
+  X224Error,
+  type ConnectionConfirm,
+  type ConnectionRequest,
+  type ConnectionRequestFields,
+} from './x224.js';
+export {
+  PduReadError,
+  readOnePdu,
+  type AbortSignalLike,
+  type ByteSource,
+  type OnePdu,
+  type PduReadErrorKind,
+  type ReadOnePduOptions,
+} from './readOnePdu.js';
+export { eventByteSource, type ChunkEmitter, type EventByteSource, type EventByteSourceOptions } from './eventByteSource.js';
+export { PduStreamCounter } from './pduStreamCounter.js';
+export {
+  closeCodeFor,
+  codeForClose,
+  ERROR_CODES,
+  isSessionErrorCode,
+  SESSION_ERROR_CODES,
+  SESSION_PHASES,
+  sentenceForCode,
+  sentenceForEngineEnd,
+  type ErrorCodeEntry,
+  type SessionErrorCode,
+  type SessionPhase,
+} from './sessionErrors.js';
+export {
+  KIOSK_PROTOCOL_VERSION,
+  KIOSK_SUBPROTOCOL,
+  MAX_JSON_FRAME_BYTES,
+  parseGatewayControlMessage,
+  parseGatewayDataMessage,
+  parseKioskControlMessage,
+  parseKioskDataMessage,
+  type ByeMessage,
+  type CloseMessage,
+  type Credentials,
+  type EndedMessage,
+  type ErrorMessage,
+  type GatewayControlMessage,
+  type GatewayDataMessage,
+  type GatewayToKioskMessage,
+  type HelloMessage,
+  type KioskControlMessage,
+  type KioskDataMessage,
+  type KioskMessageFailure,
+  type KioskMessageFailureReason,
+  type KioskMessageParse,
+  type OpenMessage,
+  type PingMessage,
+  type PongMessage,
+  type ProjectMessage,
+  type SecuredMessage,
+  type StopMessage,
+  type Target,
+  type WelcomeMessage,
+} from './kioskMessages.js';
+export {
+  assistanceSettingsSchema,
+  projectSettingsSchema,
+  sessionSettingsSchema,
+  type AssistanceSettings,
+  type ProjectSettings,
+  type SessionSettings,
+} from './sessionSettings.js';

@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  parseGatewayControlMessage,
+  parseGatewayDataMessage,
+  parseKioskControlMessage,
+  parseKioskDataMessage,
+  type GatewayToKioskMessage,
+  type KioskMessageParse,
+} from './kioskMessages.js';
+
+function accepted<Message>(result: KioskMessageParse<Message>): Message {
+  if (!result.ok) assert.fail(`refused: ${result.failure.message}`);
+  return result.message;
+}
+
+function refused<Message>(result: KioskMessageParse<Message>, reason: string, message: RegExp): void {
+  assert.equal(result.ok, false, 'accepted');
+  assert.equal(result.failure.reason, reason);
+  assert.match(result.failure.message, message);
+  assert.match(result.failure.message, /^[a-z]/);
+}
+
+const json = (value: unknown): string => JSON.stringify(value);
+
+void test('every message of the document reads back as sent, in its own direction only', () => {
+  const project: GatewayToKioskMessage = {
+    type: 'project', sessionId: 's1', sessionToken: 'k1', target: { name: 'room pc', host: '10.0.0.5', port: 3389 },
+    credentials: { username: 'u', password: 'p', domain: 'd' },
+    settings: { colorDepth: 32, gfx: false, codecs: ['planar'], performance: { wallpaper: false }, assistance: { invitation: '<x/>', password: 'pw' } },
+  };
+  const cases: [(text: string) => KioskMessageParse<unknown>, unknown][] = [
+    [parseKioskControlMessage, { type: 'hello', protocol: 1, token: 'T', client: 'lanterna-web/0.1' }],
+    [parseKioskControlMessage, { type: 'bye' }],
+    [parseGatewayControlMessage, { type: 'welcome', protocol: 1, display: { id: 'room', name: 'Room' }, heartbeatMs: 15000 }],
+    [parseGatewayControlMessage, project],
+    [parseGatewayControlMessage, { type: 'stop', sessionId: 's1', reason: 'stopped by an administrator' }],
+    [parseGatewayControlMessage, { type: 'error', phase: 'hello', code: 'unauthorized', message: 'this display is not authorised', detail: {} }],
+    [parseKioskDataMessage, { type: 'open', token: 'K' }],
+    [parseKioskDataMessage, { type: 'ping', t: 12.5 }],
+    [parseKioskDataMessage, { type: 'close' }],
+    [parseGatewayDataMessage, {
+      type: 'secured', protocol: 'hybrid-ex', tlsVersion: 'TLSv1.3', cipher: 'TLS_AES_256_GCM_SHA384', certificates: ['MIIB'],
+      publicKey: 'MIIBCgKC', fingerprint: 'sha256:AA:BB', trust: 'first-use',
+    }],
+    [parseGatewayDataMessage, { type: 'ended', reason: 'server-closed' }],
+    [parseGatewayDataMessage, { type: 'pong', t: 12.5 }],
+    [parseGatewayDataMessage, { type: 'error', phase: 'tls', code: 'certificate-changed', message: 'changed', detail: { fingerprint: 'x' } }],
+  ];
+  const readers: ((text: string) => KioskMessageParse<unknown>)[] = [parseKioskControlMessage, parseGatewayControlMessage, parseKioskDataMessage, parseGatewayDataMessage];
+  // The gateway's `error` is the one message both of its sockets carry.
+  const readsErrors = new Set(readers.filter((reader) => reader === parseGatewayControlMessage || reader === parseGatewayDataMessage));
+  for (const [reader, message] of cases) {
+    assert.deepEqual(accepted(reader(json(message))), message);
+    const isError = (message as { type: string }).type === 'error';
+    for (const other of readers) {
+      if (other === reader || (isError && readsErrors.has(other))) continue;
+      refused(other(json(message)), 'unknown-type', /^unknown message type "/);
+    }
+  }
+});
+
+void test('unknown fields are dropped, missing optional text gets its default', () => {
+  assert.deepEqual(accepted(parseKioskDataMessage(json({ type: 'close', extra: 1 }))), { type: 'close' });
+  assert.deepEqual(accepted(parseGatewayControlMessage(json({ type: 'stop', sessionId: 's' }))), { type: 'stop', sessionId: 's', reason: '' });
+  assert.deepEqual(accepted(parseGatewayControlMessage(json({ type: 'welcome', protocol: 1, display: { id: 'a', name: 'A', colour: 'red' } }))), {
+    type: 'welcome', protocol: 1, display: { id: 'a', name: 'A' }, heartbeatMs: 15000,
+  });
+  assert.deepEqual(accepted(parseGatewayDataMessage(json({ type: 'error', phase: 'relay', code: 'from-the-future' }))), {
+    type: 'error', phase: 'relay', code: 'from-the-future', message: '',
+  });
+  const settings = accepted(parseGatewayControlMessage(json({
+    type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 1 }, settings: { gfx: true, future: 1, performance: { themes: false, future: 2 } },
+  })));
+  assert.deepEqual(settings.type === 'project' ? settings.settings : undefined, { gfx: true, performance: { themes: false } });
+});
+
+void test('what is not a message, an unknown type and a bad field are typed failures that say where', () => {
+  refused(parseKioskControlMessage('{"type":'), 'not-json', /not json/);
+  refused(parseKioskControlMessage('[1]'), 'not-a-message', /not a json object/);
+  refused(parseKioskControlMessage('null'), 'not-a-message', /not a json object/);
+  refused(parseKioskControlMessage('{"protocol":1}'), 'not-a-message', /no string type/);
+  refused(parseKioskControlMessage(json({ type: 'toString' })), 'unknown-type', /unknown message type "toString"/);
+  refused(parseKioskControlMessage(json({ type: 'hello', protocol: '1', token: 'T' })), 'invalid', /^hello\.protocol: expected number$/);
+  refused(parseKioskDataMessage(json({ type: 'ping' })), 'invalid', /^ping\.t: expected number$/);
+  refused(parseKioskDataMessage(json({ type: 'ping', t: 'now' })), 'invalid', /^ping\.t: /);
+  refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 0 } })), 'invalid', /^project\.target\.port: value must be at least 1$/);
+  refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 1 }, settings: { codecs: ['avc'] } })), 'invalid', /^project\.settings\.codecs\.0: expected "planar" or "remotefx" or "progressive"$/);
+  refused(parseGatewayDataMessage(json({ type: 'secured', protocol: 'rdp', certificates: [], publicKey: '', trust: 'ca' })), 'invalid', /^secured\.protocol: expected "ssl" or "hybrid" or "hybrid-ex"$/);
+  const unknown = parseGatewayDataMessage(json({ type: 'video' }));
+  assert.equal(unknown.ok ? undefined : unknown.failure.type, 'video');
+});
+
+void test('a number that is not whole is not a protocol version', () => {
+  refused(parseKioskControlMessage(json({ type: 'hello', protocol: 1.5, token: 'T' })), 'invalid', /^hello\.protocol: /);
+});

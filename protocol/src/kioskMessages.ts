@@ -1,0 +1,167 @@
+// The JSON messages of docs/kiosk-protocol.md (version 1), both directions of
+// both sockets, as schemas: the gateway and the display read them the same
+// way, and the gateway builds them with the types inferred here. Unknown
+// fields are ignored (dropped); an unknown `type` is a protocol error.
+import * as z from 'zod/mini';
+import { projectSettingsSchema } from './sessionSettings.js';
+
+export const KIOSK_PROTOCOL_VERSION = 1;
+export const KIOSK_SUBPROTOCOL = 'lanterna.v1';
+/** The largest JSON frame either side sends or accepts. */
+export const MAX_JSON_FRAME_BYTES = 16 * 1024;
+
+const errorMessage = z.object({
+  type: z.literal('error'),
+  /** One of SESSION_PHASES; any string is read, so a newer gateway's phase is not an error. */
+  phase: z.string(),
+  /** One of SESSION_ERROR_CODES; read likewise (sentenceForCode words unknown ones). */
+  code: z.string(),
+  message: z._default(z.string(), ''),
+  detail: z.optional(z.record(z.string(), z.unknown())),
+});
+
+// Control socket, kiosk → gateway.
+const hello = z.object({
+  type: z.literal('hello'),
+  protocol: z.int(),
+  token: z.string(),
+  client: z.optional(z.string()),
+});
+const bye = z.object({ type: z.literal('bye') });
+
+// Control socket, gateway → kiosk.
+const welcome = z.object({
+  type: z.literal('welcome'),
+  protocol: z.int(),
+  display: z.object({ id: z.string(), name: z.string() }),
+  heartbeatMs: z._default(z.number().check(z.positive()), 15_000),
+});
+const target = z.object({ name: z.string(), host: z.string(), port: z.int().check(z.minimum(1), z.maximum(65_535)) });
+const credentials = z.object({ username: z.string(), password: z.string(), domain: z.optional(z.string()) });
+const project = z.object({
+  type: z.literal('project'),
+  sessionId: z.string(),
+  sessionToken: z.string(),
+  target,
+  credentials: z.optional(credentials),
+  settings: z.optional(projectSettingsSchema),
+});
+const stop = z.object({ type: z.literal('stop'), sessionId: z.string(), reason: z._default(z.string(), '') });
+
+// Data socket, kiosk → gateway.
+const open = z.object({ type: z.literal('open'), token: z.string() });
+/** A finite number the gateway echoes in `pong` (z.number() refuses NaN and infinities). */
+const ping = z.object({ type: z.literal('ping'), t: z.number() });
+const close = z.object({ type: z.literal('close') });
+
+// Data socket, gateway → kiosk.
+const secured = z.object({
+  type: z.literal('secured'),
+  protocol: z.enum(['ssl', 'hybrid', 'hybrid-ex']),
+  tlsVersion: z._default(z.string(), ''),
+  cipher: z._default(z.string(), ''),
+  /** Base64 DER, leaf first. */
+  certificates: z.array(z.string()),
+  /** Base64 SubjectPublicKey (what CredSSP binds to), not the whole SPKI. */
+  publicKey: z.string(),
+  fingerprint: z._default(z.string(), ''),
+  trust: z.enum(['pinned', 'first-use', 'ca', 'insecure']),
+});
+const ended = z.object({ type: z.literal('ended'), reason: z._default(z.string(), '') });
+const pong = z.object({ type: z.literal('pong'), t: z.number() });
+
+export type ErrorMessage = z.infer<typeof errorMessage>;
+export type HelloMessage = z.infer<typeof hello>;
+export type ByeMessage = z.infer<typeof bye>;
+export type WelcomeMessage = z.infer<typeof welcome>;
+export type Target = z.infer<typeof target>;
+export type Credentials = z.infer<typeof credentials>;
+export type ProjectMessage = z.infer<typeof project>;
+export type StopMessage = z.infer<typeof stop>;
+export type OpenMessage = z.infer<typeof open>;
+export type PingMessage = z.infer<typeof ping>;
+export type CloseMessage = z.infer<typeof close>;
+export type SecuredMessage = z.infer<typeof secured>;
+export type EndedMessage = z.infer<typeof ended>;
+export type PongMessage = z.infer<typeof pong>;
+
+/** What the kiosk sends on the control socket. */
+export type KioskControlMessage = HelloMessage | ByeMessage;
+/** What the gateway sends on the control socket. */
+export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | ErrorMessage;
+/** What the kiosk sends as JSON on the data socket. */
+export type KioskDataMessage = OpenMessage | PingMessage | CloseMessage;
+/** What the gateway sends as JSON on the data socket. */
+export type GatewayDataMessage = SecuredMessage | EndedMessage | ErrorMessage | PongMessage;
+/** Everything the gateway sends a display, on either socket. */
+export type GatewayToKioskMessage = GatewayControlMessage | GatewayDataMessage;
+
+export type KioskMessageFailureReason = 'not-json' | 'not-a-message' | 'unknown-type' | 'invalid';
+
+export interface KioskMessageFailure {
+  readonly reason: KioskMessageFailureReason;
+  /** Lower case, for logs and the `error` message's text. */
+  readonly message: string;
+  /** The message's `type`, once known. */
+  readonly type?: string;
+}
+
+export type KioskMessageParse<Message> =
+  | { readonly ok: true; readonly message: Message }
+  | { readonly ok: false; readonly failure: KioskMessageFailure };
+
+function failure(reason: KioskMessageFailureReason, message: string, type?: string): { ok: false; failure: KioskMessageFailure } {
+  return { ok: false, failure: { reason, message, ...(type === undefined ? {} : { type }) } };
+}
+
+/**
+ * What is wrong, in words: zod/mini leaves issue messages bare ("Invalid
+ * input") unless a locale is loaded, and this is all the page needs of one.
+ */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return `expected ${issue.expected}`;
+    case 'invalid_value':
+      return `expected ${issue.values.map((value) => JSON.stringify(value)).join(' or ')}`;
+    case 'too_small':
+      return `${issue.origin === 'array' ? 'length' : 'value'} must be at least ${String(issue.minimum)}`;
+    case 'too_big':
+      return `${issue.origin === 'array' ? 'length' : 'value'} must be at most ${String(issue.maximum)}`;
+    case 'unrecognized_keys':
+      return `unknown ${issue.keys.join(', ')}`;
+    default:
+      return 'invalid';
+  }
+}
+
+/** One reader for one direction of one socket: the types it accepts and their schemas. */
+function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMiniType<Message>>>): (text: string) => KioskMessageParse<Message> {
+  return (text) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return failure('not-json', 'message is not json');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return failure('not-a-message', 'message is not a json object');
+    const type: unknown = (value as { type?: unknown }).type;
+    if (typeof type !== 'string') return failure('not-a-message', 'message has no string type');
+    const schema = Object.hasOwn(schemas, type) ? schemas[type] : undefined;
+    if (schema === undefined) return failure('unknown-type', `unknown message type ${JSON.stringify(type).slice(0, 64)}`, type);
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return { ok: true, message: parsed.data };
+    const issue = parsed.error.issues[0];
+    const where = [type, ...(issue?.path ?? []).map(String)].join('.');
+    return failure('invalid', `${where}: ${issue ? describeIssue(issue) : 'invalid'}`, type);
+  };
+}
+
+/** The gateway's reader of the control socket. */
+export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye });
+/** The display's reader of the control socket. */
+export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, error: errorMessage });
+/** The gateway's reader of the data socket's JSON messages. */
+export const parseKioskDataMessage = messageReader<KioskDataMessage>({ open, ping, close });
+/** The display's reader of the data socket's JSON messages. */
+export const parseGatewayDataMessage = messageReader<GatewayDataMessage>({ secured, ended, error: errorMessage, pong });

@@ -1,0 +1,23 @@
+// @lanterna/testkit: test-only code shared by every workspace's tests. No
+// product package imports it (see README.md).
+
+// The real gateway, in process (not a stand-in).
+export { startTestGateway, type TestGateway } from './testGateway.js';
+export { startProjectingGateway, type ProjectingGateway, type Projection, type ProjectionTarget } from './projectingGateway.js';
+
+// The one stand-in for the gateway's sockets, and what it can do on a data socket.
+export { GatewayStandIn, type GatewayStandInOptions, type StandInDisplay, type DataSocketRecord, type DataSocketPlay, type DataScript } from './gatewayStandIn.js';
+export { replayRecording, scriptedHandshake, dropOnFirstBinary, securedWithoutServer, tlsConnectionConfirm, isConnectionRequest, type RecordingReplay, type HandshakeScript } from './standInScripts.js';
+
+// Peers and drivers around a gateway.
+export { startFaultyPeer, generateTestCertificate, SLOW_CONFIRM_MS, STREAM_REQUEST, STREAM_PDU_BYTES, STREAM_END, type FaultyPeer, type PeerBehaviour } from './faultyRdpPeer.js';
+export { connectControl, openData, MessageQueue, type ControlSession } from './kioskTestClient.js';
+export { startNativeClientBridge, type BridgeOptions, type BridgeObservation } from './nativeClientBridge.js';
+export { readOneTpkt } from './socketPdu.js';
+
+// Page tests: Chromium, the built pages served with the gateway's headers, pixels.
+export { launchChromium, openWatchedPage, chromiumPath, baseFlags, type WatchedPage } from './chromium.js';
+export { startStaticServer, isolationHeaders, type StaticServer } from './staticServer.js';
+export { publicDir, labDir } from './webDist.js';
+export { firstPixelDifference } from './pixelCompare.js';
+export { waitFor, withDeadline } from './waiting.js';

@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { configSchema, createGatewayMetrics, createGatewayServer, ensureGatewayIdentity, LocalBus, type GatewayConfig, type GatewayMetrics } from '@lanterna/gateway';
+
+export interface TestGateway {
+  url: string; // ws://127.0.0.1:PORT
+  httpUrl: string;
+  port: number;
+  adminToken: string;
+  /** /metrics as Prometheus text, fetched with the admin token it needs. */
+  metricsText(): Promise<string>;
+  stateDir: string;
+  metrics: GatewayMetrics;
+  close(): Promise<void>;
+}
+
+/** An in-process gateway on a free loopback port (plain ws unless tls is asked for), with its own state dir. */
+export async function startTestGateway(overrides: Partial<Record<keyof GatewayConfig, unknown>> = {}): Promise<TestGateway> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'lanterna-gw-'));
+  const config = {
+    ...configSchema.parse({
+      listen: { host: '127.0.0.1', port: 0, tls: false },
+      policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] },
+      logLevel: process.env.LANTERNA_TEST_LOG ?? 'silent',
+      ...overrides,
+    }),
+    stateDir,
+  };
+  const identity = await ensureGatewayIdentity(config);
+  const metrics = createGatewayMetrics();
+  const logger = pino({ level: config.logLevel });
+  const gateway = createGatewayServer({ config, identity, metrics, logger, bus: new LocalBus() });
+  const port = await gateway.listen();
+  const scheme = config.listen.tls ? 'wss' : 'ws';
+  return {
+    url: `${scheme}://127.0.0.1:${port}`,
+    httpUrl: `${config.listen.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    port,
+    adminToken: identity.adminToken,
+    metricsText: async () => (await fetch(`${config.listen.tls ? 'https' : 'http'}://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${identity.adminToken}` } })).text(),
+    stateDir,
+    metrics,
+    close: async () => {
+      await gateway.close(500);
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
