@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/configSchema.js';
@@ -24,6 +25,7 @@ import { DataChannels } from './channel/dataChannel.js';
 import { handleAdmin } from './api/adminApi.js';
 import { serveStatic } from './api/staticFiles.js';
 import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
+import { ConnectionLimits } from './api/connectionLimits.js';
 import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 
 const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
@@ -85,8 +87,10 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     publish: (event) => bus.publish(event),
     timeouts: config.timeouts,
   });
-  const control = new ControlChannels({ config, broker, bus, metrics, logger });
-  const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup });
+  const limits = new ConnectionLimits(config.limits);
+  const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
+  const control = new ControlChannels({ config, broker, bus, metrics, logger, onAuthenticated });
+  const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated });
   const webRoot = config.webRoot ?? defaultWebRoot();
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
@@ -100,7 +104,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   });
   // Control messages are small; a large one is a misbehaving client.
   const controlSockets = socketServer(CONTROL_MAX_PAYLOAD);
-  const dataSockets = socketServer(config.relay.maxFrameBytes);
+  // Until a data socket has authenticated it carries only JSON: the RDP frame
+  // size (relay.maxFrameBytes) is granted after `open` (channel/frameLimit.ts).
+  const dataSockets = socketServer(MAX_JSON_FRAME_BYTES);
 
   async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
@@ -147,17 +153,31 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;
     }
+    if (!limits.canAcceptPending()) {
+      logger.warn({ event: 'pending-sockets-full', pending: limits.pendingCount }, 'too many unauthenticated websockets: upgrade refused');
+      refuseUpgrade(socket, '503 Service Unavailable');
+      return;
+    }
     const target = controlMatch ? controlSockets : dataSockets;
     target.handleUpgrade(request, socket, head, (ws: WebSocket) => {
+      limits.addPending(ws);
       ws.on('error', (error) => logger.debug({ err: error }, 'websocket error'));
       if (controlMatch?.[1]) void control.handle(ws, controlMatch[1]);
       else if (dataMatch?.[1]) void data.handle(ws, dataMatch[1]);
     });
   }
 
+  // Node looks for requests past their deadlines only this often (30 s by default).
+  const connectionsCheckingInterval = Math.min(1000, Math.floor(config.timeouts.httpHeadersMs / 2));
   const server = config.listen.tls
-    ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key })
-    : createHttpServer();
+    ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key, handshakeTimeout: config.timeouts.tlsHandshakeMs, connectionsCheckingInterval })
+    : createHttpServer({ connectionsCheckingInterval });
+  server.maxConnections = config.limits.maxConnections;
+  server.on('connection', (socket: Socket) => {
+    if (limits.admitConnection(socket)) return;
+    logger.warn({ event: 'address-connections-full', address: socket.remoteAddress }, 'too many connections from one address: dropped');
+    socket.destroy();
+  });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     onRequest(request, response).catch((error: unknown) => {
       logger.error({ err: error }, 'request failed');
@@ -166,8 +186,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     });
   });
   server.on('upgrade', onUpgrade);
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // Slowloris: a request (an upgrade included) must finish its headers, and itself, in time.
+  server.headersTimeout = config.timeouts.httpHeadersMs;
+  server.requestTimeout = config.timeouts.httpRequestMs;
 
   return {
     server,

@@ -26,6 +26,8 @@ export class ControlChannels {
     bus: GatewayBus;
     metrics: GatewayMetrics;
     logger: Logger;
+      /** The socket's token was accepted (the listener's pending budget lets it go). */
+    onAuthenticated?: ((socket: WebSocket) => void) | undefined;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
   }
@@ -61,6 +63,7 @@ export class ControlChannels {
       closeWithError(socket, new SessionError('hello', 'unauthorized'));
       return;
     }
+    this.deps.onAuthenticated?.(socket);
     // Messages that arrive while the broker records the display are not lost: listen first.
     const onMessage = (data: RawData, isBinary: boolean): void => {
       const parsed = isBinary ? undefined : parseKioskControlMessage((data as Buffer).toString('utf8'));

@@ -15,6 +15,7 @@ import { parseKioskDataMessage } from '@lanterna/protocol';
 import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import { DataSocketControl } from './dataSocketControl.js';
+import { raiseMaxPayload } from './frameLimit.js';
 
 interface ActiveSession { relay: RelaySession; grant: SessionGrant }
 
@@ -26,6 +27,8 @@ export class DataChannels {
   private readonly active = new Map<string, ActiveSession>();
   private readonly shutdown = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Authenticated sessions, from their handshake to their end: what limits.maxSessions bounds. */
+  private admitted = 0;
   /** Woken when the last active session ends (the drain waits on it). */
   private readonly onIdle = new Set<() => void>();
 
@@ -40,6 +43,8 @@ export class DataChannels {
     logger: Logger;
     /** The name resolver for targets (the system's by default). */
     lookup?: LookupAll | undefined;
+    /** The socket's session token was accepted (the listener's pending budget lets it go). */
+    onAuthenticated?: ((socket: WebSocket) => void) | undefined;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
   }
@@ -59,8 +64,16 @@ export class DataChannels {
     const log = this.deps.logger.child({ sessionId, channel: 'data' });
     const reader = new HandshakeReader(socket);
     let grant: SessionGrant | undefined;
+    let admitted = false;
     try {
       grant = await this.authenticate(reader, sessionId);
+      this.deps.onAuthenticated?.(socket);
+      raiseMaxPayload(socket, this.deps.config.relay.maxFrameBytes);
+      if (this.admitted >= this.deps.config.limits.maxSessions) {
+        throw new SessionError('open', 'gateway-busy', `the gateway is at its limit of ${this.deps.config.limits.maxSessions} sessions`);
+      }
+      this.admitted += 1;
+      admitted = true;
       const request = await this.readConnectionRequest(reader);
       const connected = request === 'close' ? 'client-closed' : await this.connectWhileSilent(reader, socket, grant, request, log);
       if (connected === 'client-closed') {
@@ -85,6 +98,8 @@ export class DataChannels {
       if (error instanceof NegotiationFailure && socket.readyState === socket.OPEN) socket.send(error.confirm);
       closeWithError(socket, sessionError);
       if (grant) this.recordEnd(grant, sessionError.code, log);
+    } finally {
+      if (admitted) this.admitted -= 1;
     }
   }
 

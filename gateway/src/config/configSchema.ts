@@ -67,8 +67,24 @@ export const configSchema = z.object({
     maxFrameBytes: z.number().int().min(65536).max(16 * 1024 * 1024).default(256 * 1024),
     idleTimeoutMs: z.number().int().min(0).default(30 * 60 * 1000),
   }).prefault({}).refine((r) => r.lowWaterBytes < r.highWaterBytes, 'relay.lowWaterBytes must be below relay.highWaterBytes'),
+  /** The listener's budget before any token is checked (per worker process). */
+  limits: z.object({
+    /** All open TCP connections (Node's server.maxConnections); beyond it new ones are dropped at once. */
+    maxConnections: z.number().int().min(1).default(20000),
+    /** Open TCP connections from one source address; behind a proxy every client shares the proxy's address. */
+    perAddressConnections: z.number().int().min(1).default(256),
+    /** WebSockets not yet authenticated; beyond it upgrades get 503. */
+    maxPendingSockets: z.number().int().min(1).default(512),
+    /** Relaying sessions plus handshakes under way; beyond it a data socket is refused with gateway-busy. */
+    maxSessions: z.number().int().min(1).default(5000),
+  }).prefault({}),
   timeouts: z.object({
     helloMs: z.number().int().min(100).default(5000),
+    /** An HTTP request's headers (a WebSocket upgrade's too), and the whole request. */
+    httpHeadersMs: z.number().int().min(100).default(10000),
+    httpRequestMs: z.number().int().min(100).default(30000),
+    /** The kiosk-facing TLS handshake (Node's default is 120 s, a slowloris gift). */
+    tlsHandshakeMs: z.number().int().min(100).default(10000),
     requestMs: z.number().int().min(100).default(5000),
     /** Resolving a target's name (the connect path and the admin API's policy check). */
     dnsMs: z.number().int().min(100).default(5000),
