@@ -86,10 +86,25 @@ export async function handleAdmin(deps: AdminDeps, request: IncomingMessage, res
   }
   const stop = /^\/v1\/admin\/displays\/([^/]+)\/sessions\/([^/]+)$/.exec(path);
   if (stop && request.method === 'DELETE') {
-    deps.broker.stopSession(decodeURIComponent(stop[1] ?? ''), decodeURIComponent(stop[2] ?? ''), 'stopped by an administrator');
+    const displayId = pathSegment(stop[1]);
+    const sessionId = pathSegment(stop[2]);
+    if (displayId === undefined || sessionId === undefined) {
+      json(response, 400, { code: 'bad-request', message: 'a path segment is not valid percent-encoding' });
+      return true;
+    }
+    deps.broker.stopSession(displayId, sessionId, 'stopped by an administrator');
     json(response, 202, { stopping: true });
     return true;
   }
   json(response, 404, { code: 'not-found', message: `no admin endpoint ${request.method ?? ''} ${path}` });
   return true;
+}
+
+/** A decoded path segment, or undefined when its percent-encoding is malformed (`%zz`): a 400, not a 500. */
+function pathSegment(raw: string | undefined): string | undefined {
+  try {
+    return decodeURIComponent(raw ?? '');
+  } catch {
+    return undefined;
+  }
 }

@@ -181,7 +181,7 @@ export class SessionBroker {
       first = await this.deps.store.claimSession(sessionId, check.grant.expiresAt);
     } catch (error) {
       // Fail closed: a token that cannot be claimed opens nothing.
-      throw new SessionError('open', 'internal', undefined, { error: (error as Error).message });
+      throw new SessionError('open', 'internal', undefined, {}, { error: (error as Error).message });
     }
     if (!first) throw new SessionError('open', 'unauthorized', 'the session token was already used');
     return check.grant;

@@ -91,9 +91,9 @@ export class DataChannels {
       await this.relay(socket, connected, grant, log);
     } catch (error) {
       reader.detach();
-      const sessionError = error instanceof SessionError ? error : new SessionError('relay', 'internal', undefined, { error: String(error) });
+      const sessionError = error instanceof SessionError ? error : new SessionError('relay', 'internal', undefined, {}, { error: String(error) });
       if (sessionError.code === 'internal') log.error({ err: error }, 'internal error');
-      else log.info({ event: 'session-error', phase: sessionError.phase, code: sessionError.code, detail: sessionError.detail }, sessionError.message);
+      else log.info({ event: 'session-error', phase: sessionError.phase, code: sessionError.code, detail: sessionError.detail, internal: sessionError.internal }, sessionError.message);
       this.deps.metrics.errors.inc({ phase: sessionError.phase, code: sessionError.code });
       if (error instanceof NegotiationFailure && socket.readyState === socket.OPEN) socket.send(error.confirm);
       closeWithError(socket, sessionError);
@@ -250,7 +250,7 @@ export class DataChannels {
     metrics.activeSessions.dec();
     const seconds = (Date.now() - startedAt) / 1000;
     if (end.reason === 'error') {
-      log.info({ event: 'session-ended', reason: 'error', code: end.error.code, detail: end.error.detail, seconds }, end.error.message);
+      log.info({ event: 'session-ended', reason: 'error', code: end.error.code, detail: end.error.detail, internal: end.error.internal, seconds }, end.error.message);
       metrics.errors.inc({ phase: end.error.phase, code: end.error.code });
       closeWithError(socket, end.error);
     } else {

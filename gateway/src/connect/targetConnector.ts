@@ -135,7 +135,7 @@ async function resolveAllowed(request: ConnectRequest): Promise<string> {
     if (verdict.allowed) return address;
     reasons.push(verdict.reason);
   }
-  throw new SessionError('connect', 'target-forbidden', undefined, { reasons });
+  throw new SessionError('connect', 'target-forbidden', undefined, {}, { reasons });
 }
 
 function openTcp(address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<Socket> {
@@ -145,7 +145,7 @@ function openTcp(address: string, port: number, timeoutMs: number, signal?: Abor
       return;
     }
     const socket = tcpConnect({ host: address, port, noDelay: true });
-    const timer = setTimeout(() => fail(new SessionError('connect', 'timeout', `no answer from ${address}:${port} within ${timeoutMs} ms`, { phase: 'connect' })), timeoutMs);
+    const timer = setTimeout(() => fail(new SessionError('connect', 'timeout', `the presenter's computer did not answer within ${timeoutMs} ms`, { phase: 'connect' }, { address, port })), timeoutMs);
     const onAbort = (): void => fail(abortReason(signal, 'connect'));
     signal?.addEventListener('abort', onAbort, { once: true });
     function fail(error: SessionError): void {
@@ -176,7 +176,7 @@ async function readConfirm(socket: Socket, timeoutMs: number, signal: AbortSigna
     if (error.kind === 'aborted') throw abortReason(signal, 'x224');
     if (error.kind === 'timeout') throw new SessionError('x224', 'timeout', "the presenter's computer did not confirm the connection in time", { phase: 'x224' });
     if (error.kind === 'closed') throw new SessionError('x224', 'target-refused', `the presenter's computer closed the connection: ${error.message}`);
-    throw new SessionError('x224', 'x224-invalid', undefined, { reason: error.message });
+    throw new SessionError('x224', 'x224-invalid', undefined, {}, { reason: error.message });
   }
 }
 
@@ -185,7 +185,7 @@ function acceptedProtocol(confirm: Buffer): SecuredInfo['protocol'] {
   try {
     parsed = parseConnectionConfirm(confirm);
   } catch (error) {
-    throw new SessionError('x224', 'x224-invalid', undefined, { reason: (error as Error).message });
+    throw new SessionError('x224', 'x224-invalid', undefined, {}, { reason: (error as Error).message });
   }
   if (parsed.kind === 'failure') throw new NegotiationFailure(confirm, parsed.failureCode);
   if (parsed.kind === 'none') throw new SessionError('x224', 'legacy-security');
@@ -240,7 +240,7 @@ function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Prom
       resolve(socket);
     });
     socket.once('error', (error: NodeJS.ErrnoException) => {
-      fail(new SessionError('tls', 'tls-failed', `the secure connection failed: ${error.message}`, { error: error.code ?? error.message }));
+      fail(new SessionError('tls', 'tls-failed', undefined, { error: error.code ?? 'tls-error' }, { reason: error.message }));
     });
   });
 }
@@ -268,7 +268,8 @@ async function judgeCertificate(socket: TLSSocket, request: ConnectRequest, prot
   if (socket.destroyed) throw new SessionError('tls', 'server-error', "the presenter's computer closed the connection right after the secure handshake");
   if (!verdict.trusted) {
     socket.destroy();
-    throw new SessionError('tls', verdict.code, verdict.message, verdict.detail);
+    const { pinnedAs, ...shown } = verdict.detail;
+    throw new SessionError('tls', verdict.code, verdict.message, shown, { pinnedAs });
   }
   const cipher = socket.getCipher();
   return {
