@@ -65,6 +65,8 @@ export class GatewayStandIn {
   private readonly sockets = new Set<WebSocket>();
   private readonly plays = new Set<DataSocketPlay>();
   private accepting = true;
+  /** Upgrades refused since goAway(): a page's retries while the gateway is gone. */
+  refusedWhileAway = 0;
   private readonly onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => this.upgrade(request, socket, head);
 
   /** Attaches to server's upgrades; close() detaches again (and stops the server only when listen() made it). */
@@ -105,6 +107,7 @@ export class GatewayStandIn {
   /** The gateway is gone: every socket drops and new ones are refused. */
   goAway(): void {
     this.accepting = false;
+    this.refusedWhileAway = 0;
     for (const socket of this.sockets) socket.terminate();
   }
 
@@ -137,6 +140,7 @@ export class GatewayStandIn {
     const control = /^\/v1\/displays\/([^/]+)\/control$/.exec(path);
     const data = /^\/v1\/sessions\/([^/]+)\/data$/.exec(path);
     if (!this.accepting || (!control && !data)) {
+      if (!this.accepting) this.refusedWhileAway += 1;
       socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n');
       return;
     }

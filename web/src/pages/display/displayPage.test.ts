@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { GatewayStandIn, launchChromium, openWatchedPage, publicDir, startStaticServer, type StaticServer } from '@lanterna/testkit';
+import { GatewayStandIn, launchChromium, openWatchedPage, publicDir, startStaticServer, waitFor, type StaticServer } from '@lanterna/testkit';
 
 const display = { id: 'room-1', name: 'Room 1', token: 'display-token-1' };
 const screenshots = process.env.LANTERNA_WEB_SCREENSHOTS;
@@ -93,8 +93,8 @@ void test('gateway gone: "reconnecting" on screen, then back to idle when it ret
   await waitForText(page, '#status-text', /^Reconnecting to the gateway in \d+ s…$/);
   await waitForText(page, '#problem', /connection to the gateway was lost/);
   await shoot(page, 'reconnecting');
-  // Stay away long enough for at least one refused retry.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // Stay away until the page has retried and been refused at least once.
+  await waitFor('a refused retry', () => standIn.refusedWhileAway >= 1, 15_000);
   standIn.comeBack();
   await waitForText(page, '#status-text', /^Ready/, 15_000);
   assert.equal(await page.locator('#problem').isVisible(), false);
