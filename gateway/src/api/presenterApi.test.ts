@@ -82,7 +82,7 @@ test('the PIN reaches the display, lets one projection in, rotates, and the stop
   assert.match(String(room.pin), /^\d{6}$/);
   assert.equal(room.presenterUrl, `http://127.0.0.1:${port}/present?display=room`);
 
-  const listing = await (await fetch(`${url}/v1/displays`)).json() as unknown;
+  const listing = await (await fetch(`${url}/v1/displays`)).json();
   assert.deepEqual(listing, { displays: [{ id: 'room', name: 'Room 1', location: 'Floor 2', state: 'idle' }] });
 
   const wrong = await project(url, { pin: room.pin === '000000' ? '000001' : '000000', target });
