@@ -106,7 +106,7 @@ export async function startKioskRig(options: KioskRigOptions): Promise<KioskRig>
 // session survives it.
 const SETTLE_MS = 500;
 
-async function whilePaused<T>(server: { readonly pid: number; hasExited(): boolean }, capture: () => Promise<T>): Promise<T> {
+export async function whilePaused<T>(server: { readonly pid: number; hasExited(): boolean }, capture: () => Promise<T>): Promise<T> {
   // a server the test has stopped already is left alone (its pid may be someone else's now)
   if (server.hasExited() || !signalQuietly(server.pid, 'SIGSTOP')) return capture();
   try {
