@@ -15,7 +15,7 @@ import { Lab, type LabDisplay } from '@lanterna/lab';
 import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, type TestGateway, type WatchedPage } from '@lanterna/testkit';
 import { whilePaused } from './kioskRig.js';
 import { pageScreenshot } from './pageScreenshot.js';
-import { keepScreenshot } from './keepScreenshot.js';
+import { keepImage, keepScreenshot } from './keepScreenshot.js';
 import { waitForWords } from './pageText.js';
 
 const displayId = 'room-e2e';
@@ -122,6 +122,8 @@ async function idleLayout(page: Page) {
       viewport: { width: innerWidth, height: innerHeight },
       scrolls: document.documentElement.scrollWidth > innerWidth || document.documentElement.scrollHeight > innerHeight,
       name: box('display-name'), location: box('display-location'), pin: box('room-pin'), url: box('room-url'), qr: box('room-qr-code'), status: box('status'),
+      // Every block of the idle screen, to check that none covers another.
+      blocks: Object.fromEntries(['brand', 'display-name', 'display-location', 'room-pin', 'room-how', 'how', 'room-qr', 'status'].map((id) => [id, box(id)])),
     };
   });
 }
@@ -148,6 +150,14 @@ test('idle screen: name, location, PIN, the presenter page\'s address and its QR
       assert.ok(element.left >= 0 && element.top >= 0 && element.right <= width && element.bottom <= height, `${width}×${height}: ${name} inside the screen`);
     }
     assert.ok(layout.pin.right <= layout.qr.left && layout.url.right <= layout.qr.left, `${width}×${height}: text and QR code side by side`);
+    const blocks = Object.entries(layout.blocks);
+    for (const [i, [a, first]] of blocks.entries()) {
+      assert.ok(first.left >= 0 && first.top >= 0 && first.right <= width && first.bottom <= height, `${width}×${height}: #${a} inside the screen`);
+      for (const [b, second] of blocks.slice(i + 1)) {
+        const apart = first.right <= second.left || second.right <= first.left || first.bottom <= second.top || second.bottom <= first.top;
+        assert.ok(apart, `${width}×${height}: #${a} and #${b} do not overlap`);
+      }
+    }
     // The QR code, read back from the screen's pixels, is the presenter page of this display.
     const png = PNG.sync.read(await page.locator('#room-qr-code').screenshot());
     // jsqr is CommonJS: its default export is the module, whose `default` is the decoder.
@@ -202,6 +212,7 @@ test('projecting: the kiosk shows the presenter\'s screen, the PIN rotates, a se
   const drawn = await whilePaused(shadow.child, () => pageScreenshot(kiosk.page));
   const bright = drawn.data.filter((value, i) => i % 4 !== 3 && value > 200).length;
   assert.ok(bright > drawn.width * drawn.height * 0.05, `the presenter's screen is drawn (${bright} bright channels)`);
+  await keepImage(drawn, `kiosk-projecting-${drawn.width}x${drawn.height}`);
   const rotated = await kioskPin(kiosk.page);
   assert.match(rotated, /^\d{6}$/);
   assert.notEqual(rotated, pin, 'the used PIN was replaced');

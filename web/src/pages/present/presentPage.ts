@@ -39,15 +39,19 @@ const pin = byId('pin', HTMLInputElement);
 const startButton = byId('start', HTMLButtonElement);
 const stopButton = byId('stop', HTMLButtonElement);
 const outcome = byId('outcome', HTMLParagraphElement);
+const statusPanel = byId('status-panel', HTMLElement);
 const addressFields = byId('address-fields', HTMLDivElement);
 const invitationFields = byId('invitation-fields', HTMLDivElement);
 
 const picker = new DisplayPicker(byId('display-list', HTMLUListElement), byId('displays-note', HTMLParagraphElement), new URLSearchParams(window.location.search).get('display'));
 
 function say(text: string, tone: Tone): void {
-  outcome.hidden = false;
+  statusPanel.hidden = false;
   outcome.textContent = text;
   outcome.dataset.tone = tone;
+  // On a phone the panel sits above the form: bring what was said into view.
+  const box = statusPanel.getBoundingClientRect();
+  if (box.top < 0 || box.bottom > window.innerHeight) statusPanel.scrollIntoView({ block: 'nearest' });
 }
 
 function refusalWords(refusal: PresenterRefusal): string {
