@@ -23,6 +23,12 @@ import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { ControlChannels } from './channel/controlChannel.js';
 import { DataChannels } from './channel/dataChannel.js';
 import { handleAdmin } from './api/adminApi.js';
+import { handlePresenter } from './api/presenterApi.js';
+import { RequestRateLimiter } from './api/requestRateLimiter.js';
+import { RoomPins } from './broker/roomPins.js';
+import { StopTokens } from './broker/stopTokens.js';
+import { PresenterProjections } from './broker/presenterProjections.js';
+import { RoomAnnouncer } from './channel/roomAnnouncer.js';
 import { serveStatic } from './api/staticFiles.js';
 import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
 import { ConnectionLimits } from './api/connectionLimits.js';
@@ -78,18 +84,28 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     (error) => logger.error({ event: 'pin-store-failed', err: error }, 'certificate pins unusable: every first-use session is refused'));
   const ca = config.certificates.caFile ? readFileSync(config.certificates.caFile, 'utf8') : undefined;
   const { lookup } = deps;
+  const store = deps.store ?? new MemoryBrokerStore();
   const broker = new SessionBroker({
     directory: new DisplayDirectory(config.displays),
-    store: deps.store ?? new MemoryBrokerStore(),
+    store,
     signer: new SessionTokenSigner(identity.sessionSecret),
     policy,
     resolveTarget: (host) => resolveHost(host, { deadlineMs: config.timeouts.dnsMs, lookup }),
     publish: (event) => bus.publish(event),
     timeouts: config.timeouts,
   });
+  const pins = new RoomPins({ store, settings: config.roomPin, limits: config.roomPin, publish: (event) => bus.publish(event) });
+  const presenters = new PresenterProjections({ broker, store, pins, stopTokens: new StopTokens(identity.sessionSecret) });
+  const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
+  const presenterUrl = (displayId: string, host: string | undefined): string => {
+    const url = new URL(config.presenter.url ?? `${config.listen.tls ? 'https' : 'http'}://${host ?? `localhost:${config.listen.port}`}/present`);
+    url.searchParams.set('display', displayId);
+    return url.href;
+  };
+  const rooms = { announcer: new RoomAnnouncer({ pins, logger }), presenterUrl };
   const limits = new ConnectionLimits(config.limits);
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
-  const control = new ControlChannels({ config, broker, bus, metrics, logger, onAuthenticated });
+  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, onAuthenticated });
   const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated });
   const webRoot = config.webRoot ?? defaultWebRoot();
   const hosts = new HostGuard(config.listen.allowedHosts);
@@ -126,8 +142,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       return;
     }
     if (await handleAdmin({ adminToken: identity.adminToken, broker }, request, response, path)) return;
+    if (await handlePresenter({ presenters, adminToken: identity.adminToken, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
-    const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : path;
+    const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;
     plain(response, 404, 'not found\n');
   }
@@ -162,7 +179,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     target.handleUpgrade(request, socket, head, (ws: WebSocket) => {
       limits.addPending(ws);
       ws.on('error', (error) => logger.debug({ err: error }, 'websocket error'));
-      if (controlMatch?.[1]) void control.handle(ws, controlMatch[1]);
+      if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host);
       else if (dataMatch?.[1]) void data.handle(ws, dataMatch[1]);
     });
   }

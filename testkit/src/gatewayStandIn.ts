@@ -18,6 +18,8 @@ export interface StandInDisplay {
   readonly id: string;
   readonly name: string;
   readonly token: string;
+  /** Sent in welcome when given. */
+  readonly location?: string;
 }
 
 /** What one data socket saw, in order. */
@@ -115,6 +117,11 @@ export class GatewayStandIn {
     this.accepting = true;
   }
 
+  /** Sends any gateway control message (e.g. `room`) on every welcomed control socket. */
+  sendControl(message: Record<string, unknown>): void {
+    for (const socket of this.controls) socket.send(JSON.stringify(message));
+  }
+
   /** Sends `project` on every welcomed control socket. */
   project(message: Record<string, unknown>): void {
     for (const socket of this.controls) socket.send(JSON.stringify({ type: 'project', ...message }));
@@ -168,7 +175,8 @@ export class GatewayStandIn {
         return;
       }
       this.controls.add(ws);
-      ws.send(JSON.stringify({ type: 'welcome', protocol: 1, display: { id: display.id, name: display.name }, heartbeatMs: 15000 }));
+      const shown = { id: display.id, name: display.name, ...(display.location === undefined ? {} : { location: display.location }) };
+      ws.send(JSON.stringify({ type: 'welcome', protocol: 1, display: shown, heartbeatMs: 15000 }));
     });
   }
 

@@ -125,7 +125,7 @@ async function untilRelayQuiet(gateway: TestGateway): Promise<void> {
   }
 }
 
-async function whilePaused<T>(server: { readonly pid: number; hasExited(): boolean }, gateway: TestGateway, capture: () => Promise<T>): Promise<T> {
+export async function whilePaused<T>(server: { readonly pid: number; hasExited(): boolean }, gateway: TestGateway, capture: () => Promise<T>): Promise<T> {
   // a server the test has stopped already is left alone (its pid may be someone else's now)
   if (server.hasExited() || !signalQuietly(server.pid, 'SIGSTOP')) return capture();
   try {

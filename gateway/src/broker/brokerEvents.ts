@@ -12,6 +12,8 @@ export type BrokerEvent =
   /** A control socket took over the display: any other socket of it is replaced. */
   | { kind: 'display-claimed'; displayId: string; owner: string }
   /** The session is over; the worker holding the display's control socket may project it again. */
-  | { kind: 'session-ended'; displayId: string; sessionId: string };
+  | { kind: 'session-ended'; displayId: string; sessionId: string }
+  /** The display's room PIN changed: the worker holding its control socket reads it from the store and sends `room`. */
+  | { kind: 'room-changed'; displayId: string };
 
 export type PublishEvent = (event: BrokerEvent) => void;

@@ -41,7 +41,7 @@ export type ProjectionOutcome =
   | { ok: true; sessionId: string; target: { host: string; port: number } }
   | { ok: false; code: ProjectionRefusal; reason: string };
 
-export interface DisplayView { id: string; name: string; online: boolean }
+export interface DisplayView { id: string; name: string; location?: string | undefined; online: boolean }
 
 export interface BrokerTimeouts {
   /** How long a minted session's token opens it. */
@@ -78,7 +78,9 @@ export class SessionBroker {
 
   async listDisplays(): Promise<DisplayView[]> {
     const online = new Set((await this.deps.store.listPresence()).map((presence) => presence.displayId));
-    return this.deps.directory.list().map((display) => ({ id: display.id, name: display.name ?? display.id, online: online.has(display.id) }));
+    return this.deps.directory.list().map((display) => ({
+      id: display.id, name: display.name ?? display.id, ...(display.location === undefined ? {} : { location: display.location }), online: online.has(display.id),
+    }));
   }
 
   /**
@@ -104,6 +106,18 @@ export class SessionBroker {
 
   /** A request from the admin API: the display must exist and the target pass the policy. */
   async requestProjection(ask: ProjectionAsk): Promise<ProjectionOutcome> {
+    const check = await this.checkProjection(ask);
+    if (!check.ok) return check;
+    const sessionId = await this.project(check.request);
+    return { ok: true, sessionId, target: { host: check.request.target.host, port: check.request.target.port } };
+  }
+
+  /**
+   * The decision of requestProjection without the minting: the display
+   * exists and the target (or the invitation's first allowed address) passes
+   * the policy. Presenter requests check this before they use up the room PIN.
+   */
+  async checkProjection(ask: ProjectionAsk): Promise<{ ok: true; request: ProjectionRequest } | { ok: false; code: ProjectionRefusal; reason: string }> {
     if (!this.deps.directory.get(ask.displayId)) return { ok: false, code: 'unknown-display', reason: `no display "${ask.displayId}"` };
     const { policy, resolveTarget } = this.deps;
     const choice = ask.assistance
@@ -111,8 +125,7 @@ export class SessionBroker {
       : await checkTarget(policy, resolveTarget, ask.target?.host ?? '', ask.target?.port ?? 0);
     if (!choice.allowed) return { ok: false, code: choice.code, reason: choice.reason };
     const target = ask.target ?? choice.target;
-    const sessionId = await this.project({ displayId: ask.displayId, target, credentials: ask.credentials, settings: ask.settings, assistance: ask.assistance });
-    return { ok: true, sessionId, target: { host: target.host, port: target.port } };
+    return { ok: true, request: { displayId: ask.displayId, target, credentials: ask.credentials, settings: ask.settings, assistance: ask.assistance } };
   }
 
   /**

@@ -67,6 +67,9 @@ export class IpcBrokerStore implements BrokerStore {
   listPresence: BrokerStore['listPresence'] = (...args) => this.call('listPresence', args);
   getReprojection: BrokerStore['getReprojection'] = (...args) => this.call('getReprojection', args);
   setReprojection: BrokerStore['setReprojection'] = (...args) => this.call('setReprojection', args);
+  getRoomPin: BrokerStore['getRoomPin'] = (...args) => this.call('getRoomPin', args);
+  swapRoomPin: BrokerStore['swapRoomPin'] = (...args) => this.call('swapRoomPin', args);
+  addToCounter: BrokerStore['addToCounter'] = (...args) => this.call('addToCounter', args);
 
   private call<T>(op: BrokerStoreOperation, args: unknown[]): Promise<T> {
     return new Promise((resolve, reject) => {
