@@ -138,6 +138,29 @@ async function resolveAllowed(request: ConnectRequest): Promise<string> {
   throw new SessionError('connect', 'target-forbidden', undefined, {}, { reasons });
 }
 
+/**
+ * One socket phase's deadline and abort: `fail` destroys the socket and rejects
+ * with the reason; `settled` (the phase finished) disarms both.
+ */
+function phaseGuard(
+  phase: 'connect' | 'tls', timeoutMs: number, signal: AbortSignal | undefined, socket: Socket,
+  reject: (error: SessionError) => void, timedOut: () => SessionError,
+): { fail: (error: SessionError) => void; settled: () => void } {
+  const timer = setTimeout(() => fail(timedOut()), timeoutMs);
+  const onAbort = (): void => fail(abortReason(signal, phase));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  function settled(): void {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+  function fail(error: SessionError): void {
+    settled();
+    socket.destroy();
+    reject(error);
+  }
+  return { fail, settled };
+}
+
 function openTcp(address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<Socket> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -145,18 +168,10 @@ function openTcp(address: string, port: number, timeoutMs: number, signal?: Abor
       return;
     }
     const socket = tcpConnect({ host: address, port, noDelay: true });
-    const timer = setTimeout(() => fail(new SessionError('connect', 'timeout', `the presenter's computer did not answer within ${timeoutMs} ms`, { phase: 'connect' }, { address, port })), timeoutMs);
-    const onAbort = (): void => fail(abortReason(signal, 'connect'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    function fail(error: SessionError): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      socket.destroy();
-      reject(error);
-    }
+    const { fail, settled } = phaseGuard('connect', timeoutMs, signal, socket, reject,
+      () => new SessionError('connect', 'timeout', `the presenter's computer did not answer within ${timeoutMs} ms`, { phase: 'connect' }, { address, port }));
     socket.once('connect', () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      settled();
       socket.removeAllListeners('error');
       socket.pause();
       resolve(socket);
@@ -217,18 +232,10 @@ function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Prom
       ca: request.ca,
       minVersion: 'TLSv1.2',
     });
-    const timer = setTimeout(() => fail(new SessionError('tls', 'timeout', `the TLS handshake did not finish within ${timeoutMs} ms`, { phase: 'tls' })), timeoutMs);
-    const onAbort = (): void => fail(abortReason(signal, 'tls'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    function fail(error: SessionError): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      socket.destroy();
-      reject(error);
-    }
+    const { fail, settled } = phaseGuard('tls', timeoutMs, signal, socket, reject,
+      () => new SessionError('tls', 'timeout', `the TLS handshake did not finish within ${timeoutMs} ms`, { phase: 'tls' }));
     socket.once('secureConnect', () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      settled();
       socket.removeAllListeners('error');
       // From here to the relay's own listener (the certificate is judged
       // meanwhile, which may wait on the pin store) a reset must not be an
