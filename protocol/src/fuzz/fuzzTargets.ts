@@ -1,0 +1,26 @@
+// The protocol package's fuzz targets, as the campaign finds them: the module
+// exporting each `fuzzTarget`, its corpus folder (protocol/fuzz/corpus/<name>,
+// kept in the repository) and the modules to instrument (the package's own,
+// never its tests or targets). A new target is one module and one line here.
+import { fileURLToPath } from 'node:url';
+import type { CampaignTargetSpec } from '@lanterna/fuzzer';
+
+/** protocol/fuzz/corpus/<target>, seen from protocol/dist/fuzz/ (or src/fuzz/). */
+export function corpusDir(target: string): string {
+  return fileURLToPath(new URL(`../../fuzz/corpus/${target}`, import.meta.url));
+}
+
+/** Crashing inputs of a campaign: results/fuzz/ at the repository's root (ignored by git). */
+export const CRASH_DIR = fileURLToPath(new URL('../../../results/fuzz', import.meta.url));
+
+const packageModules = new URL('../', import.meta.url).href;
+
+function spec(name: string, module: string): CampaignTargetSpec {
+  return { name, module: new URL(module, import.meta.url).href, corpusDir: corpusDir(name), instrument: [packageModules] };
+}
+
+export const PROTOCOL_FUZZ_TARGETS: readonly CampaignTargetSpec[] = [
+  spec('pdu-framer', './framerFuzzTarget.js'),
+  spec('x224', './x224FuzzTarget.js'),
+  spec('kiosk-messages', './kioskMessagesFuzzTarget.js'),
+];
