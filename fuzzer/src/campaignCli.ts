@@ -2,9 +2,10 @@
 // executions (or seconds) each, the seed; runs them one after another and
 // prints the figures, then a Markdown table of them. Exit status 1 when
 // anything crashed or hung.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runCampaign, type CampaignReport } from './campaignRunner.js';
-import type { CampaignTargetSpec } from './fuzzTarget.js';
+import type { CampaignTargetSpec, FuzzTarget } from './fuzzTarget.js';
 
 export const CAMPAIGN_USAGE = `options:
   --executions N     inputs per target (default 1000000)
@@ -14,7 +15,8 @@ export const CAMPAIGN_USAGE = `options:
   --save-corpus      save new inputs (new coverage or a new outcome), trimmed, to the corpus
   --no-coverage      no coverage probes: outcome labels alone steer the search
   --deadline-ms MS   an input running longer is a hang (default 1000)
-  --json             one JSON line per target instead of text`;
+  --json             one JSON line per target instead of text
+  --replay FILE      run one input (a crash, a corpus entry) of the one --target in process and print what it does`;
 
 function positive(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -42,6 +44,17 @@ export function reportTable(reports: readonly CampaignReport[]): string {
   return lines.join('\n');
 }
 
+async function replay(spec: CampaignTargetSpec, file: string): Promise<number> {
+  const { fuzzTarget } = (await import(spec.module)) as { fuzzTarget: FuzzTarget };
+  try {
+    console.log(`${spec.name}: ${fuzzTarget.execute(new Uint8Array(readFileSync(file)))}`);
+    return 0;
+  } catch (error) {
+    console.error(error);
+    return 1;
+  }
+}
+
 /** Parses `argv` (without node and script), runs the chosen targets in turn; returns the process exit status. */
 export async function runCampaignCli(specs: readonly CampaignTargetSpec[], argv: readonly string[], crashDir: string): Promise<number> {
   let values;
@@ -57,6 +70,7 @@ export async function runCampaignCli(specs: readonly CampaignTargetSpec[], argv:
         'no-coverage': { type: 'boolean', default: false },
         'deadline-ms': { type: 'string' },
         json: { type: 'boolean', default: false },
+        replay: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
       strict: true,
@@ -74,6 +88,14 @@ export async function runCampaignCli(specs: readonly CampaignTargetSpec[], argv:
   if (unknown.length > 0) {
     console.error(`unknown target ${unknown.join(', ')}; targets: ${specs.map((spec) => spec.name).join(', ')}`);
     return 2;
+  }
+  if (values.replay !== undefined) {
+    const [spec] = specs.filter((candidate) => names.includes(candidate.name));
+    if (names.length !== 1 || spec === undefined) {
+      console.error('--replay needs exactly one --target');
+      return 2;
+    }
+    return replay(spec, values.replay);
   }
   const seconds = values.seconds === undefined ? undefined : positive(values.seconds, 'seconds', 60);
   const executions = positive(values.executions, 'executions', seconds === undefined ? 1_000_000 : Number.MAX_SAFE_INTEGER);
