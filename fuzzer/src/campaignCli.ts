@@ -15,6 +15,7 @@ export const CAMPAIGN_USAGE = `options:
   --save-corpus      save new inputs (new coverage or a new outcome), trimmed, to the corpus
   --no-coverage      no coverage probes: outcome labels alone steer the search
   --deadline-ms MS   an input running longer is a hang (default 1000)
+  --uncovered        list the blocks of the modules under test that no input reached
   --json             one JSON line per target instead of text
   --replay FILE      run one input (a crash, a corpus entry) of the one --target in process and print what it does`;
 
@@ -69,6 +70,7 @@ export async function runCampaignCli(specs: readonly CampaignTargetSpec[], argv:
         'save-corpus': { type: 'boolean', default: false },
         'no-coverage': { type: 'boolean', default: false },
         'deadline-ms': { type: 'string' },
+        uncovered: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         replay: { type: 'string' },
         help: { type: 'boolean', default: false },
@@ -119,6 +121,7 @@ export async function runCampaignCli(specs: readonly CampaignTargetSpec[], argv:
       console.log(`${report.target}: ${thousands(report.executions)} executions in ${duration(report.seconds)} (${thousands(report.executionsPerSecond)}/s), ${report.crashes} crashes, ${report.saved} inputs saved, seed ${seed}`);
       console.log(`  checks: ${report.checks}`);
       for (const crash of report.distinctCrashes) console.log(`  ${crash.kind}: ${crash.key} → ${crash.file}`);
+      if (values.uncovered) console.log(`  not reached: ${report.uncovered.join(', ') || 'nothing'}`);
     }
   }
   if (!values.json) console.log(`\n${reportTable(reports)}`);

@@ -51,6 +51,8 @@ export interface CampaignReport {
   readonly outcomes: number;
   readonly slowestMs: number;
   readonly seed: number;
+  /** `file.js:line` of the blocks no input reached (with coverage on). */
+  readonly uncovered: readonly string[];
 }
 
 const MAX_RESTARTS = 5;
@@ -71,6 +73,7 @@ export async function runCampaign(spec: CampaignTargetSpec, options: CampaignOpt
   let saved = 0;
   let last: LoopStats | undefined;
   let slowestMs = 0;
+  let uncovered: readonly string[] = [];
 
   const keepCrash = (kind: CampaignCrash['kind'], key: string, input: Uint8Array, error: string): void => {
     const dir = join(options.crashDir, spec.name);
@@ -147,6 +150,7 @@ export async function runCampaign(spec: CampaignTargetSpec, options: CampaignOpt
             break;
           case 'done':
             last = message.stats;
+            uncovered = message.uncovered;
             settle('done');
             break;
         }
@@ -204,5 +208,6 @@ export async function runCampaign(spec: CampaignTargetSpec, options: CampaignOpt
     outcomes: last?.outcomes ?? 0,
     slowestMs,
     seed: options.seed,
+    uncovered,
   };
 }

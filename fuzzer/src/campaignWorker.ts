@@ -5,9 +5,9 @@
 // it bumps a shared counter: when the counter stops, the main thread knows
 // which input hangs even though this thread can no longer speak.
 import { register } from 'node:module';
-import { parentPort, workerData } from 'node:worker_threads';
+import { MessageChannel, parentPort, receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { CoverageFeedback } from './coverageFeedback.js';
-import type { CoverageHookData } from './coverageHooks.js';
+import type { CoverageHookData, ProbeMap } from './coverageHooks.js';
 import type { CampaignTargetSpec, FuzzTarget } from './fuzzTarget.js';
 import { runFuzzLoop, type Crash, type Finding, type LoopStats } from './fuzzLoop.js';
 
@@ -31,9 +31,20 @@ export type WorkerMessage =
   | { readonly kind: 'progress'; readonly stats: LoopStats }
   | { readonly kind: 'finding'; readonly finding: Finding }
   | { readonly kind: 'crash'; readonly crash: Crash }
-  | { readonly kind: 'done'; readonly stats: LoopStats };
+  | { readonly kind: 'done'; readonly stats: LoopStats; readonly uncovered: readonly string[] };
 
 const COVERAGE_CAPACITY = 1 << 16;
+
+/** `file.js:line` of every block no input reached, from the probe maps the loader hooks sent. */
+function uncoveredBlocks(coverage: CoverageFeedback, maps: MessagePort): string[] {
+  const where = new Map<number, string>();
+  for (let message = receiveMessageOnPort(maps); message; message = receiveMessageOnPort(maps)) {
+    const map = message.message as ProbeMap;
+    const file = map.url.slice(map.url.lastIndexOf('/') + 1);
+    map.lines.forEach((line, i) => where.set(map.first + i, `${file}:${line}`));
+  }
+  return [...new Set(coverage.unhit().map((id) => where.get(id) ?? `probe ${id}`))];
+}
 
 function isFuzzTarget(value: unknown): value is FuzzTarget {
   return typeof value === 'object' && value !== null && typeof (value as { execute?: unknown }).execute === 'function';
@@ -45,11 +56,12 @@ async function main(): Promise<void> {
   if (port === null) throw new Error('the campaign worker runs only as a worker thread');
   const post = (message: WorkerMessage): void => port.postMessage(message);
   let coverage: CoverageFeedback | undefined;
+  const maps = new MessageChannel();
   if (input.coverage) {
     coverage = new CoverageFeedback(COVERAGE_CAPACITY);
     coverage.install();
-    const data: CoverageHookData = { prefixes: input.spec.instrument, state: coverage.state };
-    register(new URL('./coverageHooks.js', import.meta.url), { data });
+    const data: CoverageHookData = { prefixes: input.spec.instrument, state: coverage.state, port: maps.port2 };
+    register(new URL('./coverageHooks.js', import.meta.url), { data, transferList: [maps.port2] });
   }
   const loaded: unknown = ((await import(input.spec.module)) as { fuzzTarget?: unknown }).fuzzTarget;
   if (!isFuzzTarget(loaded)) throw new TypeError(`${input.spec.module} exports no fuzzTarget`);
@@ -77,7 +89,8 @@ async function main(): Promise<void> {
     onCrash: (crash) => post({ kind: 'crash', crash }),
     onProgress: (progress) => post({ kind: 'progress', stats: progress }),
   });
-  post({ kind: 'done', stats });
+  post({ kind: 'done', stats, uncovered: coverage ? uncoveredBlocks(coverage, maps.port1) : [] });
+  maps.port1.close();
 }
 
 await main();

@@ -79,6 +79,13 @@ export class CoverageFeedback {
     return newBuckets ? { newProbes: newProbes ?? [], newBuckets } : NOTHING_NEW;
   }
 
+  /** Ids of the probes no input has hit yet. */
+  unhit(): number[] {
+    const ids: number[] = [];
+    for (let i = 0; i < this.probes; i++) if (this.#seen[i] === 0) ids.push(i);
+    return ids;
+  }
+
   /** Whether every probe in `probes` was hit by the last input (for trimming); clears the counters. */
   hitAll(probes: readonly number[]): boolean {
     const all = probes.every((probe) => (this.counters[probe] ?? 0) > 0);

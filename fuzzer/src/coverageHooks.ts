@@ -4,6 +4,7 @@
 // probe ids are numbered densely across modules in load order, and the count
 // so far is published in a shared Int32Array for the fuzz loop to scan.
 import type { InitializeHook, LoadHook } from 'node:module';
+import type { MessagePort } from 'node:worker_threads';
 import { instrumentModule } from './coverageInstrumenter.js';
 
 export interface CoverageHookData {
@@ -11,14 +12,25 @@ export interface CoverageHookData {
   readonly prefixes: readonly string[];
   /** [0]: probes handed out so far; [1]: probe capacity of the counters. */
   readonly state: Int32Array;
+  /** Where each instrumented module's probes are told (ProbeMap messages). */
+  readonly port: MessagePort;
+}
+
+/** Which probes a module got, and the source line of each. */
+export interface ProbeMap {
+  readonly url: string;
+  readonly first: number;
+  readonly lines: readonly number[];
 }
 
 let prefixes: readonly string[] = [];
 let state: Int32Array | undefined;
+let port: MessagePort | undefined;
 
 export const initialize: InitializeHook<CoverageHookData> = (data) => {
   prefixes = data.prefixes;
   state = data.state;
+  port = data.port;
 };
 
 /** Test code and the targets themselves (a `fuzz/` folder below the prefix) are never instrumented. */
@@ -38,5 +50,7 @@ export const load: LoadHook = async (url, context, nextLoad) => {
   const instrumented = instrumentModule(source, url, first);
   if (first + instrumented.probes > Atomics.load(state, 1)) throw new RangeError(`more coverage probes than the ${Atomics.load(state, 1)} counters (at ${url})`);
   Atomics.store(state, 0, first + instrumented.probes);
+  const map: ProbeMap = { url, first, lines: instrumented.lines };
+  port?.postMessage(map);
   return { format: 'module', source: instrumented.code, shortCircuit: true };
 };

@@ -14,66 +14,76 @@ export interface InstrumentedModule {
   readonly code: string;
   /** Probe ids used: firstProbe .. firstProbe + probes - 1. */
   readonly probes: number;
+  /** The source line (1-based) of each probe's block, in id order. */
+  readonly lines: readonly number[];
 }
 
 export function instrumentModule(source: string, fileName: string, firstProbe: number): InstrumentedModule {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
-  let next = firstProbe;
+  const lines: number[] = [];
   const counters = ts.factory.createUniqueName('coverage');
 
   const transformer: ts.TransformerFactory<ts.SourceFile> = (context) => {
     const f = context.factory;
-    const probe = (): ts.Expression =>
-      f.createPostfixIncrement(f.createElementAccessExpression(counters, f.createNumericLiteral(next++)));
-    const probeStatement = (): ts.Statement => f.createExpressionStatement(probe());
-    const probed = (expression: ts.Expression): ts.Expression =>
-      f.createParenthesizedExpression(f.createComma(probe(), expression));
-    const block = (statement: ts.Statement): ts.Block =>
+    /** A probe for the block that starts at `at` (a node of the original tree). */
+    const probe = (at: ts.Node): ts.Expression => {
+      lines.push(file.getLineAndCharacterOfPosition(at.getStart(file)).line + 1);
+      return f.createPostfixIncrement(f.createElementAccessExpression(counters, f.createNumericLiteral(firstProbe + lines.length - 1)));
+    };
+    const probeStatement = (at: ts.Node): ts.Statement => f.createExpressionStatement(probe(at));
+    const probed = (expression: ts.Expression, at: ts.Node): ts.Expression =>
+      f.createParenthesizedExpression(f.createComma(probe(at), expression));
+    const block = (statement: ts.Statement, at: ts.Node): ts.Block =>
       ts.isBlock(statement)
-        ? f.updateBlock(statement, [probeStatement(), ...statement.statements])
-        : f.createBlock([probeStatement(), statement], true);
-    const body = <T extends ts.Block | undefined>(node: T): T =>
-      (node === undefined ? node : f.updateBlock(node, [probeStatement(), ...node.statements])) as T;
+        ? f.updateBlock(statement, [probeStatement(at), ...statement.statements])
+        : f.createBlock([probeStatement(at), statement], true);
+    const body = <T extends ts.Block | undefined>(node: T, at: ts.Node): T =>
+      (node === undefined ? node : f.updateBlock(node, [probeStatement(at), ...node.statements])) as T;
 
+    // `node` is the original (with positions), `child` the same node with its children visited.
     const visit = (node: ts.Node): ts.Node => {
       const child = ts.visitEachChild(node, visit, context);
-      if (ts.isIfStatement(child)) {
-        return f.updateIfStatement(child, child.expression, block(child.thenStatement), child.elseStatement ? block(child.elseStatement) : f.createBlock([probeStatement()]));
+      if (ts.isIfStatement(child) && ts.isIfStatement(node)) {
+        const otherwise = child.elseStatement ? block(child.elseStatement, node.elseStatement ?? node) : f.createBlock([probeStatement(node)]);
+        return f.updateIfStatement(child, child.expression, block(child.thenStatement, node.thenStatement), otherwise);
       }
-      if (ts.isForStatement(child)) return f.updateForStatement(child, child.initializer, child.condition, child.incrementor, block(child.statement));
-      if (ts.isForOfStatement(child)) return f.updateForOfStatement(child, child.awaitModifier, child.initializer, child.expression, block(child.statement));
-      if (ts.isForInStatement(child)) return f.updateForInStatement(child, child.initializer, child.expression, block(child.statement));
-      if (ts.isWhileStatement(child)) return f.updateWhileStatement(child, child.expression, block(child.statement));
-      if (ts.isDoStatement(child)) return f.updateDoStatement(child, block(child.statement), child.expression);
-      if (ts.isCaseClause(child)) return f.updateCaseClause(child, child.expression, [probeStatement(), ...child.statements]);
-      if (ts.isDefaultClause(child)) return f.updateDefaultClause(child, [probeStatement(), ...child.statements]);
-      if (ts.isCatchClause(child)) return f.updateCatchClause(child, child.variableDeclaration, body(child.block));
+      if (ts.isIterationStatement(node, false)) {
+        const at = node.statement;
+        if (ts.isForStatement(child)) return f.updateForStatement(child, child.initializer, child.condition, child.incrementor, block(child.statement, at));
+        if (ts.isForOfStatement(child)) return f.updateForOfStatement(child, child.awaitModifier, child.initializer, child.expression, block(child.statement, at));
+        if (ts.isForInStatement(child)) return f.updateForInStatement(child, child.initializer, child.expression, block(child.statement, at));
+        if (ts.isWhileStatement(child)) return f.updateWhileStatement(child, child.expression, block(child.statement, at));
+        if (ts.isDoStatement(child)) return f.updateDoStatement(child, block(child.statement, at), child.expression);
+      }
+      if (ts.isCaseClause(child)) return f.updateCaseClause(child, child.expression, [probeStatement(node), ...child.statements]);
+      if (ts.isDefaultClause(child)) return f.updateDefaultClause(child, [probeStatement(node), ...child.statements]);
+      if (ts.isCatchClause(child)) return f.updateCatchClause(child, child.variableDeclaration, body(child.block, node));
       if (ts.isFunctionDeclaration(child)) {
-        return f.updateFunctionDeclaration(child, child.modifiers, child.asteriskToken, child.name, child.typeParameters, child.parameters, child.type, body(child.body));
+        return f.updateFunctionDeclaration(child, child.modifiers, child.asteriskToken, child.name, child.typeParameters, child.parameters, child.type, body(child.body, node));
       }
       if (ts.isFunctionExpression(child)) {
-        return f.updateFunctionExpression(child, child.modifiers, child.asteriskToken, child.name, child.typeParameters, child.parameters, child.type, body(child.body));
+        return f.updateFunctionExpression(child, child.modifiers, child.asteriskToken, child.name, child.typeParameters, child.parameters, child.type, body(child.body, node));
       }
       if (ts.isMethodDeclaration(child)) {
-        return f.updateMethodDeclaration(child, child.modifiers, child.asteriskToken, child.name, child.questionToken, child.typeParameters, child.parameters, child.type, body(child.body));
+        return f.updateMethodDeclaration(child, child.modifiers, child.asteriskToken, child.name, child.questionToken, child.typeParameters, child.parameters, child.type, body(child.body, node));
       }
-      if (ts.isConstructorDeclaration(child)) return f.updateConstructorDeclaration(child, child.modifiers, child.parameters, body(child.body));
+      if (ts.isConstructorDeclaration(child)) return f.updateConstructorDeclaration(child, child.modifiers, child.parameters, body(child.body, node));
       if (ts.isGetAccessorDeclaration(child)) {
-        return f.updateGetAccessorDeclaration(child, child.modifiers, child.name, child.parameters, child.type, body(child.body));
+        return f.updateGetAccessorDeclaration(child, child.modifiers, child.name, child.parameters, child.type, body(child.body, node));
       }
-      if (ts.isSetAccessorDeclaration(child)) return f.updateSetAccessorDeclaration(child, child.modifiers, child.name, child.parameters, body(child.body));
-      if (ts.isClassStaticBlockDeclaration(child)) return f.updateClassStaticBlockDeclaration(child, body(child.body));
+      if (ts.isSetAccessorDeclaration(child)) return f.updateSetAccessorDeclaration(child, child.modifiers, child.name, child.parameters, body(child.body, node));
+      if (ts.isClassStaticBlockDeclaration(child)) return f.updateClassStaticBlockDeclaration(child, body(child.body, node));
       if (ts.isArrowFunction(child)) {
-        const arrowBody = ts.isBlock(child.body) ? body(child.body) : probed(child.body);
+        const arrowBody = ts.isBlock(child.body) ? body(child.body, node) : probed(child.body, node);
         return f.updateArrowFunction(child, child.modifiers, child.typeParameters, child.parameters, child.type, child.equalsGreaterThanToken, arrowBody);
       }
-      if (ts.isConditionalExpression(child)) {
-        return f.updateConditionalExpression(child, child.condition, child.questionToken, probed(child.whenTrue), child.colonToken, probed(child.whenFalse));
+      if (ts.isConditionalExpression(child) && ts.isConditionalExpression(node)) {
+        return f.updateConditionalExpression(child, child.condition, child.questionToken, probed(child.whenTrue, node.whenTrue), child.colonToken, probed(child.whenFalse, node.whenFalse));
       }
-      if (ts.isBinaryExpression(child)) {
+      if (ts.isBinaryExpression(child) && ts.isBinaryExpression(node)) {
         const operator = child.operatorToken.kind;
         if (operator === ts.SyntaxKind.AmpersandAmpersandToken || operator === ts.SyntaxKind.BarBarToken || operator === ts.SyntaxKind.QuestionQuestionToken) {
-          return f.updateBinaryExpression(child, child.left, child.operatorToken, probed(child.right));
+          return f.updateBinaryExpression(child, child.left, child.operatorToken, probed(child.right, node.right));
         }
       }
       return child;
@@ -100,5 +110,5 @@ export function instrumentModule(source: string, fileName: string, firstProbe: n
   if (transformed === undefined) throw new Error(`instrumenting ${fileName} produced nothing`);
   const code = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed }).printFile(transformed);
   result.dispose();
-  return { code, probes: next - firstProbe };
+  return { code, probes: lines.length, lines };
 }

@@ -14,7 +14,7 @@ import { countWholePdus, splitWholePdus } from '../wholePdus.js';
 
 export interface FramerFuzzCase {
   readonly stream: Uint8Array;
-  /** Chunk boundaries, ascending, inside the stream. */
+  /** Chunk boundaries, ascending (equal ones make empty chunks), inside the stream. */
   readonly cuts: readonly number[];
   readonly mode: FramingMode;
   readonly maxPduBytes: number;
@@ -79,7 +79,11 @@ export function checkFramerCase(input: FramerFuzzCase): FramerCaseResult {
       frames.push(...batches.map((batch) => batch.data));
       pdus.push(...last);
     });
-    counterFailure ??= framingFailure(() => (counted += counter.push(chunk)));
+    if (counterFailure) {
+      check(framingFailure(() => counter.push(chunk)) === counterFailure, 'a failed counter accepted another chunk');
+    } else {
+      counterFailure = framingFailure(() => (counted += counter.push(chunk)));
+    }
     if (failure) break;
     start = end;
   }
@@ -138,7 +142,7 @@ export function checkFramerCase(input: FramerFuzzCase): FramerCaseResult {
   return { pdus: pdus.length, buffered: framer.bufferedBytes, ...(failure ? { failure } : {}) };
 }
 
-/** Largest chunk for each chunking class (control bits 2-4); 0 = the stream in one chunk. */
+/** Largest chunk for each chunking class (control bits 2-4; chunks are 0 to that many bytes); 0 = the stream in one chunk. */
 const CHUNK_CLASSES = [1, 2, 3, 7, 16, 64, 1024, 0];
 /** After this many cuts the rest is one chunk: 1-byte chunks of a long stream cost time, not coverage. */
 const MAX_CUTS = 512;
@@ -184,7 +188,8 @@ export function decodeFramerInput(data: Uint8Array): FramerFuzzCase | undefined 
     seed ^= seed << 13;
     seed ^= seed >>> 17;
     seed ^= seed << 5;
-    at += 1 + ((seed >>> 0) % largest);
+    // Steps of 0 too: an empty chunk is a chunk (a socket may hand one over).
+    at += (seed >>> 0) % (largest + 1);
     if (at >= stream.length) break;
     cuts.push(at);
   }

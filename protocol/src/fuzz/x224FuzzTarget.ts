@@ -6,9 +6,12 @@ import type { FuzzTarget, SeededRandom } from '@lanterna/fuzzer';
 import {
   buildConnectionConfirm,
   buildConnectionRequest,
+  NegotiationFailedError,
   parseConnectionConfirm,
   parseConnectionRequest,
   PROTOCOL,
+  relayedProtocolName,
+  selectedProtocol,
   X224Error,
   type ConnectionConfirm,
   type ConnectionRequest,
@@ -37,6 +40,18 @@ function roundTripRequest(request: ConnectionRequest): void {
 
 function roundTripConfirm(confirm: ConnectionConfirm): void {
   deepStrictEqual(parseConnectionConfirm(buildConnectionConfirm(confirm)), confirm);
+  // What the gateway does next with a Confirm: the protocol chosen, or the server's refusal.
+  let chosen: number;
+  try {
+    chosen = selectedProtocol(confirm);
+  } catch (error) {
+    if (!(error instanceof NegotiationFailedError) || confirm.kind !== 'failure' || error.failureCode !== confirm.failureCode) throw error;
+    return;
+  }
+  const name = relayedProtocolName(chosen);
+  if (name !== undefined && ![PROTOCOL.SSL, PROTOCOL.HYBRID, PROTOCOL.HYBRID_EX].includes(chosen as 1 | 2 | 8)) {
+    throw new AssertionError({ message: `protocol ${chosen} relayed as ${name}` });
+  }
 }
 
 function checkMessage(error: X224Error): void {
@@ -104,7 +119,8 @@ export const fuzzTarget: FuzzTarget = {
   name: 'x224',
   checks:
     'X.224 Connection Request and Confirm parsers: only X224Error is thrown, its message without a final period; ' +
-    'what parses is rebuilt by the builders and parses to the same value (build→parse round trip); no bytes are both',
+    'what parses is rebuilt by the builders and parses to the same value (build→parse round trip); no bytes are both; ' +
+    'a Confirm gives its protocol or a NegotiationFailedError with its failure code',
   maxInputBytes: 1024,
   corpusExtension: '.bin',
   dictionary: ['Cookie: mstshash=', 'Cookie: msts=', '\r\n', Uint8Array.of(0x03, 0x00), Uint8Array.of(0xe0), Uint8Array.of(0xd0),
