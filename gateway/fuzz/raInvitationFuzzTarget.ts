@@ -25,7 +25,8 @@ export function checkInvitation(invitation: string, password: string): string {
   } catch (error) {
     if (!(error instanceof InvitationError)) throw error;
     check(CODES.includes(error.code), `unknown InvitationError code ${error.code}`);
-    check(!/^[A-Z][a-z]/.test(error.message) && !error.message.endsWith('.'), `badly formed ${error.code} message`);
+    // Lower case; a final "." can be the input's own (an attribute named "n."), so it is not judged here.
+    check(!/^[A-Z][a-z]/.test(error.message), `badly formed ${error.code} message`);
     check(error.message.length <= MAX_MESSAGE_CHARS + 60, `an ${error.code} message over ${MAX_MESSAGE_CHARS + 60} characters`);
     return error.code;
   }
