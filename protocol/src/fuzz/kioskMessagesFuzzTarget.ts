@@ -29,10 +29,13 @@ function check(condition: boolean, message: string): asserts condition {
   if (!condition) throw new AssertionError({ message });
 }
 
-/** JSON values only, in plain objects and arrays (no prototype taken from the text). */
+/**
+ * JSON values only, in plain objects and arrays (no prototype taken from the
+ * text). Numbers may be infinite: JSON.parse reads 1e999 as Infinity, which
+ * only `error.detail` (free-form) can hold; JSON.stringify sends it as null.
+ */
 function isPlainData(value: unknown): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
+  if (value === null || typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number') return true;
   if (typeof value !== 'object') return false;
   const prototype: unknown = Object.getPrototypeOf(value);
   if (Array.isArray(value)) return prototype === Array.prototype && value.every(isPlainData);
@@ -57,13 +60,16 @@ export function checkKioskMessages(text: string): string {
       const again = read(JSON.stringify(result.message));
       check(again.ok, `${name}: a ${result.message.type} message does not read back after JSON.stringify: ${again.ok ? '' : again.failure.message}`);
       check(isPlainData(result.message), `${name}: a ${result.message.type} message is not plain JSON data`);
+      const { t } = result.message as { t?: unknown };
+      check(t === undefined || Number.isFinite(t), `${name}: a ${result.message.type} message with a number that is not finite`);
       // Compared as JSON text: -0 is sent as 0, which is no change.
       check(JSON.stringify(again.message) === JSON.stringify(result.message), `${name}: a ${result.message.type} message reads back different after JSON.stringify`);
       outcomes.push(`${name} ${result.message.type}`);
     } else {
       const { reason, message, type } = result.failure;
       check(REASONS.includes(reason), `${name}: unknown failure reason ${reason}`);
-      check(/^[a-z]/.test(message) && !message.endsWith('.') && message.length <= 200, `${name}: badly formed failure message ${JSON.stringify(message.slice(0, 300))}`);
+      // An unknown type is quoted (cut to 64 characters): a final "." may be the sender's own.
+      check(/^[a-z]/.test(message) && (reason === 'unknown-type' || !message.endsWith('.')) && message.length <= 200, `${name}: badly formed ${reason} message`);
       check(reason !== 'unknown-type' && reason !== 'invalid' ? type === undefined : typeof type === 'string', `${name}: failure ${reason} with type ${String(type)}`);
       // The type of an unknown message is the sender's text, not a path.
       outcomes.push(`${name} ${reason === 'unknown-type' ? reason : message}`);
