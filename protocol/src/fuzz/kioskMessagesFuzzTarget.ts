@@ -123,11 +123,12 @@ function message(random: SeededRandom): Record<string, unknown> {
     case 1:
       return { type: 'bye' };
     case 2:
-      return { type: 'welcome', protocol: 1, display: { id: text(random), name: text(random) }, ...maybe(random, 'heartbeatMs', () => number(random)) };
+      return { type: 'welcome', protocol: 1, display: { id: text(random), name: text(random) }, ...maybe(random, 'heartbeatMs', () => (random.chance(0.8) ? number(random) : random.pick([0, -1]))) };
     case 3:
       return {
         type: 'project', sessionId: text(random), sessionToken: text(random),
-        target: { name: text(random), host: text(random), port: random.between(1, 65535) },
+        // Mostly valid ports, sometimes just past either end.
+        target: { name: text(random), host: text(random), port: random.chance(0.9) ? random.between(1, 65535) : random.pick([0, -1, 65536, 1.5]) },
         ...maybe(random, 'credentials', () => ({ username: text(random), password: text(random), ...maybe(random, 'domain', () => text(random)) })),
         ...maybe(random, 'settings', () => settings(random)),
       };
