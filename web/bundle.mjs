@@ -27,6 +27,7 @@ await build({
   ...common,
   entryPoints: {
     display: 'src/pages/display/displayPage.ts',
+    present: 'src/pages/present/presentPage.ts',
     'render.worker': 'src/render/render.worker.ts',
   },
   outdir: publicDir,
@@ -51,6 +52,8 @@ await build({
 for (const [from, to] of [
   ['src/pages/display/display.html', join(publicDir, 'display.html')],
   ['src/pages/display/display.css', join(publicDir, 'display.css')],
+  ['src/pages/present/present.html', join(publicDir, 'present.html')],
+  ['src/pages/present/present.css', join(publicDir, 'present.css')],
   ['src/lab/lab.html', join(labDir, 'lab.html')],
   ['src/lab/replay.html', join(labDir, 'replay.html')],
 ]) {

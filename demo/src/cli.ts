@@ -55,8 +55,12 @@ async function main(): Promise<void> {
   console.log(`  presenter:     RDP ${presenter.host}:${presenter.port} (user ${presenter.username}), showing the "${scene}" scene`);
   console.log('  (the gateway certificate is self-signed: accept it once in the browser)\nPress Ctrl-C to stop.');
   if (process.env.DISPLAY && options.kiosk) {
-    stops.push(openKioskWindow(local, join(lab.dir, 'kiosk-profile')).stop);
-    console.log(`  kiosk:         Chromium on ${process.env.DISPLAY}`);
+    const kiosk = openKioskWindow({
+      gatewayUrl: `https://127.0.0.1:${options.port}`, displayId: DEMO_DISPLAY_ID, token,
+      gatewayCertificate: join(stateDir, 'gateway', 'gateway-cert.pem'), xDisplay: process.env.DISPLAY,
+    });
+    stops.push(() => void kiosk.stop());
+    console.log(`  kiosk:         lanterna-kiosk (Chromium full screen) on ${process.env.DISPLAY}`);
   }
 }
 

@@ -8,6 +8,9 @@ import { loadConfig, ConfigError } from './config/loadConfig.js';
 import { ensureGatewayIdentity, StateDirError } from './config/gatewayIdentity.js';
 import { createGatewayMetrics } from './metrics/gatewayMetrics.js';
 import { LocalBus, WorkerBus, relayBusInPrimary } from './cluster/gatewayBus.js';
+import { IpcBrokerStore } from './cluster/ipcBrokerStore.js';
+import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
+import { MemoryBrokerStore } from './broker/memoryBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
 import { PinStore, PinStoreError, pinFile } from './policy/pinStore.js';
 
@@ -53,6 +56,8 @@ async function runPrimary(): Promise<void> {
     return;
   }
   relayBusInPrimary();
+  // One broker store for every worker: a session token is claimed once, whichever worker it reaches.
+  serveBrokerStoreInPrimary(new MemoryBrokerStore());
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
     if (typeof message === 'object' && message !== null && 'lanternaMetricsRequest' in message) {
@@ -99,6 +104,7 @@ async function runWorker(single: boolean): Promise<void> {
   const gateway = createGatewayServer({
     config, identity, metrics, logger,
     bus: single ? new LocalBus() : new WorkerBus(),
+    store: single ? new MemoryBrokerStore() : IpcBrokerStore.forWorker(),
     metricsText,
   });
   const port = await gateway.listen();

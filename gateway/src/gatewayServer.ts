@@ -4,11 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/configSchema.js';
 import type { GatewayIdentity } from './config/gatewayIdentity.js';
-import { DisplayDirectory } from './session/displayDirectory.js';
+import { DisplayDirectory } from './broker/displayDirectory.js';
+import { SessionBroker } from './broker/sessionBroker.js';
+import type { BrokerStore } from './broker/brokerStore.js';
+import { MemoryBrokerStore } from './broker/memoryBrokerStore.js';
+import { resolveHost, type LookupAll } from './connect/hostResolver.js';
 import { SessionTokenSigner } from './session/sessionToken.js';
 import { TargetPolicy } from './policy/targetPolicy.js';
 import { CertificatePolicy } from './policy/certificatePolicy.js';
@@ -18,8 +23,15 @@ import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { ControlChannels } from './channel/controlChannel.js';
 import { DataChannels } from './channel/dataChannel.js';
 import { handleAdmin } from './api/adminApi.js';
+import { handlePresenter } from './api/presenterApi.js';
+import { RequestRateLimiter } from './api/requestRateLimiter.js';
+import { RoomPins } from './broker/roomPins.js';
+import { StopTokens } from './broker/stopTokens.js';
+import { PresenterProjections } from './broker/presenterProjections.js';
+import { RoomAnnouncer } from './channel/roomAnnouncer.js';
 import { serveStatic } from './api/staticFiles.js';
 import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
+import { ConnectionLimits } from './api/connectionLimits.js';
 import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 
 const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
@@ -33,6 +45,10 @@ export interface GatewayServerDeps {
   logger: Logger;
   /** Prometheus text for /metrics: the process's own, or the cluster's aggregate. */
   metricsText?: () => Promise<string>;
+  /** The broker's state: this process's memory by default, the cluster primary's for workers. */
+  store?: BrokerStore;
+  /** The name resolver for targets (the system's by default). */
+  lookup?: LookupAll;
 }
 
 export interface GatewayServer {
@@ -63,14 +79,34 @@ export function defaultWebRoot(): string {
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const { config, identity, bus, metrics, logger } = deps;
-  const directory = new DisplayDirectory(config.displays);
-  const signer = new SessionTokenSigner(identity.sessionSecret);
   const policy = new TargetPolicy({ ...config.policy, ownPorts: [config.listen.port] });
   const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, new PinStore(pinFile(config.stateDir)),
     (error) => logger.error({ event: 'pin-store-failed', err: error }, 'certificate pins unusable: every first-use session is refused'));
   const ca = config.certificates.caFile ? readFileSync(config.certificates.caFile, 'utf8') : undefined;
-  const control = new ControlChannels({ config, directory, signer, bus, metrics, logger });
-  const data = new DataChannels({ config, signer, policy, certificates, ca, bus, metrics, logger });
+  const { lookup } = deps;
+  const store = deps.store ?? new MemoryBrokerStore();
+  const broker = new SessionBroker({
+    directory: new DisplayDirectory(config.displays),
+    store,
+    signer: new SessionTokenSigner(identity.sessionSecret),
+    policy,
+    resolveTarget: (host) => resolveHost(host, { deadlineMs: config.timeouts.dnsMs, lookup }),
+    publish: (event) => bus.publish(event),
+    timeouts: config.timeouts,
+  });
+  const pins = new RoomPins({ store, settings: config.roomPin, limits: config.roomPin, publish: (event) => bus.publish(event) });
+  const presenters = new PresenterProjections({ broker, store, pins, stopTokens: new StopTokens(identity.sessionSecret) });
+  const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
+  const presenterUrl = (displayId: string, host: string | undefined): string => {
+    const url = new URL(config.presenter.url ?? `${config.listen.tls ? 'https' : 'http'}://${host ?? `localhost:${config.listen.port}`}/present`);
+    url.searchParams.set('display', displayId);
+    return url.href;
+  };
+  const rooms = { announcer: new RoomAnnouncer({ pins, logger }), presenterUrl };
+  const limits = new ConnectionLimits(config.limits);
+  const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
+  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, onAuthenticated });
+  const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated });
   const webRoot = config.webRoot ?? defaultWebRoot();
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
@@ -84,7 +120,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   });
   // Control messages are small; a large one is a misbehaving client.
   const controlSockets = socketServer(CONTROL_MAX_PAYLOAD);
-  const dataSockets = socketServer(config.relay.maxFrameBytes);
+  // Until a data socket has authenticated it carries only JSON: the RDP frame
+  // size (relay.maxFrameBytes) is granted after `open` (channel/frameLimit.ts).
+  const dataSockets = socketServer(MAX_JSON_FRAME_BYTES);
 
   async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
@@ -103,9 +141,10 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       response.end(await (deps.metricsText?.() ?? metrics.registry.metrics()));
       return;
     }
-    if (await handleAdmin({ adminToken: identity.adminToken, directory, control, bus, policy }, request, response, path)) return;
+    if (await handleAdmin({ adminToken: identity.adminToken, broker }, request, response, path)) return;
+    if (await handlePresenter({ presenters, adminToken: identity.adminToken, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
-    const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : path;
+    const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;
     plain(response, 404, 'not found\n');
   }
@@ -131,17 +170,31 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;
     }
+    if (!limits.canAcceptPending()) {
+      logger.warn({ event: 'pending-sockets-full', pending: limits.pendingCount }, 'too many unauthenticated websockets: upgrade refused');
+      refuseUpgrade(socket, '503 Service Unavailable');
+      return;
+    }
     const target = controlMatch ? controlSockets : dataSockets;
     target.handleUpgrade(request, socket, head, (ws: WebSocket) => {
+      limits.addPending(ws);
       ws.on('error', (error) => logger.debug({ err: error }, 'websocket error'));
-      if (controlMatch?.[1]) void control.handle(ws, controlMatch[1]);
+      if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host);
       else if (dataMatch?.[1]) void data.handle(ws, dataMatch[1]);
     });
   }
 
+  // Node looks for requests past their deadlines only this often (30 s by default).
+  const connectionsCheckingInterval = Math.min(1000, Math.floor(config.timeouts.httpHeadersMs / 2));
   const server = config.listen.tls
-    ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key })
-    : createHttpServer();
+    ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key, handshakeTimeout: config.timeouts.tlsHandshakeMs, connectionsCheckingInterval })
+    : createHttpServer({ connectionsCheckingInterval });
+  server.maxConnections = config.limits.maxConnections;
+  server.on('connection', (socket: Socket) => {
+    if (limits.admitConnection(socket)) return;
+    logger.warn({ event: 'address-connections-full', address: socket.remoteAddress }, 'too many connections from one address: dropped');
+    socket.destroy();
+  });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     onRequest(request, response).catch((error: unknown) => {
       logger.error({ err: error }, 'request failed');
@@ -150,8 +203,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     });
   });
   server.on('upgrade', onUpgrade);
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // Slowloris: a request (an upgrade included) must finish its headers, and itself, in time.
+  server.headersTimeout = config.timeouts.httpHeadersMs;
+  server.requestTimeout = config.timeouts.httpRequestMs;
 
   return {
     server,

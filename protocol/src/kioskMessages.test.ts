@@ -103,3 +103,15 @@ void test('an exclusive bound is worded as one', () => {
   refused(parseGatewayControlMessage(welcome(-1)), 'invalid', /^welcome\.heartbeatMs: value must be more than 0$/);
   refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 65536 } })), 'invalid', /^project\.target\.port: value must be at most 65535$/);
 });
+
+void test('room PIN messages: hello announces features, welcome may carry a location, room carries the PIN', () => {
+  assert.deepEqual(accepted(parseKioskControlMessage(json({ type: 'hello', protocol: 1, token: 't', features: ['room'] }))), { type: 'hello', protocol: 1, token: 't', features: ['room'] });
+  refused(parseKioskControlMessage(json({ type: 'hello', protocol: 1, token: 't', features: Array<string>(17).fill('x') })), 'invalid', /^hello\.features: length must be at most 16$/);
+  const welcome = { type: 'welcome', protocol: 1, display: { id: 'r', name: 'Room', location: 'Floor 2' }, heartbeatMs: 1000 };
+  assert.deepEqual(accepted(parseGatewayControlMessage(json(welcome))), welcome);
+  const room = { type: 'room', pin: '012345', expiresAt: 1_767_225_600_000, presenterUrl: 'https://gw/present?display=r' };
+  assert.deepEqual(accepted(parseGatewayControlMessage(json(room))), room);
+  refused(parseGatewayControlMessage(json({ ...room, pin: '12ab56' })), 'invalid', /^room\.pin: /);
+  refused(parseGatewayControlMessage(json({ ...room, pin: 123456 })), 'invalid', /^room\.pin: expected string$/);
+  refused(parseKioskControlMessage(json(room)), 'unknown-type', /unknown message type "room"/);
+});

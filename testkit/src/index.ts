@@ -20,3 +20,4 @@ export { launchChromium, openWatchedPage, chromiumPath, baseFlags, type WatchedP
 export { startStaticServer, isolationHeaders, type StaticServer } from './staticServer.js';
 export { publicDir, labDir } from './webDist.js';
 export { firstPixelDifference } from './pixelCompare.js';
+export { waitFor, withDeadline } from './waiting.js';

@@ -2,14 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { targetSchema } from '../config/configSchema.js';
 import { bearerMatches } from './requestGuards.js';
-import type { DisplayDirectory } from '../session/displayDirectory.js';
-import type { ControlChannels } from '../channel/controlChannel.js';
-import type { GatewayBus } from '../cluster/gatewayBus.js';
-import type { TargetPolicy } from '../policy/targetPolicy.js';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import type { SessionBroker, ProjectionRefusal } from '../broker/sessionBroker.js';
 import { sessionSettingsSchema } from '@lanterna/protocol';
-import { InvitationError, MAX_INVITATION_CHARS, readInvitation } from '../assistance/raInvitation.js';
+import { MAX_INVITATION_CHARS } from '../assistance/raInvitation.js';
 
 const MAX_BODY_BYTES = 16 * 1024;
 
@@ -22,13 +17,20 @@ const projectBody = z.object({
   settings: z.optional(sessionSettingsSchema),
 }).refine((body) => (body.target === undefined) !== (body.assistance === undefined), 'give either target or assistance, not both');
 
+/** The admin API is an adapter over the broker: every decision is the broker's. */
 export interface AdminDeps {
   adminToken: string;
-  directory: DisplayDirectory;
-  control: ControlChannels;
-  bus: GatewayBus;
-  policy: TargetPolicy;
+  broker: SessionBroker;
 }
+
+const refusalStatus: Record<ProjectionRefusal, number> = {
+  'unknown-display': 404,
+  'target-forbidden': 403,
+  'invitation-too-large': 400,
+  'invitation-markup': 400,
+  'invitation-malformed': 400,
+  'invitation-password': 400,
+};
 
 function json(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });
@@ -59,7 +61,11 @@ export async function handleAdmin(deps: AdminDeps, request: IncomingMessage, res
     return true;
   }
   if (path === '/v1/admin/displays' && request.method === 'GET') {
-    json(response, 200, { displays: deps.directory.list().map((d) => ({ id: d.id, name: d.name ?? d.id, onlineHere: deps.control.isOnline(d.id) })) });
+    json(response, 200, { displays: await deps.broker.listDisplays() });
+    return true;
+  }
+  if (path === '/v1/admin/sessions' && request.method === 'GET') {
+    json(response, 200, { sessions: await deps.broker.listSessions() });
     return true;
   }
   if (path === '/v1/admin/sessions' && request.method === 'POST') {
@@ -70,24 +76,23 @@ export async function handleAdmin(deps: AdminDeps, request: IncomingMessage, res
       json(response, 400, { code: 'bad-request', message: error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message });
       return true;
     }
-    if (!deps.directory.get(body.displayId)) {
-      json(response, 404, { code: 'unknown-display', message: `no display "${body.displayId}"` });
+    const outcome = await deps.broker.requestProjection(body);
+    if (!outcome.ok) {
+      json(response, refusalStatus[outcome.code], { code: outcome.code, message: outcome.reason });
       return true;
     }
-    const chosen = body.assistance ? await chooseInvitationTarget(deps.policy, body.assistance) : await checkTarget(deps.policy, body.target?.host ?? '', body.target?.port ?? 0);
-    if (!chosen.allowed) {
-      json(response, chosen.status ?? 403, { code: chosen.code ?? 'target-forbidden', message: chosen.reason });
-      return true;
-    }
-    const target = body.target ?? chosen.target;
-    if (!target) throw new Error('no target chosen');
-    const sessionId = deps.control.project({ displayId: body.displayId, target, credentials: body.credentials, settings: body.settings, assistance: body.assistance });
-    json(response, 202, { sessionId, displayId: body.displayId, target: { host: target.host, port: target.port } });
+    json(response, 202, { sessionId: outcome.sessionId, displayId: body.displayId, target: outcome.target });
     return true;
   }
   const stop = /^\/v1\/admin\/displays\/([^/]+)\/sessions\/([^/]+)$/.exec(path);
   if (stop && request.method === 'DELETE') {
-    deps.bus.publish({ kind: 'stop-session', displayId: decodeURIComponent(stop[1] ?? ''), sessionId: decodeURIComponent(stop[2] ?? ''), reason: 'stopped by an administrator' });
+    const displayId = pathSegment(stop[1]);
+    const sessionId = pathSegment(stop[2]);
+    if (displayId === undefined || sessionId === undefined) {
+      json(response, 400, { code: 'bad-request', message: 'a path segment is not valid percent-encoding' });
+      return true;
+    }
+    deps.broker.stopSession(displayId, sessionId, 'stopped by an administrator');
     json(response, 202, { stopping: true });
     return true;
   }
@@ -95,41 +100,11 @@ export async function handleAdmin(deps: AdminDeps, request: IncomingMessage, res
   return true;
 }
 
-type TargetChoice =
-  | { allowed: true; target?: { host: string; port: number } }
-  | { allowed: false; reason: string; status?: number; code?: string };
-
-/**
- * No open relay through invitations either: every address the invitation names
- * goes through the same policy as a plain target, in the invitation's order,
- * and the first one allowed is the target. None allowed: refused, naming why.
- */
-async function chooseInvitationTarget(policy: TargetPolicy, assistance: { invitation: string; password: string }): Promise<TargetChoice> {
-  let addresses;
+/** A decoded path segment, or undefined when its percent-encoding is malformed (`%zz`): a 400, not a 500. */
+function pathSegment(raw: string | undefined): string | undefined {
   try {
-    ({ addresses } = readInvitation(assistance.invitation, assistance.password));
-  } catch (error) {
-    if (error instanceof InvitationError) return { allowed: false, status: 400, code: error.code, reason: error.message };
-    throw error;
+    return decodeURIComponent(raw ?? '');
+  } catch {
+    return undefined;
   }
-  const refusals: string[] = [];
-  for (const address of addresses) {
-    const verdict = await checkTarget(policy, address.host, address.port);
-    if (verdict.allowed) return { allowed: true, target: { host: address.host, port: address.port } };
-    refusals.push(verdict.reason);
-  }
-  return { allowed: false, reason: `no address in the invitation is allowed: ${refusals.join('; ')}` };
-}
-
-async function checkTarget(policy: TargetPolicy, host: string, port: number): Promise<TargetChoice> {
-  let addresses = [host];
-  if (isIP(host) === 0) {
-    try {
-      addresses = (await lookup(host, { all: true })).map((entry) => entry.address);
-    } catch {
-      return { allowed: false, reason: `the name "${host}" does not resolve` };
-    }
-  }
-  const verdicts = addresses.map((address) => policy.check(address, port));
-  return verdicts.find((v) => v.allowed) ?? verdicts[0] ?? { allowed: false, reason: 'no address' };
 }

@@ -1,47 +1,43 @@
-import { randomBytes } from 'node:crypto';
-import type { WebSocket } from 'ws';
+import type { WebSocket, RawData } from 'ws';
 import type { Logger } from 'pino';
-import type { GatewayConfig, Credentials, TargetConfig } from '../config/configSchema.js';
-import type { DisplayDirectory } from '../session/displayDirectory.js';
-import { SessionTokenSigner } from '../session/sessionToken.js';
+import type { GatewayConfig } from '../config/configSchema.js';
 import { SessionError } from '../session/sessionError.js';
+import type { SessionBroker } from '../broker/sessionBroker.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
-import { KIOSK_PROTOCOL_VERSION, parseKioskControlMessage, type AssistanceSettings, type SessionSettings } from '@lanterna/protocol';
+import { KIOSK_FEATURES, KIOSK_PROTOCOL_VERSION, parseKioskControlMessage } from '@lanterna/protocol';
 import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
-import { ReprojectBackoff } from './reprojectBackoff.js';
+import type { RoomAnnouncer } from './roomAnnouncer.js';
 
 interface ControlConnection { socket: WebSocket; owner: string; displayId: string }
 
-export interface ProjectionRequest {
-  displayId: string;
-  target: TargetConfig;
-  credentials?: Credentials | undefined;
-  settings?: SessionSettings | undefined;
-  /** A Remote Assistance invitation the client answers instead of credentials. */
-  assistance?: AssistanceSettings | undefined;
-}
-
-/** The displays' control sockets: authentication, heartbeats, and pushing `project`/`stop` to them. */
+/**
+ * The displays' control sockets: authentication, heartbeats, and carrying the
+ * broker's `project`/`stop` to them. Decisions (who may project, when a
+ * signage display is projected again) are the broker's; this adapter holds
+ * the sockets and the timers.
+ */
 export class ControlChannels {
   private readonly connections = new Map<string, ControlConnection>();
-  private readonly backoff: ReprojectBackoff;
 
   constructor(private readonly deps: {
     config: GatewayConfig;
-    directory: DisplayDirectory;
-    signer: SessionTokenSigner;
+    broker: SessionBroker;
     bus: GatewayBus;
     metrics: GatewayMetrics;
     logger: Logger;
+    /** The socket's token was accepted (the listener's pending budget lets it go). */
+    onAuthenticated?: ((socket: WebSocket) => void) | undefined;
+    /** Sends the room PIN to displays that ask for it; the presenter page's address for a display reached at a Host. */
+    rooms?: { announcer: RoomAnnouncer; presenterUrl: (displayId: string, host: string | undefined) => string } | undefined;
   }) {
-    this.backoff = new ReprojectBackoff(deps.config.timeouts.reprojectMs, deps.config.timeouts.reprojectMaxMs);
     deps.bus.subscribe((event) => this.onBusEvent(event));
   }
 
-  async handle(socket: WebSocket, displayId: string): Promise<void> {
-    const { config, directory, logger } = this.deps;
+  /** `host`: the Host the display reached the gateway at (its presenter page's address by default). */
+  async handle(socket: WebSocket, displayId: string, host?: string): Promise<void> {
+    const { config, broker, logger } = this.deps;
     const log = logger.child({ displayId, channel: 'control' });
     const reader = new HandshakeReader(socket);
     const first = await reader.next(config.timeouts.helloMs);
@@ -49,6 +45,10 @@ export class ControlChannels {
     if (first === 'closed') return;
     if (first === 'timeout') {
       closeWithError(socket, new SessionError('hello', 'timeout', `no hello within ${config.timeouts.helloMs} ms`, { phase: 'hello' }));
+      return;
+    }
+    if (first === 'interrupted') {
+      closeWithError(socket, new SessionError('hello', 'bad-message', 'the display sent more than a hello before the welcome'));
       return;
     }
     const parsed = first.kind === 'text' ? parseKioskControlMessage(first.text) : undefined;
@@ -61,14 +61,32 @@ export class ControlChannels {
       closeWithError(socket, new SessionError('hello', 'bad-message', `protocol ${String(hello.protocol)} is not supported`, { supported: [KIOSK_PROTOCOL_VERSION] }));
       return;
     }
-    const display = directory.authenticate(displayId, hello.token);
+    const display = broker.authenticateDisplay(displayId, hello.token);
     if (!display) {
       log.warn({ event: 'auth-failed' }, 'display authentication failed');
       closeWithError(socket, new SessionError('hello', 'unauthorized'));
       return;
     }
-    const owner = randomBytes(8).toString('hex');
-    this.deps.bus.publish({ kind: 'display-claimed', displayId, owner });
+    this.deps.onAuthenticated?.(socket);
+    // Messages that arrive while the broker records the display are not lost: listen first.
+    const onMessage = (data: RawData, isBinary: boolean): void => {
+      const parsed = isBinary ? undefined : parseKioskControlMessage((data as Buffer).toString('utf8'));
+      if (parsed?.ok && parsed.message.type === 'bye') { socket.close(1000, 'bye'); return; }
+      closeWithError(socket, new SessionError('hello', 'bad-message', 'unexpected message on the control socket'));
+    };
+    socket.on('message', onMessage);
+    let owner: string;
+    try {
+      owner = await broker.displayOnline(displayId);
+    } catch (error) {
+      log.error({ err: error }, 'the broker could not record the display');
+      closeWithError(socket, new SessionError('hello', 'internal'));
+      return;
+    }
+    if (socket.readyState !== socket.OPEN) {
+      void broker.displayOffline(displayId, owner).catch((error: unknown) => log.error({ err: error }, 'the broker could not record the display offline'));
+      return;
+    }
     const previous = this.connections.get(displayId);
     if (previous) closeWithError(previous.socket, new SessionError('hello', 'replaced'));
     const connection: ControlConnection = { socket, owner, displayId };
@@ -77,49 +95,20 @@ export class ControlChannels {
     log.info({ event: 'display-online', client: hello.client }, 'display online');
     sendJson(socket, {
       type: 'welcome', protocol: KIOSK_PROTOCOL_VERSION,
-      display: { id: display.id, name: display.name ?? display.id }, heartbeatMs: config.timeouts.heartbeatMs,
+      display: { id: display.id, name: display.name ?? display.id, ...(display.location === undefined ? {} : { location: display.location }) },
+      heartbeatMs: config.timeouts.heartbeatMs,
     });
+    const { rooms } = this.deps;
+    if (rooms && hello.features?.includes(KIOSK_FEATURES.room)) rooms.announcer.attach(socket, displayId, rooms.presenterUrl(displayId, host));
 
     this.keepAlive(connection);
-    socket.on('message', (data, isBinary) => {
-      const parsed = isBinary ? undefined : parseKioskControlMessage((data as Buffer).toString('utf8'));
-      if (parsed?.ok && parsed.message.type === 'bye') { socket.close(1000, 'bye'); return; }
-      closeWithError(socket, new SessionError('hello', 'bad-message', 'unexpected message on the control socket'));
-    });
     socket.once('close', () => {
       if (this.connections.get(displayId) === connection) this.connections.delete(displayId);
       this.deps.metrics.displaysOnline.dec();
       log.info({ event: 'display-offline' }, 'display offline');
+      void broker.displayOffline(displayId, owner).catch((error: unknown) => log.error({ err: error }, 'the broker could not record the display offline'));
     });
-    if (display.autoProject) {
-      const { credentials, ...target } = display.autoProject;
-      this.backoff.forget(displayId);
-      this.backoff.projected(displayId);
-      this.project({ displayId, target, credentials });
-    }
-  }
-
-  /** Mints a session for a display and tells it (wherever its control socket lives). Returns the session id. */
-  project(request: ProjectionRequest): string {
-    const sessionId = SessionTokenSigner.newSessionId();
-    const sessionToken = this.deps.signer.sign({
-      sessionId, displayId: request.displayId, target: request.target,
-      expiresAt: Date.now() + this.deps.config.timeouts.sessionTokenMs,
-    });
-    this.deps.bus.publish({
-      kind: 'project', displayId: request.displayId,
-      message: {
-        type: 'project', sessionId, sessionToken,
-        target: { name: request.target.name ?? `${request.target.host}:${request.target.port}`, host: request.target.host, port: request.target.port },
-        ...(request.credentials ? { credentials: request.credentials } : {}),
-        ...(request.settings ?? request.assistance ? { settings: { ...request.settings, ...(request.assistance ? { assistance: request.assistance } : {}) } } : {}),
-      },
-    });
-    return sessionId;
-  }
-
-  isOnline(displayId: string): boolean {
-    return this.connections.has(displayId);
+    void broker.projectSignage(displayId).catch((error: unknown) => log.error({ err: error }, 'signage projection failed'));
   }
 
   closeAll(code: number, reason: string): void {
@@ -142,6 +131,17 @@ export class ControlChannels {
     connection.socket.once('close', () => clearInterval(timer));
   }
 
+  /** Asks the broker when to project a signage display again, and does it then if the same socket still holds it. */
+  private async reprojectLater(connection: ControlConnection): Promise<void> {
+    const { broker } = this.deps;
+    const delayMs = await broker.reprojectionDelay(connection.displayId);
+    if (delayMs === undefined) return;
+    setTimeout(() => {
+      if (this.connections.get(connection.displayId) !== connection) return;
+      void broker.projectSignage(connection.displayId).catch((error: unknown) => this.deps.logger.error({ err: error, displayId: connection.displayId }, 'signage projection failed'));
+    }, delayMs).unref();
+  }
+
   private onBusEvent(event: BusEvent): void {
     switch (event.kind) {
       case 'project': {
@@ -160,17 +160,13 @@ export class ControlChannels {
         break;
       }
       case 'session-ended': {
-        const display = this.deps.directory.get(event.displayId);
-        if (!display?.autoProject || !this.connections.has(event.displayId)) break;
-        const { credentials, ...target } = display.autoProject;
-        const delayMs = this.backoff.delayAfterEnd(event.displayId);
-        setTimeout(() => {
-          if (!this.connections.has(event.displayId)) return;
-          this.backoff.projected(event.displayId);
-          this.project({ displayId: event.displayId, target, credentials });
-        }, delayMs).unref();
+        const connection = this.connections.get(event.displayId);
+        if (connection) void this.reprojectLater(connection).catch((error: unknown) => this.deps.logger.error({ err: error, displayId: event.displayId }, 'signage reprojection failed'));
         break;
       }
+      case 'room-changed':
+        void this.deps.rooms?.announcer.refresh(event.displayId);
+        break;
     }
   }
 }

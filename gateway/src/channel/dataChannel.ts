@@ -1,36 +1,50 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/configSchema.js';
-import type { SessionTokenSigner, SessionGrant } from '../session/sessionToken.js';
+import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
+import type { SessionBroker } from '../broker/sessionBroker.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { CertificatePolicy } from '../policy/certificatePolicy.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
+import type { LookupAll } from '../connect/hostResolver.js';
 import { connectTarget, NegotiationFailure, type ConnectedTarget } from '../connect/targetConnector.js';
 import { RelaySession } from '../relay/relaySession.js';
 import { parseKioskDataMessage } from '@lanterna/protocol';
 import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
+import { DataSocketControl } from './dataSocketControl.js';
+import { raiseMaxPayload } from './frameLimit.js';
 
 interface ActiveSession { relay: RelaySession; grant: SessionGrant }
+
+/** How a handshake ended early without an error of its own. */
+type EarlyEnd = 'client-closed' | 'client-gone';
 
 /** Data sockets: token check, the client's Connection Request, the server handshake, then the relay. */
 export class DataChannels {
   private readonly active = new Map<string, ActiveSession>();
-  /** A token opens one data socket; remembered until it would have expired anyway. */
-  private readonly used = new Map<string, number>();
   private readonly shutdown = new AbortController();
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Authenticated sessions, from their handshake to their end: what limits.maxSessions bounds. */
+  private admitted = 0;
+  /** Woken when the last active session ends (the drain waits on it). */
+  private readonly onIdle = new Set<() => void>();
 
   constructor(private readonly deps: {
     config: GatewayConfig;
-    signer: SessionTokenSigner;
+    broker: SessionBroker;
     policy: TargetPolicy;
     certificates: CertificatePolicy;
     ca?: string | undefined;
     bus: GatewayBus;
     metrics: GatewayMetrics;
     logger: Logger;
+    /** The name resolver for targets (the system's by default). */
+    lookup?: LookupAll | undefined;
+    /** The socket's session token was accepted (the listener's pending budget lets it go). */
+    onAuthenticated?: ((socket: WebSocket) => void) | undefined;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
   }
@@ -38,8 +52,6 @@ export class DataChannels {
   get activeCount(): number {
     return this.active.size;
   }
-
-  private readonly inFlight = new Set<Promise<void>>();
 
   /** Runs one data socket to its end; tracked so a drain can wait for the goodbyes to be sent. */
   handle(socket: WebSocket, sessionId: string): Promise<void> {
@@ -52,48 +64,67 @@ export class DataChannels {
     const log = this.deps.logger.child({ sessionId, channel: 'data' });
     const reader = new HandshakeReader(socket);
     let grant: SessionGrant | undefined;
+    let admitted = false;
     try {
       grant = await this.authenticate(reader, sessionId);
+      this.deps.onAuthenticated?.(socket);
+      raiseMaxPayload(socket, this.deps.config.relay.maxFrameBytes);
+      if (this.admitted >= this.deps.config.limits.maxSessions) {
+        throw new SessionError('open', 'gateway-busy', `the gateway is at its limit of ${this.deps.config.limits.maxSessions} sessions`);
+      }
+      this.admitted += 1;
+      admitted = true;
       const request = await this.readConnectionRequest(reader);
-      if (request === 'close') {
+      const connected = request === 'close' ? 'client-closed' : await this.connectWhileSilent(reader, socket, grant, request, log);
+      if (connected === 'client-closed') {
         reader.detach();
         sendJson(socket, { type: 'ended', reason: 'client-closed' });
         socket.close(1000, 'client-closed');
-        this.publishEnded(grant);
+        this.recordEnd(grant, 'client-closed', log);
         return;
       }
-      const connected = await this.connect(grant, request, log);
-      if (socket.readyState !== socket.OPEN) {
-        connected.socket.destroy();
+      if (connected === 'client-gone') {
         log.info({ event: 'client-gone' }, 'display left during the handshake');
-        this.publishEnded(grant);
+        this.recordEnd(grant, 'client-closed', log);
         return;
-      }
-      const leftovers = reader.detach();
-      if (leftovers.length > 0) {
-        connected.socket.destroy();
-        throw new SessionError('request', 'bad-message', 'the display sent data before the server connection was secured');
       }
       await this.relay(socket, connected, grant, log);
     } catch (error) {
       reader.detach();
-      const sessionError = error instanceof SessionError ? error : new SessionError('relay', 'internal', undefined, { error: String(error) });
+      const sessionError = error instanceof SessionError ? error : new SessionError('relay', 'internal', undefined, {}, { error: String(error) });
       if (sessionError.code === 'internal') log.error({ err: error }, 'internal error');
-      else log.info({ event: 'session-error', phase: sessionError.phase, code: sessionError.code, detail: sessionError.detail }, sessionError.message);
+      else log.info({ event: 'session-error', phase: sessionError.phase, code: sessionError.code, detail: sessionError.detail, internal: sessionError.internal }, sessionError.message);
       this.deps.metrics.errors.inc({ phase: sessionError.phase, code: sessionError.code });
       if (error instanceof NegotiationFailure && socket.readyState === socket.OPEN) socket.send(error.confirm);
       closeWithError(socket, sessionError);
-      if (grant) this.publishEnded(grant);
+      if (grant) this.recordEnd(grant, sessionError.code, log);
+    } finally {
+      if (admitted) this.admitted -= 1;
     }
   }
 
-  /** Drain: ends every session politely; resolves when all have closed or the deadline passes. */
+  /**
+   * Drain: ends every handshake at once, lets running sessions finish up to
+   * the deadline, then ends them; resolves when every socket has said goodbye.
+   */
   async drain(deadlineMs: number): Promise<void> {
     this.shutdown.abort();
-    const deadline = Date.now() + deadlineMs;
-    while (this.active.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await this.untilNoActiveSession(deadlineMs);
     for (const { relay } of this.active.values()) relay.stop('gateway-shutdown');
     await Promise.all(this.inFlight);
+  }
+
+  private untilNoActiveSession(deadlineMs: number): Promise<void> {
+    if (this.active.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.onIdle.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, deadlineMs);
+      this.onIdle.add(done);
+    });
   }
 
   private async authenticate(reader: HandshakeReader, sessionId: string): Promise<SessionGrant> {
@@ -101,19 +132,11 @@ export class DataChannels {
     const first = await reader.next(helloMs);
     if (first === 'closed') throw new SessionError('open', 'bad-message', 'the display closed before opening the session');
     if (first === 'timeout') throw new SessionError('open', 'timeout', `no open message within ${helloMs} ms`, { phase: 'open' });
+    if (first === 'interrupted') throw new SessionError('open', 'bad-message', 'the display sent more than open and its connection request');
     const parsed = first.kind === 'text' ? parseKioskDataMessage(first.text) : undefined;
     const open = parsed?.ok ? parsed.message : undefined;
     if (open?.type !== 'open') throw new SessionError('open', 'bad-message', 'the first message must be open');
-    const check = this.deps.signer.verify(open.token);
-    if (!check.ok) {
-      if (check.reason === 'expired') throw new SessionError('open', 'unknown-session', 'the session has expired');
-      throw new SessionError('open', 'unauthorized', 'the session token is not valid');
-    }
-    if (check.grant.sessionId !== sessionId) throw new SessionError('open', 'unauthorized', 'the session token belongs to another session');
-    this.forgetExpiredTokens();
-    if (this.used.has(sessionId) || this.active.has(sessionId)) throw new SessionError('open', 'unauthorized', 'the session token was already used');
-    this.used.set(sessionId, check.grant.expiresAt);
-    return check.grant;
+    return this.deps.broker.openSession(sessionId, open.token);
   }
 
   /** The Connection Request, or 'close' when the display changed its mind politely. */
@@ -122,6 +145,7 @@ export class DataChannels {
     const next = await reader.next(requestMs);
     if (next === 'closed') throw new SessionError('request', 'bad-message', 'the display closed before sending its connection request');
     if (next === 'timeout') throw new SessionError('request', 'timeout', `no connection request within ${requestMs} ms`, { phase: 'request' });
+    if (next === 'interrupted') throw new SessionError('request', 'bad-message', 'the display sent more than open and its connection request');
     if (next.kind === 'text') {
       const parsed = parseKioskDataMessage(next.text);
       if (parsed.ok && parsed.message.type === 'close') return 'close';
@@ -130,7 +154,50 @@ export class DataChannels {
     return next.data;
   }
 
-  private async connect(grant: SessionGrant, connectionRequest: Buffer, log: Logger): Promise<ConnectedTarget> {
+  /**
+   * The server handshake, during which the display must send nothing: its
+   * first message ends the handshake at once (a polite `close` politely, data
+   * as a protocol violation) and nothing it sends is kept. A display that
+   * leaves ends it too.
+   */
+  private async connectWhileSilent(
+    reader: HandshakeReader, socket: WebSocket, grant: SessionGrant, connectionRequest: Buffer, log: Logger,
+  ): Promise<ConnectedTarget | EarlyEnd> {
+    const handshake = new AbortController();
+    const violation = new SessionError('request', 'bad-message', 'the display sent data before the server connection was secured');
+    reader.expectSilence((why) => handshake.abort(why === 'close' ? undefined : violation));
+    const onGone = (): void => handshake.abort();
+    socket.once('close', onGone);
+    // One listener on the gateway's long-lived shutdown signal, removed below
+    // (a composite signal per session would stay referenced by it).
+    const onShutdown = (): void => handshake.abort(this.shutdown.signal.reason);
+    if (this.shutdown.signal.aborted) onShutdown();
+    else this.shutdown.signal.addEventListener('abort', onShutdown, { once: true });
+    /** How the display ended the handshake early, if it did. */
+    const displayEnded = (): EarlyEnd | 'violation' | undefined => {
+      if (reader.interrupted === 'close') return 'client-closed';
+      if (reader.interrupted) return 'violation';
+      return socket.readyState === socket.OPEN ? undefined : 'client-gone';
+    };
+    try {
+      const connected = await this.connect(grant, connectionRequest, handshake.signal, log);
+      const early = displayEnded();
+      if (early === undefined) return connected;
+      connected.socket.destroy();
+      if (early === 'violation') throw violation;
+      return early;
+    } catch (error) {
+      const early = displayEnded();
+      if (early === undefined || early === 'violation') throw error;
+      return early;
+    } finally {
+      socket.off('close', onGone);
+      this.shutdown.signal.removeEventListener('abort', onShutdown);
+      reader.detach();
+    }
+  }
+
+  private async connect(grant: SessionGrant, connectionRequest: Buffer, signal: AbortSignal, log: Logger): Promise<ConnectedTarget> {
     const { config, metrics } = this.deps;
     const connected = await connectTarget({
       target: grant.target,
@@ -139,7 +206,8 @@ export class DataChannels {
       certificates: this.deps.certificates,
       ca: this.deps.ca,
       timeouts: config.timeouts,
-      signal: this.shutdown.signal,
+      signal,
+      lookup: this.deps.lookup,
       requireNla: config.policy.requireNla,
       onPhase: (phase, ms) => metrics.handshake.observe({ phase }, ms / 1000),
     });
@@ -152,27 +220,37 @@ export class DataChannels {
   }
 
   private async relay(socket: WebSocket, connected: ConnectedTarget, grant: SessionGrant, log: Logger): Promise<void> {
-    const { config, metrics } = this.deps;
-    const relay = new RelaySession(connected.socket, socket, { ...config.relay, protocol: connected.secured.protocol }, metrics);
+    const { config, metrics, broker } = this.deps;
+    const control = new DataSocketControl();
+    const relay: RelaySession = new RelaySession(connected.socket, socket, { ...config.relay, protocol: connected.secured.protocol }, metrics, (data) => {
+      const verdict = control.judge(data.toString('utf8'), Date.now());
+      switch (verdict.action) {
+        case 'pong': relay.sendText(verdict.reply); break;
+        case 'close': relay.stop('client-closed'); break;
+        case 'fail': relay.fail(verdict.error); break;
+        case 'ignore': break;
+      }
+    });
     this.active.set(grant.sessionId, { relay, grant });
     metrics.activeSessions.inc();
     metrics.sessionsTotal.inc();
     const startedAt = Date.now();
     if (this.shutdown.signal.aborted) {
-      // Secured after the drain stopped the running sessions (a slow handshake on
-      // a loaded machine): end it now, or the drain would wait for it forever.
+      // Secured after the drain stopped the running sessions (a handshake that
+      // finished as the drain began): end it now, or the drain would wait for it.
       relay.stop('gateway-shutdown');
     } else {
       relay.start();
       sendJson(socket, connected.secured);
       socket.send(connected.confirm);
+      broker.sessionSecured(grant.sessionId).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session as active'));
     }
     const end = await relay.done;
     this.active.delete(grant.sessionId);
     metrics.activeSessions.dec();
     const seconds = (Date.now() - startedAt) / 1000;
     if (end.reason === 'error') {
-      log.info({ event: 'session-ended', reason: 'error', code: end.error.code, detail: end.error.detail, seconds }, end.error.message);
+      log.info({ event: 'session-ended', reason: 'error', code: end.error.code, detail: end.error.detail, internal: end.error.internal, seconds }, end.error.message);
       metrics.errors.inc({ phase: end.error.phase, code: end.error.code });
       closeWithError(socket, end.error);
     } else {
@@ -180,16 +258,12 @@ export class DataChannels {
       sendJson(socket, { type: 'ended', reason: end.reason });
       if (socket.readyState === socket.OPEN) socket.close(end.reason === 'gateway-shutdown' ? 1001 : 1000, end.reason);
     }
-    this.publishEnded(grant);
+    this.recordEnd(grant, end.reason === 'error' ? end.error.code : end.reason, log);
+    if (this.active.size === 0) for (const wake of [...this.onIdle]) wake();
   }
 
-  private publishEnded(grant: SessionGrant): void {
-    this.deps.bus.publish({ kind: 'session-ended', displayId: grant.displayId, sessionId: grant.sessionId });
-  }
-
-  private forgetExpiredTokens(): void {
-    const now = Date.now();
-    for (const [id, expiresAt] of this.used) if (expiresAt < now) this.used.delete(id);
+  private recordEnd(grant: SessionGrant, reason: string, log: Logger): void {
+    this.deps.broker.sessionEnded(grant, reason).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session end'));
   }
 
   private onBusEvent(event: BusEvent): void {

@@ -1,13 +1,9 @@
 import { EventEmitter } from 'node:events';
 import cluster from 'node:cluster';
-import type { ProjectMessage } from '@lanterna/protocol';
+import type { BrokerEvent } from '../broker/brokerEvents.js';
 
-/** Events one worker must tell all workers: the display's control socket may live in any of them. */
-export type BusEvent =
-  | { kind: 'project'; displayId: string; message: ProjectMessage }
-  | { kind: 'stop-session'; displayId: string; sessionId: string; reason: string }
-  | { kind: 'display-claimed'; displayId: string; owner: string }
-  | { kind: 'session-ended'; displayId: string; sessionId: string };
+/** Events one worker must tell all workers: the broker's (a display's control socket may live in any of them). */
+export type BusEvent = BrokerEvent;
 
 export interface GatewayBus {
   publish(event: BusEvent): void;

@@ -28,7 +28,7 @@ function readErrorOf(error: PduReadError, deadline: AbortSignal, timeoutMs: numb
  * bounded in time, and fails on anything the server sends beyond it (a server
  * must stay silent until the client starts TLS).
  */
-export async function readOneTpkt(socket: Socket, options: { timeoutMs: number; maxBytes: number; signal?: AbortSignal }): Promise<Buffer> {
+export async function readOneTpkt(socket: Socket, options: { timeoutMs: number; maxBytes: number; signal?: AbortSignal | undefined }): Promise<Buffer> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   const source = eventByteSource<Buffer>(socket);

@@ -1,6 +1,5 @@
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket, type PeerCertificate } from 'node:tls';
-import { lookup } from 'node:dns/promises';
 import { parseConnectionConfirm, parseConnectionRequest, relayedProtocolName, PROTOCOL } from '@lanterna/protocol';
 import { subjectPublicKey, sha256Fingerprint } from '../rdp/subjectPublicKey.js';
 import { SessionError } from '../session/sessionError.js';
@@ -9,8 +8,9 @@ import type { CertificatePolicy, Trust } from '../policy/certificatePolicy.js';
 import { pinKey } from '../policy/pinKey.js';
 import { canonicalAddress } from '../policy/canonicalHost.js';
 import { readOneTpkt, ReadError } from './socketReads.js';
+import { resolveHost, ResolveError, type LookupAll } from './hostResolver.js';
 
-export interface ConnectTimeouts { connectMs: number; confirmMs: number; tlsMs: number }
+export interface ConnectTimeouts { dnsMs: number; connectMs: number; confirmMs: number; tlsMs: number }
 
 export interface ConnectRequest {
   target: { host: string; port: number };
@@ -21,9 +21,16 @@ export interface ConnectRequest {
   ca?: string | undefined;
   /** Reports each finished phase with its duration, for metrics and logs. */
   onPhase?: (phase: 'connect' | 'x224' | 'tls', ms: number) => void;
-  signal?: AbortSignal;
+  /**
+   * Ends whichever phase is under way at once. Its reason, when a
+   * SessionError, is what the handshake rejects with; otherwise the gateway
+   * is shutting down.
+   */
+  signal?: AbortSignal | undefined;
+  /** The name resolver (the system's by default). */
+  lookup?: LookupAll | undefined;
   /** Refuse plain TLS: without NLA a server (or someone in the middle) could pick TLS after the display offered NLA. */
-  requireNla?: boolean;
+  requireNla?: boolean | undefined;
 }
 
 export interface SecuredInfo {
@@ -68,7 +75,7 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
   try {
     started = performance.now();
     tcp.write(request.connectionRequest);
-    const confirm = await readConfirm(tcp, request.timeouts.confirmMs);
+    const confirm = await readConfirm(tcp, request.timeouts.confirmMs, request.signal);
     const protocol = acceptedProtocol(confirm);
     if (request.requireNla && protocol === 'ssl') {
       throw new SessionError('x224', 'negotiation-failed', "the presenter's computer chose plain TLS, and the gateway requires Network Level Authentication");
@@ -86,6 +93,10 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
   }
 }
 
+function ignoreLateError(): void {
+  // The socket is destroyed by the error itself; see startTls.
+}
+
 /** A server's RDP_NEG_FAILURE is forwarded to the client before the error, so it can show its own words too. */
 export class NegotiationFailure extends SessionError {
   constructor(readonly confirm: Buffer, failureCode: number) {
@@ -101,17 +112,21 @@ function parseRequest(pdu: Buffer): number {
   }
 }
 
+/** What an aborted phase rejects with: the signal's SessionError, or the gateway's shutdown. */
+export function abortReason(signal: AbortSignal | undefined, phase: SessionError['phase']): SessionError {
+  return signal?.reason instanceof SessionError ? signal.reason : new SessionError(phase, 'gateway-shutdown');
+}
+
 async function resolveAllowed(request: ConnectRequest): Promise<string> {
   const { host, port } = request.target;
   let addresses: string[];
-  if (isIP(host) !== 0) {
-    addresses = [host];
-  } else {
-    try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
-    } catch (error) {
-      throw new SessionError('connect', 'target-unreachable', `the name "${host}" does not resolve`, { error: (error as NodeJS.ErrnoException).code });
-    }
+  try {
+    addresses = await resolveHost(host, { deadlineMs: request.timeouts.dnsMs, signal: request.signal, lookup: request.lookup });
+  } catch (error) {
+    if (!(error instanceof ResolveError)) throw error;
+    if (error.kind === 'aborted') throw abortReason(request.signal, 'connect');
+    if (error.kind === 'timeout') throw new SessionError('connect', 'timeout', error.message, { phase: 'dns' });
+    throw new SessionError('connect', 'target-unreachable', error.message, { error: error.code });
   }
   // Check what we will actually connect to, not the name: a name must not smuggle in a forbidden address.
   const reasons: string[] = [];
@@ -120,24 +135,43 @@ async function resolveAllowed(request: ConnectRequest): Promise<string> {
     if (verdict.allowed) return address;
     reasons.push(verdict.reason);
   }
-  throw new SessionError('connect', 'target-forbidden', undefined, { reasons });
+  throw new SessionError('connect', 'target-forbidden', undefined, {}, { reasons });
+}
+
+/**
+ * One socket phase's deadline and abort: `fail` destroys the socket and rejects
+ * with the reason; `settled` (the phase finished) disarms both.
+ */
+function phaseGuard(
+  phase: 'connect' | 'tls', timeoutMs: number, signal: AbortSignal | undefined, socket: Socket,
+  reject: (error: SessionError) => void, timedOut: () => SessionError,
+): { fail: (error: SessionError) => void; settled: () => void } {
+  const timer = setTimeout(() => fail(timedOut()), timeoutMs);
+  const onAbort = (): void => fail(abortReason(signal, phase));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  function settled(): void {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+  function fail(error: SessionError): void {
+    settled();
+    socket.destroy();
+    reject(error);
+  }
+  return { fail, settled };
 }
 
 function openTcp(address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = tcpConnect({ host: address, port, noDelay: true });
-    const timer = setTimeout(() => fail(new SessionError('connect', 'timeout', `no answer from ${address}:${port} within ${timeoutMs} ms`, { phase: 'connect' })), timeoutMs);
-    const onAbort = (): void => fail(new SessionError('connect', 'gateway-shutdown'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    function fail(error: SessionError): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      socket.destroy();
-      reject(error);
+    if (signal?.aborted) {
+      reject(abortReason(signal, 'connect'));
+      return;
     }
+    const socket = tcpConnect({ host: address, port, noDelay: true });
+    const { fail, settled } = phaseGuard('connect', timeoutMs, signal, socket, reject,
+      () => new SessionError('connect', 'timeout', `the presenter's computer did not answer within ${timeoutMs} ms`, { phase: 'connect' }, { address, port }));
     socket.once('connect', () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      settled();
       socket.removeAllListeners('error');
       socket.pause();
       resolve(socket);
@@ -149,14 +183,15 @@ function openTcp(address: string, port: number, timeoutMs: number, signal?: Abor
   });
 }
 
-async function readConfirm(socket: Socket, timeoutMs: number): Promise<Buffer> {
+async function readConfirm(socket: Socket, timeoutMs: number, signal: AbortSignal | undefined): Promise<Buffer> {
   try {
-    return await readOneTpkt(socket, { timeoutMs, maxBytes: MAX_CONFIRM_BYTES });
+    return await readOneTpkt(socket, { timeoutMs, maxBytes: MAX_CONFIRM_BYTES, signal });
   } catch (error) {
     if (!(error instanceof ReadError)) throw error;
+    if (error.kind === 'aborted') throw abortReason(signal, 'x224');
     if (error.kind === 'timeout') throw new SessionError('x224', 'timeout', "the presenter's computer did not confirm the connection in time", { phase: 'x224' });
     if (error.kind === 'closed') throw new SessionError('x224', 'target-refused', `the presenter's computer closed the connection: ${error.message}`);
-    throw new SessionError('x224', 'x224-invalid', undefined, { reason: error.message });
+    throw new SessionError('x224', 'x224-invalid', undefined, {}, { reason: error.message });
   }
 }
 
@@ -165,7 +200,7 @@ function acceptedProtocol(confirm: Buffer): SecuredInfo['protocol'] {
   try {
     parsed = parseConnectionConfirm(confirm);
   } catch (error) {
-    throw new SessionError('x224', 'x224-invalid', undefined, { reason: (error as Error).message });
+    throw new SessionError('x224', 'x224-invalid', undefined, {}, { reason: (error as Error).message });
   }
   if (parsed.kind === 'failure') throw new NegotiationFailure(confirm, parsed.failureCode);
   if (parsed.kind === 'none') throw new SessionError('x224', 'legacy-security');
@@ -179,6 +214,11 @@ function acceptedProtocol(confirm: Buffer): SecuredInfo['protocol'] {
 
 function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
+    const { signal } = request;
+    if (signal?.aborted) {
+      reject(abortReason(signal, 'tls'));
+      return;
+    }
     const host = request.target.host;
     const socket = tlsConnect({
       socket: tcp,
@@ -192,21 +232,22 @@ function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Prom
       ca: request.ca,
       minVersion: 'TLSv1.2',
     });
-    const timer = setTimeout(() => fail(new SessionError('tls', 'timeout', `the TLS handshake did not finish within ${timeoutMs} ms`, { phase: 'tls' })), timeoutMs);
-    function fail(error: SessionError): void {
-      clearTimeout(timer);
-      socket.destroy();
-      reject(error);
-    }
+    const { fail, settled } = phaseGuard('tls', timeoutMs, signal, socket, reject,
+      () => new SessionError('tls', 'timeout', `the TLS handshake did not finish within ${timeoutMs} ms`, { phase: 'tls' }));
     socket.once('secureConnect', () => {
-      clearTimeout(timer);
+      settled();
       socket.removeAllListeners('error');
+      // From here to the relay's own listener (the certificate is judged
+      // meanwhile, which may wait on the pin store) a reset must not be an
+      // uncaught error that ends the worker; the socket is then destroyed and
+      // whoever holds it next sees that.
+      socket.on('error', ignoreLateError);
       socket.setNoDelay(true);
       socket.pause();
       resolve(socket);
     });
     socket.once('error', (error: NodeJS.ErrnoException) => {
-      fail(new SessionError('tls', 'tls-failed', `the secure connection failed: ${error.message}`, { error: error.code ?? error.message }));
+      fail(new SessionError('tls', 'tls-failed', undefined, { error: error.code ?? 'tls-error' }, { reason: error.message }));
     });
   });
 }
@@ -231,9 +272,11 @@ async function judgeCertificate(socket: TLSSocket, request: ConnectRequest, prot
   const fingerprint = sha256Fingerprint(leaf);
   const targets = [...new Set([pinKey(request.target.host, request.target.port), pinKey(address, request.target.port)])];
   const verdict = await request.certificates.judge({ targets, fingerprint, caVerified, caError });
+  if (socket.destroyed) throw new SessionError('tls', 'server-error', "the presenter's computer closed the connection right after the secure handshake");
   if (!verdict.trusted) {
     socket.destroy();
-    throw new SessionError('tls', verdict.code, verdict.message, verdict.detail);
+    const { pinnedAs, ...shown } = verdict.detail;
+    throw new SessionError('tls', verdict.code, verdict.message, shown, { pinnedAs });
   }
   const cipher = socket.getCipher();
   return {

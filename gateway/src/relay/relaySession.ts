@@ -1,199 +1,160 @@
+// Binds a RelayCore to its two sockets: the TLS leg to the RDP server and the
+// kiosk's WebSocket. Everything the pump decides lives in relayCore.ts; this
+// file only translates socket events into core inputs and core outputs into
+// socket calls. Text frames on the data socket (ping, close) are not RDP and
+// never reach the pump: they go to the owner's handler.
 import type { TLSSocket } from 'node:tls';
 import type { WebSocket, RawData } from 'ws';
-import { PduFramer, splitWholePdus, FramingError, framingModeFor, nextFramingMode, parseKioskDataMessage, type FramingMode, type PongMessage } from '@lanterna/protocol';
-import { SessionError } from '../session/sessionError.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
+import type { SessionError } from '../session/sessionError.js';
+import { RelayCore, type RelayEnd, type RelayMeter, type RelayOptions, type RelayOutput } from './relayCore.js';
+import { SendLatencyQueue } from './sendLatencyQueue.js';
 
-/** Pings closer together than this get no answer (the display sends one every few seconds). */
-const MIN_PING_INTERVAL_MS = 200;
+export type { RelayEnd, RelayOptions } from './relayCore.js';
 
-export interface RelayOptions {
-  highWaterBytes: number;
-  lowWaterBytes: number;
-  maxFrameBytes: number;
-  idleTimeoutMs: number;
-  /** NLA sessions start with DER TSRequests (and, for HYBRID_EX, the early authorization result). */
-  protocol: 'ssl' | 'hybrid' | 'hybrid-ex';
-}
+/** Idle checks closer together than this are not worth a timer. */
+const MIN_IDLE_CHECK_MS = 1000;
+const BINARY = { binary: true } as const;
+const TO_KIOSK = { direction: 'to-kiosk' } as const;
+const TO_SERVER = { direction: 'to-server' } as const;
 
-export type RelayEnd =
-  | { reason: 'server-closed' | 'client-closed' | 'stopped' | 'gateway-shutdown' }
-  | { reason: 'error'; error: SessionError };
-
-/**
- * One session's pump: TLS plaintext → whole-PDU frames → WebSocket, and back.
- * Backpressure: when the kiosk's socket holds more than highWaterBytes, stop
- * reading the server (TCP then pushes back on it) until it drains below
- * lowWaterBytes; the same the other way with the TLS socket's own buffer.
- */
-export class RelaySession {
-  private readonly toClient: PduFramer<Buffer>;
-  private clientMode: FramingMode;
-  private serverPaused = false;
-  private clientPaused = false;
-  private ended = false;
-  private lastActivity = Date.now();
-  private lastPong = 0;
+export class RelaySession implements RelayOutput, RelayMeter {
+  readonly done: Promise<RelayEnd>;
+  private readonly core: RelayCore;
+  private readonly sent = new SendLatencyQueue();
+  /** When the chunk being pumped was read (for the relay latency histogram). */
+  private readAt = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private endResolve!: (end: RelayEnd) => void;
-  readonly done: Promise<RelayEnd>;
 
   constructor(
     private readonly server: TLSSocket,
     private readonly client: WebSocket,
-    private readonly options: RelayOptions,
+    options: RelayOptions,
     private readonly metrics: GatewayMetrics,
+    /** Text frames from the kiosk during the relay (session control, not RDP). */
+    private readonly onText: (data: Buffer) => void,
   ) {
-    this.toClient = new PduFramer<Buffer>({
-      mode: framingModeFor(options.protocol, 'server-to-client'),
-      maxFrameBytes: options.maxFrameBytes,
-      allocate: (length) => Buffer.allocUnsafe(length),
-    });
-    this.clientMode = framingModeFor(options.protocol, 'client-to-server');
+    this.core = new RelayCore(options, this, this);
     this.done = new Promise((resolve) => { this.endResolve = resolve; });
   }
 
   start(): void {
-    this.server.on('data', (chunk: Buffer) => this.fromServer(chunk));
-    this.server.on('drain', () => this.resumeClient());
-    this.server.once('end', () => this.finish({ reason: 'server-closed' }));
-    this.server.once('close', () => this.finish({ reason: 'server-closed' }));
-    this.server.once('error', (error: Error) => this.finish({ reason: 'error', error: new SessionError('relay', 'server-error', undefined, { error: error.message }) }));
-    this.client.on('message', (data, isBinary) => this.fromClient(data, isBinary));
-    this.client.once('close', () => this.finish({ reason: 'client-closed' }));
-    this.scheduleIdleCheck();
+    this.server.on('data', this.onServerData);
+    this.server.on('drain', this.onServerDrain);
+    this.server.once('end', this.onServerClosed);
+    this.server.once('close', this.onServerClosed);
+    this.server.once('error', this.onServerError);
+    this.client.on('message', this.onClientMessage);
+    this.client.once('close', this.onClientClosed);
+    this.scheduleIdleCheck(this.core.tick());
+    // The server may have gone between the handshake and now: its close event is already past.
+    if (this.server.destroyed) {
+      this.core.serverClosed();
+      return;
+    }
     this.server.resume();
   }
 
-  /** Ends the session from outside (admin stop, gateway drain). */
-  stop(reason: 'stopped' | 'gateway-shutdown'): void {
-    this.finish({ reason });
+  /** Ends the session from outside: the kiosk's close, an admin stop, the drain. */
+  stop(reason: 'client-closed' | 'stopped' | 'gateway-shutdown'): void {
+    this.core.stop(reason);
   }
 
-  private fromServer(chunk: Buffer): void {
-    const readAt = performance.now();
-    this.lastActivity = Date.now();
-    let batches: Buffer[];
-    try {
-      batches = this.toClient.push(chunk);
-    } catch (error) {
-      this.finish({ reason: 'error', error: asSessionError(error, 'server') });
-      return;
-    }
-    const { bytes, pdus, frames, copies } = this.metrics;
-    for (const batch of batches) {
-      this.client.send(batch, { binary: true }, (error) => {
-        if (error) return;
-        this.metrics.relayLatency.observe((performance.now() - readAt) / 1000);
-        if (this.serverPaused && this.client.bufferedAmount <= this.options.lowWaterBytes) this.resumeServer();
-      });
-      frames.inc({ direction: 'to-kiosk' });
-    }
-    bytes.inc({ direction: 'to-kiosk' }, chunk.length);
-    const stats = this.toClient.takeStats();
-    if (stats.pdus > 0) pdus.inc({ direction: 'to-kiosk' }, stats.pdus);
-    if (stats.copiedBytes > 0) copies.inc(stats.copiedBytes);
-    if (!this.serverPaused && this.client.bufferedAmount > this.options.highWaterBytes) {
-      this.serverPaused = true;
-      this.server.pause();
-      this.metrics.pauses.inc();
-    }
+  fail(error: SessionError): void {
+    this.core.fail(error);
   }
 
-  private resumeServer(): void {
-    if (!this.serverPaused || this.ended) return;
-    this.serverPaused = false;
-    this.server.resume();
+  /** A session control reply (pong) to the kiosk, beside the relayed PDUs. */
+  sendText(text: string): void {
+    if (!this.core.isEnded && this.client.readyState === this.client.OPEN) this.client.send(text);
   }
 
-  private fromClient(data: RawData, isBinary: boolean): void {
-    if (!isBinary) {
-      this.controlFromClient(data);
-      return;
-    }
-    this.lastActivity = Date.now();
-    const frame = data as Buffer; // binaryType "nodebuffer": one Buffer per message
-    let pdus: Buffer[];
-    try {
-      pdus = splitWholePdus(frame, this.clientMode);
-    } catch (error) {
-      this.finish({ reason: 'error', error: asSessionError(error, 'client') });
-      return;
-    }
-    // The client's first TPKT (MCS Connect-Initial) ends NLA: from then on only TPKT and fast-path.
-    if (this.clientMode !== 'rdp') {
-      for (const pdu of pdus) this.clientMode = nextFramingMode(this.clientMode, pdu);
-      if (this.clientMode === 'rdp') this.toClient.setMode('rdp');
-    }
-    this.metrics.bytes.inc({ direction: 'to-server' }, frame.length);
-    this.metrics.pdus.inc({ direction: 'to-server' }, pdus.length);
-    this.metrics.frames.inc({ direction: 'to-server' });
-    if (!this.server.write(frame) && !this.clientPaused) {
-      this.clientPaused = true;
-      this.client.pause();
-      this.metrics.pauses.inc();
-    }
-  }
+  // Socket events → core inputs. Bound once per session: no closure per message.
 
-  private resumeClient(): void {
-    if (!this.clientPaused || this.ended) return;
-    this.clientPaused = false;
-    this.client.resume();
-  }
+  private readonly onServerData = (chunk: Buffer): void => {
+    this.readAt = performance.now();
+    this.core.serverData(chunk);
+    this.core.clientBuffered(this.client.bufferedAmount);
+  };
 
-  private controlFromClient(data: RawData): void {
-    const parsed = parseKioskDataMessage((data as Buffer).toString('utf8'));
-    const message = parsed.ok ? parsed.message : undefined;
-    if (message?.type === 'close') {
-      this.finish({ reason: 'client-closed' });
-      return;
-    }
-    // The display times its round trip to the gateway (the HUD's latency). A ping
-    // is not RDP traffic, so it does not keep an idle session alive, and only its
-    // number is echoed: nothing else the display sent is reflected.
-    if (message?.type === 'ping') {
-      this.pingAnswer(message.t);
-      return;
-    }
-    this.finish({ reason: 'error', error: new SessionError('relay', 'bad-message', 'the display sent an unexpected control message during the session') });
-  }
+  private readonly onServerDrain = (): void => this.core.serverDrained();
+  private readonly onServerClosed = (): void => this.core.serverClosed();
+  private readonly onServerError = (error: Error): void => this.core.serverFailed(error.message);
+  private readonly onClientClosed = (): void => this.core.clientClosed();
 
-  /** At most one pong per MIN_PING_INTERVAL_MS: a flood of pings costs the gateway nothing more. */
-  private pingAnswer(t: number): void {
-    const now = Date.now();
-    if (now - this.lastPong < MIN_PING_INTERVAL_MS) return;
-    this.lastPong = now;
-    if (this.client.readyState === this.client.OPEN) this.client.send(JSON.stringify({ type: 'pong', t } satisfies PongMessage));
-  }
+  private readonly onClientMessage = (data: RawData, isBinary: boolean): void => {
+    // binaryType "nodebuffer": one Buffer per message
+    if (isBinary) this.core.clientFrame(data as Buffer);
+    else this.onText(data as Buffer);
+  };
 
-  private scheduleIdleCheck(): void {
-    if (this.options.idleTimeoutMs <= 0) return;
-    const due = this.lastActivity + this.options.idleTimeoutMs - Date.now();
-    this.idleTimer = setTimeout(() => {
-      if (Date.now() - this.lastActivity >= this.options.idleTimeoutMs) {
-        this.finish({ reason: 'error', error: new SessionError('relay', 'timeout', `no traffic for ${this.options.idleTimeoutMs} ms`, { phase: 'relay' }) });
-      } else {
-        this.scheduleIdleCheck();
-      }
-    }, Math.max(due, 1000));
+  private readonly onSent = (error?: Error): void => {
+    const readAt = this.sent.shift();
+    if (error || readAt === undefined) return;
+    this.metrics.relayLatency.observe((performance.now() - readAt) / 1000);
+    this.core.clientBuffered(this.client.bufferedAmount);
+  };
+
+  private readonly onIdleCheck = (): void => this.scheduleIdleCheck(this.core.tick());
+
+  private scheduleIdleCheck(dueInMs: number | undefined): void {
+    if (dueInMs === undefined) return;
+    this.idleTimer = setTimeout(this.onIdleCheck, Math.max(dueInMs, MIN_IDLE_CHECK_MS));
     this.idleTimer.unref();
   }
 
-  private finish(end: RelayEnd): void {
-    if (this.ended) return;
-    this.ended = true;
+  // Core outputs → socket calls.
+
+  sendToClient(frame: Buffer): void {
+    this.sent.push(this.readAt);
+    this.client.send(frame, BINARY, this.onSent);
+  }
+
+  writeToServer(frame: Buffer): boolean {
+    return this.server.write(frame);
+  }
+
+  pauseServer(): void {
+    this.server.pause();
+  }
+
+  resumeServer(): void {
+    this.server.resume();
+  }
+
+  pauseClient(): void {
+    this.client.pause();
+  }
+
+  resumeClient(): void {
+    this.client.resume();
+  }
+
+  end(end: RelayEnd): void {
     clearTimeout(this.idleTimer);
-    this.server.removeAllListeners('data');
+    this.server.off('data', this.onServerData);
+    this.client.off('message', this.onClientMessage);
     this.server.destroy();
     this.endResolve(end);
   }
-}
 
-function asSessionError(error: unknown, side: 'server' | 'client'): SessionError {
-  if (error instanceof FramingError) {
-    const code = error.code === 'pdu-too-large' ? 'pdu-too-large' : side === 'server' ? 'server-error' : 'pdu-invalid';
-    const who = side === 'server' ? "the presenter's computer" : 'the display';
-    return new SessionError('relay', code, `${who} sent a malformed RDP message: ${error.message}`, { side });
+  toKiosk(bytes: number, pdus: number, frames: number, copiedBytes: number): void {
+    const { metrics } = this;
+    metrics.bytes.inc(TO_KIOSK, bytes);
+    if (pdus > 0) metrics.pdus.inc(TO_KIOSK, pdus);
+    if (frames > 0) metrics.frames.inc(TO_KIOSK, frames);
+    if (copiedBytes > 0) metrics.copies.inc(copiedBytes);
   }
-  return new SessionError('relay', 'internal', undefined, { error: String(error) });
+
+  toServer(bytes: number, pdus: number): void {
+    const { metrics } = this;
+    metrics.bytes.inc(TO_SERVER, bytes);
+    if (pdus > 0) metrics.pdus.inc(TO_SERVER, pdus);
+    metrics.frames.inc(TO_SERVER);
+  }
+
+  paused(): void {
+    this.metrics.pauses.inc();
+  }
 }

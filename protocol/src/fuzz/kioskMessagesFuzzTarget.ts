@@ -119,11 +119,17 @@ function settings(random: SeededRandom): Record<string, unknown> {
 function message(random: SeededRandom): Record<string, unknown> {
   switch (random.below(14)) {
     case 0:
-      return { type: 'hello', protocol: integer(random), token: text(random), ...maybe(random, 'client', () => text(random)) };
+      return {
+        type: 'hello', protocol: integer(random), token: text(random), ...maybe(random, 'client', () => text(random)),
+        ...maybe(random, 'features', () => Array.from({ length: random.chance(0.9) ? random.below(3) : 17 }, () => (random.chance(0.7) ? 'room' : text(random)))),
+      };
     case 1:
       return { type: 'bye' };
     case 2:
-      return { type: 'welcome', protocol: 1, display: { id: text(random), name: text(random) }, ...maybe(random, 'heartbeatMs', () => (random.chance(0.8) ? number(random) : random.pick([0, -1]))) };
+      return {
+        type: 'welcome', protocol: 1, display: { id: text(random), name: text(random), ...maybe(random, 'location', () => text(random)) },
+        ...maybe(random, 'heartbeatMs', () => (random.chance(0.8) ? number(random) : random.pick([0, -1]))),
+      };
     case 3:
       return {
         type: 'project', sessionId: text(random), sessionToken: text(random),
@@ -157,7 +163,9 @@ function message(random: SeededRandom): Record<string, unknown> {
     case 11:
       return { type: 'pong', t: number(random) };
     case 12:
-      return { type: text(random), extra: text(random) };
+      return random.chance(0.5)
+        ? { type: text(random), extra: text(random) }
+        : { type: 'room', pin: random.chance(0.9) ? String(random.below(10 ** random.between(4, 10))).padStart(4, '0') : text(random), expiresAt: number(random), presenterUrl: text(random) };
     default:
       return { type: 'hello', protocol: 1, token: 'T', unknownField: { nested: [1, 2, 3] } };
   }
@@ -177,6 +185,7 @@ export const fuzzTarget: FuzzTarget = {
     '"credentials"', '"username"', '"password"', '"domain"', '"settings"', '"colorDepth"', '"gfx"', '"codecs"', '"performance"', '"assistance"',
     '"invitation"', '"reason"', '"phase"', '"code"', '"message"', '"detail"', '"t"', '"tlsVersion"', '"cipher"', '"certificates"', '"publicKey"',
     '"fingerprint"', '"trust"', '"ssl"', '"hybrid-ex"', '"pinned"', '"first-use"', '"planar"', '"__proto__"', '"constructor"', '"toString"', '"prototype"',
+    '"room"', '"pin"', '"expiresAt"', '"presenterUrl"', '"features"', '"location"', '"012345"',
   ],
   execute: (input) => checkKioskMessages(decoder.decode(input)),
   generate(random) {

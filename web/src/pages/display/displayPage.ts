@@ -2,13 +2,14 @@
 // screen, and one projection at a time.
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
-import { sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
+import { KIOSK_FEATURES, sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
 import type { ProjectMessage } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
 import { DisplayScreen } from './displayScreen.js';
 import { readDisplayLocation, socketUrl } from './displayLocation.js';
 import { Hud } from './hud.js';
+import { startKioskHeartbeat } from './kioskHeartbeat.js';
 import { showRendererWarning } from './rendererWarning.js';
 
 const clientName = 'lanterna-web/0.1';
@@ -65,11 +66,16 @@ let session: SessionHost | null = null;
 let sessionId: string | null = null;
 let countdown: ReturnType<typeof setInterval> | null = null;
 let online = false;
+let controlKind = 'starting';
+startKioskHeartbeat(() => ({ control: controlKind, presenting: session !== null }));
 
 function showControlState(state: ControlState): void {
   if (countdown !== null) clearInterval(countdown);
   countdown = null;
   online = state.kind === 'online';
+  controlKind = state.kind;
+  // A PIN from before a lost connection may have rotated meanwhile: show none until the gateway sends one.
+  if (!online) screen.setRoom(null);
   switch (state.kind) {
     case 'connecting':
       screen.setConnection(state.attempt > 1 ? 'Reconnecting to the gateway…' : 'Connecting to the gateway…', 'busy');
@@ -77,6 +83,7 @@ function showControlState(state: ControlState): void {
     case 'online':
       window.localStorage.setItem(nameKey, state.welcome.display.name);
       screen.setName(state.welcome.display.name);
+      screen.setLocation(state.welcome.display.location ?? null);
       screen.setConnection('Ready — waiting for a presenter', 'ok');
       screen.setProblem(null);
       break;
@@ -171,17 +178,24 @@ async function startSession(project: ProjectMessage): Promise<void> {
 }
 
 if (place.token === null) {
+  controlKind = 'no-token';
   screen.setConnection('Not connected', 'error');
   screen.setProblem('This display has no token. Open the display link from the administrator (it ends with #token=…).');
 } else {
   const control = new ControlChannel(
-    { url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`), token: place.token, client: clientName },
+    {
+      url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`),
+      token: place.token,
+      client: clientName,
+      features: [KIOSK_FEATURES.room],
+    },
     {
       onstate: showControlState,
       onproject: (project) => void startSession(project),
       onstop: (stop) => {
         if (stop.sessionId === sessionId) endSession();
       },
+      onroom: (room) => screen.setRoom(room),
     },
   );
   control.start();

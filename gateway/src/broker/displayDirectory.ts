@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DisplayConfig } from '../config/configSchema.js';
 
 /**
- * The displays this gateway knows (from the config until the broker lands):
+ * The displays this gateway knows (from the config):
  * who they are and whether a token is theirs.
  */
 export class DisplayDirectory {

@@ -1,0 +1,19 @@
+// What the broker tells every worker: a display's control socket and a
+// session's data socket may live in any of them. The gateway bus
+// (../cluster/gatewayBus.ts) carries these; the channel adapters act on them.
+
+import type { ProjectMessage } from '@lanterna/protocol';
+
+export type BrokerEvent =
+  /** Send this `project` message to the display, wherever its control socket is. */
+  | { kind: 'project'; displayId: string; message: ProjectMessage }
+  /** End this session's relay and tell its display why. */
+  | { kind: 'stop-session'; displayId: string; sessionId: string; reason: string }
+  /** A control socket took over the display: any other socket of it is replaced. */
+  | { kind: 'display-claimed'; displayId: string; owner: string }
+  /** The session is over; the worker holding the display's control socket may project it again. */
+  | { kind: 'session-ended'; displayId: string; sessionId: string }
+  /** The display's room PIN changed: the worker holding its control socket reads it from the store and sends `room`. */
+  | { kind: 'room-changed'; displayId: string };
+
+export type PublishEvent = (event: BrokerEvent) => void;

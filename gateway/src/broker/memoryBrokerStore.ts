@@ -1,0 +1,167 @@
+// The broker's state in this process's memory: the store of a single-process
+// gateway, and the one the cluster primary keeps for its workers. Bounded:
+// claims are forgotten once their token has expired, ended sessions after a
+// retention time, and the session table never holds more than maxSessions.
+import type { BrokerStore, CounterState, DisplayPresence, ReprojectionState, RoomPinRecord, SessionRecord, SessionUpdate } from './brokerStore.js';
+
+export interface MemoryStoreLimits {
+  /** Most session records kept; the oldest finished ones go first. */
+  readonly maxSessions: number;
+  /** How long an ended session stays listed. */
+  readonly endedRetentionMs: number;
+  /** Most live counters (wrong-PIN limits, one per display and source address); past it a new one fails closed. */
+  readonly maxCounters?: number | undefined;
+}
+
+const DEFAULT_MAX_COUNTERS = 100_000;
+
+export const DEFAULT_MEMORY_STORE_LIMITS: MemoryStoreLimits = { maxSessions: 10_000, endedRetentionMs: 10 * 60_000, maxCounters: DEFAULT_MAX_COUNTERS };
+
+/** What a counter reads when the store cannot keep it: more than any limit, and still a plain JSON number. */
+const FULL_COUNT = Number.MAX_SAFE_INTEGER;
+
+/** Sweeping the session table at most this often keeps minting O(1) on average. */
+const SWEEP_INTERVAL_MS = 1000;
+
+export class MemoryBrokerStore implements BrokerStore {
+  private readonly sessions = new Map<string, SessionRecord>();
+  /** sessionId → until. Tokens live a fixed time, so insertion order is close to expiry order. */
+  private readonly claims = new Map<string, number>();
+  private readonly presence = new Map<string, DisplayPresence>();
+  private readonly reprojection = new Map<string, ReprojectionState>();
+  private readonly roomPins = new Map<string, RoomPinRecord>();
+  private readonly counters = new Map<string, CounterState>();
+  private lastSweep = -Infinity;
+
+  constructor(
+    private readonly clock: () => number = Date.now,
+    private readonly limits: MemoryStoreLimits = DEFAULT_MEMORY_STORE_LIMITS,
+  ) {}
+
+  /** Claims remembered now (for tests of the bound). */
+  get claimCount(): number {
+    return this.claims.size;
+  }
+
+  putSession(record: SessionRecord): Promise<void> {
+    this.sessions.delete(record.sessionId);
+    this.sessions.set(record.sessionId, record);
+    this.sweepSessions();
+    return Promise.resolve();
+  }
+
+  claimSession(sessionId: string, until: number): Promise<boolean> {
+    const now = this.clock();
+    this.sweepClaims(now);
+    if (this.claims.has(sessionId)) return Promise.resolve(false);
+    this.claims.set(sessionId, until);
+    const record = this.sessions.get(sessionId);
+    if (record?.state === 'minted') this.sessions.set(sessionId, { ...record, state: 'claimed', claimedAt: now });
+    return Promise.resolve(true);
+  }
+
+  updateSession(sessionId: string, update: SessionUpdate): Promise<SessionRecord | undefined> {
+    const record = this.sessions.get(sessionId);
+    if (!record || record.state === 'ended') return Promise.resolve(record);
+    const next: SessionRecord = { ...record, ...update };
+    this.sessions.set(sessionId, next);
+    return Promise.resolve(next);
+  }
+
+  getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    this.sweepSessions(true);
+    return Promise.resolve(this.sessions.get(sessionId));
+  }
+
+  listSessions(): Promise<SessionRecord[]> {
+    this.sweepSessions(true);
+    return Promise.resolve([...this.sessions.values()]);
+  }
+
+  setPresence(presence: DisplayPresence): Promise<void> {
+    this.presence.set(presence.displayId, presence);
+    return Promise.resolve();
+  }
+
+  clearPresence(displayId: string, owner: string): Promise<boolean> {
+    if (this.presence.get(displayId)?.owner !== owner) return Promise.resolve(false);
+    this.presence.delete(displayId);
+    return Promise.resolve(true);
+  }
+
+  listPresence(): Promise<DisplayPresence[]> {
+    return Promise.resolve([...this.presence.values()]);
+  }
+
+  getReprojection(displayId: string): Promise<ReprojectionState | undefined> {
+    return Promise.resolve(this.reprojection.get(displayId));
+  }
+
+  setReprojection(displayId: string, state: ReprojectionState | undefined): Promise<void> {
+    if (state) this.reprojection.set(displayId, state);
+    else this.reprojection.delete(displayId);
+    return Promise.resolve();
+  }
+
+  getRoomPin(displayId: string): Promise<RoomPinRecord | undefined> {
+    return Promise.resolve(this.roomPins.get(displayId));
+  }
+
+  swapRoomPin(displayId: string, expectedPin: string | null, next: RoomPinRecord): Promise<{ swapped: boolean; record: RoomPinRecord }> {
+    const current = this.roomPins.get(displayId);
+    if ((current?.pin ?? null) !== expectedPin) return Promise.resolve({ swapped: false, record: current ?? next });
+    this.roomPins.set(displayId, next);
+    return Promise.resolve({ swapped: true, record: next });
+  }
+
+  addToCounter(key: string, delta: number, windowMs: number): Promise<CounterState> {
+    const now = this.clock();
+    let current = this.counters.get(key);
+    if (current && current.resetAt <= now) {
+      this.counters.delete(key);
+      current = undefined;
+    }
+    if (!current && this.counters.size >= (this.limits.maxCounters ?? DEFAULT_MAX_COUNTERS)) {
+      this.sweepCounters(now);
+      // Evicting a live counter would hand an attacker with many addresses a fresh budget: refuse instead.
+      if (this.counters.size >= (this.limits.maxCounters ?? DEFAULT_MAX_COUNTERS)) return Promise.resolve({ count: FULL_COUNT, resetAt: now + windowMs });
+    }
+    const next: CounterState = { count: Math.max(0, (current?.count ?? 0) + delta), resetAt: current?.resetAt ?? now + windowMs };
+    this.counters.set(key, next);
+    return Promise.resolve(next);
+  }
+
+  /** Counters remembered now (for tests of the bound). */
+  get counterCount(): number {
+    return this.counters.size;
+  }
+
+  private sweepCounters(now: number): void {
+    for (const [key, counter] of this.counters) if (counter.resetAt <= now) this.counters.delete(key);
+  }
+
+  private sweepClaims(now: number): void {
+    for (const [sessionId, until] of this.claims) {
+      if (until >= now) break;
+      this.claims.delete(sessionId);
+    }
+  }
+
+  private sweepSessions(force = false): void {
+    const now = this.clock();
+    if (!force && now - this.lastSweep < SWEEP_INTERVAL_MS && this.sessions.size <= this.limits.maxSessions) return;
+    this.lastSweep = now;
+    for (const [id, record] of this.sessions) {
+      if (record.state === 'minted' && record.expiresAt < now) {
+        this.sessions.set(id, { ...record, state: 'ended', endedAt: record.expiresAt, endReason: 'expired' });
+      } else if (record.state === 'ended' && (record.endedAt ?? 0) + this.limits.endedRetentionMs < now) {
+        this.sessions.delete(id);
+      }
+    }
+    // Over the cap: drop the oldest records that are not relaying; live ones are bounded by real connections.
+    for (const [id, record] of this.sessions) {
+      if (this.sessions.size <= this.limits.maxSessions) break;
+      if (record.state !== 'active' && record.state !== 'claimed') this.sessions.delete(id);
+    }
+  }
+}

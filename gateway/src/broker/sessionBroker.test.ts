@@ -1,0 +1,201 @@
+// The broker's decisions without sockets: a memory store, a fake clock, a
+// fake resolver, and a list of the events it published.
+import { test } from 'node:test';
+import { isIP } from 'node:net';
+import assert from 'node:assert/strict';
+import { SessionBroker, type ProjectionOutcome } from './sessionBroker.js';
+import { DisplayDirectory } from './displayDirectory.js';
+import { MemoryBrokerStore } from './memoryBrokerStore.js';
+import type { BrokerStore } from './brokerStore.js';
+import type { BrokerEvent } from './brokerEvents.js';
+import { SessionTokenSigner } from '../session/sessionToken.js';
+import { SessionError } from '../session/sessionError.js';
+import { TargetPolicy } from '../policy/targetPolicy.js';
+
+const TOKEN = 'display-token-0123456789';
+const SECRET = Buffer.from('s'.repeat(32));
+
+/** IP literals are themselves; one name resolves; every other name does not. */
+function fakeResolver(host: string): Promise<string[]> {
+  if (isIP(host) !== 0) return Promise.resolve([host]);
+  return host === 'rdp.corp' ? Promise.resolve(['10.1.2.3']) : Promise.reject(new Error(`the name "${host}" does not resolve`));
+}
+
+function setup(options: { store?: BrokerStore; resolve?: (host: string) => Promise<string[]>; clock?: { now: number } } = {}) {
+  const clock = options.clock ?? { now: Date.now() };
+  const events: BrokerEvent[] = [];
+  const store = options.store ?? new MemoryBrokerStore(() => clock.now);
+  const broker = new SessionBroker({
+    directory: new DisplayDirectory([
+      { id: 'room', token: TOKEN, name: 'Room 1' },
+      { id: 'sign', token: TOKEN, autoProject: { host: '10.0.0.5', port: 3389, name: 'Lobby', credentials: { username: 'kiosk', password: 'p' } } },
+    ]),
+    store,
+    signer: new SessionTokenSigner(SECRET),
+    policy: new TargetPolicy({ allowNetworks: ['10.0.0.0/8'], allowPorts: ['3389'], ownPorts: [8443] }),
+    resolveTarget: options.resolve ?? fakeResolver,
+    publish: (event) => events.push(event),
+    timeouts: { sessionTokenMs: 60_000, reprojectMs: 1000, reprojectMaxMs: 8000 },
+    clock: () => clock.now,
+  });
+  return { broker, events, store, clock };
+}
+
+function projected(events: BrokerEvent[]): { sessionId: string; sessionToken: string } & Record<string, unknown> {
+  const event = events.findLast((e) => e.kind === 'project');
+  assert.ok(event?.kind === 'project', 'a project event was published');
+  return event.message;
+}
+
+async function refusal(promise: Promise<unknown>): Promise<SessionError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  assert.ok(error instanceof SessionError, `expected a SessionError, got ${String(error)}`);
+  return error;
+}
+
+test('a projection request is checked (display, policy on resolved addresses) before a session is minted', async () => {
+  const { broker, events } = setup();
+  const outcomes: ProjectionOutcome[] = [
+    await broker.requestProjection({ displayId: 'nowhere', target: { host: '10.1.1.1', port: 3389 } }),
+    await broker.requestProjection({ displayId: 'room', target: { host: '8.8.8.8', port: 3389 } }),
+    await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 22 } }),
+    await broker.requestProjection({ displayId: 'room', target: { host: 'unknown.corp', port: 3389 } }),
+  ];
+  assert.deepEqual(outcomes.map((o) => (o.ok ? 'ok' : o.code)), ['unknown-display', 'target-forbidden', 'target-forbidden', 'target-forbidden']);
+  assert.match(outcomes[1]?.ok === false ? outcomes[1].reason : '', /outside the allowed networks/);
+  assert.match(outcomes[3]?.ok === false ? outcomes[3].reason : '', /does not resolve/);
+  assert.equal(events.length, 0, 'nothing minted, nothing told');
+
+  const ok = await broker.requestProjection({ displayId: 'room', target: { host: 'rdp.corp', port: 3389, name: 'Desk' }, settings: { colorDepth: 16 } });
+  assert.ok(ok.ok);
+  assert.deepEqual(ok.target, { host: 'rdp.corp', port: 3389 });
+  const message = projected(events);
+  assert.equal(message.sessionId, ok.sessionId);
+  assert.deepEqual(message.target, { name: 'Desk', host: 'rdp.corp', port: 3389 });
+  assert.deepEqual(message.settings, { colorDepth: 16 });
+  assert.deepEqual(events.map((e) => [e.kind, e.displayId]), [['project', 'room']]);
+});
+
+test('a resolver that gives up (its deadline) refuses the request with its words', async () => {
+  const { broker } = setup({ resolve: () => Promise.reject(new Error('the name "slow.corp" did not resolve within 300 ms')) });
+  const outcome = await broker.requestProjection({ displayId: 'room', target: { host: 'slow.corp', port: 3389 } });
+  assert.deepEqual(outcome, { ok: false, code: 'target-forbidden', reason: 'the name "slow.corp" did not resolve within 300 ms' });
+});
+
+test('an invitation that is not one is refused with its own code', async () => {
+  const { broker } = setup();
+  const outcome = await broker.requestProjection({ displayId: 'room', assistance: { invitation: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><UPLOADINFO/>', password: 'x' } });
+  assert.equal(outcome.ok ? 'ok' : outcome.code, 'invitation-markup');
+});
+
+test('a session token opens its session once; the record moves minted → claimed → active → ended with timings', async () => {
+  const clock = { now: 1_000_000 };
+  const { broker, events, store } = setup({ clock });
+  const { sessionId } = await broker.project({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } }).then((id) => ({ sessionId: id }));
+  const { sessionToken } = projected(events);
+  assert.equal((await store.getSession(sessionId))?.state, 'minted');
+
+  clock.now += 100;
+  const grant = await broker.openSession(sessionId, sessionToken);
+  assert.deepEqual(grant.target, { host: '10.1.1.1', port: 3389 });
+  assert.equal((await store.getSession(sessionId))?.claimedAt, 1_000_100);
+  const replay = await refusal(broker.openSession(sessionId, sessionToken));
+  assert.equal(replay.code, 'unauthorized');
+  assert.equal(replay.message, 'the session token was already used');
+
+  clock.now += 100;
+  await broker.sessionSecured(sessionId);
+  clock.now += 5000;
+  await broker.sessionEnded(grant, 'server-closed');
+  await broker.sessionSecured(sessionId); // late news does not bring it back
+  const record = await store.getSession(sessionId);
+  assert.deepEqual(record, {
+    sessionId, displayId: 'room', target: { host: '10.1.1.1', port: 3389, name: undefined }, state: 'ended',
+    mintedAt: 1_000_000, expiresAt: 1_060_000, claimedAt: 1_000_100, securedAt: 1_000_200, endedAt: 1_005_200, endReason: 'server-closed',
+  });
+  assert.deepEqual(events.at(-1), { kind: 'session-ended', displayId: 'room', sessionId });
+  assert.deepEqual((await broker.listSessions()).map((s) => s.sessionId), [sessionId]);
+});
+
+test('tokens for another session, forged, or expired open nothing', async () => {
+  const clock = { now: 5_000_000 };
+  const { broker, events } = setup({ clock });
+  const first = await broker.project({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } });
+  const { sessionToken } = projected(events);
+  const second = await broker.project({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } });
+  assert.equal((await refusal(broker.openSession(second, sessionToken))).code, 'unauthorized');
+  assert.equal((await refusal(broker.openSession(first, `${sessionToken}x`))).code, 'unauthorized');
+  assert.equal((await refusal(broker.openSession(first, 42))).code, 'unauthorized');
+  clock.now += 60_001;
+  assert.equal((await refusal(broker.openSession(first, sessionToken))).code, 'unknown-session');
+});
+
+test('two brokers on one store (two workers): a token opens its session on one of them only', async () => {
+  const clock = { now: Date.now() };
+  const shared = new MemoryBrokerStore(() => clock.now);
+  const a = setup({ store: shared, clock });
+  const b = setup({ store: shared, clock });
+  const sessionId = await a.broker.project({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } });
+  const { sessionToken } = projected(a.events);
+  const outcomes = await Promise.allSettled([b.broker.openSession(sessionId, sessionToken), a.broker.openSession(sessionId, sessionToken), b.broker.openSession(sessionId, sessionToken)]);
+  assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'rejected']);
+});
+
+test('a store that fails the claim fails closed', async () => {
+  const clock = { now: Date.now() };
+  const store = new MemoryBrokerStore(() => clock.now);
+  store.claimSession = () => Promise.reject(new Error('the cluster primary did not answer claimSession within 5000 ms'));
+  const { broker, events } = setup({ store, clock });
+  const sessionId = await broker.project({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } });
+  const error = await refusal(broker.openSession(sessionId, projected(events).sessionToken));
+  assert.equal(error.code, 'internal');
+  assert.equal(error.phase, 'open');
+});
+
+test('display presence: a new socket takes over, a stale owner cannot mark it offline', async () => {
+  const { broker, events } = setup();
+  const first = await broker.displayOnline('room');
+  const second = await broker.displayOnline('room');
+  assert.notEqual(first, second);
+  assert.deepEqual(events, [{ kind: 'display-claimed', displayId: 'room', owner: first }, { kind: 'display-claimed', displayId: 'room', owner: second }]);
+  await broker.displayOffline('room', first);
+  assert.deepEqual(await broker.listDisplays(), [{ id: 'room', name: 'Room 1', online: true }, { id: 'sign', name: 'sign', online: false }]);
+  await broker.displayOffline('room', second);
+  assert.equal((await broker.listDisplays())[0]?.online, false);
+});
+
+test('signage: projected when it comes online, again after each session with a growing pause, from the base after a reconnect', async () => {
+  const clock = { now: 10_000_000 };
+  const { broker, events } = setup({ clock });
+  assert.equal(await broker.projectSignage('room'), undefined, 'not a signage display');
+  assert.equal(await broker.reprojectionDelay('room'), undefined);
+
+  await broker.displayOnline('sign');
+  const sessionId = await broker.projectSignage('sign');
+  const message = projected(events);
+  assert.equal(message.sessionId, sessionId);
+  assert.deepEqual(message.target, { name: 'Lobby', host: '10.0.0.5', port: 3389 });
+  assert.deepEqual(message.credentials, { username: 'kiosk', password: 'p' });
+
+  const delays: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    clock.now += 500; // each session fails at once
+    const delay = await broker.reprojectionDelay('sign');
+    assert.ok(delay !== undefined);
+    delays.push(delay);
+    clock.now += delay;
+    await broker.projectSignage('sign');
+  }
+  assert.deepEqual(delays, [1000, 2000, 4000, 8000, 8000]);
+
+  await broker.displayOnline('sign'); // the kiosk reconnected
+  await broker.projectSignage('sign');
+  clock.now += 500;
+  assert.equal(await broker.reprojectionDelay('sign'), 1000);
+});
+
+test('stopping a session is told to every worker', () => {
+  const { broker, events } = setup();
+  broker.stopSession('room', 's_1', 'stopped by an administrator');
+  assert.deepEqual(events, [{ kind: 'stop-session', displayId: 'room', sessionId: 's_1', reason: 'stopped by an administrator' }]);
+});
