@@ -5,6 +5,7 @@ import { describeCrashes, readCorpus, runShortFuzz, type FuzzTarget } from '@lan
 import { checkFramerCase, fuzzPduFramer, fuzzTarget as framerTarget } from './framerFuzzTarget.js';
 import { corpusDir } from './fuzzTargets.js';
 import { fuzzTarget as kioskMessagesTarget } from './kioskMessagesFuzzTarget.js';
+import { fuzzTarget as presenterRequestTarget } from './presenterRequestFuzzTarget.js';
 import { fuzzTarget as x224Target, fuzzX224 } from './x224FuzzTarget.js';
 
 // The suite's short runs: the whole corpus, then a few thousand mutations of
@@ -23,6 +24,7 @@ function shortRun(target: FuzzTarget, minimumCorpus: number): void {
 void test('fuzz: the PDU framer keeps its invariant on its corpus and mutations of it', () => shortRun(framerTarget, 10));
 void test('fuzz: the X.224 parsers keep theirs on their corpus and mutations of it', () => shortRun(x224Target, 10));
 void test('fuzz: the kiosk message readers keep theirs on their corpus and mutations of it', () => shortRun(kioskMessagesTarget, 10));
+void test('fuzz: the projection request schema keeps its invariant on its corpus and mutations of it', () => shortRun(presenterRequestTarget, 5));
 
 void test('fuzz: the raw-bytes entry points accept random inputs', () => {
   for (let i = 0; i < 3000; i++) {
