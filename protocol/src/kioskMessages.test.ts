@@ -95,6 +95,15 @@ void test('a number that is not whole is not a protocol version', () => {
   refused(parseKioskControlMessage(json({ type: 'hello', protocol: 1.5, token: 'T' })), 'invalid', /^hello\.protocol: /);
 });
 
+// Seen while checking which blocks the fuzz campaign did not reach: a
+// heartbeat of 0 was refused with "must be at least 0", which 0 is.
+void test('an exclusive bound is worded as one', () => {
+  const welcome = (heartbeatMs: number): string => json({ type: 'welcome', protocol: 1, display: { id: 'a', name: 'b' }, heartbeatMs });
+  refused(parseGatewayControlMessage(welcome(0)), 'invalid', /^welcome\.heartbeatMs: value must be more than 0$/);
+  refused(parseGatewayControlMessage(welcome(-1)), 'invalid', /^welcome\.heartbeatMs: value must be more than 0$/);
+  refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 65536 } })), 'invalid', /^project\.target\.port: value must be at most 65535$/);
+});
+
 void test('room PIN messages: hello announces features, welcome may carry a location, room carries the PIN', () => {
   assert.deepEqual(accepted(parseKioskControlMessage(json({ type: 'hello', protocol: 1, token: 't', features: ['room'] }))), { type: 'hello', protocol: 1, token: 't', features: ['room'] });
   refused(parseKioskControlMessage(json({ type: 'hello', protocol: 1, token: 't', features: Array<string>(17).fill('x') })), 'invalid', /^hello\.features: length must be at most 16$/);

@@ -146,10 +146,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       return `expected ${issue.expected}`;
     case 'invalid_value':
       return `expected ${issue.values.map((value) => JSON.stringify(value)).join(' or ')}`;
+    // An exclusive bound (z.positive() is "more than 0") is not worded as an inclusive one.
     case 'too_small':
-      return `${issue.origin === 'array' ? 'length' : 'value'} must be at least ${String(issue.minimum)}`;
+      return `${issue.origin === 'array' ? 'length' : 'value'} must be ${issue.inclusive === false ? 'more than' : 'at least'} ${String(issue.minimum)}`;
     case 'too_big':
-      return `${issue.origin === 'array' ? 'length' : 'value'} must be at most ${String(issue.maximum)}`;
+      return `${issue.origin === 'array' ? 'length' : 'value'} must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}`;
     case 'unrecognized_keys':
       return `unknown ${issue.keys.join(', ')}`;
     default:
