@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvitationError, readInvitation, MAX_INVITATION_CHARS, MAX_INVITATION_ADDRESSES } from './raInvitation.js';
-import { parseBoundedXml, XmlError } from './boundedXml.js';
+import { XmlError } from '@lanterna/protocol/xml';
 
 // A type 2 invitation made by Windows, from FreeRDP's own test suite
 // (libfreerdp/common/test/TestCommonAssistance.c, Apache-2.0): the one
@@ -96,15 +96,16 @@ test('entity declarations and expansion are refused before any work is done', ()
 test('huge or deeply nested input is refused by its size, not parsed', () => {
   const huge = type1.replace('L="0"', `L="0" X="${'a'.repeat(MAX_INVITATION_CHARS)}"`);
   assert.equal(code(() => readInvitation(huge, '')), 'invitation-too-large');
-  const deep = `${'<a>'.repeat(50)}${'</a>'.repeat(50)}`;
-  assert.equal(code(() => parseBoundedXml(deep)), 'too-large');
-  const wide = `<r>${'<a/>'.repeat(300)}</r>`;
-  assert.equal(code(() => parseBoundedXml(wide)), 'too-large');
+  // the invitation's own limits: 8 deep, 128 elements (the XML reader's own tests are in protocol/src/xml)
+  const deep = uploadInfo('RCTICKET="x" PassStub="x"').replace('<UPLOADDATA', `${'<a>'.repeat(20)}<UPLOADDATA`).replace('</UPLOADINFO>', `${'</a>'.repeat(20)}</UPLOADINFO>`);
+  assert.equal(code(() => readInvitation(deep, '')), 'invitation-too-large');
+  const wide = uploadInfo('RCTICKET="x" PassStub="x"').replace('</UPLOADINFO>', `${'<a/>'.repeat(200)}</UPLOADINFO>`);
+  assert.equal(code(() => readInvitation(wide, '')), 'invitation-too-large');
 });
 
-test('the five predefined entities and character references are decoded', () => {
-  const root = parseBoundedXml('<r a="&lt;&amp;&gt;&quot;&apos;&#65;&#x42;"/>');
-  assert.equal(root.attributes.get('a'), '<&>"\'AB');
-  assert.equal(code(() => parseBoundedXml('<r a="&#0;"/>')), 'malformed');
-  assert.equal(code(() => parseBoundedXml('<r a="a & b"/>')), 'malformed');
+test('the five predefined entities and character references are decoded in an invitation', () => {
+  const invitation = readInvitation(type1.replace('10.0.3.105', '10.0.3.&#49;0&#x35;').replace('USERNAME="Administrator"', 'USERNAME="&lt;&amp;&gt;&quot;&apos;"'), '');
+  assert.equal(invitation.addresses[0]?.host, '10.0.3.105');
+  assert.equal(code(() => readInvitation(type1.replace('L="0"', 'L="&#0;"'), '')), 'invitation-malformed');
+  assert.equal(code(() => readInvitation(type1.replace('L="0"', 'L="a & b"'), '')), 'invitation-malformed');
 });

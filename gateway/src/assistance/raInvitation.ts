@@ -1,5 +1,5 @@
 import { createDecipheriv, createHash } from 'node:crypto';
-import { findElement, parseBoundedXml, XmlError, type XmlElement } from './boundedXml.js';
+import { findElement, parseXml, XmlError, type XmlElement } from '@lanterna/protocol/xml';
 
 /**
  * What the gateway needs from a Windows Remote Assistance invitation
@@ -46,7 +46,7 @@ function fromXmlError(error: unknown): never {
 
 function parse(text: string): XmlElement {
   try {
-    return parseBoundedXml(text, { maxChars: MAX_INVITATION_CHARS, maxDepth: 8, maxElements: 128, maxAttributes: 16 });
+    return parseXml(text, { maxChars: MAX_INVITATION_CHARS, maxDepth: 8, maxElements: 128, maxAttributes: 16 });
   } catch (error) {
     return fromXmlError(error);
   }
