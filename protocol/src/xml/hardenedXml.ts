@@ -25,6 +25,11 @@ export interface XmlElement {
   readonly children: XmlElement[];
   /** The element's own text (entity references decoded), children's text excluded. */
   readonly text: string;
+  /**
+   * Prefix → namespace URI in scope at this element ('' for the default), only
+   * with `namespaces`: QNames inside text (WS-Discovery's Types) are resolved with it.
+   */
+  readonly scope: Readonly<Record<string, string>>;
 }
 
 export interface XmlLimits {
@@ -56,6 +61,7 @@ interface OpenElement {
 }
 
 const XMLNS_URI = 'http://www.w3.org/2000/xmlns/';
+const NO_SCOPE: Readonly<Record<string, string>> = Object.freeze({});
 
 /** Parses `text` into its root element, or throws an XmlError. */
 export function parseXml(text: string, options: XmlReadOptions = {}): XmlElement {
@@ -103,13 +109,16 @@ export function parseXml(text: string, options: XmlReadOptions = {}): XmlElement
     }
     if (count > limits.maxAttributes) throw new XmlError('too-large', `more than ${limits.maxAttributes} attributes on <${tag.name}>`);
     const colon = tag.name.indexOf(':');
+    const parent = stack.at(-1);
+    const declared = 'ns' in tag ? tag.ns : undefined;
+    const inherited = parent?.element.scope ?? NO_SCOPE;
     const element = {
+      scope: declared && Object.keys(declared).length > 0 ? { ...inherited, ...declared } : inherited,
       name: tag.name,
       uri: 'uri' in tag ? tag.uri : '',
       local: 'local' in tag ? tag.local : colon < 0 ? tag.name : tag.name.slice(colon + 1),
       attributes, children: [] as XmlElement[], text: '',
     };
-    const parent = stack.at(-1);
     if (parent) parent.element.children.push(element);
     else root = element;
     if (!tag.isSelfClosing) stack.push({ element });
