@@ -33,15 +33,26 @@ export interface ProjectionAsk {
   assistance?: AssistanceSettings | undefined;
   credentials?: Credentials | undefined;
   settings?: SessionSettings | undefined;
+  /**
+   * Refuse when the display is offline or already presenting: a presenter
+   * asking over the LAN (WS-Discovery Connect) may not take a room over; the
+   * admin API may.
+   */
+  exclusive?: boolean | undefined;
+  /** The room PIN the presenter typed (WS-Discovery Connect); checked where requestProjection says ROOM PIN. */
+  pin?: string | undefined;
 }
 
-export type ProjectionRefusal = 'unknown-display' | 'target-forbidden' | InvitationErrorCode;
+export type ProjectionRefusal = 'unknown-display' | 'display-offline' | 'display-busy' | 'target-forbidden' | InvitationErrorCode;
+
+/** offline: no control socket; presenting: a session minted (and not expired), opening or relaying. */
+export type DisplayState = 'offline' | 'idle' | 'presenting';
 
 export type ProjectionOutcome =
   | { ok: true; sessionId: string; target: { host: string; port: number } }
   | { ok: false; code: ProjectionRefusal; reason: string };
 
-export interface DisplayView { id: string; name: string; online: boolean }
+export interface DisplayView { id: string; name: string; location?: string | undefined; online: boolean }
 
 export interface BrokerTimeouts {
   /** How long a minted session's token opens it. */
@@ -78,7 +89,20 @@ export class SessionBroker {
 
   async listDisplays(): Promise<DisplayView[]> {
     const online = new Set((await this.deps.store.listPresence()).map((presence) => presence.displayId));
-    return this.deps.directory.list().map((display) => ({ id: display.id, name: display.name ?? display.id, online: online.has(display.id) }));
+    return this.deps.directory.list().map((display) => ({ id: display.id, name: display.name ?? display.id, location: display.location, online: online.has(display.id) }));
+  }
+
+  async displayState(displayId: string): Promise<DisplayState> {
+    const [presence, sessions] = await Promise.all([this.deps.store.listPresence(), this.deps.store.listSessions()]);
+    if (!presence.some((entry) => entry.displayId === displayId)) return 'offline';
+    const now = this.clock();
+    const busy = sessions.some((record) => record.displayId === displayId
+      && (record.state === 'claimed' || record.state === 'active' || (record.state === 'minted' && record.expiresAt > now)));
+    return busy ? 'presenting' : 'idle';
+  }
+
+  getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.deps.store.getSession(sessionId);
   }
 
   /**
@@ -105,6 +129,12 @@ export class SessionBroker {
   /** A request from the admin API: the display must exist and the target pass the policy. */
   async requestProjection(ask: ProjectionAsk): Promise<ProjectionOutcome> {
     if (!this.deps.directory.get(ask.displayId)) return { ok: false, code: 'unknown-display', reason: `no display "${ask.displayId}"` };
+    // ROOM PIN: the room-pin work's broker check of `ask.pin` belongs here, before the display's state is read.
+    if (ask.exclusive) {
+      const state = await this.displayState(ask.displayId);
+      if (state === 'offline') return { ok: false, code: 'display-offline', reason: 'the display is switched off or not connected to the gateway' };
+      if (state === 'presenting') return { ok: false, code: 'display-busy', reason: 'the display is showing another presentation; ask its presenter to stop first' };
+    }
     const { policy, resolveTarget } = this.deps;
     const choice = ask.assistance
       ? await chooseInvitationTarget(policy, resolveTarget, ask.assistance)

@@ -21,6 +21,8 @@ export const targetSchema = z.object({
 const displaySchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'display id: 1-64 of A-Z a-z 0-9 . _ -'),
   name: z.string().min(1).optional(),
+  /** Where the display is (a room, a floor): shown to presenters who discover it. */
+  location: z.string().min(1).max(200).optional(),
   token: z.string().min(16, 'display token must be at least 16 characters'),
   autoProject: targetSchema.extend({ credentials: credentials.optional() }).optional(),
 });
@@ -81,6 +83,22 @@ export const configSchema = z.object({
     /** Pause before a signage display (autoProject) is projected again; doubles while sessions fail at once. */
     reprojectMs: z.number().int().min(100).default(2000),
     reprojectMaxMs: z.number().int().min(100).default(60000),
+  }).prefault({}),
+  /**
+   * WS-Discovery: every online display is announced on the LAN and answers
+   * Probe/Resolve on UDP 3702 (one responder per gateway, in the cluster
+   * primary). Off unless asked for: it answers anyone on those networks.
+   */
+  wsd: z.object({
+    enabled: z.boolean().default(false),
+    /** Interface names to announce on and answer from; empty: every interface with an address, loopback excepted. */
+    interfaces: z.array(z.string().regex(/^[A-Za-z0-9_.:@-]{1,15}$/, 'an interface name like "eth0"')).default([]),
+    /** Also ff02::c (needs the listener on "::" for the metadata to be reachable). */
+    ipv6: z.boolean().default(true),
+    /** WS-Discovery's APP_MAX_DELAY: answers to multicast Probes wait a random time up to this (spreads replies of many devices). */
+    appMaxDelayMs: z.number().int().min(0).max(5000).default(500),
+    /** Datagrams handled per second from one source address before the rest are dropped (a flood must not starve other presenters). */
+    perSourceRate: z.number().int().min(1).default(200),
   }).prefault({}),
   webRoot: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

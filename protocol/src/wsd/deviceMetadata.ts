@@ -6,7 +6,7 @@ import { childNamed, childrenNamed, type XmlElement } from '../xml/hardenedXml.j
 import { childText, escapeXml, readQNames, WsdMessageError, writeQNames } from './soapEnvelope.js';
 import { DIALECT, NS, RELATIONSHIP_HOST, type QName } from './wsdConstants.js';
 
-export type DisplayState = 'idle' | 'presenting';
+export type DisplayState = 'offline' | 'idle' | 'presenting';
 
 export interface HostedService {
   readonly address: string;
@@ -100,7 +100,7 @@ export function readDeviceMetadata(body: XmlElement): DeviceMetadata {
     display: display ? {
       id: required(display, NS.lp, 'Id', 'Display'),
       location: childText(display, NS.lp, 'Location'),
-      state: state === 'presenting' ? 'presenting' : 'idle',
+      state: state === 'presenting' || state === 'offline' ? state : 'idle',
     } : undefined,
   };
 }
