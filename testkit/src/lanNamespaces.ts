@@ -22,6 +22,8 @@ export interface Lan {
   readonly gateway: LanSide;
   /** Another computer: a namespace of its own. */
   readonly presenter: LanSide & { readonly namespace: string };
+  /** A second IPv4 address on the presenter's link: another computer, as far as source addresses go. */
+  readonly neighbourIpv4: string;
   /** argv prefix that runs a command on the presenter's side. */
   readonly presenterExec: readonly string[];
   remove(): void;
@@ -71,6 +73,7 @@ export function createLan(): Lan {
       runCommand([...ip, 'addr', 'add', `${side.ipv6LinkLocal}/64`, 'dev', side.interfaceName, 'nodad']);
       runCommand([...ip, 'link', 'set', side.interfaceName, 'up']);
     }
+    runCommand(['ip', '-n', presenter.namespace, 'addr', 'add', `${subnet}.3/24`, 'dev', presenter.interfaceName]);
     runCommand(['ip', '-n', presenter.namespace, 'link', 'set', 'lo', 'up']);
     // The presenter has no default route: multicast goes out its one link.
     runCommand(['ip', '-n', presenter.namespace, 'route', 'add', '224.0.0.0/4', 'dev', presenter.interfaceName]);
@@ -79,5 +82,5 @@ export function createLan(): Lan {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
     throw new Error(`could not build the test LAN: ${stderr ?? (error instanceof Error ? error.message : String(error))}`);
   }
-  return { gateway, presenter, presenterExec: inPresenter, remove };
+  return { gateway, presenter, neighbourIpv4: `${subnet}.3`, presenterExec: inPresenter, remove };
 }

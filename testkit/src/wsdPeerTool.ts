@@ -11,7 +11,7 @@ import {
   DISPLAY_TYPE, DISCOVERY_URN, readWsdMessage, utf8Bytes, WSD_IPV4_GROUP, WSD_IPV6_GROUP, WSD_PORT, writeWsdMessage,
 } from '@lanterna/protocol/wsd';
 
-interface Options { command: string; family: 4 | 6; address: string; interfaceName: string; timeoutMs: number; target?: string | undefined; floodCount: number }
+interface Options { command: string; family: 4 | 6; address: string; interfaceName: string; timeoutMs: number; target?: string | undefined; floodCount: number; probeFrom?: string | undefined }
 
 function parseArgs(argv: readonly string[]): Options {
   const get = (name: string): string | undefined => { const at = argv.indexOf(`--${name}`); return at < 0 ? undefined : argv[at + 1]; };
@@ -23,6 +23,7 @@ function parseArgs(argv: readonly string[]): Options {
     timeoutMs: Number(get('timeout-ms') ?? '3000'),
     target: get('target'),
     floodCount: Number(get('flood') ?? '2000'),
+    probeFrom: get('probe-from'),
   };
 }
 
@@ -91,7 +92,12 @@ async function listen(options: Options): Promise<void> {
   socket.close();
 }
 
-/** Hostile datagrams to the group and to the responder's port, then a normal Probe: prints how long its answer took. */
+/**
+ * Hostile datagrams to the group and to the responder's port, then a normal
+ * Probe from `--probe-from` (another address: a presenter beside the attacker,
+ * not the attacker, whose own datagrams the responder may rate-limit): prints
+ * how long its answer took.
+ */
 async function hostile(options: Options): Promise<void> {
   const socket = await openSocket(options, 0);
   const direct = options.target;
@@ -116,9 +122,9 @@ async function hostile(options: Options): Promise<void> {
   const replay = probeBytes(`urn:uuid:${randomUUID()}`);
   for (let i = 0; i < options.floodCount; i++) await send(socket, replay, direct ?? group(options));
   print({ event: 'sent', case: 'duplicate-message-id-flood', count: options.floodCount, ms: Math.round(performance.now() - started) });
-  const answer = await probe(options, socket);
-  print({ event: 'normal-probe', firstMatchMs: answer.firstMatchMs === undefined ? null : Math.round(answer.firstMatchMs * 100) / 100 });
   socket.close();
+  const answer = await probe({ ...options, address: options.probeFrom ?? options.address });
+  print({ event: 'normal-probe', firstMatchMs: answer.firstMatchMs === undefined ? null : Math.round(answer.firstMatchMs * 100) / 100 });
 }
 
 const options = parseArgs(process.argv.slice(2));
