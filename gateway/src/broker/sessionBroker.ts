@@ -45,7 +45,11 @@ export interface ProjectionAsk {
 
 export type ProjectionRefusal = 'unknown-display' | 'display-offline' | 'display-busy' | 'target-forbidden' | InvitationErrorCode;
 
-/** offline: no control socket; presenting: a session minted (and not expired), opening or relaying. */
+/**
+ * offline: no control socket; presenting: a presenter's session minted (and
+ * not expired), opening or relaying; a signage display showing its own
+ * autoProject target is idle.
+ */
 export type DisplayState = 'offline' | 'idle' | 'presenting';
 
 export type ProjectionOutcome =
@@ -89,14 +93,17 @@ export class SessionBroker {
 
   async listDisplays(): Promise<DisplayView[]> {
     const online = new Set((await this.deps.store.listPresence()).map((presence) => presence.displayId));
-    return this.deps.directory.list().map((display) => ({ id: display.id, name: display.name ?? display.id, location: display.location, online: online.has(display.id) }));
+    return this.deps.directory.list().map((display) => ({ id: display.id, name: display.name ?? display.id, ...(display.location ? { location: display.location } : {}), online: online.has(display.id) }));
   }
 
   async displayState(displayId: string): Promise<DisplayState> {
     const [presence, sessions] = await Promise.all([this.deps.store.listPresence(), this.deps.store.listSessions()]);
     if (!presence.some((entry) => entry.displayId === displayId)) return 'offline';
     const now = this.clock();
+    // A signage display showing its own autoProject target is free for a presenter: it gives way, and comes back after.
+    const signage = this.deps.directory.get(displayId)?.autoProject;
     const busy = sessions.some((record) => record.displayId === displayId
+      && !(signage && record.target.host === signage.host && record.target.port === signage.port)
       && (record.state === 'claimed' || record.state === 'active' || (record.state === 'minted' && record.expiresAt > now)));
     return busy ? 'presenting' : 'idle';
   }
@@ -169,10 +176,12 @@ export class SessionBroker {
     return sessionId;
   }
 
-  /** Projects a signage display (autoProject) and notes when, for the backoff; no-op for other displays. */
+  /** Projects a signage display (autoProject) and notes when, for the backoff; no-op for other displays and while a presenter has it. */
   async projectSignage(displayId: string): Promise<string | undefined> {
     const autoProject = this.deps.directory.get(displayId)?.autoProject;
     if (!autoProject) return undefined;
+    // A presenter has the display (WS-Discovery Connect): signage waits until that session ends.
+    if (await this.displayState(displayId) === 'presenting') return undefined;
     const { store } = this.deps;
     await store.setReprojection(displayId, projectedAt(await store.getReprojection(displayId), this.clock()));
     const { credentials, ...target } = autoProject;
