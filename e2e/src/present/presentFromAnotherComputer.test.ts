@@ -36,8 +36,8 @@ function present(lan: Lan, env: Record<string, string>, args: string[]): { child
   const child = spawn(lan.presenterExec[0] ?? 'ip', [...lan.presenterExec.slice(1), 'env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), process.execPath, presentCli, ...args, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
-  createInterface({ input: child.stdout ?? process.stdin }).on('line', (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  createInterface({ input: child.stdout }).on('line', (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
   const done = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code, lines, stderr })));
   return { child, lines, done };
 }
@@ -60,7 +60,7 @@ test('a presenter on another computer finds the demo display, is refused a forbi
   t.after(() => { if (demo.exitCode === null) demo.kill('SIGINT'); });
   const displayUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the demo did not start within 90 s')), 90_000);
-    createInterface({ input: demo.stdout ?? process.stdin }).on('line', (line) => {
+    createInterface({ input: demo.stdout }).on('line', (line) => {
       const url = /display page:\s+(\S+)/.exec(line)?.[1];
       if (url) { clearTimeout(timer); resolve(url); }
     });
@@ -83,7 +83,7 @@ test('a presenter on another computer finds the demo display, is refused a forbi
   const forbidden = await present(lan, env, ['present', 'Demo display', '--target', `${lan.neighbourIpv4}:22`]).done;
   assert.equal(forbidden.code, 4, JSON.stringify(forbidden));
   assert.equal(forbidden.lines[0]?.error, 'TargetForbidden');
-  assert.match(String(forbidden.lines[0]?.message), /^the display refused: .*port 22/);
+  assert.match(String(forbidden.lines[0].message), /^the display refused: .*port 22/);
 
   const presenting = present(lan, env, ['present', 'Demo display', '--rdp-port', '3389', '--timeout', '2500']);
   t.after(() => { if (presenting.child.exitCode === null) presenting.child.kill('SIGKILL'); });
@@ -93,7 +93,7 @@ test('a presenter on another computer finds the demo display, is refused a forbi
   const other = await present(lan, { ...env, XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'lanterna-presenter-2-')) }, ['present', 'Demo display', '--target', `${lan.neighbourIpv4}:3389`]).done;
   assert.equal(other.code, 4, JSON.stringify(other));
   assert.equal(other.lines[0]?.error, 'DisplayBusy');
-  assert.match(String(other.lines[0]?.message), /showing another presentation/);
+  assert.match(String(other.lines[0].message), /showing another presentation/);
 
   // The page shows the presenter's screen. Its shadow server resends the whole
   // screen without pause: stopped while the page is captured (see kioskRig.ts).
