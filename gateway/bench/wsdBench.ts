@@ -38,7 +38,7 @@ async function startResponder(port: number, appMaxDelayMs: number): Promise<Chil
   const child = spawn(pin ? 'taskset' : args[0] ?? 'node', pin ? ['-c', '0', ...args] : args.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`responder exited ${String(code)}`)));
-    createInterface({ input: child.stdout ?? process.stdin }).on('line', (line) => { if (line === 'ready') resolve(); });
+    createInterface({ input: child.stdout }).on('line', (line) => { if (line === 'ready') resolve(); });
   });
   return child;
 }
