@@ -51,7 +51,7 @@ function probeBytes(messageId: string): Uint8Array {
   return utf8Bytes(writeWsdMessage({ kind: 'probe', header: { messageId, to: DISCOVERY_URN }, probe: { types: [DISPLAY_TYPE], scopes: [] } }));
 }
 
-/** One Probe for Lanterna displays; prints every ProbeMatch (first-copy latency) until the timeout. */
+/** One Probe for Lanterna displays (with its SOAP-over-UDP copies); prints every ProbeMatch (time from the first copy) until the timeout. */
 async function probe(options: Options, socket?: Socket): Promise<{ firstMatchMs: number | undefined; endpoints: string[] }> {
   const own = socket ?? await openSocket(options, 0);
   const messageId = `urn:uuid:${randomUUID()}`;
@@ -70,8 +70,12 @@ async function probe(options: Options, socket?: Socket): Promise<{ firstMatchMs:
       print({ event: 'probe-match', ms: Math.round(ms * 100) / 100, endpoint: match.endpoint, xaddrs: match.xaddrs, scopes: match.scopes, messageId: id, appSequence: read.message.header.appSequence });
     }
   });
-  await send(own, probeBytes(messageId), options.target ?? group(options));
+  // As SOAP-over-UDP has a client do: the Probe again after a random 50–250 ms, then doubling gaps (4 copies to a group).
+  const bytes = probeBytes(messageId);
+  const copies = options.target ? [0, 150] : [0, 150, 450, 950];
+  const timers = copies.map((at) => setTimeout(() => { if (firstMatchMs === undefined) void send(own, bytes, options.target ?? group(options)); }, at));
   await new Promise((resolve) => setTimeout(resolve, options.timeoutMs));
+  for (const timer of timers) clearTimeout(timer);
   if (!socket) own.close();
   return { firstMatchMs, endpoints: [...seen] };
 }

@@ -27,6 +27,11 @@ export interface WsdResponderOptions {
   readonly port?: number | undefined;
 }
 
+/**
+ * Room for a burst (a flood, or many presenters at once) while the event loop
+ * is busy; the kernel caps it at net.core.rmem_max.
+ */
+const RECEIVE_BUFFER_BYTES = 1024 * 1024;
 /** SOAP-over-UDP's last copy goes 1.25 s after the first at most; Bye gets that long at close. */
 const BYE_GRACE_MS = 1500;
 
@@ -108,11 +113,13 @@ export class WsdResponder {
     if (v4.length > 0) {
       const socket = await this.bind(createSocket({ type: 'udp4', reuseAddr: true }), port, '0.0.0.0');
       for (const link of v4) socket.addMembership(WSD_IPV4_GROUP, link.address);
+      socket.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
       this.listen(socket, true);
     }
     if (v6.length > 0) {
       const socket = await this.bind(createSocket({ type: 'udp6', reuseAddr: true, ipv6Only: true }), port, '::');
       for (const link of v6) socket.addMembership(WSD_IPV6_GROUP, `::%${link.interfaceName}`);
+      socket.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
       this.listen(socket, true);
     }
     for (const link of this.links) {
