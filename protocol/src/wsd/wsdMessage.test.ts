@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   ACTION, DEVICE_TYPE, DISPLAY_TYPE, MATCH_BY, NS, PROJECTOR_TYPE, projectorFault, projectorFaultOf, probeMatches,
   readWsdMessage, repetitionSchedule, scopesMatch, utf8Bytes, writeWsdMessage, type WsdMessage,
@@ -109,4 +110,27 @@ test('SOAP-over-UDP repetition: 4 multicast copies, 2 unicast, gaps from [50, 25
   assert.deepEqual(repetitionSchedule(true, () => 0), [0, 50, 150, 350]);
   assert.deepEqual(repetitionSchedule(true, () => 0.9999), [0, 250, 750, 1250]);
   assert.deepEqual(repetitionSchedule(false, () => 0.5), [0, 150]);
+});
+
+test('mutated messages (flipped, cut, inserted bytes) are read or refused with a reason, never thrown on (bounded fuzz)', () => {
+  const seeds = [
+    writeWsdMessage({ kind: 'probe', header, probe: { types: [DISPLAY_TYPE], scopes: ['urn:x'] } }),
+    writeWsdMessage({ kind: 'hello', header, target }),
+    writeWsdMessage({ kind: 'connect', header, request: { target: { host: 'h', port: 3389 }, credentials: { username: 'u', password: 'p' } } }),
+  ].map(utf8Bytes);
+  fc.assert(fc.property(
+    fc.constantFrom(...seeds),
+    fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 }), fc.constantFrom('flip', 'cut', 'insert')), { minLength: 1, maxLength: 8 }),
+    (seed, edits) => {
+      let bytes = Uint8Array.from(seed);
+      for (const [position, value, edit] of edits) {
+        const at = position % (bytes.length + 1);
+        if (edit === 'flip' && at < bytes.length) bytes[at] = value;
+        else if (edit === 'cut') bytes = bytes.subarray(0, at);
+        else bytes = Uint8Array.from([...bytes.subarray(0, at), value, ...bytes.subarray(at)]);
+      }
+      const read = readWsdMessage(bytes);
+      assert.ok(read.ok || typeof read.reason === 'string');
+    },
+  ), { numRuns: 2000, seed: 13 });
 });
