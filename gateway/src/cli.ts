@@ -92,10 +92,11 @@ async function runPrimary(): Promise<void> {
     stopping = true;
     logger.info({ drainMs: config.timeouts.drainMs }, 'draining');
     // Bye for every display first: presenters stop choosing this gateway while it drains.
-    void discovery?.close();
+    // (its copies finish before the primary exits)
+    const byes = discovery?.close() ?? Promise.resolve();
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     setTimeout(() => process.exit(0), config.timeouts.drainMs + 5000).unref();
-    cluster.on('exit', () => { if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0); });
+    cluster.on('exit', () => { if (Object.keys(cluster.workers ?? {}).length === 0) void byes.then(() => process.exit(0)); });
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -121,8 +122,8 @@ async function runWorker(single: boolean): Promise<void> {
   const port = await gateway.listen();
   if (single) logger.info({ port, workers: 1, tls: config.listen.tls }, 'listening');
   const stop = (): void => {
-    void discovery?.close();
-    gateway.close(config.timeouts.drainMs)
+    // Bye for every display first (presenters stop choosing this gateway), and its copies out before the exit.
+    Promise.all([discovery?.close(), gateway.close(config.timeouts.drainMs)])
       .then(() => process.exit(0))
       .catch((error: unknown) => { logger.error({ err: error }, 'drain failed'); process.exit(1); });
   };
