@@ -32,6 +32,8 @@ import { RoomAnnouncer } from './channel/roomAnnouncer.js';
 import { serveStatic } from './api/staticFiles.js';
 import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
 import { ConnectionLimits } from './api/connectionLimits.js';
+import { handleWsdRequest, type WsdHttpDeps } from './wsd/wsdHttpEndpoint.js';
+import { readDeviceSeed } from './wsd/wsdIdentity.js';
 import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 
 const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
@@ -73,6 +75,12 @@ const securityHeaders = {
   'x-frame-options': 'DENY',
 };
 
+let version: string | undefined;
+function gatewayVersion(): string {
+  version ??= (JSON.parse(readFileSync(join(fileURLToPath(new URL('.', import.meta.url)), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}
+
 export function defaultWebRoot(): string {
   return join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'web', 'dist', 'public');
 }
@@ -108,6 +116,11 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, onAuthenticated });
   const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated });
   const webRoot = config.webRoot ?? defaultWebRoot();
+  let deviceSeed: string | undefined;
+  const wsd: WsdHttpDeps | undefined = config.wsd.enabled ? {
+    broker, displays: config.displays, tls: config.listen.tls, metrics, version: gatewayVersion(),
+    deviceSeed: () => (deviceSeed ??= readDeviceSeed(config.stateDir)),
+  } : undefined;
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
 
@@ -141,6 +154,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       response.end(await (deps.metricsText?.() ?? metrics.registry.metrics()));
       return;
     }
+    if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
     if (await handleAdmin({ adminToken: identity.adminToken, broker }, request, response, path)) return;
     if (await handlePresenter({ presenters, adminToken: identity.adminToken, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');

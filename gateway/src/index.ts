@@ -7,3 +7,6 @@ export { loadConfig, ConfigError } from './config/loadConfig.js';
 export { ensureGatewayIdentity, type GatewayIdentity } from './config/gatewayIdentity.js';
 export { createGatewayMetrics, type GatewayMetrics } from './metrics/gatewayMetrics.js';
 export { LocalBus, type GatewayBus } from './cluster/gatewayBus.js';
+// WS-Discovery: the one responder per gateway (the CLI runs it in the cluster primary).
+export { WsdResponder, type WsdResponderOptions } from './wsd/wsdResponder.js';
+export { createWsdUdpMetrics, type WsdUdpMetrics } from './metrics/gatewayMetrics.js';

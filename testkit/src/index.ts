@@ -21,3 +21,6 @@ export { startStaticServer, isolationHeaders, type StaticServer } from './static
 export { publicDir, labDir } from './webDist.js';
 export { firstPixelDifference } from './pixelCompare.js';
 export { waitFor, withDeadline } from './waiting.js';
+
+// A LAN of two network namespaces (gateway, presenter) for multicast tests.
+export { createLan, addNamespaces, removeNamespaces, runCommand, type Lan, type LanSide } from './lanNamespaces.js';

@@ -25,6 +25,8 @@ export interface AdminDeps {
 
 const refusalStatus: Record<ProjectionRefusal, number> = {
   'unknown-display': 404,
+  'display-offline': 409,
+  'display-busy': 409,
   'target-forbidden': 403,
   'invitation-too-large': 400,
   'invitation-markup': 400,

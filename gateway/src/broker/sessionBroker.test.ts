@@ -199,3 +199,30 @@ test('stopping a session is told to every worker', () => {
   broker.stopSession('room', 's_1', 'stopped by an administrator');
   assert.deepEqual(events, [{ kind: 'stop-session', displayId: 'room', sessionId: 's_1', reason: 'stopped by an administrator' }]);
 });
+
+test('an exclusive request (WS-Discovery Connect) is refused for an offline or presenting display; a signage display gives way and waits', async () => {
+  const { broker, events, clock } = setup();
+  const offline = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 }, exclusive: true });
+  assert.deepEqual(offline.ok ? 'ok' : offline.code, 'display-offline');
+  await broker.displayOnline('room');
+  assert.equal(await broker.displayState('room'), 'idle');
+  const first = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 }, exclusive: true });
+  assert.ok(first.ok);
+  assert.equal(await broker.displayState('room'), 'presenting');
+  const second = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.2', port: 3389 }, exclusive: true });
+  assert.deepEqual(second.ok ? 'ok' : [second.code, second.reason], ['display-busy', 'the display is showing another presentation; ask its presenter to stop first']);
+  // the admin API (not exclusive) may still take the room over
+  assert.ok((await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.2', port: 3389 } })).ok);
+  // an unclaimed session stops counting once its token has expired
+  clock.now += 61_000;
+  assert.equal(await broker.displayState('room'), 'idle');
+
+  await broker.displayOnline('sign');
+  assert.ok(await broker.projectSignage('sign'));
+  assert.equal(await broker.displayState('sign'), 'idle', 'showing its own signage is not presenting');
+  const presenter = await broker.requestProjection({ displayId: 'sign', target: { host: '10.1.1.3', port: 3389 }, exclusive: true });
+  assert.ok(presenter.ok);
+  const before = events.length;
+  assert.equal(await broker.projectSignage('sign'), undefined, 'signage waits while a presenter has the display');
+  assert.equal(events.length, before);
+});

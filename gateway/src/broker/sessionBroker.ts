@@ -33,9 +33,24 @@ export interface ProjectionAsk {
   assistance?: AssistanceSettings | undefined;
   credentials?: Credentials | undefined;
   settings?: SessionSettings | undefined;
+  /**
+   * Refuse when the display is offline or already presenting: a presenter
+   * asking over the LAN (WS-Discovery Connect) may not take a room over; the
+   * admin API may.
+   */
+  exclusive?: boolean | undefined;
+  /** The room PIN the presenter typed (WS-Discovery Connect); checked where requestProjection says ROOM PIN. */
+  pin?: string | undefined;
 }
 
-export type ProjectionRefusal = 'unknown-display' | 'target-forbidden' | InvitationErrorCode;
+export type ProjectionRefusal = 'unknown-display' | 'display-offline' | 'display-busy' | 'target-forbidden' | InvitationErrorCode;
+
+/**
+ * offline: no control socket; presenting: a presenter's session minted (and
+ * not expired), opening or relaying; a signage display showing its own
+ * autoProject target is idle.
+ */
+export type DisplayState = 'offline' | 'idle' | 'presenting';
 
 export type ProjectionOutcome =
   | { ok: true; sessionId: string; target: { host: string; port: number } }
@@ -83,6 +98,22 @@ export class SessionBroker {
     }));
   }
 
+  async displayState(displayId: string): Promise<DisplayState> {
+    const [presence, sessions] = await Promise.all([this.deps.store.listPresence(), this.deps.store.listSessions()]);
+    if (!presence.some((entry) => entry.displayId === displayId)) return 'offline';
+    const now = this.clock();
+    // A signage display showing its own autoProject target is free for a presenter: it gives way, and comes back after.
+    const signage = this.deps.directory.get(displayId)?.autoProject;
+    const busy = sessions.some((record) => record.displayId === displayId
+      && !(signage && record.target.host === signage.host && record.target.port === signage.port)
+      && (record.state === 'claimed' || record.state === 'active' || (record.state === 'minted' && record.expiresAt > now)));
+    return busy ? 'presenting' : 'idle';
+  }
+
+  getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.deps.store.getSession(sessionId);
+  }
+
   /**
    * A control socket authenticated for the display: it takes the display over
    * (any other socket of it, on any worker, is replaced) and its signage
@@ -119,6 +150,12 @@ export class SessionBroker {
    */
   async checkProjection(ask: ProjectionAsk): Promise<{ ok: true; request: ProjectionRequest } | { ok: false; code: ProjectionRefusal; reason: string }> {
     if (!this.deps.directory.get(ask.displayId)) return { ok: false, code: 'unknown-display', reason: `no display "${ask.displayId}"` };
+    // ROOM PIN: the room-pin work's broker check of `ask.pin` belongs here, before the display's state is read.
+    if (ask.exclusive) {
+      const state = await this.displayState(ask.displayId);
+      if (state === 'offline') return { ok: false, code: 'display-offline', reason: 'the display is switched off or not connected to the gateway' };
+      if (state === 'presenting') return { ok: false, code: 'display-busy', reason: 'the display is showing another presentation; ask its presenter to stop first' };
+    }
     const { policy, resolveTarget } = this.deps;
     const choice = ask.assistance
       ? await chooseInvitationTarget(policy, resolveTarget, ask.assistance)
@@ -152,10 +189,12 @@ export class SessionBroker {
     return sessionId;
   }
 
-  /** Projects a signage display (autoProject) and notes when, for the backoff; no-op for other displays. */
+  /** Projects a signage display (autoProject) and notes when, for the backoff; no-op for other displays and while a presenter has it. */
   async projectSignage(displayId: string): Promise<string | undefined> {
     const autoProject = this.deps.directory.get(displayId)?.autoProject;
     if (!autoProject) return undefined;
+    // A presenter has the display (WS-Discovery Connect): signage waits until that session ends.
+    if (await this.displayState(displayId) === 'presenting') return undefined;
     const { store } = this.deps;
     await store.setReprojection(displayId, projectedAt(await store.getReprojection(displayId), this.clock()));
     const { credentials, ...target } = autoProject;

@@ -119,6 +119,22 @@ export const configSchema = z.object({
     /** Presenter API requests per source address per minute, per gateway process. */
     requestsPerMinute: z.number().int().min(1).default(240),
   }).prefault({}),
+  /**
+   * WS-Discovery: every online display is announced on the LAN and answers
+   * Probe/Resolve on UDP 3702 (one responder per gateway, in the cluster
+   * primary). Off unless asked for: it answers anyone on those networks.
+   */
+  wsd: z.object({
+    enabled: z.boolean().default(false),
+    /** Interface names to announce on and answer from; empty: every interface with an address, loopback excepted. */
+    interfaces: z.array(z.string().regex(/^[A-Za-z0-9_.:@-]{1,15}$/, 'an interface name like "eth0"')).default([]),
+    /** Also ff02::c (needs the listener on "::" for the metadata to be reachable). */
+    ipv6: z.boolean().default(true),
+    /** WS-Discovery's APP_MAX_DELAY: answers to multicast Probes wait a random time up to this (spreads replies of many devices). */
+    appMaxDelayMs: z.number().int().min(0).max(5000).default(500),
+    /** Datagrams handled per second from one source address before the rest are dropped (a flood must not starve other presenters). */
+    perSourceRate: z.number().int().min(1).default(200),
+  }).prefault({}),
   webRoot: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
