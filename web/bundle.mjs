@@ -28,6 +28,7 @@ await build({
   entryPoints: {
     display: 'src/pages/display/displayPage.ts',
     admin: 'src/pages/admin/adminPage.ts',
+    present: 'src/pages/present/presentPage.ts',
     'render.worker': 'src/render/render.worker.ts',
   },
   outdir: publicDir,
@@ -54,6 +55,8 @@ for (const [from, to] of [
   ['src/pages/display/display.css', join(publicDir, 'display.css')],
   ['src/pages/admin/admin.html', join(publicDir, 'admin.html')],
   ['src/pages/admin/admin.css', join(publicDir, 'admin.css')],
+  ['src/pages/present/present.html', join(publicDir, 'present.html')],
+  ['src/pages/present/present.css', join(publicDir, 'present.css')],
   ['src/lab/lab.html', join(labDir, 'lab.html')],
   ['src/lab/replay.html', join(labDir, 'replay.html')],
 ]) {

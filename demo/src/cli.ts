@@ -21,8 +21,10 @@ const options = new Command()
   .option('--scene <name>', `what the demo presenter shows: ${DEMO_SCENES.join(' | ')}`, 'terminal')
   .option('--auth <mode>', 'demo presenter security: nla | tls', 'nla')
   .option('--no-kiosk', 'never open a kiosk window, only print the URL')
+  .option('--discovery-interface <name...>', 'announce the display over WS-Discovery on these interfaces only (default: every one but loopback)')
+  .option('--no-discovery', 'do not announce the display over WS-Discovery')
   .parse()
-  .opts<{ port: string; host: string; scene: string; auth: string; kiosk: boolean }>();
+  .opts<{ port: string; host: string; scene: string; auth: string; kiosk: boolean; discovery: boolean; discoveryInterface?: string[] }>();
 
 const stops: (() => void)[] = [];
 
@@ -45,7 +47,8 @@ async function main(): Promise<void> {
 
   const stateDir = demoStateDir();
   const token = demoDisplayToken(stateDir);
-  const configPath = writeDemoGatewayConfig(stateDir, { host: options.host, port: Number(options.port), token, presenter });
+  const discovery = options.discovery ? options.discoveryInterface ?? [] : false;
+  const configPath = writeDemoGatewayConfig(stateDir, { host: options.host, port: Number(options.port), token, presenter, discovery });
   console.log('starting the gateway…');
   const gateway = await startGatewayProcess(configPath, { showLogs: process.env.LANTERNA_DEMO_LOGS === '1' });
   stops.push(() => gateway.kill('SIGTERM'));
@@ -53,10 +56,17 @@ async function main(): Promise<void> {
   const local = `https://127.0.0.1:${options.port}/display/${DEMO_DISPLAY_ID}#token=${token}`;
   console.log(`\nLanterna is running.\n  display page:  ${local}\n  on the LAN:    https://${hostname()}:${options.port}/display/${DEMO_DISPLAY_ID}#token=${token}`);
   console.log(`  presenter:     RDP ${presenter.host}:${presenter.port} (user ${presenter.username}), showing the "${scene}" scene`);
+  if (discovery !== false) {
+    console.log(`  discovery:     announced as "Demo display" over WS-Discovery${discovery.length > 0 ? ` on ${discovery.join(', ')}` : ''}; from another computer: lanterna-present list`);
+  }
   console.log('  (the gateway certificate is self-signed: accept it once in the browser)\nPress Ctrl-C to stop.');
   if (process.env.DISPLAY && options.kiosk) {
-    stops.push(openKioskWindow(local, join(lab.dir, 'kiosk-profile')).stop);
-    console.log(`  kiosk:         Chromium on ${process.env.DISPLAY}`);
+    const kiosk = openKioskWindow({
+      gatewayUrl: `https://127.0.0.1:${options.port}`, displayId: DEMO_DISPLAY_ID, token,
+      gatewayCertificate: join(stateDir, 'gateway', 'gateway-cert.pem'), xDisplay: process.env.DISPLAY,
+    });
+    stops.push(() => void kiosk.stop());
+    console.log(`  kiosk:         lanterna-kiosk (Chromium full screen) on ${process.env.DISPLAY}`);
   }
 }
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { request as httpsRequest } from 'node:https';
 import { WebSocket } from 'ws';
 import { allocateFreePort } from '@lanterna/lab';
 
@@ -35,7 +36,7 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   const port = await allocateFreePort();
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: stateHome };
   delete env.DISPLAY; // headless: the demo prints the URL instead of opening a kiosk
-  const demo = spawn(process.execPath, [cli, '--no-kiosk', '--host', '127.0.0.1', '--port', String(port), '--scene', 'reference'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const demo = spawn(process.execPath, [cli, '--no-kiosk', '--host', '127.0.0.1', '--port', String(port), '--scene', 'reference', '--discovery-interface', 'lo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(demo, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   t.after(() => { if (demo.exitCode === null) demo.kill('SIGKILL'); });
   const output: string[] = [];
@@ -66,6 +67,21 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   assert.equal(project.type, 'project', JSON.stringify(project));
   assert.equal((project.target as { name?: unknown } | undefined)?.name, 'Demo presenter');
   control.close();
+
+  // The display is announced over WS-Discovery (here on loopback only): its DPWS metadata answers on the gateway's listener.
+  const get = '<?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing">'
+    + '<s:Header><a:Action>http://schemas.xmlsoap.org/ws/2004/09/transfer/Get</a:Action><a:MessageID>urn:uuid:5c3f4e1a-0000-4000-8000-000000000001</a:MessageID></s:Header><s:Body/></s:Envelope>';
+  const metadata = await new Promise<string>((resolve, reject) => {
+    const request = httpsRequest(`https://127.0.0.1:${port}/wsd/demo`, { method: 'POST', ca, headers: { 'content-type': 'application/soap+xml' } }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      response.on('end', () => resolve(body));
+    });
+    request.on('error', reject);
+    request.end(get);
+  });
+  assert.match(metadata, /<wsdp:FriendlyName>Demo display<\/wsdp:FriendlyName>/);
+  assert.match(metadata, /<lp:Location>Demo room<\/lp:Location>/);
 
   demo.kill('SIGINT');
   const [code] = await exited;

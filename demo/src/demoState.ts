@@ -26,6 +26,8 @@ export interface DemoGatewaySettings {
   port: number;
   token: string;
   presenter: RdpEndpoint;
+  /** WS-Discovery: off, or the interfaces to announce the display on ([] = every one but loopback). */
+  discovery: false | readonly string[];
 }
 
 /** Writes the gateway's configuration: one display pinned to the demo presenter; returns its path. */
@@ -36,11 +38,15 @@ export function writeDemoGatewayConfig(stateDir: string, settings: DemoGatewaySe
     listen: { host: settings.host, port: settings.port, tls: true },
     stateDir: join(stateDir, 'gateway'),
     workers: 1,
+    // Presenters on the LAN find "Demo display" (lanterna-present list) and may present to it;
+    // the demo presenter comes back when they stop.
+    wsd: settings.discovery === false ? { enabled: false } : { enabled: true, interfaces: settings.discovery, ipv6: settings.host === '::' },
     displays: [{
-      id: DEMO_DISPLAY_ID, name: 'Demo display', token: settings.token,
+      id: DEMO_DISPLAY_ID, name: 'Demo display', location: 'Demo room', token: settings.token,
       autoProject: { host: presenter.host, port: presenter.port, name: 'Demo presenter', credentials: { username: presenter.username, password: presenter.password } },
     }],
-    policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] },
+    // The default private ranges and loopback: the demo presenter here, presenters on the LAN.
+    policy: { allowPorts: ['1024-65535'] },
     certificates: { mode: 'first-use' },
   }, null, 2), { mode: 0o600 });
   return path;

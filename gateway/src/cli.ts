@@ -3,11 +3,15 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { Command } from 'commander';
 import { pino } from 'pino';
-import { AggregatorRegistry } from 'prom-client';
+import { AggregatorRegistry, Registry } from 'prom-client';
 import { loadConfig, ConfigError } from './config/loadConfig.js';
 import { ensureGatewayIdentity, StateDirError } from './config/gatewayIdentity.js';
-import { createGatewayMetrics } from './metrics/gatewayMetrics.js';
+import { createGatewayMetrics, createWsdUdpMetrics } from './metrics/gatewayMetrics.js';
 import { relayBusInPrimary } from './cluster/gatewayBus.js';
+import { withPresenceFeed } from './broker/presenceFeed.js';
+import type { BrokerStore } from './broker/brokerStore.js';
+import { startDiscovery } from './wsd/discoveryService.js';
+import type { WsdResponder } from './wsd/wsdResponder.js';
 import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
 import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
@@ -56,18 +60,24 @@ async function runPrimary(): Promise<void> {
     await runWorker(true);
     return;
   }
+  const primaryRegistry = new Registry();
+  let discovery: WsdResponder | undefined;
   if (embedded) {
     // One broker store for every worker: a session token is claimed once, whichever worker it reaches.
-    // (With Redis every worker reaches the shared store and bus itself.)
+    // The one WS-Discovery responder sits beside it and hears every presence change.
+    // (With Redis every worker reaches the shared store and bus itself, and no responder runs in the primary.)
     relayBusInPrimary();
-    serveBrokerStoreInPrimary(await EmbeddedBrokerStore.open(brokerStateFile(config.stateDir)));
+    const served = await withDiscovery(await EmbeddedBrokerStore.open(brokerStateFile(config.stateDir)), primaryRegistry, config.listen.port);
+    discovery = served.discovery;
+    serveBrokerStoreInPrimary(served.store);
   }
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
     if (typeof message === 'object' && message !== null && 'lanternaMetricsRequest' in message) {
       const id = (message as { lanternaMetricsRequest: number }).lanternaMetricsRequest;
-      aggregator.clusterMetrics()
-        .then((text) => worker.send({ lanternaMetricsReply: id, text }))
+      // The workers' metrics summed, then the primary's own (the UDP responder's, named apart).
+      Promise.all([aggregator.clusterMetrics(), primaryRegistry.metrics()])
+        .then(([workersText, primaryText]) => worker.send({ lanternaMetricsReply: id, text: `${workersText}\n${primaryText}` }))
         .catch((error: unknown) => worker.send({ lanternaMetricsReply: id, text: `# error ${String(error)}\n` }));
     }
   });
@@ -87,9 +97,12 @@ async function runPrimary(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ drainMs: config.timeouts.drainMs }, 'draining');
+    // Bye for every display first: presenters stop choosing this gateway while it drains.
+    // (its copies finish before the primary exits)
+    const byes = discovery?.close() ?? Promise.resolve();
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     setTimeout(() => process.exit(0), config.timeouts.drainMs + 5000).unref();
-    cluster.on('exit', () => { if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0); });
+    cluster.on('exit', () => { if (Object.keys(cluster.workers ?? {}).length === 0) void byes.then(() => process.exit(0)); });
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
@@ -106,21 +119,40 @@ async function runWorker(single: boolean): Promise<void> {
     metricsText = clusterMetricsText;
   }
   const backend = await openBrokerBackend(config, single ? 'single' : 'worker', logger);
+  const { store, discovery } = single ? await withDiscovery(backend.store, metrics.registry, config.listen.port) : { store: backend.store, discovery: undefined };
   const gateway = createGatewayServer({
     config, identity, metrics, logger,
-    bus: backend.bus, store: backend.store, pins: backend.pins, storeProblem: backend.problem,
+    bus: backend.bus, store, pins: backend.pins, storeProblem: backend.problem,
     metricsText,
   });
   const port = await gateway.listen();
   if (single) logger.info({ port, workers: 1, tls: config.listen.tls }, 'listening');
   const stop = (): void => {
-    gateway.close(config.timeouts.drainMs)
-      .then(() => backend.close())
+    // Bye for every display first (presenters stop choosing this gateway), and its copies out before the exit.
+    Promise.all([discovery?.close(), gateway.close(config.timeouts.drainMs).then(() => backend.close())])
       .then(() => process.exit(0))
       .catch((error: unknown) => { logger.error({ err: error }, 'drain failed'); process.exit(1); });
   };
   process.once('SIGTERM', stop);
   if (single) process.once('SIGINT', stop);
+}
+
+/**
+ * The store wrapped so presence changes reach the WS-Discovery responder,
+ * when discovery is on. A responder that cannot start (the port taken without
+ * address reuse, no such interface) is logged, and the gateway runs without it:
+ * the admin API and signage still work.
+ */
+async function withDiscovery(base: BrokerStore, registry: Registry, listenPort: number): Promise<{ store: BrokerStore; discovery: WsdResponder | undefined }> {
+  if (!config.wsd.enabled) return { store: base, discovery: undefined };
+  let discovery: WsdResponder | undefined;
+  const store = withPresenceFeed(base, () => void discovery?.refresh());
+  try {
+    discovery = await startDiscovery({ config, store: base, logger, metrics: createWsdUdpMetrics(registry), listenPort });
+  } catch (error) {
+    logger.error({ event: 'wsd-failed', err: error }, 'WS-Discovery responder could not start; displays are not announced');
+  }
+  return { store, discovery };
 }
 
 let nextRequest = 0;

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/configSchema.js';
@@ -24,8 +25,17 @@ import { ControlChannels } from './channel/controlChannel.js';
 import { DataChannels } from './channel/dataChannel.js';
 import { AdminApi } from './api/adminApi.js';
 import { OPENAPI_PATH, openApiDocument } from './api/openApiDocument.js';
+import { handlePresenter } from './api/presenterApi.js';
+import { RequestRateLimiter } from './api/requestRateLimiter.js';
+import { RoomPins } from './broker/roomPins.js';
+import { StopTokens } from './broker/stopTokens.js';
+import { PresenterProjections } from './broker/presenterProjections.js';
+import { RoomAnnouncer } from './channel/roomAnnouncer.js';
 import { serveStatic } from './api/staticFiles.js';
 import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
+import { ConnectionLimits } from './api/connectionLimits.js';
+import { handleWsdRequest, type WsdHttpDeps } from './wsd/wsdHttpEndpoint.js';
+import { readDeviceSeed } from './wsd/wsdIdentity.js';
 import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 
 const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
@@ -71,6 +81,12 @@ const securityHeaders = {
   'x-frame-options': 'DENY',
 };
 
+let version: string | undefined;
+function gatewayVersion(): string {
+  version ??= (JSON.parse(readFileSync(join(fileURLToPath(new URL('.', import.meta.url)), '..', 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}
+
 export function defaultWebRoot(): string {
   return join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'web', 'dist', 'public');
 }
@@ -81,9 +97,10 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const pins = deps.pins ?? new FilePinStore(pinFile(config.stateDir));
   const ca = config.certificates.caFile ? readFileSync(config.certificates.caFile, 'utf8') : undefined;
   const { lookup } = deps;
+  const store = deps.store ?? new MemoryBrokerStore();
   const broker = new SessionBroker({
     directory: new DisplayDirectory(config.displays),
-    store: deps.store ?? new MemoryBrokerStore(),
+    store,
     signer: new SessionTokenSigner(identity.sessionSecret),
     sealer: new SealedBox(identity.sessionSecret),
     policy,
@@ -107,9 +124,25 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     onError: (error) => logger.warn({ err: error, event: 'admin-store-unavailable' }, 'admin call refused: broker store unreachable'),
   });
   const openApi = JSON.stringify(openApiDocument());
-  const control = new ControlChannels({ config, broker, bus, metrics, logger });
-  const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup });
+  const roomPins = new RoomPins({ store, settings: config.roomPin, limits: config.roomPin, publish: (event) => bus.publish(event) });
+  const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret) });
+  const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
+  const presenterUrl = (displayId: string, host: string | undefined): string => {
+    const url = new URL(config.presenter.url ?? `${config.listen.tls ? 'https' : 'http'}://${host ?? `localhost:${config.listen.port}`}/present`);
+    url.searchParams.set('display', displayId);
+    return url.href;
+  };
+  const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
+  const limits = new ConnectionLimits(config.limits);
+  const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
+  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, onAuthenticated });
+  const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated });
   const webRoot = config.webRoot ?? defaultWebRoot();
+  let deviceSeed: string | undefined;
+  const wsd: WsdHttpDeps | undefined = config.wsd.enabled ? {
+    broker, tls: config.listen.tls, metrics, version: gatewayVersion(),
+    deviceSeed: () => (deviceSeed ??= readDeviceSeed(config.stateDir)),
+  } : undefined;
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
 
@@ -122,7 +155,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   });
   // Control messages are small; a large one is a misbehaving client.
   const controlSockets = socketServer(CONTROL_MAX_PAYLOAD);
-  const dataSockets = socketServer(config.relay.maxFrameBytes);
+  // Until a data socket has authenticated it carries only JSON: the RDP frame
+  // size (relay.maxFrameBytes) is granted after `open` (channel/frameLimit.ts).
+  const dataSockets = socketServer(MAX_JSON_FRAME_BYTES);
 
   async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
@@ -151,9 +186,11 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       response.end(await (deps.metricsText?.() ?? metrics.registry.metrics()));
       return;
     }
+    if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
     if (await admin.handle(request, response, url)) return;
+    if (await handlePresenter({ presenters, adminToken: identity.adminToken, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
-    const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : path;
+    const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;
     plain(response, 404, 'not found\n');
   }
@@ -179,17 +216,31 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;
     }
+    if (!limits.canAcceptPending()) {
+      logger.warn({ event: 'pending-sockets-full', pending: limits.pendingCount }, 'too many unauthenticated websockets: upgrade refused');
+      refuseUpgrade(socket, '503 Service Unavailable');
+      return;
+    }
     const target = controlMatch ? controlSockets : dataSockets;
     target.handleUpgrade(request, socket, head, (ws: WebSocket) => {
+      limits.addPending(ws);
       ws.on('error', (error) => logger.debug({ err: error }, 'websocket error'));
-      if (controlMatch?.[1]) void control.handle(ws, controlMatch[1]);
+      if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host);
       else if (dataMatch?.[1]) void data.handle(ws, dataMatch[1]);
     });
   }
 
+  // Node looks for requests past their deadlines only this often (30 s by default).
+  const connectionsCheckingInterval = Math.min(1000, Math.floor(config.timeouts.httpHeadersMs / 2));
   const server = config.listen.tls
-    ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key })
-    : createHttpServer();
+    ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key, handshakeTimeout: config.timeouts.tlsHandshakeMs, connectionsCheckingInterval })
+    : createHttpServer({ connectionsCheckingInterval });
+  server.maxConnections = config.limits.maxConnections;
+  server.on('connection', (socket: Socket) => {
+    if (limits.admitConnection(socket)) return;
+    logger.warn({ event: 'address-connections-full', address: socket.remoteAddress }, 'too many connections from one address: dropped');
+    socket.destroy();
+  });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     onRequest(request, response).catch((error: unknown) => {
       logger.error({ err: error }, 'request failed');
@@ -198,8 +249,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     });
   });
   server.on('upgrade', onUpgrade);
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // Slowloris: a request (an upgrade included) must finish its headers, and itself, in time.
+  server.headersTimeout = config.timeouts.httpHeadersMs;
+  server.requestTimeout = config.timeouts.httpRequestMs;
 
   return {
     server,

@@ -17,3 +17,6 @@ export { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker
 export { RedisConnection } from './redis/redisConnection.js';
 export { RedisBrokerStore } from './redis/redisBrokerStore.js';
 export { RedisPinStore } from './redis/redisPinStore.js';
+// WS-Discovery: the one responder per gateway (the CLI runs it in the cluster primary).
+export { WsdResponder, type WsdResponderOptions } from './wsd/wsdResponder.js';
+export { createWsdUdpMetrics, type WsdUdpMetrics } from './metrics/gatewayMetrics.js';

@@ -155,7 +155,10 @@ test('targets: outside policy, refused, silent, not RDP, legacy, negotiation fai
   const projected = await control.next('project');
   const data = await openData(gateway.url, String(projected.sessionId), String(projected.sessionToken));
   data.socket.send(connectionRequest);
-  await expectError(data.queue, 'target-forbidden', 4403, 'connect');
+  const forbiddenEnd = await data.queue.closed();
+  assert.deepEqual([forbiddenEnd.error?.code, forbiddenEnd.code], ['target-forbidden', 4403]);
+  assert.doesNotMatch(JSON.stringify(forbiddenEnd.error), /127\.0\.0\.0\/8|allowed ports|1024-65535/, 'the display is not told the allow-list');
+  await assertHealthyStillRelays();
   control.close();
 
   const closedPort = await startFaultyPeer('echo');
@@ -163,7 +166,10 @@ test('targets: outside policy, refused, silent, not RDP, legacy, negotiation fai
   await closedPort.close();
   await expectError((await session('room', port)).queue, 'target-refused', 4502, 'connect');
   await expectError((await session('room', 'silent')).queue, 'timeout', 4408, 'x224');
-  await expectError((await session('room', 'garbage-confirm')).queue, 'x224-invalid', 4502, 'x224');
+  const garbage = await (await session('room', 'garbage-confirm')).queue.closed();
+  assert.deepEqual([garbage.error?.code, garbage.error?.phase], ['x224-invalid', 'x224']);
+  assert.doesNotMatch(JSON.stringify(garbage.error), /HTTP|485454|first bytes/i, 'what a non-RDP server sent stays in the log');
+  await assertHealthyStillRelays();
   await expectError((await session('room', 'legacy-confirm')).queue, 'legacy-security', 4502, 'x224');
   const failure = await session('room', 'negotiation-failure');
   const forwarded = await failure.queue.nextBinary();

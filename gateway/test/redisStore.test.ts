@@ -59,3 +59,33 @@ test('two gateways on one Redis: claims, bookings, state moves, presence, audit 
   await assert.rejects(a.getSession('s1'), { name: 'StoreUnavailableError' });
   await assert.rejects(pinsA.get(['rdp:3389']), { name: 'PinStoreError' });
 });
+
+test('two gateways on one Redis: a room PIN swaps once, counters add up atomically and start a new window', { timeout: 30_000 }, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.close());
+  const connections = [new RedisConnection({ url: redis.url }), new RedisConnection({ url: redis.url })];
+  t.after(() => Promise.all(connections.map((connection) => connection.close())));
+  await Promise.all(connections.map((connection) => connection.waitReady(5000)));
+  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, 'pins:'));
+  assert.ok(a && b);
+  const now = Date.now();
+  const record = (pin: string) => ({ pin, issuedAt: now, expiresAt: now + 60_000 });
+
+  assert.equal(await a.getRoomPin('room'), undefined);
+  const first = await Promise.all([a.swapRoomPin('room', null, record('111111')), b.swapRoomPin('room', null, record('222222'))]);
+  assert.equal(first.filter((result) => result.swapped).length, 1, 'one first PIN wins');
+  const winner = (await b.getRoomPin('room'))?.pin ?? '';
+  assert.ok(first.every((result) => result.record.pin === winner), 'the loser is told the PIN that won');
+  const stale = await a.swapRoomPin('room', 'not-the-pin', record('333333'));
+  assert.deepEqual([stale.swapped, stale.record.pin], [false, winner]);
+  assert.equal((await b.swapRoomPin('room', winner, record('444444'))).swapped, true);
+  assert.equal((await a.getRoomPin('room'))?.pin, '444444');
+
+  const counts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).addToCounter('wrong:room', 1, 60_000)));
+  assert.deepEqual(counts.map((state) => state.count).sort((x, y) => x - y), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  assert.ok(counts.every((state) => state.resetAt > now && state.resetAt <= Date.now() + 60_000), 'one window for all');
+  assert.equal((await a.addToCounter('wrong:room', -50, 60_000)).count, 0, 'never below 0');
+  await a.addToCounter('short', 3, 50);
+  await new Promise<void>((resolve) => { const poll = (): void => { void b.addToCounter('short', 0, 50).then((state) => (state.count === 0 ? resolve() : setTimeout(poll, 20))); }; poll(); });
+  assert.equal((await b.addToCounter('short', 1, 60_000)).count, 1, 'a window that passed starts again');
+});

@@ -109,7 +109,7 @@ class EventLog {
   }
 }
 
-function adminDisplays(port: number): Promise<{ id: string; onlineHere: boolean }[]> {
+function adminDisplays(port: number): Promise<{ id: string; online: boolean }[]> {
   return new Promise((resolve, reject) => {
     // the test knows whom it talks to: loopback, its own gateway
     request({ host: '127.0.0.1', port, path: '/v1/admin/displays', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, rejectUnauthorized: false, timeout: 5000 }, (response) => {
@@ -117,7 +117,7 @@ function adminDisplays(port: number): Promise<{ id: string; onlineHere: boolean 
       response.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
       response.on('end', () => {
         try {
-          resolve((JSON.parse(body) as { displays: { id: string; onlineHere: boolean }[] }).displays);
+          resolve((JSON.parse(body) as { displays: { id: string; online: boolean }[] }).displays);
         } catch (error) {
           reject(error instanceof Error ? error : new Error(String(error)));
         }
@@ -132,7 +132,7 @@ async function waitOnlineAtGateway(port: number, deadlineMs: number): Promise<vo
   for (;;) {
     try {
       const display = (await adminDisplays(port)).find((d) => d.id === DISPLAY_ID);
-      if (display?.onlineHere === true) return;
+      if (display?.online === true) return;
       last = JSON.stringify(display);
     } catch (error) {
       last = (error as Error).message;

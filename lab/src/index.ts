@@ -9,6 +9,7 @@ export { type RgbImage, compareImages, describeDifference, createImage, type Ima
 export { generateReferenceImage } from './image/referenceImage.js';
 export { SLIDE_REGIONS, type SlideRegion } from './scenes/slideDrawing.js';
 export { decodeXwd } from './image/xwdDecoder.js';
+export { readPng } from './display/pngFile.js';
 export { startChild, runOnce, SupervisedChild, LAB_TAG_VARIABLE, type ChildSpec, type RunOnceSpec } from './process/childSupervisor.js';
 export { ComponentStartError } from './process/componentStartError.js';
 export { portOpen, portListening, logLineMatches, xDisplayAnswers, customProbe, type ReadinessCheck, type ReadinessSubject } from './process/readiness.js';
@@ -17,6 +18,7 @@ export { allocateFreePort } from './process/freePort.js';
 export type { RdpEndpoint } from './servers/rdpEndpoint.js';
 export type { ShadowServer, ShadowServerOptions } from './servers/shadowServer.js';
 export type { XrdpServer, XrdpOptions } from './servers/xrdpServer.js';
+export type { WestonServer, WestonOptions } from './servers/westonServer.js';
 export { fetchRdpCertificate } from './servers/rdpTlsCertificate.js';
 export { probeNative, type ProbeNativeOptions, type ProbeNativeResult } from './client/probeNative.js';
 export { NativeProbeError } from './client/nativeProbeError.js';

@@ -9,6 +9,7 @@ import { isAlive, pidsWithEnv } from './process/procTable.js';
 import { onEmergencyExit, runOnce, startChild, type ChildSpec, type RunOnceSpec, type SupervisedChild } from './process/childSupervisor.js';
 import { startXrdp, type XrdpOptions, type XrdpServer } from './servers/xrdpServer.js';
 import { startShadowServer, type ShadowServer, type ShadowServerOptions } from './servers/shadowServer.js';
+import { startWeston, type WestonOptions, type WestonServer } from './servers/westonServer.js';
 
 /** How long a lab child that escaped its supervisor may take to exit by itself. */
 const LEAK_GRACE_MS = 3000;
@@ -145,6 +146,17 @@ export class Lab {
     this.assertOpen();
     const server = await startXrdp(options, { dir: this.makeDir('xrdp'), env: this.env, logPathFor: (component) => this.logPathFor(component) });
     this.onClose('xrdp', () => server.stop());
+    return server;
+  }
+
+  /**
+   * Weston's RDP backend (TLS, any credentials) on 127.0.0.1 and a free port,
+   * showing a still scene full-screen; its own screenshots are exact.
+   */
+  async weston(options: WestonOptions = {}): Promise<WestonServer> {
+    this.assertOpen();
+    const server = await startWeston(options, { dir: this.makeDir('weston'), env: this.env, logPathFor: (component) => this.logPathFor(component) });
+    this.onClose('weston', () => server.stop());
     return server;
   }
 

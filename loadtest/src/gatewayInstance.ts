@@ -49,6 +49,9 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
     })),
     policy: { allowNetworks: options.allowNetworks ?? ['127.0.0.0/8'], allowPorts: [String(options.echoPort)] },
     certificates: { mode: 'first-use' },
+    // Every simulated display connects from loopback (or one HAProxy address):
+    // the per-address and pending budgets meant for a LAN would cap the ramp.
+    limits: { perAddressConnections: 20000, maxPendingSockets: 10000, maxSessions: 10000 },
   };
 }
 

@@ -3,8 +3,10 @@
 // userspace packet delay line over one TUN device per namespace
 // (helpers/tun_delay_line.py); TCP still runs end to end across it.
 // Addresses live only inside these namespaces; remove() deletes everything.
-import { execFileSync } from 'node:child_process';
+// The namespace primitives are the test kit's (shared with the WS-Discovery
+// tests' veth LAN, testkit/src/lanNamespaces.ts).
 import { randomBytes } from 'node:crypto';
+import { addNamespaces, removeNamespaces, runCommand as run } from '@lanterna/testkit';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess } from './managedProcess.js';
 import { waitFor } from './httpReadiness.js';
@@ -22,10 +24,6 @@ export interface NamespacePair {
   exec(namespace: string): string[];
   setSocketBufferMax(bytes: number): void;
   remove(): Promise<void>;
-}
-
-function run(args: string[]): void {
-  execFileSync(args[0] ?? 'true', args.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
 }
 
 export async function createNamespacePair(oneWayDelayMs: number): Promise<NamespacePair> {
@@ -49,14 +47,11 @@ export async function createNamespacePair(oneWayDelayMs: number): Promise<Namesp
     },
     remove: async () => {
       await delayLine?.stop(2000);
-      for (const namespace of [near, far]) {
-        try { run(['ip', 'netns', 'del', namespace]); } catch { /* not created or already gone */ }
-      }
+      removeNamespaces([near, far]);
     },
   };
   try {
-    run(['ip', 'netns', 'add', near]);
-    run(['ip', 'netns', 'add', far]);
+    addNamespaces([near, far]);
     let ready = false;
     const line = new ManagedProcess('delay-line', {
       command: 'python3',

@@ -51,6 +51,7 @@ export {
   type SessionPhase,
 } from './sessionErrors.js';
 export {
+  KIOSK_FEATURES,
   KIOSK_PROTOCOL_VERSION,
   KIOSK_SUBPROTOCOL,
   MAX_JSON_FRAME_BYTES,
@@ -76,6 +77,7 @@ export {
   type PingMessage,
   type PongMessage,
   type ProjectMessage,
+  type RoomMessage,
   type SecuredMessage,
   type StopMessage,
   type Target,
@@ -89,3 +91,31 @@ export {
   type ProjectSettings,
   type SessionSettings,
 } from './sessionSettings.js';
+export {
+  DISPLAY_STATES,
+  displayListingSchema,
+  MAX_PRESENTER_INVITATION_CHARS,
+  PRESENTER_REQUEST_HEADER,
+  PRESENTER_STOP_TOKEN_HEADER,
+  presenterRefusalSchema,
+  projectionRequestSchema,
+  projectionStartedSchema,
+  projectionStatusSchema,
+  type DisplayListing,
+  type DisplayState,
+  type ListedDisplay,
+  type PresenterRefusal,
+  type ProjectionRequestBody,
+  type ProjectionStarted,
+  type ProjectionStatus,
+} from './presenterMessages.js';
+export {
+  isPresenterErrorCode,
+  PRESENTER_ERROR_CODES,
+  PRESENTER_ERRORS,
+  sentenceForPresenterCode,
+  sentenceForProjectionEnd,
+  waitInWords,
+  type PresenterErrorCode,
+  type PresenterErrorEntry,
+} from './presenterErrors.js';

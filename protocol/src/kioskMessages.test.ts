@@ -94,3 +94,24 @@ void test('what is not a message, an unknown type and a bad field are typed fail
 void test('a number that is not whole is not a protocol version', () => {
   refused(parseKioskControlMessage(json({ type: 'hello', protocol: 1.5, token: 'T' })), 'invalid', /^hello\.protocol: /);
 });
+
+// Seen while checking which blocks the fuzz campaign did not reach: a
+// heartbeat of 0 was refused with "must be at least 0", which 0 is.
+void test('an exclusive bound is worded as one', () => {
+  const welcome = (heartbeatMs: number): string => json({ type: 'welcome', protocol: 1, display: { id: 'a', name: 'b' }, heartbeatMs });
+  refused(parseGatewayControlMessage(welcome(0)), 'invalid', /^welcome\.heartbeatMs: value must be more than 0$/);
+  refused(parseGatewayControlMessage(welcome(-1)), 'invalid', /^welcome\.heartbeatMs: value must be more than 0$/);
+  refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 65536 } })), 'invalid', /^project\.target\.port: value must be at most 65535$/);
+});
+
+void test('room PIN messages: hello announces features, welcome may carry a location, room carries the PIN', () => {
+  assert.deepEqual(accepted(parseKioskControlMessage(json({ type: 'hello', protocol: 1, token: 't', features: ['room'] }))), { type: 'hello', protocol: 1, token: 't', features: ['room'] });
+  refused(parseKioskControlMessage(json({ type: 'hello', protocol: 1, token: 't', features: Array<string>(17).fill('x') })), 'invalid', /^hello\.features: length must be at most 16$/);
+  const welcome = { type: 'welcome', protocol: 1, display: { id: 'r', name: 'Room', location: 'Floor 2' }, heartbeatMs: 1000 };
+  assert.deepEqual(accepted(parseGatewayControlMessage(json(welcome))), welcome);
+  const room = { type: 'room', pin: '012345', expiresAt: 1_767_225_600_000, presenterUrl: 'https://gw/present?display=r' };
+  assert.deepEqual(accepted(parseGatewayControlMessage(json(room))), room);
+  refused(parseGatewayControlMessage(json({ ...room, pin: '12ab56' })), 'invalid', /^room\.pin: /);
+  refused(parseGatewayControlMessage(json({ ...room, pin: 123456 })), 'invalid', /^room\.pin: expected string$/);
+  refused(parseKioskControlMessage(json(room)), 'unknown-type', /unknown message type "room"/);
+});

@@ -9,6 +9,15 @@ export const KIOSK_PROTOCOL_VERSION = 1;
 export const KIOSK_SUBPROTOCOL = 'lanterna.v1';
 /** The largest JSON frame either side sends or accepts. */
 export const MAX_JSON_FRAME_BYTES = 16 * 1024;
+/**
+ * Optional messages a display may announce in `hello.features`: a gateway
+ * sends a newer message type only to displays that said they read it
+ * (docs/kiosk-protocol.md "Versioning").
+ */
+export const KIOSK_FEATURES = {
+  /** The `room` message: the room PIN and the presenter page's address for the idle screen. */
+  room: 'room',
+} as const;
 
 const errorMessage = z.object({
   type: z.literal('error'),
@@ -26,6 +35,8 @@ const hello = z.object({
   protocol: z.int(),
   token: z.string(),
   client: z.optional(z.string()),
+  /** Optional messages the display understands (KIOSK_FEATURES); the gateway sends only those. */
+  features: z.optional(z.array(z.string()).check(z.maxLength(16))),
 });
 const bye = z.object({ type: z.literal('bye') });
 
@@ -33,7 +44,7 @@ const bye = z.object({ type: z.literal('bye') });
 const welcome = z.object({
   type: z.literal('welcome'),
   protocol: z.int(),
-  display: z.object({ id: z.string(), name: z.string() }),
+  display: z.object({ id: z.string(), name: z.string(), location: z.optional(z.string()) }),
   heartbeatMs: z._default(z.number().check(z.positive()), 15_000),
 });
 const target = z.object({ name: z.string(), host: z.string(), port: z.int().check(z.minimum(1), z.maximum(65_535)) });
@@ -47,6 +58,16 @@ const project = z.object({
   settings: z.optional(projectSettingsSchema),
 });
 const stop = z.object({ type: z.literal('stop'), sessionId: z.string(), reason: z._default(z.string(), '') });
+/** The room's PIN for the idle screen: on welcome and whenever it rotates (only to displays that announced `room`). */
+const room = z.object({
+  type: z.literal('room'),
+  /** What a presenter types to project here; digits only. */
+  pin: z.string().check(z.regex(/^\d{4,10}$/)),
+  /** When the gateway rotates it on its timer (ms since the epoch, the gateway's clock); it also rotates after each use. */
+  expiresAt: z.number(),
+  /** The presenter page for this display (what the idle screen prints and puts in its QR code). */
+  presenterUrl: z.string(),
+});
 
 // Data socket, kiosk → gateway.
 const open = z.object({ type: z.literal('open'), token: z.string() });
@@ -78,6 +99,7 @@ export type Target = z.infer<typeof target>;
 export type Credentials = z.infer<typeof credentials>;
 export type ProjectMessage = z.infer<typeof project>;
 export type StopMessage = z.infer<typeof stop>;
+export type RoomMessage = z.infer<typeof room>;
 export type OpenMessage = z.infer<typeof open>;
 export type PingMessage = z.infer<typeof ping>;
 export type CloseMessage = z.infer<typeof close>;
@@ -88,7 +110,7 @@ export type PongMessage = z.infer<typeof pong>;
 /** What the kiosk sends on the control socket. */
 export type KioskControlMessage = HelloMessage | ByeMessage;
 /** What the gateway sends on the control socket. */
-export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | ErrorMessage;
+export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | ErrorMessage;
 /** What the kiosk sends as JSON on the data socket. */
 export type KioskDataMessage = OpenMessage | PingMessage | CloseMessage;
 /** What the gateway sends as JSON on the data socket. */
@@ -124,10 +146,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       return `expected ${issue.expected}`;
     case 'invalid_value':
       return `expected ${issue.values.map((value) => JSON.stringify(value)).join(' or ')}`;
+    // An exclusive bound (z.positive() is "more than 0") is not worded as an inclusive one.
     case 'too_small':
-      return `${issue.origin === 'array' ? 'length' : 'value'} must be at least ${String(issue.minimum)}`;
+      return `${issue.origin === 'array' ? 'length' : 'value'} must be ${issue.inclusive === false ? 'more than' : 'at least'} ${String(issue.minimum)}`;
     case 'too_big':
-      return `${issue.origin === 'array' ? 'length' : 'value'} must be at most ${String(issue.maximum)}`;
+      return `${issue.origin === 'array' ? 'length' : 'value'} must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}`;
     case 'unrecognized_keys':
       return `unknown ${issue.keys.join(', ')}`;
     default:
@@ -160,7 +183,7 @@ function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMiniType<M
 /** The gateway's reader of the control socket. */
 export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye });
 /** The display's reader of the control socket. */
-export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, error: errorMessage });
+export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, error: errorMessage });
 /** The gateway's reader of the data socket's JSON messages. */
 export const parseKioskDataMessage = messageReader<KioskDataMessage>({ open, ping, close });
 /** The display's reader of the data socket's JSON messages. */

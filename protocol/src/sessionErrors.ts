@@ -102,6 +102,11 @@ const table = {
     message: "the presenter's computer sent something malformed or closed abruptly",
     sentence: 'The presenter’s computer sent something malformed or closed the connection abruptly.',
   },
+  'gateway-busy': {
+    close: 1013,
+    message: 'the gateway is at its session limit',
+    sentence: 'The gateway is busy right now. Please try again in a moment.',
+  },
   'gateway-shutdown': {
     close: 1001,
     message: 'the gateway is restarting',

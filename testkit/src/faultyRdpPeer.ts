@@ -13,6 +13,8 @@ import { buildConnectionConfirm, NEG_FAILURE, PduFramer, PROTOCOL } from '@lante
 export type PeerBehaviour =
   | 'echo' | 'silent' | 'garbage-confirm' | 'legacy-confirm' | 'negotiation-failure'
   | 'no-tls' | 'garbage-after-tls' | 'close-after-tls' | 'stream'
+  /** Resets the TCP connection (RST) as soon as TLS is up: counted in `resets`. */
+  | 'reset-after-tls'
   /** Waits SLOW_CONFIRM_MS before its Connection Confirm, then echoes: a slow handshake. */
   | 'slow-confirm';
 
@@ -24,7 +26,12 @@ export const STREAM_REQUEST = 0xff;
 export const STREAM_PDU_BYTES = 16 * 1024;
 export const STREAM_END = 0xfe;
 
-export interface FaultyPeer { port: number; certPem: string; keyPem: string; close(): Promise<void> }
+export interface FaultyPeer {
+  port: number; certPem: string; keyPem: string;
+  /** Connections reset so far (`reset-after-tls`). */
+  readonly resets: number;
+  close(): Promise<void>;
+}
 
 export async function generateTestCertificate(commonName = 'lanterna-test-peer'): Promise<{ cert: string; key: string }> {
   const pems = await generate([{ name: 'commonName', value: commonName }], { keySize: 2048, algorithm: 'sha256' });
@@ -34,6 +41,7 @@ export async function generateTestCertificate(commonName = 'lanterna-test-peer')
 export async function startFaultyPeer(behaviour: PeerBehaviour, identity?: { cert: string; key: string }): Promise<FaultyPeer> {
   const { cert, key } = identity ?? await generateTestCertificate();
   const sockets = new Set<Socket>();
+  let resets = 0;
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -62,6 +70,7 @@ export async function startFaultyPeer(behaviour: PeerBehaviour, identity?: { cer
     tls.on('error', () => socket.destroy());
     await new Promise((resolve) => tls.once('secure', resolve));
     if (behaviour === 'close-after-tls') { tls.destroy(); return; }
+    if (behaviour === 'reset-after-tls') { socket.resetAndDestroy(); resets += 1; return; }
     if (behaviour === 'garbage-after-tls') { tls.write(Buffer.from([0x03, 0x01, 0x00, 0x09, 1, 2, 3, 4, 5])); return; }
     const framer = new PduFramer<Buffer>({ mode: 'rdp' });
     tls.on('data', (chunk: Buffer) => {
@@ -84,6 +93,7 @@ export async function startFaultyPeer(behaviour: PeerBehaviour, identity?: { cer
     port: (server.address() as AddressInfo).port,
     certPem: cert,
     keyPem: key,
+    get resets() { return resets; },
     close: () => new Promise((resolve) => {
       for (const socket of sockets) socket.destroy();
       server.close(() => resolve());

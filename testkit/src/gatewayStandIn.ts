@@ -18,6 +18,8 @@ export interface StandInDisplay {
   readonly id: string;
   readonly name: string;
   readonly token: string;
+  /** Sent in welcome when given. */
+  readonly location?: string;
 }
 
 /** What one data socket saw, in order. */
@@ -65,6 +67,8 @@ export class GatewayStandIn {
   private readonly sockets = new Set<WebSocket>();
   private readonly plays = new Set<DataSocketPlay>();
   private accepting = true;
+  /** Upgrades refused since goAway(): a page's retries while the gateway is gone. */
+  refusedWhileAway = 0;
   private readonly onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => this.upgrade(request, socket, head);
 
   /** Attaches to server's upgrades; close() detaches again (and stops the server only when listen() made it). */
@@ -105,11 +109,17 @@ export class GatewayStandIn {
   /** The gateway is gone: every socket drops and new ones are refused. */
   goAway(): void {
     this.accepting = false;
+    this.refusedWhileAway = 0;
     for (const socket of this.sockets) socket.terminate();
   }
 
   comeBack(): void {
     this.accepting = true;
+  }
+
+  /** Sends any gateway control message (e.g. `room`) on every welcomed control socket. */
+  sendControl(message: Record<string, unknown>): void {
+    for (const socket of this.controls) socket.send(JSON.stringify(message));
   }
 
   /** Sends `project` on every welcomed control socket. */
@@ -137,6 +147,7 @@ export class GatewayStandIn {
     const control = /^\/v1\/displays\/([^/]+)\/control$/.exec(path);
     const data = /^\/v1\/sessions\/([^/]+)\/data$/.exec(path);
     if (!this.accepting || (!control && !data)) {
+      if (!this.accepting) this.refusedWhileAway += 1;
       socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n');
       return;
     }
@@ -164,7 +175,8 @@ export class GatewayStandIn {
         return;
       }
       this.controls.add(ws);
-      ws.send(JSON.stringify({ type: 'welcome', protocol: 1, display: { id: display.id, name: display.name }, heartbeatMs: 15000 }));
+      const shown = { id: display.id, name: display.name, ...(display.location === undefined ? {} : { location: display.location }) };
+      ws.send(JSON.stringify({ type: 'welcome', protocol: 1, display: shown, heartbeatMs: 15000 }));
     });
   }
 

@@ -28,3 +28,5 @@ export { startGatewayProcess, type GatewayProcess } from './gatewayProcess.js';
 export { startRedis, redisServerPath, type RedisServer } from './redisServer.js';
 export { haproxyConfig, type HaproxyConfigOptions } from './haproxyConfig.js';
 export { startHaproxyProcess, haproxyPath, type HaproxyProcess } from './haproxyProcess.js';
+// A LAN of two network namespaces (gateway, presenter) for multicast tests.
+export { createLan, addNamespaces, removeNamespaces, runCommand, type Lan, type LanSide } from './lanNamespaces.js';

@@ -20,6 +20,7 @@ export function tlsConnectionConfirm() {
  * FreeRDP settings a replaying client needs beyond the page's defaults: the static
  * channel list must be the recorded client's (rdpdr, rdpsnd, cliprdr, drdynvc for
  * FreeRDP's xfreerdp3), or the server's channel ids land on the wrong channels.
+ * (cliprdr is in the defaults now too; named here so replays do not depend on them.)
  */
 export const recordedClientSettings = Object.freeze({ FreeRDP_RedirectClipboard: true });
 

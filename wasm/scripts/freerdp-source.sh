@@ -6,9 +6,10 @@
 # The channels a projector needs: drdynvc, rdpgfx, disp, remdesk, encomsp;
 # rdpei, because client-common's pen code does not build without it; rdpdr,
 # which client-common loads whenever auto-detect or heartbeats are on, and
-# rdpsnd, which it then adds with its "fake" (silent) backend; cliprdr, off by
-# default, so that recorded sessions of clients that had it replay with the
-# same channel list.
+# rdpsnd, which it then adds with its "fake" (silent) backend; cliprdr, joined
+# in every session because some servers end a session without it (Weston's
+# RDP backend), its handshake answered with an empty clipboard and no content
+# carried (../src/clipboard_handshake.c says why).
 FREERDP_CHANNELS_KEPT='client|server|drdynvc|rdpgfx|disp|remdesk|encomsp|rdpei|rdpdr|rdpsnd|cliprdr'
 
 # freerdp_unpack_patched <orig tarball> <patch dir> <source dir>

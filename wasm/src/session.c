@@ -9,6 +9,7 @@
 #include <winpr/sysinfo.h>
 
 #include "channel_transport.h"
+#include "clipboard_handshake.h"
 #include "frame_output.h"
 #include "js_events.h"
 #include "pointer_output.h"
@@ -25,6 +26,11 @@ static BOOL lt_pre_connect(freerdp* instance)
 		return FALSE;
 	if (PubSub_SubscribeChannelDisconnected(context->pubSub,
 	                                        freerdp_client_OnChannelDisconnectedEventHandler) < 0)
+		return FALSE;
+	if (PubSub_SubscribeChannelConnected(context->pubSub, lt_clipboard_handshake_on_connected) < 0)
+		return FALSE;
+	if (PubSub_SubscribeChannelDisconnected(context->pubSub,
+	                                        lt_clipboard_handshake_on_disconnected) < 0)
 		return FALSE;
 	return TRUE;
 }
@@ -49,6 +55,9 @@ static void lt_post_disconnect(freerdp* instance)
 	                                         freerdp_client_OnChannelConnectedEventHandler);
 	(void)PubSub_UnsubscribeChannelDisconnected(context->pubSub,
 	                                            freerdp_client_OnChannelDisconnectedEventHandler);
+	(void)PubSub_UnsubscribeChannelConnected(context->pubSub, lt_clipboard_handshake_on_connected);
+	(void)PubSub_UnsubscribeChannelDisconnected(context->pubSub,
+	                                            lt_clipboard_handshake_on_disconnected);
 	gdi_free(instance);
 }
 
@@ -90,7 +99,7 @@ static BOOL lt_default_settings(rdpSettings* settings)
 	       freerdp_settings_set_bool(settings, FreeRDP_GfxPlanar, TRUE) &&
 	       freerdp_settings_set_bool(settings, FreeRDP_RemoteFxCodec, TRUE) &&
 	       freerdp_settings_set_bool(settings, FreeRDP_SupportDisplayControl, TRUE) &&
-	       freerdp_settings_set_bool(settings, FreeRDP_RedirectClipboard, FALSE) &&
+	       lt_clipboard_handshake_settings(settings) &&
 	       freerdp_settings_set_bool(settings, FreeRDP_AudioPlayback, FALSE) &&
 	       freerdp_settings_set_bool(settings, FreeRDP_DeviceRedirection, FALSE);
 }

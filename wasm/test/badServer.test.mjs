@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
 import { buildConnectionConfirm, NEG_FAILURE } from '@lanterna/protocol';
-import { GatewayStandIn, isConnectionRequest, scriptedHandshake, tlsConnectionConfirm } from '@lanterna/testkit';
+import { GatewayStandIn, isConnectionRequest, scriptedHandshake, tlsConnectionConfirm, waitFor } from '@lanterna/testkit';
 
 const DEADLINE_MS = 15000;
 let rdp;
@@ -34,8 +34,12 @@ async function runAgainst(script, t) {
     const end = await Promise.race([ended, deadline]);
     // FreeRDP retries after some failures; over the gateway that must never mean a second request
     assert.ok(server.binaryFramesReceived.filter(isConnectionRequest).length <= 1, 'one Connection Request at most');
-    // received is read again after a pause: late frames must show up in it
-    return { end, frames, ms: Date.now() - started, get received() { return server.binaryFramesReceived; } };
+    return {
+      end, frames, ms: Date.now() - started,
+      get received() { return server.binaryFramesReceived; },
+      /** Every data socket closed at the stand-in: nothing more can arrive on them. */
+      allClosed: () => server.dataSockets.every((record) => record.closed),
+    };
   } finally {
     clearTimeout(timer);
     session.stop();
@@ -48,7 +52,8 @@ const sslRefused = buildConnectionConfirm({ kind: 'failure', failureCode: NEG_FA
 test('a negotiation failure ends it as negotiation-failed after one Connection Request', async (t) => {
   const run = await runAgainst({ confirm: sslRefused }, t);
   assert.equal(run.end.reason, 'negotiation-failed');
-  await new Promise((resolve) => { setTimeout(resolve, 300); }); // anything sent late would show up
+  // Once the data socket is closed at the stand-in, anything sent late has arrived.
+  await waitFor('the data socket closed', run.allClosed, 5000);
   assert.equal(run.received.filter(isConnectionRequest).length, 1, 'connection requests on the data socket');
 });
 

@@ -227,3 +227,39 @@ export function decodeClientSession(pdus) {
   }
   return out;
 }
+
+/** Clipboard PDU names by msgType ([MS-RDPECLIP] 2.2.1). */
+export const CLIPRDR = Object.freeze({
+  MONITOR_READY: 0x0001,
+  FORMAT_LIST: 0x0002,
+  FORMAT_LIST_RESPONSE: 0x0003,
+  FORMAT_DATA_REQUEST: 0x0004,
+  FORMAT_DATA_RESPONSE: 0x0005,
+  TEMP_DIRECTORY: 0x0006,
+  CLIP_CAPS: 0x0007,
+  FILECONTENTS_REQUEST: 0x0008,
+  FILECONTENTS_RESPONSE: 0x0009,
+  LOCK_CLIPDATA: 0x000a,
+  UNLOCK_CLIPDATA: 0x000b,
+  RESPONSE_OK: 0x0001,
+  RESPONSE_FAIL: 0x0002,
+  CAPSTYPE_GENERAL: 0x0001,
+});
+
+/** One clipboard channel message: CLIPRDR_HEADER { msgType, msgFlags, dataLen } and its data. */
+export function readCliprdrPdu(message) {
+  if (message.length < 8) throw new Error(`cliprdr message of ${message.length} bytes`);
+  const dataLen = message.readUInt32LE(4);
+  if (message.length < 8 + dataLen) throw new Error(`cliprdr message claims ${dataLen} bytes, has ${message.length - 8}`);
+  return { msgType: message.readUInt16LE(0), msgFlags: message.readUInt16LE(2), dataLen, data: message.subarray(8, 8 + dataLen) };
+}
+
+/** CLIPRDR_CAPS: the general capability set { version, generalFlags } (the only kind there is). */
+export function readCliprdrGeneralCapability(data) {
+  const count = data.readUInt16LE(0);
+  if (count !== 1) throw new Error(`${count} clipboard capability sets`);
+  const type = data.readUInt16LE(4);
+  const length = data.readUInt16LE(6);
+  if (type !== CLIPRDR.CAPSTYPE_GENERAL || length !== 12) throw new Error(`capability set type ${type}, length ${length}`);
+  return { version: data.readUInt32LE(8), generalFlags: data.readUInt32LE(12) };
+}

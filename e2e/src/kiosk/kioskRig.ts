@@ -82,7 +82,7 @@ export async function startKioskRig(options: KioskRigOptions): Promise<KioskRig>
       await gateway.close();
       gateway = await startTestGateway(gatewayConfig(port));
     },
-    screenshot: () => (target.child ? whilePaused(target.child, () => pageScreenshot(kiosk.page)) : pageScreenshot(kiosk.page)),
+    screenshot: () => (target.child ? whilePaused(target.child, gateway, () => pageScreenshot(kiosk.page)) : pageScreenshot(kiosk.page)),
     async close() {
       try {
         await kiosk.close();
@@ -103,14 +103,33 @@ export async function startKioskRig(options: KioskRigOptions): Promise<KioskRig>
 // waited behind it for up to a minute (25–64 s with one busy loop beside the
 // suite; under 2.5 s with the server paused). Pausing the server for the
 // capture lets the frames in flight land and the compositor go quiet; the
-// session survives it.
-const SETTLE_MS = 500;
+// session survives it. The capture waits until the gateway has relayed
+// nothing more to the page for QUIET_MS (the frames in flight have landed).
+const QUIET_MS = 150;
+const SETTLE_DEADLINE_MS = 5000;
 
-async function whilePaused<T>(server: { readonly pid: number; hasExited(): boolean }, capture: () => Promise<T>): Promise<T> {
+async function relayedToKiosk(gateway: TestGateway): Promise<number> {
+  const { values } = await gateway.metrics.bytes.get();
+  return values.find((value) => value.labels.direction === 'to-kiosk')?.value ?? 0;
+}
+
+/** Resolves once the byte count to the kiosk has not moved for QUIET_MS, or at the deadline. */
+async function untilRelayQuiet(gateway: TestGateway): Promise<void> {
+  const deadline = Date.now() + SETTLE_DEADLINE_MS;
+  let last = await relayedToKiosk(gateway);
+  let quietSince = Date.now();
+  while (Date.now() < deadline && Date.now() - quietSince < QUIET_MS) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    const now = await relayedToKiosk(gateway);
+    if (now !== last) { last = now; quietSince = Date.now(); }
+  }
+}
+
+export async function whilePaused<T>(server: { readonly pid: number; hasExited(): boolean }, gateway: TestGateway, capture: () => Promise<T>): Promise<T> {
   // a server the test has stopped already is left alone (its pid may be someone else's now)
   if (server.hasExited() || !signalQuietly(server.pid, 'SIGSTOP')) return capture();
   try {
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    await untilRelayQuiet(gateway);
     return await capture();
   } finally {
     if (!server.hasExited()) signalQuietly(server.pid, 'SIGCONT');

@@ -186,3 +186,17 @@ test('xrdp (xorgxrdp, TLS, bitmap updates): exact outside the pointer', async ()
   assert.equal(describeDifference(compareImages(withPointerBoxFrom(reference, image), image)), 'images are equal');
   assert.notEqual(compareImages(reference, image), undefined, 'no pointer drawn at (0, 0)');
 });
+
+// Weston's RDP backend ends a session at activation unless the client joined
+// the clipboard channel (wasm/README.md, "Clipboard channel"); the kiosk page
+// must draw it. Weston (kiosk-shell) shows the reference picture 1:1, and its
+// own screenshot is the truth; without RemoteFX it sends plain bitmaps: exact.
+test('weston (RDP backend, needs cliprdr), plain bitmaps: exact', async () => {
+  const { lab } = await sharedLab();
+  const weston = await lab.weston({ picture: 'reference', width: 1920, height: 1080 });
+  const truth = await weston.screenshot();
+  assert.equal(compareImages(reference, truth), undefined, 'Weston shows the reference picture');
+  const { image, problems } = await projectAndCapture(weston, 'codecs=planar', equalsReference, 'weston-bitmaps');
+  assert.deepEqual(problems, []);
+  assert.equal(describeDifference(compareImages(truth, image)), 'images are equal');
+});

@@ -149,3 +149,24 @@ test('state-changing calls from another page are refused; wrong tokens are rate-
   assert.equal(locked.status, 429, 'an address that spent its failures is refused even with the right token for a while');
   assert.ok(Number(locked.headers.get('retry-after')) >= 1);
 });
+
+test('an invitation of names that never resolve is answered at one DNS deadline, not one per name', async (t) => {
+  const neverAnswers: LookupAll = () => new Promise(() => undefined);
+  const gateway = await startGateway(neverAnswers, 300);
+  t.after(() => gateway.close());
+  const names = Array.from({ length: 16 }, (_, i) => `pc${i}.corp:3389`).join(';');
+  const invitation = `<?xml version="1.0"?><UPLOADINFO TYPE="Escalated"><UPLOADDATA RCTICKET="65538,1,${names},*,c2Vzc2lvbg==,*,*,x" PassStub="x" L="0"/></UPLOADINFO>`;
+  const started = performance.now();
+  const response = await post(gateway.url, { displayId: 'room', assistance: { invitation, password: '' } });
+  const took = performance.now() - started;
+  assert.equal(response.status, 403);
+  assert.ok(took < 1500, `answered in ${took.toFixed(0)} ms (16 deadlines in a row would be 4800 ms)`);
+});
+
+test('a malformed percent-encoding in a path is a 400, not a 500', async (t) => {
+  const gateway = await startGateway(() => Promise.resolve(['10.0.0.9']), 1000);
+  t.after(() => gateway.close());
+  const response = await fetch(`${gateway.url}/v1/admin/displays/room/sessions/%zz`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } });
+  assert.equal(response.status, 400);
+  assert.equal(((await response.json()) as { code: string }).code, 'bad-request');
+});

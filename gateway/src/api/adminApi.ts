@@ -48,6 +48,14 @@ function compile(route: AdminRoute): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}$`), names };
 }
 
+function decodePathPart(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
   response.end(body === undefined ? '' : JSON.stringify(body));
@@ -110,6 +118,10 @@ export class AdminApi {
       return true;
     }
     const match = this.match(path, method);
+    if (match === 'bad-encoding') {
+      json(response, 400, { code: 'bad-request', message: `the path ${path} has a malformed percent-encoding` });
+      return true;
+    }
     if (match === 'wrong-method') {
       json(response, 405, { code: 'method-not-allowed', message: `${method} is not allowed on ${path}` });
       return true;
@@ -140,7 +152,7 @@ export class AdminApi {
     return true;
   }
 
-  private match(path: string, method: string): { route: AdminRoute; params: Record<string, string> } | 'wrong-method' | undefined {
+  private match(path: string, method: string): { route: AdminRoute; params: Record<string, string> } | 'wrong-method' | 'bad-encoding' | undefined {
     let pathKnown = false;
     for (const { route, pattern, names } of this.routes) {
       const found = pattern.exec(path);
@@ -148,7 +160,12 @@ export class AdminApi {
       pathKnown = true;
       if (route.method !== method) continue;
       const params: Record<string, string> = {};
-      names.forEach((name, index) => { params[name] = decodeURIComponent(found[index + 1] ?? ''); });
+      for (const [index, name] of names.entries()) {
+        const decoded = decodePathPart(found[index + 1] ?? '');
+        // A malformed percent-encoding is the client's mistake (400), not the gateway's (decodeURIComponent throws).
+        if (decoded === undefined) return 'bad-encoding';
+        params[name] = decoded;
+      }
       return { route, params };
     }
     return pathKnown ? 'wrong-method' : undefined;

@@ -85,6 +85,7 @@ export const auditQuery = z.object({
 const refusalStatus: Record<ProjectionRefusal, number> = {
   'unknown-display': 404,
   'target-forbidden': 403,
+  'display-offline': 409,
   'display-busy': 409,
   'invitation-too-large': 400,
   'invitation-markup': 400,

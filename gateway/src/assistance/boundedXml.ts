@@ -32,14 +32,21 @@ export class XmlError extends Error {
   }
 }
 
-const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const PREDEFINED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const MAX_EXCERPT_CHARS = 40;
+
+/** What an error message quotes of the input: names and values can be kilobytes long. */
+export function excerpt(text: string): string {
+  return text.length > MAX_EXCERPT_CHARS ? `${text.slice(0, MAX_EXCERPT_CHARS)}…` : text;
+}
 const NAME = /[A-Za-z_][A-Za-z0-9_.:-]*/y;
 const SPACE = /[ \t\r\n]*/y;
 
 function decodeReferences(text: string): string {
   return text.replace(/&([^;&]{0,12});?/g, (match, body: string) => {
     if (!match.endsWith(';')) throw new XmlError('malformed', `a bare "&" in "${text.slice(0, 40)}"`);
-    if (body in PREDEFINED) return PREDEFINED[body] ?? '';
+    // Own keys only: `in` would also find what every object inherits ("&constructor;").
+    if (Object.hasOwn(PREDEFINED, body)) return PREDEFINED[body] ?? '';
     const numeric = /^#(x[0-9A-Fa-f]{1,6}|[0-9]{1,7})$/.exec(body);
     if (!numeric?.[1]) throw new XmlError('forbidden-markup', `the entity reference &${body}; is not one of XML's five`);
     const code = numeric[1].startsWith('x') ? Number.parseInt(numeric[1].slice(1), 16) : Number(numeric[1]);
@@ -88,10 +95,10 @@ export function parseBoundedXml(text: string, limits: XmlLimits = DEFAULT_XML_LI
       at += 1;
       const name = readName();
       skipSpace();
-      if (text[at] !== '>') throw new XmlError('malformed', `end tag </${name} is not closed`);
+      if (text[at] !== '>') throw new XmlError('malformed', `end tag </${excerpt(name)} is not closed`);
       at += 1;
       const top = stack.pop();
-      if (top?.name !== name) throw new XmlError('malformed', `</${name}> does not close <${top?.name ?? 'nothing'}>`);
+      if (top?.name !== name) throw new XmlError('malformed', `</${excerpt(name)}> does not close <${excerpt(top?.name ?? 'nothing')}>`);
       continue;
     }
     const name = readName();
@@ -101,23 +108,25 @@ export function parseBoundedXml(text: string, limits: XmlLimits = DEFAULT_XML_LI
       if (text.startsWith('/>', at) || text[at] === '>') break;
       const attribute = readName();
       skipSpace();
-      if (text[at] !== '=') throw new XmlError('malformed', `attribute ${attribute} of <${name}> has no value`);
+      if (text[at] !== '=') throw new XmlError('malformed', `attribute ${excerpt(attribute)} of <${excerpt(name)}> has no value`);
       at += 1;
       skipSpace();
       const quote = text[at];
-      if (quote !== '"' && quote !== "'") throw new XmlError('malformed', `attribute ${attribute} of <${name}> is not quoted`);
+      if (quote !== '"' && quote !== "'") throw new XmlError('malformed', `attribute ${excerpt(attribute)} of <${excerpt(name)}> is not quoted`);
       const end = text.indexOf(quote, at + 1);
-      if (end < 0) throw new XmlError('malformed', `attribute ${attribute} of <${name}> is not closed`);
+      if (end < 0) throw new XmlError('malformed', `attribute ${excerpt(attribute)} of <${excerpt(name)}> is not closed`);
       const raw = text.slice(at + 1, end);
-      if (raw.includes('<')) throw new XmlError('malformed', `"<" inside attribute ${attribute}`);
-      if (attributes.has(attribute)) throw new XmlError('malformed', `attribute ${attribute} twice on <${name}>`);
+      if (raw.includes('<')) throw new XmlError('malformed', `"<" inside attribute ${excerpt(attribute)}`);
+      if (attributes.has(attribute)) throw new XmlError('malformed', `attribute ${excerpt(attribute)} twice on <${excerpt(name)}>`);
       attributes.set(attribute, decodeReferences(raw));
-      if (attributes.size > limits.maxAttributes) throw new XmlError('too-large', `more than ${limits.maxAttributes} attributes on <${name}>`);
+      if (attributes.size > limits.maxAttributes) throw new XmlError('too-large', `more than ${limits.maxAttributes} attributes on <${excerpt(name)}>`);
       at = end + 1;
     }
     const element: XmlElement = { name, attributes, children: [] };
     elements += 1;
     if (elements > limits.maxElements) throw new XmlError('too-large', `more than ${limits.maxElements} elements`);
+    // Checked for every element, not only those that hold others: <a/> counts at its depth too.
+    if (stack.length + 1 > limits.maxDepth) throw new XmlError('too-large', `nested deeper than ${limits.maxDepth}`);
     const parent = stack.at(-1);
     if (parent) parent.children.push(element);
     else if (root) throw new XmlError('malformed', 'more than one root element');
@@ -127,10 +136,9 @@ export function parseBoundedXml(text: string, limits: XmlLimits = DEFAULT_XML_LI
     } else {
       at += 1;
       stack.push(element);
-      if (stack.length > limits.maxDepth) throw new XmlError('too-large', `nested deeper than ${limits.maxDepth}`);
     }
   }
-  if (stack.length > 0) throw new XmlError('malformed', `<${stack.at(-1)?.name ?? ''}> is not closed`);
+  if (stack.length > 0) throw new XmlError('malformed', `<${excerpt(stack.at(-1)?.name ?? '')}> is not closed`);
   if (!root) throw new XmlError('malformed', 'no root element');
   return root;
 }

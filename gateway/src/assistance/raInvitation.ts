@@ -1,5 +1,5 @@
 import { createDecipheriv, createHash } from 'node:crypto';
-import { findElement, parseBoundedXml, XmlError, type XmlElement } from './boundedXml.js';
+import { excerpt, findElement, parseBoundedXml, XmlError, type XmlElement } from './boundedXml.js';
 
 /**
  * What the gateway needs from a Windows Remote Assistance invitation
@@ -54,7 +54,7 @@ function parse(text: string): XmlElement {
 
 function port(text: string | undefined, where: string): number {
   const value = Number(text);
-  if (!/^\d{1,5}$/.test(text ?? '') || value < 1 || value > 65535) throw new InvitationError('invitation-malformed', `bad port "${text ?? ''}" in ${where}`);
+  if (!/^\d{1,5}$/.test(text ?? '') || value < 1 || value > 65535) throw new InvitationError('invitation-malformed', `bad port "${excerpt(text ?? '')}" in ${where}`);
   return value;
 }
 
@@ -65,7 +65,7 @@ function readConnectionString1(ticket: string): Omit<RemoteAssistanceInvitation,
   }
   const addresses = (fields[2] ?? '').split(';').filter((entry) => entry !== '').map((entry) => {
     const colon = entry.lastIndexOf(':');
-    if (colon <= 0) throw new InvitationError('invitation-malformed', `address "${entry}" has no port`);
+    if (colon <= 0) throw new InvitationError('invitation-malformed', `address "${excerpt(entry)}" has no port`);
     return { host: entry.slice(0, colon), port: port(entry.slice(colon + 1), 'RCTICKET') };
   });
   return { addresses, sessionId: fields[4] ?? '' };
@@ -99,7 +99,7 @@ function readConnectionString2(text: string): Omit<RemoteAssistanceInvitation, '
     }
     throw error;
   }
-  if (root.name !== 'E') throw new InvitationError('invitation-malformed', `the decrypted ticket's root is <${root.name}>, not <E>`);
+  if (root.name !== 'E') throw new InvitationError('invitation-malformed', `the decrypted ticket's root is <${excerpt(root.name)}>, not <E>`);
   const sessionId = findElement(root, 'A')?.attributes.get('ID');
   if (!sessionId) throw new InvitationError('invitation-malformed', 'the decrypted ticket has no <A ID=…>');
   const addresses: InvitationAddress[] = [];

@@ -145,6 +145,22 @@ export interface DisplayPresence {
   readonly since: number;
 }
 
+/** A display's room PIN (see roomPin.ts): shared by every worker and gateway through the store. */
+export interface RoomPinRecord {
+  readonly pin: string;
+  readonly issuedAt: number;
+  /** When the timer rotates it (it also rotates after each use). */
+  readonly expiresAt: number;
+  /** After a timer rotation the previous PIN still opens until `until`: someone may have just read it off the screen. */
+  readonly previous?: { readonly pin: string; readonly until: number } | undefined;
+}
+
+/** A fixed-window counter (wrong-PIN limits): `count` in the window that ends at `resetAt` (ms since the epoch, the store's clock). */
+export interface CounterState {
+  readonly count: number;
+  readonly resetAt: number;
+}
+
 export interface BrokerStore {
   putSession(record: SessionRecord): Promise<void>;
   /**
@@ -209,6 +225,23 @@ export interface BrokerStore {
   recordPinConflicts(conflicts: PinConflict[]): Promise<void>;
   listPinConflicts(): Promise<PinConflict[]>;
   clearPinConflicts(keys: string[]): Promise<void>;
+
+  // Room PINs and rate-limit counters
+
+  getRoomPin(displayId: string): Promise<RoomPinRecord | undefined>;
+  /**
+   * Compare and set: stores `next` only if the display's PIN is still
+   * `expectedPin` (null: none yet), so two workers rotating or using one PIN
+   * at once agree on one outcome. Returns whether it swapped and the PIN now.
+   */
+  swapRoomPin(displayId: string, expectedPin: string | null, next: RoomPinRecord): Promise<{ swapped: boolean; record: RoomPinRecord }>;
+  /**
+   * Adds `delta` (may be negative; the count never goes below 0) to the
+   * counter `key` and returns it, atomically. A counter that does not exist or
+   * whose window has passed starts a new window of `windowMs` now. A store
+   * that cannot keep another counter fails closed (a count too high to pass).
+   */
+  addToCounter(key: string, delta: number, windowMs: number): Promise<CounterState>;
 }
 
 /**
@@ -230,6 +263,7 @@ export const BROKER_STORE_OPERATIONS = [
   'bookDisplay', 'getBooking', 'releaseDisplay', 'sampleSessions',
   'getIntent', 'setIntent', 'clearIntent',
   'appendAudit', 'listAudit', 'recordPinConflicts', 'listPinConflicts', 'clearPinConflicts',
+  'getRoomPin', 'swapRoomPin', 'addToCounter',
 ] as const satisfies readonly (keyof BrokerStore)[];
 
 export type BrokerStoreOperation = (typeof BROKER_STORE_OPERATIONS)[number];

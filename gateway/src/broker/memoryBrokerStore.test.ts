@@ -53,3 +53,33 @@ test('presence is cleared only by its owner; reprojection state is kept per disp
   await store.setReprojection('sign', undefined);
   assert.equal(await store.getReprojection('sign'), undefined);
 });
+
+test('room PINs: compare and set, so only the request that saw the current PIN replaces it', async () => {
+  const store = new MemoryBrokerStore(() => 0);
+  const first = { pin: '111111', issuedAt: 0, expiresAt: 1000 };
+  assert.deepEqual(await store.swapRoomPin('room', null, first), { swapped: true, record: first });
+  const late = { pin: '999999', issuedAt: 0, expiresAt: 1000 };
+  assert.deepEqual(await store.swapRoomPin('room', null, late), { swapped: false, record: first }, 'a PIN exists already');
+  const second = { pin: '222222', issuedAt: 1, expiresAt: 1001 };
+  assert.deepEqual(await store.swapRoomPin('room', '111111', second), { swapped: true, record: second });
+  assert.deepEqual(await store.swapRoomPin('room', '111111', late), { swapped: false, record: second }, 'someone else replaced it first');
+  assert.deepEqual(await store.getRoomPin('room'), second);
+  assert.equal(await store.getRoomPin('elsewhere'), undefined);
+});
+
+test('counters: a window starts with the first count, never goes below 0, ends on time; a full table fails closed', async () => {
+  let now = 0;
+  const store = new MemoryBrokerStore(() => now, { maxSessions: 10, endedRetentionMs: 1000, maxCounters: 2 });
+  assert.deepEqual(await store.addToCounter('a', 1, 1000), { count: 1, resetAt: 1000 });
+  now = 500;
+  assert.deepEqual(await store.addToCounter('a', 1, 1000), { count: 2, resetAt: 1000 }, 'the window does not slide');
+  assert.deepEqual(await store.addToCounter('a', -5, 1000), { count: 0, resetAt: 1000 });
+  assert.deepEqual(await store.addToCounter('b', 1, 1000), { count: 1, resetAt: 1500 });
+  const full = await store.addToCounter('c', 1, 1000);
+  assert.equal(full.count, Number.MAX_SAFE_INTEGER, 'no room for a new counter: it reads as over any limit');
+  assert.equal(store.counterCount, 2, 'and no live counter was evicted for it');
+  now = 1000;
+  assert.deepEqual(await store.addToCounter('c', 1, 1000), { count: 1, resetAt: 2000 }, 'an ended window makes room');
+  now = 1500;
+  assert.deepEqual(await store.addToCounter('a', 1, 1000), { count: 1, resetAt: 2500 }, 'a new window after the old one ended');
+});

@@ -3,8 +3,8 @@
 // claims are forgotten once their token has expired, ended sessions after a
 // retention time, and the session table never holds more than maxSessions.
 import type {
-  AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, DisplayBooking, DisplayPresence, DisplayRecord,
-  PinConflict, ProjectionIntent, ReprojectionState, SessionRecord, SessionSample, SessionUpdate,
+  AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, CounterState, DisplayBooking, DisplayPresence, DisplayRecord,
+  PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
 } from './brokerStore.js';
 
 export interface MemoryStoreLimits {
@@ -12,9 +12,16 @@ export interface MemoryStoreLimits {
   readonly maxSessions: number;
   /** How long an ended session stays listed. */
   readonly endedRetentionMs: number;
+  /** Most live counters (wrong-PIN limits, one per display and source address); past it a new one fails closed. */
+  readonly maxCounters?: number | undefined;
 }
 
-export const DEFAULT_MEMORY_STORE_LIMITS: MemoryStoreLimits = { maxSessions: 10_000, endedRetentionMs: 10 * 60_000 };
+const DEFAULT_MAX_COUNTERS = 100_000;
+
+export const DEFAULT_MEMORY_STORE_LIMITS: MemoryStoreLimits = { maxSessions: 10_000, endedRetentionMs: 10 * 60_000, maxCounters: DEFAULT_MAX_COUNTERS };
+
+/** What a counter reads when the store cannot keep it: more than any limit, and still a plain JSON number. */
+const FULL_COUNT = Number.MAX_SAFE_INTEGER;
 
 /** The audit log keeps this many entries; older ones fall off. */
 export const AUDIT_CAPACITY = 5000;
@@ -43,6 +50,8 @@ export class MemoryBrokerStore implements BrokerStore {
   private audit: AuditEntry[] = [];
   private auditSeq = 0;
   private readonly pinConflicts = new Map<string, PinConflict>();
+  private readonly roomPins = new Map<string, RoomPinRecord>();
+  private readonly counters = new Map<string, CounterState>();
   private lastSweep = -Infinity;
 
   constructor(
@@ -133,6 +142,7 @@ export class MemoryBrokerStore implements BrokerStore {
   deleteDisplay(displayId: string): Promise<boolean> {
     this.intents.delete(displayId);
     this.presence.delete(displayId);
+    this.roomPins.delete(displayId);
     return Promise.resolve(this.displays.delete(displayId));
   }
 
@@ -232,6 +242,43 @@ export class MemoryBrokerStore implements BrokerStore {
       return undefined;
     }
     return booking;
+  }
+
+  getRoomPin(displayId: string): Promise<RoomPinRecord | undefined> {
+    return Promise.resolve(this.roomPins.get(displayId));
+  }
+
+  swapRoomPin(displayId: string, expectedPin: string | null, next: RoomPinRecord): Promise<{ swapped: boolean; record: RoomPinRecord }> {
+    const current = this.roomPins.get(displayId);
+    if ((current?.pin ?? null) !== expectedPin) return Promise.resolve({ swapped: false, record: current ?? next });
+    this.roomPins.set(displayId, next);
+    return Promise.resolve({ swapped: true, record: next });
+  }
+
+  addToCounter(key: string, delta: number, windowMs: number): Promise<CounterState> {
+    const now = this.clock();
+    let current = this.counters.get(key);
+    if (current && current.resetAt <= now) {
+      this.counters.delete(key);
+      current = undefined;
+    }
+    if (!current && this.counters.size >= (this.limits.maxCounters ?? DEFAULT_MAX_COUNTERS)) {
+      this.sweepCounters(now);
+      // Evicting a live counter would hand an attacker with many addresses a fresh budget: refuse instead.
+      if (this.counters.size >= (this.limits.maxCounters ?? DEFAULT_MAX_COUNTERS)) return Promise.resolve({ count: FULL_COUNT, resetAt: now + windowMs });
+    }
+    const next: CounterState = { count: Math.max(0, (current?.count ?? 0) + delta), resetAt: current?.resetAt ?? now + windowMs };
+    this.counters.set(key, next);
+    return Promise.resolve(next);
+  }
+
+  /** Counters remembered now (for tests of the bound). */
+  get counterCount(): number {
+    return this.counters.size;
+  }
+
+  private sweepCounters(now: number): void {
+    for (const [key, counter] of this.counters) if (counter.resetAt <= now) this.counters.delete(key);
   }
 
   private sweepClaims(now: number): void {

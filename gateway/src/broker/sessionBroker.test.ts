@@ -329,3 +329,31 @@ test('the audit log pages newest first', async () => {
   assert.deepEqual(last.entries.map((e) => e.detail?.key), ['h0:3389']);
   assert.equal(last.next, undefined);
 });
+
+test('an exclusive request (WS-Discovery Connect) is refused for an offline or presenting display; a signage display gives way and waits', async () => {
+  const { broker, events, clock } = setup();
+  const offline = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 }, exclusive: true });
+  assert.deepEqual(offline.ok ? 'ok' : offline.code, 'display-offline');
+  await broker.displayOnline('room');
+  assert.equal(await broker.displayState('room'), 'idle');
+  const first = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 }, exclusive: true });
+  assert.ok(first.ok);
+  assert.equal(await broker.displayState('room'), 'presenting');
+  const second = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.2', port: 3389 }, exclusive: true });
+  assert.deepEqual(second.ok ? 'ok' : [second.code, second.reason], ['display-busy', 'the display is showing another presentation; ask its presenter to stop first']);
+  // the admin API (not exclusive) meets the same booking: one session per display
+  const admin = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.2', port: 3389 } });
+  assert.deepEqual(admin.ok ? 'ok' : admin.code, 'display-busy');
+  // an unclaimed session stops counting once its token has expired
+  clock.now += 61_000;
+  assert.equal(await broker.displayState('room'), 'idle');
+
+  await broker.displayOnline('sign');
+  assert.ok(await broker.projectSignage('sign'));
+  assert.equal(await broker.displayState('sign'), 'idle', 'showing its own signage is not presenting');
+  const presenter = await broker.requestProjection({ displayId: 'sign', target: { host: '10.1.1.3', port: 3389 }, exclusive: true });
+  assert.ok(presenter.ok);
+  const before = events.length;
+  assert.equal(await broker.projectSignage('sign'), undefined, 'signage waits while a presenter has the display');
+  assert.equal(events.length, before);
+});

@@ -42,9 +42,24 @@ export interface ProjectionAsk {
   assistance?: AssistanceSettings | undefined;
   credentials?: Credentials | undefined;
   settings?: SessionSettings | undefined;
+  /**
+   * Refuse when the display is offline or already presenting: a presenter
+   * asking over the LAN (WS-Discovery Connect) may not take a room over; the
+   * admin API may.
+   */
+  exclusive?: boolean | undefined;
+  /** The room PIN the presenter typed (WS-Discovery Connect); checked where requestProjection says ROOM PIN. */
+  pin?: string | undefined;
 }
 
-export type ProjectionRefusal = 'unknown-display' | 'target-forbidden' | 'display-busy' | InvitationErrorCode;
+export type ProjectionRefusal = 'unknown-display' | 'display-offline' | 'display-busy' | 'target-forbidden' | InvitationErrorCode;
+
+/**
+ * offline: no control socket; presenting: a presenter's session minted (and
+ * not expired), opening or relaying; a signage display showing its own
+ * autoProject target is idle.
+ */
+export type DisplayState = 'offline' | 'idle' | 'presenting';
 
 export type ProjectionOutcome =
   | { ok: true; sessionId: string; target: { host: string; port: number } }
@@ -210,6 +225,25 @@ export class SessionBroker {
   }
 
   /**
+   * offline: no control socket; presenting: booked for a presenter's session
+   * (minted and not expired, opening or relaying: the booking is the one busy
+   * check); a signage display showing its own autoProject target is idle.
+   */
+  async displayState(displayId: string): Promise<DisplayState> {
+    const { store } = this.deps;
+    const [presence, booking] = await Promise.all([store.listPresence(), store.getBooking(displayId)]);
+    if (!presence.some((entry) => entry.displayId === displayId)) return 'offline';
+    if (!booking) return 'idle';
+    // A signage display showing its own autoProject target is free for a presenter: it gives way, and comes back after.
+    const record = await store.getSession(booking.sessionId);
+    return record?.requestedBy?.kind === 'signage' || record?.state === 'ended' ? 'idle' : 'presenting';
+  }
+
+  getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return this.deps.store.getSession(sessionId);
+  }
+
+  /**
    * A control socket authenticated for the display: it takes the display over
    * (any other socket of it, on any worker, is replaced) and its signage
    * backoff starts again. Returns the owner id that tells the sockets apart.
@@ -274,9 +308,9 @@ export class SessionBroker {
   // Projection
 
   /**
-   * A request from outside (admin API, presenter): the display must exist, the
-   * target pass the policy, and the display be free — booked atomically, so of
-   * two requests for one display through two gateways one wins.
+   * A request from outside (admin API, WS-Discovery Connect): the display must
+   * exist, the target pass the policy, and the display be free — booked
+   * atomically, so of two requests for one display through two gateways one wins.
    */
   async requestProjection(ask: ProjectionAsk, requestedBy?: Requester): Promise<ProjectionOutcome> {
     const outcome = await this.decideProjection(ask, requestedBy);
@@ -289,21 +323,65 @@ export class SessionBroker {
   }
 
   private async decideProjection(ask: ProjectionAsk, requestedBy: Requester | undefined): Promise<ProjectionOutcome> {
+    const check = await this.checkProjection(ask, requestedBy);
+    if (!check.ok) return check;
+    const { request } = check;
+    const sessionId = SessionTokenSigner.newSessionId();
+    const booked = await this.deps.store.bookDisplay(
+      { displayId: ask.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs },
+      { replacing: await this.signageSession(ask.displayId) },
+    );
+    if (!booked.ok) {
+      return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation: stop it first` };
+    }
+    await this.mint(sessionId, request);
+    return { ok: true, sessionId, target: { host: request.target.host, port: request.target.port } };
+  }
+
+  /** The session the display is booked for when it is the display's own signage (a presenter may take its place). */
+  private async signageSession(displayId: string): Promise<string | undefined> {
+    const booking = await this.deps.store.getBooking(displayId);
+    if (!booking) return undefined;
+    const record = await this.deps.store.getSession(booking.sessionId);
+    return record?.requestedBy?.kind === 'signage' ? booking.sessionId : undefined;
+  }
+
+  /**
+   * Projects a request checkProjection passed, if the display is still free
+   * (or shows its signage): booked atomically like requestProjection.
+   */
+  async projectIfFree(request: ProjectionRequest): Promise<string | undefined> {
+    const sessionId = SessionTokenSigner.newSessionId();
+    const booked = await this.deps.store.bookDisplay(
+      { displayId: request.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs },
+      { replacing: await this.signageSession(request.displayId) },
+    );
+    if (!booked.ok) return undefined;
+    await this.mint(sessionId, request);
+    return sessionId;
+  }
+
+  /**
+   * The decision of requestProjection without the booking and minting: the
+   * display exists and the target (or the invitation's first allowed address)
+   * passes the policy. Presenter requests check this before they use up the room PIN.
+   */
+  async checkProjection(ask: ProjectionAsk, requestedBy?: Requester): Promise<{ ok: true; request: ProjectionRequest } | { ok: false; code: ProjectionRefusal; reason: string }> {
     await this.seedDisplays();
-    if (!await this.deps.store.getDisplay(ask.displayId)) return { ok: false, code: 'unknown-display', reason: `no display "${ask.displayId}"` };
+    if (!await this.deps.store.getDisplay(ask.displayId)) return unknownDisplay(ask.displayId);
+    // ROOM PIN: the room-pin work's broker check of `ask.pin` belongs here, before the display's state is read.
+    if (ask.exclusive) {
+      const state = await this.displayState(ask.displayId);
+      if (state === 'offline') return { ok: false, code: 'display-offline', reason: 'the display is switched off or not connected to the gateway' };
+      if (state === 'presenting') return { ok: false, code: 'display-busy', reason: 'the display is showing another presentation; ask its presenter to stop first' };
+    }
     const { policy, resolveTarget } = this.deps;
     const choice = ask.assistance
       ? await chooseInvitationTarget(policy, resolveTarget, ask.assistance)
       : await checkTarget(policy, resolveTarget, ask.target?.host ?? '', ask.target?.port ?? 0);
     if (!choice.allowed) return { ok: false, code: choice.code, reason: choice.reason };
     const target = ask.target ?? choice.target;
-    const sessionId = SessionTokenSigner.newSessionId();
-    const booked = await this.deps.store.bookDisplay({ displayId: ask.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs });
-    if (!booked.ok) {
-      return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation: stop it first` };
-    }
-    await this.mint(sessionId, { displayId: ask.displayId, target, credentials: ask.credentials, settings: ask.settings, assistance: ask.assistance, requestedBy });
-    return { ok: true, sessionId, target: { host: target.host, port: target.port } };
+    return { ok: true, request: { displayId: ask.displayId, target, credentials: ask.credentials, settings: ask.settings, assistance: ask.assistance, requestedBy } };
   }
 
   /**
@@ -347,10 +425,12 @@ export class SessionBroker {
     });
   }
 
-  /** Projects a signage display (autoProject) and notes when, for the backoff; no-op for other displays. */
+  /** Projects a signage display (autoProject) and notes when, for the backoff; no-op for other displays and while a presenter has it. */
   async projectSignage(displayId: string): Promise<string | undefined> {
     const autoProject = this.deps.directory.get(displayId)?.autoProject;
     if (!autoProject) return undefined;
+    // A presenter has the display (WS-Discovery Connect): signage waits until that session ends.
+    if (await this.displayState(displayId) === 'presenting') return undefined;
     const { store } = this.deps;
     await store.setReprojection(displayId, projectedAt(await store.getReprojection(displayId), this.clock()));
     const { credentials, ...target } = autoProject;
@@ -398,7 +478,7 @@ export class SessionBroker {
       first = await this.deps.store.claimSession(sessionId, check.grant.expiresAt);
     } catch (error) {
       // Fail closed: a token that cannot be claimed opens nothing.
-      throw new SessionError('open', 'internal', undefined, { error: (error as Error).message });
+      throw new SessionError('open', 'internal', undefined, {}, { error: (error as Error).message });
     }
     if (!first) throw new SessionError('open', 'unauthorized', 'the session token was already used');
     return check.grant;

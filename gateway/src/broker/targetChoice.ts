@@ -42,10 +42,12 @@ export async function chooseInvitationTarget(
     if (error instanceof InvitationError) return { allowed: false, code: error.code, reason: error.message };
     throw error;
   }
+  // All at once: each lookup has its own deadline, and one after another a
+  // list of names that never resolve would cost that deadline times the list.
+  const verdicts = await Promise.all(addresses.map((address) => checkTarget(policy, resolve, address.host, address.port)));
   const refusals: string[] = [];
-  for (const address of addresses) {
-    const verdict = await checkTarget(policy, resolve, address.host, address.port);
-    if (verdict.allowed) return verdict;
+  for (const verdict of verdicts) {
+    if (verdict.allowed) return verdict; // the invitation's order decides
     refusals.push(verdict.reason);
   }
   return { allowed: false, code: 'target-forbidden', reason: `no address in the invitation is allowed: ${refusals.join('; ')}` };

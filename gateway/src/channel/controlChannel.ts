@@ -5,9 +5,10 @@ import { SessionError } from '../session/sessionError.js';
 import type { SessionBroker } from '../broker/sessionBroker.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
-import { KIOSK_PROTOCOL_VERSION, parseKioskControlMessage } from '@lanterna/protocol';
+import { KIOSK_FEATURES, KIOSK_PROTOCOL_VERSION, parseKioskControlMessage } from '@lanterna/protocol';
 import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
+import type { RoomAnnouncer } from './roomAnnouncer.js';
 
 interface ControlConnection { socket: WebSocket; owner: string; displayId: string }
 
@@ -26,11 +27,16 @@ export class ControlChannels {
     bus: GatewayBus;
     metrics: GatewayMetrics;
     logger: Logger;
+    /** The socket's token was accepted (the listener's pending budget lets it go). */
+    onAuthenticated?: ((socket: WebSocket) => void) | undefined;
+    /** Sends the room PIN to displays that ask for it; the presenter page's address for a display reached at a Host. */
+    rooms?: { announcer: RoomAnnouncer; presenterUrl: (displayId: string, host: string | undefined) => string } | undefined;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
   }
 
-  async handle(socket: WebSocket, displayId: string): Promise<void> {
+  /** `host`: the Host the display reached the gateway at (its presenter page's address by default). */
+  async handle(socket: WebSocket, displayId: string, host?: string): Promise<void> {
     const { config, broker, logger } = this.deps;
     const log = logger.child({ displayId, channel: 'control' });
     const reader = new HandshakeReader(socket);
@@ -71,6 +77,7 @@ export class ControlChannels {
         closeWithError(socket, new SessionError('hello', 'unauthorized'));
         return;
       }
+      this.deps.onAuthenticated?.(socket);
       owner = await broker.displayOnline(displayId);
     } catch (error) {
       log.error({ err: error }, 'the broker could not record the display');
@@ -89,8 +96,11 @@ export class ControlChannels {
     log.info({ event: 'display-online', client: hello.client }, 'display online');
     sendJson(socket, {
       type: 'welcome', protocol: KIOSK_PROTOCOL_VERSION,
-      display: { id: display.id, name: display.name }, heartbeatMs: config.timeouts.heartbeatMs,
+      display: { id: display.id, name: display.name, ...(display.location === undefined ? {} : { location: display.location }) },
+      heartbeatMs: config.timeouts.heartbeatMs,
     });
+    const { rooms } = this.deps;
+    if (rooms && hello.features?.includes(KIOSK_FEATURES.room)) rooms.announcer.attach(socket, displayId, rooms.presenterUrl(displayId, host));
 
     this.keepAlive(connection);
     socket.once('close', () => {
@@ -177,6 +187,9 @@ export class ControlChannels {
         if (connection) void this.reprojectLater(connection).catch((error: unknown) => this.deps.logger.error({ err: error, displayId: event.displayId }, 'signage reprojection failed'));
         break;
       }
+      case 'room-changed':
+        void this.deps.rooms?.announcer.refresh(event.displayId);
+        break;
     }
   }
 }

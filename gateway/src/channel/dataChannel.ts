@@ -16,6 +16,7 @@ import { parseKioskDataMessage } from '@lanterna/protocol';
 import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import { DataSocketControl } from './dataSocketControl.js';
+import { raiseMaxPayload } from './frameLimit.js';
 
 interface ActiveSession { relay: RelaySession; grant: SessionGrant }
 
@@ -30,6 +31,8 @@ export class DataChannels {
   private readonly active = new Map<string, ActiveSession>();
   private readonly shutdown = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Authenticated sessions, from their handshake to their end: what limits.maxSessions bounds. */
+  private admitted = 0;
   /** Woken when the last active session ends (the drain waits on it). */
   private readonly onIdle = new Set<() => void>();
   /** Sessions claimed and still in their server handshake (sampled too: their bookings must not lapse). */
@@ -49,6 +52,8 @@ export class DataChannels {
     logger: Logger;
     /** The name resolver for targets (the system's by default). */
     lookup?: LookupAll | undefined;
+    /** The socket's session token was accepted (the listener's pending budget lets it go). */
+    onAuthenticated?: ((socket: WebSocket) => void) | undefined;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
     this.sampler = setInterval(() => this.sample(), SESSION_SAMPLE_MS);
@@ -70,11 +75,19 @@ export class DataChannels {
     const log = this.deps.logger.child({ sessionId, channel: 'data' });
     const reader = new HandshakeReader(socket);
     let grant: SessionGrant | undefined;
+    let admitted = false;
     try {
       grant = await this.authenticate(reader, sessionId);
       this.handshaking.set(sessionId, grant);
       // The first sample at once (not awaited): from here the display's booking is a short lease, renewed each second.
       this.sample([sessionId]);
+      this.deps.onAuthenticated?.(socket);
+      raiseMaxPayload(socket, this.deps.config.relay.maxFrameBytes);
+      if (this.admitted >= this.deps.config.limits.maxSessions) {
+        throw new SessionError('open', 'gateway-busy', `the gateway is at its limit of ${this.deps.config.limits.maxSessions} sessions`);
+      }
+      this.admitted += 1;
+      admitted = true;
       const request = await this.readConnectionRequest(reader);
       const connected = request === 'close' ? 'client-closed' : await this.connectWhileSilent(reader, socket, grant, request, log);
       if (connected === 'client-closed') {
@@ -92,15 +105,16 @@ export class DataChannels {
       await this.relay(socket, connected, grant, log);
     } catch (error) {
       reader.detach();
-      const sessionError = error instanceof SessionError ? error : new SessionError('relay', 'internal', undefined, { error: String(error) });
+      const sessionError = error instanceof SessionError ? error : new SessionError('relay', 'internal', undefined, {}, { error: String(error) });
       if (sessionError.code === 'internal') log.error({ err: error }, 'internal error');
-      else log.info({ event: 'session-error', phase: sessionError.phase, code: sessionError.code, detail: sessionError.detail }, sessionError.message);
+      else log.info({ event: 'session-error', phase: sessionError.phase, code: sessionError.code, detail: sessionError.detail, internal: sessionError.internal }, sessionError.message);
       this.deps.metrics.errors.inc({ phase: sessionError.phase, code: sessionError.code });
       if (error instanceof NegotiationFailure && socket.readyState === socket.OPEN) socket.send(error.confirm);
       closeWithError(socket, sessionError);
       if (grant) this.recordEnd(grant, sessionError.code, log);
     } finally {
       this.handshaking.delete(sessionId);
+      if (admitted) this.admitted -= 1;
     }
   }
 
@@ -284,7 +298,7 @@ export class DataChannels {
     metrics.activeSessions.dec();
     const seconds = (Date.now() - startedAt) / 1000;
     if (end.reason === 'error') {
-      log.info({ event: 'session-ended', reason: 'error', code: end.error.code, detail: end.error.detail, seconds }, end.error.message);
+      log.info({ event: 'session-ended', reason: 'error', code: end.error.code, detail: end.error.detail, internal: end.error.internal, seconds }, end.error.message);
       metrics.errors.inc({ phase: end.error.phase, code: end.error.code });
       closeWithError(socket, end.error);
     } else {

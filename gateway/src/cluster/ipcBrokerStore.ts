@@ -83,6 +83,9 @@ export class IpcBrokerStore implements BrokerStore {
   recordPinConflicts: BrokerStore['recordPinConflicts'] = (...args) => this.call('recordPinConflicts', args);
   listPinConflicts: BrokerStore['listPinConflicts'] = (...args) => this.call('listPinConflicts', args);
   clearPinConflicts: BrokerStore['clearPinConflicts'] = (...args) => this.call('clearPinConflicts', args);
+  getRoomPin: BrokerStore['getRoomPin'] = (...args) => this.call('getRoomPin', args);
+  swapRoomPin: BrokerStore['swapRoomPin'] = (...args) => this.call('swapRoomPin', args);
+  addToCounter: BrokerStore['addToCounter'] = (...args) => this.call('addToCounter', args);
 
   private call<T>(op: BrokerStoreOperation, args: unknown[]): Promise<T> {
     return new Promise((resolve, reject) => {

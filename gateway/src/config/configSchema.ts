@@ -21,6 +21,8 @@ export const targetSchema = z.object({
 const displaySchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'display id: 1-64 of A-Z a-z 0-9 . _ -'),
   name: z.string().min(1).optional(),
+  /** Where the display is ("Building 2, floor 3"): on its idle screen and in the presenters' list. */
+  location: z.string().min(1).max(200).optional(),
   token: z.string().min(16, 'display token must be at least 16 characters'),
   autoProject: targetSchema.extend({ credentials: credentials.optional() }).optional(),
 });
@@ -67,8 +69,24 @@ export const configSchema = z.object({
     maxFrameBytes: z.number().int().min(65536).max(16 * 1024 * 1024).default(256 * 1024),
     idleTimeoutMs: z.number().int().min(0).default(30 * 60 * 1000),
   }).prefault({}).refine((r) => r.lowWaterBytes < r.highWaterBytes, 'relay.lowWaterBytes must be below relay.highWaterBytes'),
+  /** The listener's budget before any token is checked (per worker process). */
+  limits: z.object({
+    /** All open TCP connections (Node's server.maxConnections); beyond it new ones are dropped at once. */
+    maxConnections: z.number().int().min(1).default(20000),
+    /** Open TCP connections from one source address; behind a proxy every client shares the proxy's address. */
+    perAddressConnections: z.number().int().min(1).default(256),
+    /** WebSockets not yet authenticated; beyond it upgrades get 503. */
+    maxPendingSockets: z.number().int().min(1).default(512),
+    /** Relaying sessions plus handshakes under way; beyond it a data socket is refused with gateway-busy. */
+    maxSessions: z.number().int().min(1).default(5000),
+  }).prefault({}),
   timeouts: z.object({
     helloMs: z.number().int().min(100).default(5000),
+    /** An HTTP request's headers (a WebSocket upgrade's too), and the whole request. */
+    httpHeadersMs: z.number().int().min(100).default(10000),
+    httpRequestMs: z.number().int().min(100).default(30000),
+    /** The kiosk-facing TLS handshake (Node's default is 120 s, a slowloris gift). */
+    tlsHandshakeMs: z.number().int().min(100).default(10000),
     requestMs: z.number().int().min(100).default(5000),
     /** Resolving a target's name (the connect path and the admin API's policy check). */
     dnsMs: z.number().int().min(100).default(5000),
@@ -104,6 +122,41 @@ export const configSchema = z.object({
     burst: z.number().int().min(1).max(100_000).default(60),
     /** Wrong or missing tokens allowed in a row; one more comes back every 6 s. */
     failedTokenBurst: z.number().int().min(1).max(1000).default(10),
+  }).prefault({}),
+  /** The room PIN on each display's idle screen, which presenters must type (docs/presenter-api.md). */
+  roomPin: z.object({
+    /** 6 by default: see gateway/src/broker/roomPin.ts for the arithmetic against the limits below. */
+    digits: z.number().int().min(4).max(10).default(6),
+    /** A PIN no one used is replaced after this long (it is also replaced after each use). */
+    rotateMs: z.number().int().min(10_000).default(15 * 60_000),
+    /** The previous PIN still works this long after a timer rotation (someone may have just read it). */
+    graceMs: z.number().int().min(0).default(30_000),
+    /** Wrong PINs per display in a window, from all sources together: the bound on guessing. */
+    perDisplay: z.object({ max: z.number().int().min(1).default(10), windowMs: z.number().int().min(1000).default(10 * 60_000) }).prefault({}),
+    /** Wrong PINs per source address (IPv6: per /64) in a window. */
+    perSource: z.object({ max: z.number().int().min(1).default(5), windowMs: z.number().int().min(1000).default(5 * 60_000) }).prefault({}),
+  }).prefault({}),
+  presenter: z.object({
+    /** The presenter page's public address (e.g. "https://projector.corp/present"); by default the address the display reached the gateway at. */
+    url: z.url().optional(),
+    /** Presenter API requests per source address per minute, per gateway process. */
+    requestsPerMinute: z.number().int().min(1).default(240),
+  }).prefault({}),
+  /**
+   * WS-Discovery: every online display is announced on the LAN and answers
+   * Probe/Resolve on UDP 3702 (one responder per gateway, in the cluster
+   * primary). Off unless asked for: it answers anyone on those networks.
+   */
+  wsd: z.object({
+    enabled: z.boolean().default(false),
+    /** Interface names to announce on and answer from; empty: every interface with an address, loopback excepted. */
+    interfaces: z.array(z.string().regex(/^[A-Za-z0-9_.:@-]{1,15}$/, 'an interface name like "eth0"')).default([]),
+    /** Also ff02::c (needs the listener on "::" for the metadata to be reachable). */
+    ipv6: z.boolean().default(true),
+    /** WS-Discovery's APP_MAX_DELAY: answers to multicast Probes wait a random time up to this (spreads replies of many devices). */
+    appMaxDelayMs: z.number().int().min(0).max(5000).default(500),
+    /** Datagrams handled per second from one source address before the rest are dropped (a flood must not starve other presenters). */
+    perSourceRate: z.number().int().min(1).default(200),
   }).prefault({}),
   webRoot: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -57,3 +57,18 @@ test('a file that is not JSON names the file', () => {
   const path = file('{ not json');
   assert.throws(() => loadConfig({ file: path, env: {} }), (error: unknown) => error instanceof ConfigError && error.message.includes(path));
 });
+
+test('WS-Discovery is off by default, on with LANTERNA_WSD, and its interfaces and limits are checked', () => {
+  const defaults = loadConfig({ env: {} });
+  assert.deepEqual(defaults.wsd, { enabled: false, interfaces: [], ipv6: true, appMaxDelayMs: 500, perSourceRate: 200 });
+  assert.equal(loadConfig({ env: { LANTERNA_WSD: 'true' } }).wsd.enabled, true);
+  const configured = loadConfig({ file: file({ wsd: { enabled: true, interfaces: ['eth0', 'wlp2s0'] }, displays: [{ id: 'r', token: 'x'.repeat(16), location: 'Floor 2' }] }), env: {} });
+  assert.deepEqual(configured.wsd.interfaces, ['eth0', 'wlp2s0']);
+  assert.equal(configured.displays[0]?.location, 'Floor 2');
+  assert.throws(() => loadConfig({ file: file({ wsd: { interfaces: ['eth0; rm -rf'], appMaxDelayMs: -1 } }), env: {} }), (error: unknown) => {
+    assert.ok(error instanceof ConfigError);
+    assert.match(error.message, /wsd\.interfaces\.0: an interface name like "eth0"/);
+    assert.match(error.message, /wsd\.appMaxDelayMs/);
+    return true;
+  });
+});

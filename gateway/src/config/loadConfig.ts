@@ -28,6 +28,7 @@ const envFields: Record<string, string[]> = {
   LANTERNA_REQUIRE_NLA: ['policy', 'requireNla'],
   LANTERNA_LOG_LEVEL: ['logLevel'],
   LANTERNA_WEB_ROOT: ['webRoot'],
+  LANTERNA_WSD: ['wsd', 'enabled'],
 };
 
 function envValue(raw: string): unknown {

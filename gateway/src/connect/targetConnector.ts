@@ -93,6 +93,10 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
   }
 }
 
+function ignoreLateError(): void {
+  // The socket is destroyed by the error itself; see startTls.
+}
+
 /** A server's RDP_NEG_FAILURE is forwarded to the client before the error, so it can show its own words too. */
 export class NegotiationFailure extends SessionError {
   constructor(readonly confirm: Buffer, failureCode: number) {
@@ -131,7 +135,30 @@ async function resolveAllowed(request: ConnectRequest): Promise<string> {
     if (verdict.allowed) return address;
     reasons.push(verdict.reason);
   }
-  throw new SessionError('connect', 'target-forbidden', undefined, { reasons });
+  throw new SessionError('connect', 'target-forbidden', undefined, {}, { reasons });
+}
+
+/**
+ * One socket phase's deadline and abort: `fail` destroys the socket and rejects
+ * with the reason; `settled` (the phase finished) disarms both.
+ */
+function phaseGuard(
+  phase: 'connect' | 'tls', timeoutMs: number, signal: AbortSignal | undefined, socket: Socket,
+  reject: (error: SessionError) => void, timedOut: () => SessionError,
+): { fail: (error: SessionError) => void; settled: () => void } {
+  const timer = setTimeout(() => fail(timedOut()), timeoutMs);
+  const onAbort = (): void => fail(abortReason(signal, phase));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  function settled(): void {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+  function fail(error: SessionError): void {
+    settled();
+    socket.destroy();
+    reject(error);
+  }
+  return { fail, settled };
 }
 
 function openTcp(address: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<Socket> {
@@ -141,18 +168,10 @@ function openTcp(address: string, port: number, timeoutMs: number, signal?: Abor
       return;
     }
     const socket = tcpConnect({ host: address, port, noDelay: true });
-    const timer = setTimeout(() => fail(new SessionError('connect', 'timeout', `no answer from ${address}:${port} within ${timeoutMs} ms`, { phase: 'connect' })), timeoutMs);
-    const onAbort = (): void => fail(abortReason(signal, 'connect'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    function fail(error: SessionError): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      socket.destroy();
-      reject(error);
-    }
+    const { fail, settled } = phaseGuard('connect', timeoutMs, signal, socket, reject,
+      () => new SessionError('connect', 'timeout', `the presenter's computer did not answer within ${timeoutMs} ms`, { phase: 'connect' }, { address, port }));
     socket.once('connect', () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      settled();
       socket.removeAllListeners('error');
       socket.pause();
       resolve(socket);
@@ -172,7 +191,7 @@ async function readConfirm(socket: Socket, timeoutMs: number, signal: AbortSigna
     if (error.kind === 'aborted') throw abortReason(signal, 'x224');
     if (error.kind === 'timeout') throw new SessionError('x224', 'timeout', "the presenter's computer did not confirm the connection in time", { phase: 'x224' });
     if (error.kind === 'closed') throw new SessionError('x224', 'target-refused', `the presenter's computer closed the connection: ${error.message}`);
-    throw new SessionError('x224', 'x224-invalid', undefined, { reason: error.message });
+    throw new SessionError('x224', 'x224-invalid', undefined, {}, { reason: error.message });
   }
 }
 
@@ -181,7 +200,7 @@ function acceptedProtocol(confirm: Buffer): SecuredInfo['protocol'] {
   try {
     parsed = parseConnectionConfirm(confirm);
   } catch (error) {
-    throw new SessionError('x224', 'x224-invalid', undefined, { reason: (error as Error).message });
+    throw new SessionError('x224', 'x224-invalid', undefined, {}, { reason: (error as Error).message });
   }
   if (parsed.kind === 'failure') throw new NegotiationFailure(confirm, parsed.failureCode);
   if (parsed.kind === 'none') throw new SessionError('x224', 'legacy-security');
@@ -213,25 +232,22 @@ function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Prom
       ca: request.ca,
       minVersion: 'TLSv1.2',
     });
-    const timer = setTimeout(() => fail(new SessionError('tls', 'timeout', `the TLS handshake did not finish within ${timeoutMs} ms`, { phase: 'tls' })), timeoutMs);
-    const onAbort = (): void => fail(abortReason(signal, 'tls'));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    function fail(error: SessionError): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      socket.destroy();
-      reject(error);
-    }
+    const { fail, settled } = phaseGuard('tls', timeoutMs, signal, socket, reject,
+      () => new SessionError('tls', 'timeout', `the TLS handshake did not finish within ${timeoutMs} ms`, { phase: 'tls' }));
     socket.once('secureConnect', () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      settled();
       socket.removeAllListeners('error');
+      // From here to the relay's own listener (the certificate is judged
+      // meanwhile, which may wait on the pin store) a reset must not be an
+      // uncaught error that ends the worker; the socket is then destroyed and
+      // whoever holds it next sees that.
+      socket.on('error', ignoreLateError);
       socket.setNoDelay(true);
       socket.pause();
       resolve(socket);
     });
     socket.once('error', (error: NodeJS.ErrnoException) => {
-      fail(new SessionError('tls', 'tls-failed', `the secure connection failed: ${error.message}`, { error: error.code ?? error.message }));
+      fail(new SessionError('tls', 'tls-failed', undefined, { error: error.code ?? 'tls-error' }, { reason: error.message }));
     });
   });
 }
@@ -256,9 +272,11 @@ async function judgeCertificate(socket: TLSSocket, request: ConnectRequest, prot
   const fingerprint = sha256Fingerprint(leaf);
   const targets = [...new Set([pinKey(request.target.host, request.target.port), pinKey(address, request.target.port)])];
   const verdict = await request.certificates.judge({ targets, fingerprint, caVerified, caError });
+  if (socket.destroyed) throw new SessionError('tls', 'server-error', "the presenter's computer closed the connection right after the secure handshake");
   if (!verdict.trusted) {
     socket.destroy();
-    throw new SessionError('tls', verdict.code, verdict.message, verdict.detail);
+    const { pinnedAs, ...shown } = verdict.detail;
+    throw new SessionError('tls', verdict.code, verdict.message, shown, { pinnedAs });
   }
   const cipher = socket.getCipher();
   return {

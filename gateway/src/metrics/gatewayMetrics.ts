@@ -23,7 +23,33 @@ export function createGatewayMetrics(registry = new Registry()) {
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.5], registers: [registry],
     }),
     errors: new Counter({ name: 'lanterna_session_errors_total', help: 'Sessions ended by an error', labelNames: ['phase', 'code'] as const, registers: [registry] }),
+    wsdHttpMessages: new Counter({
+      name: 'lanterna_wsd_http_messages_total', help: 'WS-Transfer Get and projector service messages over HTTP(S), by direction and kind',
+      labelNames: ['direction', 'kind'] as const, registers: [registry],
+    }),
+    wsdHttpDropped: new Counter({ name: 'lanterna_wsd_http_dropped_total', help: 'WS-Discovery HTTP requests refused unread, by reason', labelNames: ['reason'] as const, registers: [registry] }),
   };
 }
+
+/**
+ * The UDP responder's metrics. It runs once per gateway (the cluster primary,
+ * or the one process), so these live in that process's registry and are
+ * named apart from the workers' aggregated ones.
+ */
+export function createWsdUdpMetrics(registry: Registry) {
+  return {
+    datagrams: new Counter({
+      name: 'lanterna_wsd_udp_datagrams_total', help: 'WS-Discovery datagrams, by direction (in, out: every SOAP-over-UDP copy) and message kind',
+      labelNames: ['direction', 'kind'] as const, registers: [registry],
+    }),
+    dropped: new Counter({ name: 'lanterna_wsd_udp_dropped_total', help: 'WS-Discovery datagrams dropped, by reason', labelNames: ['reason'] as const, registers: [registry] }),
+    handleSeconds: new Histogram({
+      name: 'lanterna_wsd_udp_handle_seconds', help: 'CPU time to read and decide one datagram',
+      buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.01], registers: [registry],
+    }),
+  };
+}
+
+export type WsdUdpMetrics = ReturnType<typeof createWsdUdpMetrics>;
 
 export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;

@@ -78,6 +78,12 @@ test('concurrent first uses from several processes lose no record', { timeout: 6
   assert.equal(Object.keys(recorded).length, 4 * 25, 'every process recorded 25 servers, none lost');
 });
 
+test('a hundred first uses of one server at once in one process all pass (none fails closed on the lock)', async () => {
+  const policy = new CertificatePolicy('first-use', {}, store(), (error) => assert.fail(error.message));
+  const verdicts = await Promise.all(Array.from({ length: 100 }, () => policy.judge(facts(A, 'busy.corp:3389', '10.9.9.9:3389'))));
+  assert.ok(verdicts.every((verdict) => verdict.trusted), JSON.stringify(verdicts.find((verdict) => !verdict.trusted)));
+});
+
 test('explicit pins win over the mode, under any spelling of the key', async () => {
   const policy = new CertificatePolicy('insecure', { 'H:3389': [A] }, store());
   assert.deepEqual(await policy.judge(facts(A, 'h:3389')), { trusted: true, trust: 'pinned' });

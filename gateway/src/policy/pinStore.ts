@@ -67,7 +67,25 @@ export class FilePinStore implements PinStore {
    * that raced another worker's first use judges against the winner.
    */
   async recordMissing(keys: readonly string[], fingerprint: string): Promise<Map<string, string>> {
-    const release = await lockfile.lock(this.path, { retries: LOCK_RETRIES, stale: 10_000, realpath: false });
+    // One writer at a time in this process: a hundred displays projecting one
+    // presenter at once would otherwise all race for the file lock, and the
+    // losers would fail closed. Queued writers usually find their keys recorded.
+    const turn = this.writes.then(() => this.recordMissingNow(keys, fingerprint));
+    this.writes = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private writes: Promise<unknown> = Promise.resolve();
+
+  private async recordMissingNow(keys: readonly string[], fingerprint: string): Promise<Map<string, string>> {
+    const before = await this.readAll();
+    if (keys.every((key) => before[key] !== undefined)) return new Map(keys.map((key) => [key, before[key] ?? fingerprint] as const));
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(this.path, { retries: LOCK_RETRIES, stale: 10_000, realpath: false });
+    } catch (error) {
+      throw new PinStoreError(`cannot lock the certificate pins in ${this.path}: ${(error as Error).message}`);
+    }
     try {
       const all = await this.readAll();
       const missing = keys.filter((key) => all[key] === undefined);

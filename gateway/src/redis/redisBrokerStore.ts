@@ -15,10 +15,12 @@
 //   P intents, P intent-session   hashes: id → ProjectionIntent JSON, id → its session id
 //   P audit, P audit-seq          zset of entries by seq (last AUDIT_CAPACITY), the counter
 //   P pin-conflicts    hash: pin key → PinConflict JSON
+//   P room-pins        hash: id → RoomPinRecord JSON (a Lua compare-and-set)
+//   P counter:<key>    a rate-limit count (INCRBY), expires when its window ends
 import type { Redis } from 'ioredis';
 import type {
-  AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, DisplayBooking, DisplayPresence, DisplayRecord,
-  PinConflict, ProjectionIntent, ReprojectionState, SessionRecord, SessionSample, SessionUpdate,
+  AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, CounterState, DisplayBooking, DisplayPresence, DisplayRecord,
+  PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
 } from '../broker/brokerStore.js';
 import { AUDIT_CAPACITY, DEFAULT_MEMORY_STORE_LIMITS } from '../broker/memoryBrokerStore.js';
 import type { RedisConnection } from './redisConnection.js';
@@ -80,6 +82,28 @@ const SCRIPTS = {
   clearIntent: `
     if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('HDEL', KEYS[2], ARGV[1]) end
     return 1`,
+  // KEYS: room-pins hash. ARGV: displayId, expected PIN ('' for none yet), next record JSON.
+  // Returns {1, next} when swapped, else {0, the record now (or next when there is none)}.
+  swapRoomPin: `
+    local current = redis.call('HGET', KEYS[1], ARGV[1])
+    local pin = ''
+    if current then pin = cjson.decode(current).pin end
+    if pin ~= ARGV[2] then return {0, current or ARGV[3]} end
+    redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+    return {1, ARGV[3]}`,
+  // KEYS: counter. ARGV: delta, window ms. Returns {count, ms left in the window}; never below 0.
+  addToCounter: `
+    local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+    if count < 0 then
+      redis.call('SET', KEYS[1], 0, 'KEEPTTL')
+      count = 0
+    end
+    local ttl = redis.call('PTTL', KEYS[1])
+    if ttl < 0 then
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
+      ttl = tonumber(ARGV[2])
+    end
+    return {count, ttl}`,
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
@@ -248,6 +272,7 @@ export class RedisBrokerStore implements BrokerStore {
       .hdel(this.key('intents'), displayId)
       .hdel(this.key('intent-session'), displayId)
       .hdel(this.key('presence'), displayId)
+      .hdel(this.key('room-pins'), displayId)
       .exec());
     return results?.[0]?.[1] === 1;
   }
@@ -334,5 +359,25 @@ export class RedisBrokerStore implements BrokerStore {
   async clearPinConflicts(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     await this.connection.run((redis) => redis.hdel(this.key('pin-conflicts'), ...keys));
+  }
+
+  // Room PINs and rate-limit counters
+
+  async getRoomPin(displayId: string): Promise<RoomPinRecord | undefined> {
+    const value = await this.connection.run((redis) => redis.hget(this.key('room-pins'), displayId));
+    return value ? (JSON.parse(value) as RoomPinRecord) : undefined;
+  }
+
+  async swapRoomPin(displayId: string, expectedPin: string | null, next: RoomPinRecord): Promise<{ swapped: boolean; record: RoomPinRecord }> {
+    const reply = await this.script('swapRoomPin', [this.key('room-pins')], displayId, expectedPin ?? '', JSON.stringify(next));
+    const [swapped, record]: unknown[] = Array.isArray(reply) ? (reply as unknown[]) : [0, undefined];
+    return { swapped: Number(swapped) === 1, record: typeof record === 'string' ? (JSON.parse(record) as RoomPinRecord) : next };
+  }
+
+  async addToCounter(key: string, delta: number, windowMs: number): Promise<CounterState> {
+    const reply = await this.script('addToCounter', [this.key('counter', key)], Math.trunc(delta), Math.max(1, Math.trunc(windowMs)));
+    const [count, ttl] = Array.isArray(reply) ? reply.map(Number) : [Number.NaN, Number.NaN];
+    if (count === undefined || ttl === undefined || !Number.isFinite(count) || !Number.isFinite(ttl)) throw new Error('counter reply malformed');
+    return { count, resetAt: this.clock() + ttl };
   }
 }

@@ -201,7 +201,8 @@ test('ends from either side and from outside carry their reason', () => {
     assert.equal(end.reason, expected);
     if (end.reason === 'error') {
       assert.equal(end.error.code, 'server-error');
-      assert.deepEqual(end.error.detail, { error: 'read ECONNRESET' });
+      assert.deepEqual(end.error.detail, {}, 'the socket error stays in the log');
+      assert.deepEqual(end.error.internal, { error: 'read ECONNRESET' });
     }
   }
 });

@@ -157,7 +157,7 @@ export class RelayCore {
   }
 
   serverFailed(message: string): void {
-    this.finish({ reason: 'error', error: new SessionError('relay', 'server-error', undefined, { error: message }) });
+    this.finish({ reason: 'error', error: new SessionError('relay', 'server-error', undefined, {}, { error: message }) });
   }
 
   clientClosed(): void {
@@ -207,5 +207,5 @@ export function framingFailure(error: unknown, side: 'server' | 'client'): Sessi
     const who = side === 'server' ? "the presenter's computer" : 'the display';
     return new SessionError('relay', code, `${who} sent a malformed RDP message: ${error.message}`, { side });
   }
-  return new SessionError('relay', 'internal', undefined, { error: String(error) });
+  return new SessionError('relay', 'internal', undefined, {}, { error: String(error) });
 }

@@ -58,6 +58,11 @@ export class RelaySession implements RelayOutput, RelayMeter {
     this.client.on('message', this.onClientMessage);
     this.client.once('close', this.onClientClosed);
     this.scheduleIdleCheck(this.core.tick());
+    // The server may have gone between the handshake and now: its close event is already past.
+    if (this.server.destroyed) {
+      this.core.serverClosed();
+      return;
+    }
     this.server.resume();
   }
 

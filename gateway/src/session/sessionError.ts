@@ -12,7 +12,14 @@ export class SessionError extends Error {
     readonly phase: SessionPhase,
     readonly code: SessionErrorCode,
     message?: string,
+    /** Sent to the display with the error: only what a person there may see and act on. */
     readonly detail: Record<string, unknown> = {},
+    /**
+     * For the gateway's log only: resolved addresses, the allow-list, what a
+     * non-RDP server sent, internal error text. A display on the LAN is told
+     * what went wrong, not how the gateway and its network are laid out.
+     */
+    readonly internal: Record<string, unknown> = {},
   ) {
     super(message ?? ERROR_CODES[code].message);
     this.name = 'SessionError';

@@ -29,7 +29,9 @@ test('a child becomes ready on a log line, logs to its file, and stop() ends its
     readyTimeoutMs: 5000,
   });
   t.after(() => child.stop());
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  // The shell forks its sleeps after printing: wait for them, not for a fixed time.
+  const forkedBy = Date.now() + 5000;
+  while (liveFamily(child.pid).length < 3 && Date.now() < forkedBy) await new Promise((resolve) => setTimeout(resolve, 20));
   const family = liveFamily(child.pid);
   assert.ok(family.length >= 3, `expected sh and two sleeps, found ${family.join(',')}`);
   assert.match(readFileSync(logPath, 'utf8'), /ready now/);

@@ -1,7 +1,7 @@
 import { ComponentStartError } from '../process/componentStartError.js';
 import { allocateFreePort } from '../process/freePort.js';
 
-const CLASH = /address already in use|eaddrinuse|error binding|failed to bind|bind\(\) failed|cannot bind|errno=98|port already used/i;
+const CLASH = /address already in use|eaddrinuse|error binding|failed to bind|bind\(\) failed|cannot bind|unable to bind|errno=98|port already used/i;
 
 /** Whether a start failure looks like the port was taken between allocation and bind. */
 export function isPortClash(error: unknown): boolean {

@@ -1,29 +1,37 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { runCampaign } from './fuzzCampaign.js';
-import { checkFramerCase, fuzzPduFramer } from './framerFuzzTarget.js';
-import { fuzzX224 } from './x224FuzzTarget.js';
+import { describeCrashes, readCorpus, runShortFuzz, type FuzzTarget } from '@lanterna/fuzzer';
+import { checkFramerCase, fuzzPduFramer, fuzzTarget as framerTarget } from './framerFuzzTarget.js';
+import { corpusDir } from './fuzzTargets.js';
+import { fuzzTarget as kioskMessagesTarget } from './kioskMessagesFuzzTarget.js';
+import { fuzzTarget as presenterRequestTarget } from './presenterRequestFuzzTarget.js';
+import { fuzzTarget as x224Target, fuzzX224 } from './x224FuzzTarget.js';
 
-// A short, bounded campaign on every run of the suite; `npm -w protocol run fuzz` runs longer.
-const FRAMER_BUDGET_MS = 8000;
-const X224_BUDGET_MS = 3000;
+// The suite's short runs: the whole corpus, then a few thousand mutations of
+// it; `npm run fuzz:campaign -w protocol` runs millions with coverage.
+const MUTATIONS = 3000;
 
-void test('fuzz: the PDU framer keeps its invariant on generated streams', () => {
-  const result = runCampaign('pdu-framer', FRAMER_BUDGET_MS);
-  assert.ok(result.runs > 500, `only ${result.runs} runs in ${result.milliseconds} ms`);
-});
+function shortRun(target: FuzzTarget, minimumCorpus: number): void {
+  const corpus = corpusDir(target.name);
+  assert.ok(readCorpus(corpus).length >= minimumCorpus, `${corpus} holds fewer than ${minimumCorpus} inputs`);
+  const { stats, crashes } = runShortFuzz(target, { corpusDir: corpus, mutations: MUTATIONS });
+  assert.equal(crashes.length, 0, describeCrashes(crashes));
+  assert.equal(stats.executions, stats.corpusEntries + MUTATIONS);
+  assert.ok(stats.outcomes > 1, `only ${stats.outcomes} distinct outcome`);
+}
 
-void test('fuzz: the X.224 parsers throw only X224Error and round-trip what they accept', () => {
-  const result = runCampaign('x224', X224_BUDGET_MS);
-  assert.ok(result.runs > 500, `only ${result.runs} runs in ${result.milliseconds} ms`);
-});
+void test('fuzz: the PDU framer keeps its invariant on its corpus and mutations of it', () => shortRun(framerTarget, 10));
+void test('fuzz: the X.224 parsers keep theirs on their corpus and mutations of it', () => shortRun(x224Target, 10));
+void test('fuzz: the kiosk message readers keep theirs on their corpus and mutations of it', () => shortRun(kioskMessagesTarget, 10));
+void test('fuzz: the projection request schema keeps its invariant on its corpus and mutations of it', () => shortRun(presenterRequestTarget, 5));
 
 void test('fuzz: the raw-bytes entry points accept random inputs', () => {
   for (let i = 0; i < 3000; i++) {
     const data = randomBytes(i % 300);
     fuzzPduFramer(data);
     fuzzX224(data);
+    kioskMessagesTarget.execute(data);
   }
 });
 

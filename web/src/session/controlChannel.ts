@@ -15,6 +15,7 @@ import {
   type ErrorMessage,
   type HelloMessage,
   type ProjectMessage,
+  type RoomMessage,
   type StopMessage,
   type WelcomeMessage,
 } from '@lanterna/protocol';
@@ -29,6 +30,8 @@ export interface ControlChannelOptions {
   readonly url: string;
   readonly token: string;
   readonly client: string;
+  /** Optional messages this display reads (KIOSK_FEATURES), announced in hello. */
+  readonly features?: readonly string[];
   /** How long to wait for `welcome` after the socket opens. */
   readonly welcomeTimeoutMs?: number;
   readonly backoff?: Backoff;
@@ -38,6 +41,7 @@ export interface ControlChannelEvents {
   onstate?: (state: ControlState) => void;
   onproject?: (message: ProjectMessage) => void;
   onstop?: (message: StopMessage) => void;
+  onroom?: (message: RoomMessage) => void;
 }
 
 export class ControlChannel {
@@ -82,7 +86,10 @@ export class ControlChannel {
     }
     this.socket = socket;
     socket.onopen = () => {
-      const hello: HelloMessage = { type: 'hello', protocol: KIOSK_PROTOCOL_VERSION, token: this.options.token, client: this.options.client };
+      const hello: HelloMessage = {
+        type: 'hello', protocol: KIOSK_PROTOCOL_VERSION, token: this.options.token, client: this.options.client,
+        ...(this.options.features ? { features: [...this.options.features] } : {}),
+      };
       socket.send(JSON.stringify(hello));
       this.welcomeTimer = setTimeout(() => {
         this.lastError = 'timeout';
@@ -134,6 +141,9 @@ export class ControlChannel {
         break;
       case 'stop':
         this.events.onstop?.(message);
+        break;
+      case 'room':
+        this.events.onroom?.(message);
         break;
       case 'error':
         this.noteError(message);

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { GatewayStandIn, launchChromium, openWatchedPage, publicDir, startStaticServer, type StaticServer } from '@lanterna/testkit';
+import { GatewayStandIn, launchChromium, openWatchedPage, publicDir, startStaticServer, waitFor, type StaticServer } from '@lanterna/testkit';
 
-const display = { id: 'room-1', name: 'Room 1', token: 'display-token-1' };
+const display = { id: 'room-1', name: 'Room 1', token: 'display-token-1', location: 'Floor 3, east wing' };
 const screenshots = process.env.LANTERNA_WEB_SCREENSHOTS;
 
 let server: StaticServer;
@@ -63,8 +63,10 @@ void test('idle screen shows the display name; the token moves from the URL to l
   const { page, standIn } = await openDisplay(t, `/display/${display.id}#token=${display.token}`);
   await waitForText(page, '#status-text', /^Ready/);
   assert.equal(await page.locator('#display-name').textContent(), 'Room 1');
+  assert.equal(await page.locator('#display-location').textContent(), 'Floor 3, east wing');
   assert.match((await page.locator('#how').textContent()) ?? '', /To present here, choose “Room 1”/);
-  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1' }]);
+  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1', features: ['room'] }]);
+  assert.equal(await page.locator('#room').isVisible(), false, 'no PIN until the gateway sends one');
   const state = await page.evaluate(() => ({
     hash: location.hash,
     stored: localStorage.getItem('lanterna.display.room-1.token'),
@@ -93,8 +95,8 @@ void test('gateway gone: "reconnecting" on screen, then back to idle when it ret
   await waitForText(page, '#status-text', /^Reconnecting to the gateway in \d+ s…$/);
   await waitForText(page, '#problem', /connection to the gateway was lost/);
   await shoot(page, 'reconnecting');
-  // Stay away long enough for at least one refused retry.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // Stay away until the page has retried and been refused at least once.
+  await waitFor('a refused retry', () => standIn.refusedWhileAway >= 1, 15_000);
   standIn.comeBack();
   await waitForText(page, '#status-text', /^Ready/, 15_000);
   assert.equal(await page.locator('#problem').isVisible(), false);
@@ -132,4 +134,27 @@ void test('forced Canvas2D renderer shows its warning; "h" toggles the HUD', asy
   await shoot(page, 'canvas2d-hud');
   await page.keyboard.press('h');
   assert.equal(await page.locator('.hud').isVisible(), false);
+});
+
+void test('room: the PIN in groups, the presenter page\'s address and its QR code; hidden while the gateway is away', async (t) => {
+  const { page, standIn } = await openDisplay(t, `/display/${display.id}#token=${display.token}`, { width: 1920, height: 1080 });
+  await waitForText(page, '#status-text', /^Ready/);
+  const presenterUrl = 'https://gateway.example:8443/present?display=room-1';
+  standIn.sendControl({ type: 'room', pin: '048213', expiresAt: Date.now() + 600_000, presenterUrl });
+  await waitForText(page, '#room-pin', /^048213$/);
+  assert.deepEqual(await page.locator('#room-pin span').allTextContents(), ['048', '213'], 'grouped as people read it');
+  assert.equal(await page.locator('#room-url').textContent(), 'https://gateway.example:8443/present', 'typed without the preselection');
+  assert.equal(await page.locator('#room-qr-code svg').getAttribute('data-text'), presenterUrl, 'the QR code carries the display too');
+  assert.equal(await page.locator('#room-qr').isVisible(), true);
+  await shoot(page, 'room-1920x1080');
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const scrolls = await page.evaluate(() => document.documentElement.scrollHeight > innerHeight || document.documentElement.scrollWidth > innerWidth);
+  assert.equal(scrolls, false);
+  await shoot(page, 'room-1280x720');
+  standIn.sendControl({ type: 'room', pin: '770001', expiresAt: Date.now() + 600_000, presenterUrl });
+  await waitForText(page, '#room-pin', /^770001$/);
+  standIn.goAway();
+  await waitForText(page, '#status-text', /^Reconnecting/);
+  assert.equal(await page.locator('#room').isVisible(), false, 'a PIN that may have rotated is not shown');
+  assert.equal(await page.locator('#room-qr').isVisible(), false);
 });

@@ -2,7 +2,7 @@
 // screen, and one projection at a time.
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
-import { sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
+import { KIOSK_FEATURES, sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
 import type { ProjectMessage } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
@@ -74,6 +74,8 @@ function showControlState(state: ControlState): void {
   countdown = null;
   online = state.kind === 'online';
   controlKind = state.kind;
+  // A PIN from before a lost connection may have rotated meanwhile: show none until the gateway sends one.
+  if (!online) screen.setRoom(null);
   switch (state.kind) {
     case 'connecting':
       screen.setConnection(state.attempt > 1 ? 'Reconnecting to the gateway…' : 'Connecting to the gateway…', 'busy');
@@ -81,6 +83,7 @@ function showControlState(state: ControlState): void {
     case 'online':
       window.localStorage.setItem(nameKey, state.welcome.display.name);
       screen.setName(state.welcome.display.name);
+      screen.setLocation(state.welcome.display.location ?? null);
       screen.setConnection('Ready — waiting for a presenter', 'ok');
       screen.setProblem(null);
       break;
@@ -180,13 +183,19 @@ if (place.token === null) {
   screen.setProblem('This display has no token. Open the display link from the administrator (it ends with #token=…).');
 } else {
   const control = new ControlChannel(
-    { url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`), token: place.token, client: clientName },
+    {
+      url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`),
+      token: place.token,
+      client: clientName,
+      features: [KIOSK_FEATURES.room],
+    },
     {
       onstate: showControlState,
       onproject: (project) => void startSession(project),
       onstop: (stop) => {
         if (stop.sessionId === sessionId) endSession();
       },
+      onroom: (room) => screen.setRoom(room),
     },
   );
   control.start();

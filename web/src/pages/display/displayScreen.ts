@@ -1,6 +1,8 @@
-// The display page's screens: idle (name, how to project, connection state)
-// and session (connecting to a presenter, or why it failed). Text only; the
-// decisions about what to say live in displayPage.ts.
+// The display page's screens: idle (name, location, the room PIN with the
+// presenter page's address and its QR code, how to project, connection
+// state) and session (connecting to a presenter, or why it failed). Text
+// only; the decisions about what to say live in displayPage.ts.
+import { qrSvg } from './qrSvg.js';
 
 export type Tone = 'ok' | 'busy' | 'warn' | 'error';
 
@@ -24,6 +26,13 @@ function setProblem(element: HTMLElement, text: string | null): void {
 export class DisplayScreen {
   private readonly idle = byId('idle');
   private readonly name = byId('display-name');
+  private readonly location = byId('display-location');
+  private readonly room = byId('room');
+  private readonly roomPin = byId('room-pin');
+  private readonly roomUrl = byId('room-url');
+  private readonly roomQr = byId('room-qr');
+  private readonly roomQrCode = byId('room-qr-code');
+  private shownUrl: string | null = null;
   private readonly how = byId('how');
   private readonly status = byId('status');
   private readonly statusText = byId('status-text');
@@ -39,6 +48,32 @@ export class DisplayScreen {
     this.name.textContent = name;
     document.title = `${name} · Lanterna`;
     for (const ref of this.how.querySelectorAll('.name-ref')) ref.textContent = `“${name}”`;
+  }
+
+  setLocation(location: string | null): void {
+    this.location.hidden = location === null || location === '';
+    this.location.textContent = location ?? '';
+  }
+
+  /** The room PIN and the presenter page (in words and as a QR code); null hides them (unknown, or maybe stale). */
+  setRoom(room: { pin: string; presenterUrl: string } | null): void {
+    const idle = this.idle;
+    idle.dataset.room = room === null ? 'off' : 'on';
+    this.room.hidden = room === null;
+    this.roomQr.hidden = room === null;
+    if (room === null) return;
+    // Grouped as people read it aloud; the groups are elements, so the text is still the bare digits.
+    this.roomPin.replaceChildren(...pinGroups(room.pin).map((group) => {
+      const span = document.createElement('span');
+      span.textContent = group;
+      return span;
+    }));
+    this.roomPin.setAttribute('aria-label', `PIN ${room.pin.split('').join(' ')}`);
+    if (this.shownUrl !== room.presenterUrl) {
+      this.shownUrl = room.presenterUrl;
+      this.roomUrl.textContent = typedAddress(room.presenterUrl);
+      this.roomQrCode.replaceChildren(qrSvg(room.presenterUrl, `QR code of ${room.presenterUrl}`));
+    }
   }
 
   setConnection(text: string, tone: Tone): void {
@@ -73,5 +108,21 @@ export class DisplayScreen {
   showPicture(): void {
     this.idle.hidden = true;
     this.session.hidden = true;
+  }
+}
+
+/** 6 digits as 3 + 3, longer PINs in threes; up to 4 digits as one group. */
+function pinGroups(pin: string): string[] {
+  if (pin.length <= 4) return [pin];
+  return pin.match(/.{1,3}/g) ?? [pin];
+}
+
+/** What a person types: the page's address without the display preselection the QR code carries. */
+function typedAddress(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url;
   }
 }

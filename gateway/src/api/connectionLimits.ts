@@ -1,0 +1,68 @@
+import type { Socket } from 'node:net';
+import type { WebSocket } from 'ws';
+import { canonicalAddress } from '../policy/canonicalHost.js';
+
+export interface ConnectionLimitOptions {
+  /** Open TCP connections from one source address (behind a proxy: the proxy's, so raise it there). */
+  perAddressConnections: number;
+  /** WebSockets that have not yet authenticated (no hello or open accepted yet). */
+  maxPendingSockets: number;
+}
+
+/**
+ * The listener's own budget, before any token is checked: a building full of
+ * laptops must not be able to take it all. Connections are counted per source
+ * address; WebSockets are "pending" from the upgrade until their channel says
+ * they authenticated (or they close), and only so many may be pending at once.
+ */
+export class ConnectionLimits {
+  private readonly perAddress = new Map<string, number>();
+  private readonly pending = new Set<WebSocket>();
+  refusedConnections = 0;
+  refusedUpgrades = 0;
+
+  constructor(private readonly options: ConnectionLimitOptions) {}
+
+  /** Counts a new TCP connection; false (and the caller drops it) when its address is over the limit. */
+  admitConnection(socket: Socket): boolean {
+    const address = canonicalAddress(socket.remoteAddress ?? 'unknown');
+    const count = this.perAddress.get(address) ?? 0;
+    if (count >= this.options.perAddressConnections) {
+      this.refusedConnections += 1;
+      return false;
+    }
+    this.perAddress.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (this.perAddress.get(address) ?? 1) - 1;
+      if (left <= 0) this.perAddress.delete(address);
+      else this.perAddress.set(address, left);
+    });
+    return true;
+  }
+
+  /** Whether one more unauthenticated WebSocket may be accepted now. */
+  canAcceptPending(): boolean {
+    if (this.pending.size < this.options.maxPendingSockets) return true;
+    this.refusedUpgrades += 1;
+    return false;
+  }
+
+  /** A WebSocket accepted and not yet authenticated. */
+  addPending(socket: WebSocket): void {
+    this.pending.add(socket);
+    socket.once('close', () => this.pending.delete(socket));
+  }
+
+  /** Its channel accepted the socket's token: it no longer counts against the pending budget. */
+  authenticated(socket: WebSocket): void {
+    this.pending.delete(socket);
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  connectionsFrom(address: string): number {
+    return this.perAddress.get(canonicalAddress(address)) ?? 0;
+  }
+}

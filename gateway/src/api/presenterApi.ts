@@ -1,0 +1,161 @@
+// The presenter API (docs/presenter-api.md): the public list of displays and
+// a presenter's projection (start with the room PIN, read its state, stop it
+// with the stop token). An adapter over PresenterProjections: every decision
+// is the broker's. No cookies anywhere, and every write must carry a custom
+// header (a cross-site form cannot; a cross-site fetch would need a CORS
+// preflight, which the gateway never grants) and, when a browser sends one,
+// our own Origin: so no other page can drive it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import {
+  PRESENTER_ERRORS,
+  PRESENTER_REQUEST_HEADER,
+  PRESENTER_STOP_TOKEN_HEADER,
+  projectionRequestSchema,
+  type DisplayListing,
+  type PresenterErrorCode,
+  type PresenterRefusal,
+  type ProjectionRequestBody,
+  type ProjectionStarted,
+  type ProjectionStatus,
+} from '@lanterna/protocol';
+import type { PresenterProjections, ProjectionLookup } from '../broker/presenterProjections.js';
+import { sourceKey } from '../broker/pinAttempts.js';
+import { bearerMatches, originAllowed } from './requestGuards.js';
+import { BodyError, readJsonBody } from './jsonBody.js';
+import type { RequestRateLimiter } from './requestRateLimiter.js';
+
+const MAX_BODY_BYTES = 32 * 1024;
+const PROJECTION_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/projection$/;
+
+export interface PresenterApiDeps {
+  presenters: PresenterProjections;
+  adminToken: string;
+  limiter: RequestRateLimiter;
+  allowedOrigins: readonly string[];
+  logger: Logger;
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  response.end(JSON.stringify(body));
+}
+
+function refuse(response: ServerResponse, code: PresenterErrorCode, message?: string, extra: { retryAfterMs?: number | undefined; attemptsLeft?: number | undefined } = {}): void {
+  const entry = PRESENTER_ERRORS[code];
+  const body: PresenterRefusal = { code, message: message ?? entry.message };
+  if (extra.retryAfterMs !== undefined) {
+    const seconds = Math.max(1, Math.ceil(extra.retryAfterMs / 1000));
+    response.setHeader('retry-after', String(seconds));
+    body.retryAfterSeconds = seconds;
+  }
+  if (extra.attemptsLeft !== undefined) body.attemptsLeft = extra.attemptsLeft;
+  json(response, entry.status, body);
+}
+
+/** Why a write is not a presenter page's (or a deliberate client's): undefined when it is. */
+function forgeryReason(request: IncomingMessage, allowedOrigins: readonly string[], needsJson: boolean): string | undefined {
+  if (!request.headers[PRESENTER_REQUEST_HEADER]) return `a presenter request carries the ${PRESENTER_REQUEST_HEADER} header`;
+  if (!originAllowed(request, allowedOrigins)) return 'requests from other sites are refused';
+  if (needsJson && !/^application\/json(;|$)/i.test(request.headers['content-type'] ?? '')) return 'the body must be application/json';
+  return undefined;
+}
+
+function stopTokenOf(request: IncomingMessage): string | undefined {
+  const value = request.headers[PRESENTER_STOP_TOKEN_HEADER];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function status(session: Extract<ProjectionLookup, { ok: true }>['session']): ProjectionStatus {
+  return { sessionId: session.sessionId, state: session.state, ...(session.endReason === undefined ? {} : { endReason: session.endReason }) };
+}
+
+/** Presenter endpoints under /v1/displays; returns false when the path is not one of them. */
+export async function handlePresenter(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
+  const projection = PROJECTION_PATH.exec(path);
+  if (path !== '/v1/displays' && !projection) return false;
+  const source = sourceKey(request.socket.remoteAddress);
+  const rate = deps.limiter.take(source);
+  if (!rate.allowed) {
+    refuse(response, 'rate-limited', undefined, { retryAfterMs: rate.retryAfterMs });
+    return true;
+  }
+  const method = request.method ?? 'GET';
+  if (!projection) {
+    if (method !== 'GET' && method !== 'HEAD') {
+      refuse(response, 'not-found', `no presenter endpoint ${method} ${path}`);
+      return true;
+    }
+    json(response, 200, { displays: await deps.presenters.listDisplays() } satisfies DisplayListing);
+    return true;
+  }
+  const displayId = projection[1] ?? '';
+  const log = deps.logger.child({ displayId, source, channel: 'presenter' });
+  switch (method) {
+    case 'POST':
+      await startProjection(deps, request, response, displayId, source, log);
+      return true;
+    case 'GET': {
+      const found = await deps.presenters.lookup(displayId, stopTokenOf(request));
+      if (!found.ok) refuse(response, found.code, found.reason);
+      else json(response, 200, status(found.session));
+      return true;
+    }
+    case 'DELETE': {
+      const forged = forgeryReason(request, deps.allowedOrigins, false);
+      if (forged !== undefined) {
+        refuse(response, 'bad-request', forged);
+        return true;
+      }
+      const stopped = await deps.presenters.stop(displayId, stopTokenOf(request));
+      if (!stopped.ok) {
+        refuse(response, stopped.code, stopped.reason);
+        return true;
+      }
+      log.info({ event: 'presenter-stop', sessionId: stopped.session.sessionId }, 'presenter stopped the projection');
+      json(response, 202, status(stopped.session));
+      return true;
+    }
+    default:
+      refuse(response, 'not-found', `no presenter endpoint ${method} ${path}`);
+      return true;
+  }
+}
+
+async function startProjection(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, source: string, log: Logger): Promise<void> {
+  const forged = forgeryReason(request, deps.allowedOrigins, true);
+  if (forged !== undefined) {
+    refuse(response, 'bad-request', forged);
+    return;
+  }
+  let body: ProjectionRequestBody;
+  try {
+    const parsed = projectionRequestSchema.safeParse(await readJsonBody(request, MAX_BODY_BYTES));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      refuse(response, 'bad-request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`.toLowerCase());
+      return;
+    }
+    body = parsed.data;
+  } catch (error) {
+    if (error instanceof BodyError) {
+      refuse(response, 'bad-request', error.message);
+      return;
+    }
+    throw error;
+  }
+  const admin = bearerMatches(request, [deps.adminToken]);
+  const target = body.target ? { host: body.target.host, port: body.target.port ?? 3389 } : undefined;
+  const outcome = await deps.presenters.request({
+    displayId, target, credentials: body.credentials, assistance: body.assistance, settings: body.settings, pin: body.pin, source, admin,
+  });
+  if (!outcome.ok) {
+    if (outcome.code === 'pin-locked') log.warn({ event: 'pin-locked', scope: outcome.scope, retryAfterMs: outcome.retryAfterMs }, 'room pin locked after too many wrong pins');
+    else if (outcome.code === 'pin-wrong') log.info({ event: 'pin-wrong', attemptsLeft: outcome.attemptsLeft }, 'wrong room pin');
+    else log.info({ event: 'presenter-refused', code: outcome.code, reason: outcome.reason }, 'presenter projection refused');
+    refuse(response, outcome.code, outcome.reason, { retryAfterMs: outcome.retryAfterMs, attemptsLeft: outcome.attemptsLeft });
+    return;
+  }
+  log.info({ event: 'presenter-projection', sessionId: outcome.sessionId, target: outcome.target, admin }, 'presenter projection started');
+  json(response, 202, { sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, target: outcome.target } satisfies ProjectionStarted);
+}

@@ -1,0 +1,123 @@
+// Projection requests from presenters (the presenter page's API, a CLI, and
+// WS-Discovery's Connect): the admin API's path through the broker and the
+// target policy, plus what a presenter must show that an administrator need
+// not: the display is online and free, and the room PIN is right. The PIN is
+// used up only once everything else has passed, so a refused target or a
+// busy display leaves it on the screen.
+import type { ListedDisplay, DisplayState } from '@lanterna/protocol';
+import type { BrokerStore, SessionRecord } from './brokerStore.js';
+import type { ProjectionAsk, ProjectionRefusal, SessionBroker } from './sessionBroker.js';
+import type { RoomPins } from './roomPins.js';
+import type { StopTokens } from './stopTokens.js';
+
+export interface PresenterAsk extends ProjectionAsk {
+  /** What the presenter typed; not needed when `admin`. */
+  pin?: string | undefined;
+  /** The requester's address key (pinAttempts.sourceKey), for the wrong-PIN limit. */
+  source: string;
+  /** The request carried the admin token: no PIN needed. */
+  admin?: boolean | undefined;
+}
+
+export type PresenterRefusalCode = ProjectionRefusal | 'display-offline' | 'display-busy' | 'pin-required' | 'pin-wrong' | 'pin-locked';
+
+export type PresenterOutcome =
+  | { readonly ok: true; readonly sessionId: string; readonly displayId: string; readonly stopToken: string; readonly target: { host: string; port: number } }
+  | {
+    readonly ok: false;
+    readonly code: PresenterRefusalCode;
+    readonly reason: string;
+    readonly retryAfterMs?: number | undefined;
+    readonly attemptsLeft?: number | undefined;
+    /** For a lockout: whose limit (logs tell a guessing attack on a room from one person's typos). */
+    readonly scope?: 'display' | 'source' | undefined;
+  };
+
+export type ProjectionLookup =
+  | { readonly ok: true; readonly session: SessionRecord }
+  | { readonly ok: false; readonly code: 'stop-token-wrong' | 'no-projection'; readonly reason: string };
+
+export interface PresenterDeps {
+  broker: SessionBroker;
+  store: BrokerStore;
+  pins: RoomPins;
+  stopTokens: StopTokens;
+  clock?: () => number;
+}
+
+/** A session that holds its display: being set up or relaying (a minted one until its token expires). */
+export function holdsDisplay(session: SessionRecord, now: number): boolean {
+  return session.state === 'claimed' || session.state === 'active' || (session.state === 'minted' && session.expiresAt > now);
+}
+
+export class PresenterProjections {
+  private readonly clock: () => number;
+
+  constructor(private readonly deps: PresenterDeps) {
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  /** Every display and what it is doing; nothing secret (no tokens, PINs, targets or presenters). */
+  async listDisplays(): Promise<ListedDisplay[]> {
+    const [displays, sessions] = await Promise.all([this.deps.broker.listDisplays(), this.deps.broker.listSessions()]);
+    const now = this.clock();
+    const busy = new Set(sessions.filter((session) => holdsDisplay(session, now)).map((session) => session.displayId));
+    return displays.map((display) => {
+      const state: DisplayState = !display.online ? 'offline' : busy.has(display.id) ? 'presenting' : 'idle';
+      return { id: display.id, name: display.name, ...(display.location === undefined ? {} : { location: display.location }), state };
+    });
+  }
+
+  async request(ask: PresenterAsk): Promise<PresenterOutcome> {
+    const { broker, pins } = this.deps;
+    const display = (await broker.listDisplays()).find((candidate) => candidate.id === ask.displayId);
+    if (!display) return { ok: false, code: 'unknown-display', reason: `no display "${ask.displayId}"` };
+    if (!display.online) return { ok: false, code: 'display-offline', reason: `display "${ask.displayId}" is not connected` };
+    const now = this.clock();
+    if ((await broker.listSessions()).some((session) => session.displayId === ask.displayId && holdsDisplay(session, now))) {
+      return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation` };
+    }
+    const pin = ask.admin ? undefined : await pins.check(ask.displayId, ask.pin, ask.source);
+    if (pin && !pin.ok) {
+      switch (pin.code) {
+        case 'pin-required': return { ok: false, code: pin.code, reason: 'the room pin is required' };
+        case 'pin-wrong': return { ok: false, code: pin.code, reason: 'the room pin is wrong', attemptsLeft: pin.attemptsLeft };
+        case 'pin-locked': return { ok: false, code: pin.code, reason: `too many wrong pins for this ${pin.scope === 'display' ? 'display' : 'source address'}`, retryAfterMs: pin.retryAfterMs, scope: pin.scope };
+      }
+    }
+    const check = await broker.checkProjection(ask);
+    if (!check.ok) return { ok: false, code: check.code, reason: check.reason };
+    // Two presenters with the same PIN at the same moment: the store lets one use it.
+    if (pin && !(await pins.use(ask.displayId, pin.record))) {
+      return { ok: false, code: 'pin-wrong', reason: 'the room pin has just changed', attemptsLeft: undefined };
+    }
+    const sessionId = await broker.projectIfFree(check.request);
+    if (sessionId === undefined) return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation` };
+    const { host, port } = check.request.target;
+    return { ok: true, sessionId, displayId: ask.displayId, stopToken: this.deps.stopTokens.sign(ask.displayId, sessionId), target: { host, port } };
+  }
+
+  /** The projection a stop token names, if it is still this display's. */
+  async lookup(displayId: string, stopToken: string | undefined): Promise<ProjectionLookup> {
+    const sessionId = this.deps.stopTokens.read(displayId, stopToken);
+    if (sessionId === undefined) return { ok: false, code: 'stop-token-wrong', reason: 'the stop token does not belong to a projection on this display' };
+    const session = await this.deps.store.getSession(sessionId);
+    if (session?.displayId !== displayId) return { ok: false, code: 'no-projection', reason: 'the projection is no longer known' };
+    return { ok: true, session };
+  }
+
+  /** Stops the projection the stop token names; one that has ended already is `no-projection`. */
+  async stop(displayId: string, stopToken: string | undefined): Promise<ProjectionLookup> {
+    const found = await this.lookup(displayId, stopToken);
+    if (!found.ok) return found;
+    const { session } = found;
+    if (session.state === 'ended') return { ok: false, code: 'no-projection', reason: 'the projection has ended already' };
+    this.deps.broker.stopSession(displayId, session.sessionId, 'stopped by the presenter');
+    // A session the display has not opened yet has no relay to end it: end its record here, so the display is free at once.
+    const ended = session.state === 'minted'
+      ? await this.deps.store.updateSession(session.sessionId, { state: 'ended', endedAt: this.clock(), endReason: 'stopped' })
+      : session;
+    if (session.state === 'minted') await this.deps.store.releaseDisplay(displayId, session.sessionId);
+    return { ok: true, session: ended ?? session };
+  }
+}

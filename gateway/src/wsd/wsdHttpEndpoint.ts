@@ -1,0 +1,138 @@
+// WS-Discovery's HTTP side on the gateway's own listener (its Host and Origin
+// guards, headers and CSP apply as to every request): POST /wsd/<display>
+// answers WS-Transfer Get with the display's DPWS metadata, POST
+// /wsd/<display>/projector is the hosted projector service (Connect,
+// Disconnect). An adapter over the broker: Connect is a projection request
+// like the admin API's, through the same policy, with `exclusive` (a
+// presenter on the LAN may not take over a room that is presenting).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ANONYMOUS, DEVICE_TYPE, DISPLAY_TYPE, MAX_WSD_MESSAGE_BYTES, PROJECTOR_TYPE, projectorFault, readWsdMessage, writeWsdMessage,
+  type ConnectRequest, type ProjectorFault, type SoapFault, type WsdMessage,
+} from '@lanterna/protocol/wsd';
+import type { ProjectionRefusal, SessionBroker } from '../broker/sessionBroker.js';
+import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
+import { displayEndpoint } from './wsdIdentity.js';
+import { randomUUID } from 'node:crypto';
+
+export interface WsdHttpDeps {
+  readonly broker: SessionBroker;
+  /** The gateway's discovery seed (read once the responder made it). */
+  readonly deviceSeed: () => string;
+  readonly tls: boolean;
+  readonly metrics: GatewayMetrics;
+  readonly version: string;
+}
+
+const PATH = /^\/wsd\/([A-Za-z0-9._-]{1,64})(\/projector)?$/;
+
+const FAULT_OF: Record<ProjectionRefusal, ProjectorFault> = {
+  'unknown-display': 'UnknownDisplay',
+  'display-offline': 'DisplayOffline',
+  'display-busy': 'DisplayBusy',
+  'target-forbidden': 'TargetForbidden',
+  'invitation-too-large': 'InvitationRefused',
+  'invitation-markup': 'InvitationRefused',
+  'invitation-malformed': 'InvitationRefused',
+  'invitation-password': 'InvitationRefused',
+};
+
+/** Answers /wsd/… requests; false when the path is not one of them. */
+export async function handleWsdRequest(deps: WsdHttpDeps, request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
+  const match = PATH.exec(path);
+  if (!match?.[1]) return false;
+  const displayId = match[1];
+  const service = match[2] ? 'projector' : 'device';
+  const { metrics } = deps;
+  const drop = (status: number, reason: string, text: string): true => {
+    metrics.wsdHttpDropped.inc({ reason });
+    response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end(`${text}\n`);
+    return true;
+  };
+  if (request.method !== 'POST') return drop(405, 'method', 'WS-Discovery endpoints take SOAP over POST');
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/soap+xml') return drop(415, 'content-type', 'content-type must be application/soap+xml');
+  const declared = Number(request.headers['content-length'] ?? '0');
+  if (declared > MAX_WSD_MESSAGE_BYTES) return drop(413, 'too-large', `body larger than ${MAX_WSD_MESSAGE_BYTES} bytes`);
+  const body = await readCapped(request);
+  if (!body) return drop(413, 'too-large', `body larger than ${MAX_WSD_MESSAGE_BYTES} bytes`);
+  const read = readWsdMessage(body);
+  if (!read.ok) {
+    metrics.wsdHttpDropped.inc({ reason: read.reason });
+    return answer(deps, response, { kind: 'fault', header: { messageId: newId() }, fault: projectorFault('BadRequest', `the request could not be read: ${read.detail}`) }, 400);
+  }
+  const { message } = read;
+  metrics.wsdHttpMessages.inc({ direction: 'in', kind: message.kind });
+  const relatesTo = message.header.messageId;
+  const reply = (kind: 'fault', fault: SoapFault, status: number): true => answer(deps, response, { kind, header: { messageId: newId(), relatesTo, to: ANONYMOUS }, fault }, status);
+  const display = (await deps.broker.listDisplays()).find((candidate) => candidate.id === displayId);
+  if (!display) return reply('fault', projectorFault('UnknownDisplay', `no display "${displayId}" on this gateway`), 404);
+
+  if (service === 'device' && message.kind === 'get') {
+    const state = await deps.broker.displayState(displayId);
+    const host = request.headers.host ?? 'localhost';
+    const base = `${deps.tls ? 'https' : 'http'}://${host}`;
+    return answer(deps, response, {
+      kind: 'get-response', header: { messageId: newId(), relatesTo, to: ANONYMOUS },
+      metadata: {
+        model: { manufacturer: 'Lanterna', modelName: 'Lanterna network display', modelNumber: deps.version, presentationUrl: `${base}/display/${displayId}` },
+        device: { friendlyName: display.name, firmwareVersion: deps.version, serialNumber: display.id },
+        host: { endpoint: displayEndpoint(deps.deviceSeed(), displayId), types: [DEVICE_TYPE, DISPLAY_TYPE] },
+        hosted: [{ address: `${base}/wsd/${displayId}/projector`, types: [PROJECTOR_TYPE], serviceId: `urn:lanterna:projector:${displayId}` }],
+        display: { id: displayId, location: display.location, state },
+      },
+    }, 200);
+  }
+  if (service === 'projector' && message.kind === 'connect') {
+    const outcome = await connect(deps.broker, displayId, message.request);
+    if (!outcome.ok) return reply('fault', projectorFault(FAULT_OF[outcome.code], outcome.reason), 400);
+    return answer(deps, response, { kind: 'connect-response', header: { messageId: newId(), relatesTo, to: ANONYMOUS }, response: { sessionId: outcome.sessionId, target: outcome.target } }, 200);
+  }
+  if (service === 'projector' && message.kind === 'disconnect') {
+    const session = await deps.broker.getSession(message.sessionId);
+    if (session?.displayId !== displayId) return reply('fault', projectorFault('UnknownSession', 'no such session on this display'), 400);
+    if (session.state !== 'ended') deps.broker.stopSession(displayId, session.sessionId, 'stopped');
+    return answer(deps, response, { kind: 'disconnect-response', header: { messageId: newId(), relatesTo, to: ANONYMOUS } }, 200);
+  }
+  return reply('fault', projectorFault('BadRequest', `this endpoint does not take ${message.kind} messages`), 400);
+}
+
+function connect(broker: SessionBroker, displayId: string, request: ConnectRequest) {
+  return broker.requestProjection({
+    displayId,
+    target: request.target ? { host: request.target.host, port: request.target.port, name: request.target.name ?? request.presenter } : undefined,
+    assistance: request.invitation ? { invitation: request.invitation.text, password: request.invitation.password } : undefined,
+    credentials: request.credentials ? { username: request.credentials.username, password: request.credentials.password, domain: request.credentials.domain } : undefined,
+    exclusive: true,
+    pin: request.pin,
+  });
+}
+
+function newId(): string {
+  return `urn:uuid:${randomUUID()}`;
+}
+
+function answer(deps: WsdHttpDeps, response: ServerResponse, message: WsdMessage, status: number): true {
+  deps.metrics.wsdHttpMessages.inc({ direction: 'out', kind: message.kind });
+  // SOAP 1.2's HTTP binding: a Sender fault is 400, a Receiver fault 500.
+  const code = message.kind === 'fault' && message.fault.code === 'Receiver' ? 500 : status;
+  response.writeHead(code, { 'content-type': 'application/soap+xml; charset=utf-8' });
+  response.end(writeWsdMessage(message));
+  return true;
+}
+
+/** The body, or undefined once it passes the cap (the rest is not read). */
+async function readCapped(request: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_WSD_MESSAGE_BYTES) {
+      request.resume();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}

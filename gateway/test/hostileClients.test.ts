@@ -1,0 +1,208 @@
+// A hostile client beside a healthy session: slow headers on HTTP, on a
+// WebSocket upgrade and on TLS, floods of unauthenticated sockets, too many
+// connections from one address, oversized and fragmented frames before
+// authentication, resets at every phase, more sessions than allowed. Each case
+// ends with the gateway answering and the healthy session's data intact.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect as connectTcp, type Socket } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import { WebSocket } from 'ws';
+import { startTestGateway, startFaultyPeer, connectControl, openData, waitFor, type TestGateway, type FaultyPeer, type MessageQueue } from '@lanterna/testkit';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+
+const TOKEN = 'display-token-0123456789';
+const LIMITS = { perAddressConnections: 40, maxPendingSockets: 20, maxSessions: 3 };
+const TIMEOUTS = { helloMs: 1500, requestMs: 1500, httpHeadersMs: 800, httpRequestMs: 1600, tlsHandshakeMs: 800 };
+/** Hostile traffic comes from another loopback address, so the per-address budget it exhausts is not the healthy session's. */
+const HOSTILE_ADDRESS = '127.0.0.2';
+
+let gateway: TestGateway;
+let tlsGateway: TestGateway;
+let echo: FaultyPeer;
+let healthy: { socket: WebSocket; queue: MessageQueue };
+let probeNumber = 0;
+
+async function session(displayId: string): Promise<{ sessionId: string; token: string }> {
+  const control = await connectControl(gateway.url, displayId, TOKEN);
+  try {
+    const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
+      method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
+      body: JSON.stringify({ displayId, target: { host: '127.0.0.1', port: echo.port } }),
+    });
+    assert.equal(response.status, 202);
+    const project = await control.next('project');
+    return { sessionId: String(project.sessionId), token: String(project.sessionToken) };
+  } finally {
+    control.close();
+  }
+}
+
+async function assertHealthy(): Promise<void> {
+  probeNumber += 1;
+  const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, probeNumber & 0xff]);
+  healthy.socket.send(probe);
+  assert.deepEqual(await healthy.queue.nextBinary(), probe, 'the healthy session keeps relaying');
+  assert.equal((await fetch(`${gateway.httpUrl}/healthz`)).status, 200, 'the gateway answers');
+}
+
+/** A TCP connection from the hostile address; resolves with the socket once connected. */
+function hostileTcp(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp({ port, host: '127.0.0.1', localAddress: HOSTILE_ADDRESS }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** Resolves with how long the gateway took to close this socket on its own. */
+function closedByGateway(socket: Socket): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    socket.on('error', () => undefined);
+    socket.once('close', () => resolve(performance.now() - started));
+    socket.resume();
+  });
+}
+
+/** A WebSocket from the hostile address: 'open', or the HTTP status it was refused with. */
+function hostileSocket(path: string): Promise<{ socket: WebSocket; status: 'open' | number }> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`${gateway.url}${path}`, 'lanterna.v1', { localAddress: HOSTILE_ADDRESS });
+    socket.once('open', () => resolve({ socket, status: 'open' }));
+    socket.once('unexpected-response', (_request, response) => resolve({ socket, status: response.statusCode ?? 0 }));
+    socket.once('error', () => resolve({ socket, status: 0 }));
+  });
+}
+
+before(async () => {
+  echo = await startFaultyPeer('echo');
+  const config = {
+    displays: ['healthy', 'room', 'busy', 'busy-1', 'busy-2'].map((id) => ({ id, token: TOKEN })),
+    certificates: { mode: 'insecure' },
+    limits: LIMITS,
+    timeouts: TIMEOUTS,
+  };
+  gateway = await startTestGateway(config);
+  tlsGateway = await startTestGateway({ ...config, listen: { host: '127.0.0.1', port: 0, tls: true } });
+  const { sessionId, token } = await session('healthy');
+  healthy = await openData(gateway.url, sessionId, token);
+  healthy.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await healthy.queue.nextText('secured');
+  await healthy.queue.nextBinary();
+});
+
+after(async () => {
+  healthy.socket.close();
+  await gateway.close();
+  await tlsGateway.close();
+  await echo.close();
+});
+
+test('slowloris: headers that never end are cut at the deadline, on HTTP, on an upgrade and on TLS', async () => {
+  const http = await hostileTcp(gateway.port);
+  http.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: ');
+  const upgrade = await hostileTcp(gateway.port);
+  upgrade.write('GET /v1/displays/room/control HTTP/1.1\r\nhost: 127.0.0.1\r\nupgrade: websocket\r\nconnection: Upgrade\r\n');
+  const tls = await hostileTcp(tlsGateway.port); // says nothing: no ClientHello
+  const closes = await Promise.all([closedByGateway(http), closedByGateway(upgrade), closedByGateway(tls)]);
+  for (const ms of closes) assert.ok(ms < 5000, `closed after ${ms.toFixed(0)} ms, within a few deadlines`);
+  await assertHealthy();
+});
+
+test('a flood of unauthenticated websockets: beyond the pending budget upgrades get 503, and it frees up as they time out', async () => {
+  const flood = await Promise.all(Array.from({ length: LIMITS.maxPendingSockets + 5 }, () => hostileSocket('/v1/displays/room/control')));
+  const opened = flood.filter((attempt) => attempt.status === 'open').length;
+  const refused = flood.filter((attempt) => attempt.status === 503).length;
+  assert.equal(opened, LIMITS.maxPendingSockets, `opened ${opened}`);
+  assert.equal(refused, 5, `refused ${refused}`);
+  await assertHealthy();
+  // Silent sockets are closed at helloMs; then there is room again.
+  for (const attempt of flood) if (attempt.status !== 'open') attempt.socket.terminate();
+  const silent = flood.filter((attempt) => attempt.status === 'open');
+  await waitFor('the silent sockets timed out', () => silent.every(({ socket }) => socket.readyState === WebSocket.CLOSED), 10_000);
+  const again = await hostileSocket('/v1/displays/room/control');
+  assert.equal(again.status, 'open');
+  again.socket.close();
+});
+
+test('one address may hold only so many connections; others are not affected', async () => {
+  const sockets: Socket[] = [];
+  let dropped = 0;
+  for (let i = 0; i < LIMITS.perAddressConnections + 5; i += 1) {
+    const socket = await hostileTcp(gateway.port);
+    sockets.push(socket);
+    // A dropped connection is closed by the gateway at once; a kept one stays open.
+    const verdict = await Promise.race([closedByGateway(socket).then(() => 'dropped'), new Promise((resolve) => { setImmediate(() => setImmediate(() => resolve('kept'))); })]);
+    if (verdict === 'dropped') dropped += 1;
+  }
+  await waitFor('the extra connections were dropped', () => sockets.filter((socket) => socket.destroyed).length >= 5, 5000);
+  assert.ok(dropped <= 5 + 1, `dropped ${dropped}`);
+  assert.equal(sockets.filter((socket) => socket.destroyed).length, 5, 'exactly the connections over the limit were dropped');
+  await assertHealthy(); // from 127.0.0.1, which has its own budget
+  for (const socket of sockets) socket.destroy();
+  await waitFor('the hostile address has room again', hostileAddressServed, 5000);
+});
+
+/** Whether an HTTP request from the hostile address is answered now. */
+function hostileAddressServed(): Promise<boolean> {
+  return new Promise((resolve) => {
+    httpRequest({ host: '127.0.0.1', port: gateway.port, path: '/healthz', localAddress: HOSTILE_ADDRESS, agent: false }, (response) => {
+      response.resume();
+      resolve(response.statusCode === 200);
+    }).on('error', () => resolve(false)).end();
+  });
+}
+
+test('frames before authentication: over 16 KiB whole or in fragments is 1009', async () => {
+  const whole = await hostileSocket('/v1/sessions/abc/data');
+  assert.equal(whole.status, 'open');
+  const wholeClosed = new Promise<number>((resolve) => whole.socket.once('close', resolve));
+  whole.socket.send(Buffer.alloc(20 * 1024, 0x03));
+  assert.equal(await wholeClosed, 1009);
+
+  const fragments = await hostileSocket('/v1/sessions/abc/data');
+  const fragmentsClosed = new Promise<number>((resolve) => fragments.socket.once('close', resolve));
+  for (let i = 0; i < 3; i += 1) fragments.socket.send(Buffer.alloc(8 * 1024, 0x7b), { binary: false, fin: i === 2 });
+  assert.equal(await fragmentsClosed, 1009);
+  await assertHealthy();
+});
+
+test('resets at every phase end only their own connection', async () => {
+  const reset = (socket: WebSocket): void => { (socket as unknown as { _socket: Socket })._socket.resetAndDestroy(); };
+  // After the upgrade, before the hello.
+  reset((await hostileSocket('/v1/displays/room/control')).socket);
+  // After the hello.
+  const control = await connectControl(gateway.url, 'room', TOKEN);
+  reset(control.socket);
+  // After open, before the Connection Request; after the Connection Request; during the relay.
+  for (const phase of ['open', 'request', 'relay'] as const) {
+    const { sessionId, token } = await session('room');
+    const data = await openData(gateway.url, sessionId, token);
+    if (phase !== 'open') data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+    if (phase === 'relay') { await data.queue.nextText('secured'); await data.queue.nextBinary(); }
+    reset(data.socket);
+  }
+  await assertHealthy();
+  const text = await gateway.metricsText();
+  assert.match(text, /lanterna_sessions_active 1\b/, 'only the healthy session is left');
+});
+
+test('more sessions than limits.maxSessions: the next one is refused gateway-busy (1013)', async () => {
+  const running: { socket: WebSocket; queue: MessageQueue }[] = [];
+  // The healthy session holds one of the three places.
+  for (let i = 0; i < LIMITS.maxSessions - 1; i += 1) {
+    // One session per display (the broker books it): each on its own.
+    const { sessionId, token } = await session(`busy-${i + 1}`);
+    const data = await openData(gateway.url, sessionId, token);
+    data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+    await data.queue.nextText('secured');
+    running.push(data);
+  }
+  const { sessionId, token } = await session('busy');
+  const refused = await openData(gateway.url, sessionId, token);
+  const closed = await refused.queue.closed();
+  assert.deepEqual([closed.code, closed.error?.code], [1013, 'gateway-busy']);
+  for (const data of running) data.socket.close();
+  await waitFor('the extra sessions ended', async () => /lanterna_sessions_active 1\b/.test(await gateway.metricsText()), 5000);
+  await assertHealthy();
+});

@@ -1,0 +1,87 @@
+// The presenter API's JSON (README "Presenter page"): what the presenter page,
+// a CLI or any client sends to project onto a display, and what the gateway
+// answers. The gateway reads requests with these schemas and the page reads
+// the answers with them, so both sides agree on one shape.
+import * as z from 'zod/mini';
+import { sessionSettingsSchema } from './sessionSettings.js';
+
+/** Every write (POST, DELETE) carries this header: a cross-site form cannot, and a cross-site fetch would need a preflight the gateway never grants. */
+export const PRESENTER_REQUEST_HEADER = 'x-lanterna-presenter';
+/** The stop token returned when a projection starts; it stops (and reads the state of) that projection only. */
+export const PRESENTER_STOP_TOKEN_HEADER = 'x-lanterna-stop-token';
+
+/** What a display is doing, as far as presenters may know. */
+export const DISPLAY_STATES = ['offline', 'idle', 'presenting'] as const;
+export type DisplayState = (typeof DISPLAY_STATES)[number];
+
+const listedDisplay = z.object({
+  id: z.string(),
+  name: z.string(),
+  location: z.optional(z.string()),
+  state: z.enum(DISPLAY_STATES),
+});
+
+/** `GET /v1/displays`: every display with its state; no tokens, PINs or presenters. */
+export const displayListingSchema = z.object({ displays: z.array(listedDisplay) });
+export type ListedDisplay = z.infer<typeof listedDisplay>;
+export type DisplayListing = z.infer<typeof displayListingSchema>;
+
+const bounded = (max: number) => z.string().check(z.maxLength(max));
+
+/** Invitations Windows writes are 1–7 KB; the gateway's reader allows 12 KiB. */
+export const MAX_PRESENTER_INVITATION_CHARS = 12 * 1024;
+
+/**
+ * `POST /v1/displays/{id}/projection`: the presenter's computer (a target or a
+ * Remote Assistance invitation, not both) and the room PIN. Unknown keys are
+ * refused, so a typo in a client does not silently project without a setting.
+ */
+export const projectionRequestSchema = z.strictObject({
+  /** The PIN on the display's idle screen; an administrator's Bearer token stands in for it. */
+  pin: z.optional(bounded(32)),
+  target: z.optional(z.strictObject({
+    host: z.string().check(z.minLength(1), z.maxLength(253)),
+    port: z.optional(z.int().check(z.minimum(1), z.maximum(65_535))),
+  })),
+  credentials: z.optional(z.strictObject({
+    username: z.string().check(z.minLength(1), z.maxLength(256)),
+    password: bounded(256),
+    domain: z.optional(bounded(256)),
+  })),
+  assistance: z.optional(z.strictObject({
+    invitation: z.string().check(z.minLength(1), z.maxLength(MAX_PRESENTER_INVITATION_CHARS)),
+    password: bounded(256),
+  })),
+  settings: z.optional(sessionSettingsSchema),
+}).check(z.refine((body) => (body.target === undefined) !== (body.assistance === undefined), 'give either target or assistance, not both'));
+export type ProjectionRequestBody = z.infer<typeof projectionRequestSchema>;
+
+/** 202 to a projection request: the session, and the token that stops it. */
+export const projectionStartedSchema = z.object({
+  sessionId: z.string(),
+  displayId: z.string(),
+  stopToken: z.string(),
+  target: z.object({ host: z.string(), port: z.number() }),
+});
+export type ProjectionStarted = z.infer<typeof projectionStartedSchema>;
+
+/** `GET /v1/displays/{id}/projection` with the stop token: how the projection goes. */
+export const projectionStatusSchema = z.object({
+  sessionId: z.string(),
+  /** minted: the display was told; claimed: it is connecting; active: it shows the presenter; ended. */
+  state: z.enum(['minted', 'claimed', 'active', 'ended']),
+  /** When ended: `stopped`, `server-closed`, `client-closed`, `expired`, `gateway-shutdown`, or a session error code. */
+  endReason: z.optional(z.string()),
+});
+export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
+
+/** Every refusal: a code of PRESENTER_ERROR_CODES (or a newer one), the gateway's words, and for lockouts when to try again. */
+export const presenterRefusalSchema = z.object({
+  code: z.string(),
+  message: z._default(z.string(), ''),
+  /** With `pin-locked` and `rate-limited` (also in the Retry-After header). */
+  retryAfterSeconds: z.optional(z.number()),
+  /** With `pin-wrong`: wrong PINs this requester may still try before a lockout. */
+  attemptsLeft: z.optional(z.number()),
+});
+export type PresenterRefusal = z.infer<typeof presenterRefusalSchema>;
