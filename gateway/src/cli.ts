@@ -57,7 +57,9 @@ async function runPrimary(): Promise<void> {
   }
   relayBusInPrimary();
   // One broker store for every worker: a session token is claimed once, whichever worker it reaches.
-  serveBrokerStoreInPrimary(new MemoryBrokerStore());
+  serveBrokerStoreInPrimary(new MemoryBrokerStore(), (loss) => {
+    if (loss.sessionsEnded + loss.displaysOffline > 0) logger.warn({ event: 'worker-lost', worker: loss.workerPid, ...loss }, 'ended the sessions and cleared the displays a dead worker held');
+  });
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
     if (typeof message === 'object' && message !== null && 'lanternaMetricsRequest' in message) {
