@@ -20,6 +20,8 @@ export interface GatewayInstanceOptions {
   port?: number;
   /** Shared by every instance of a farm so a token issued by one verifies on any. */
   sessionSecret: string;
+  /** For the admin API and /metrics (the chaos run asks each instance which displays it holds; the soak reads metrics). */
+  adminToken?: string | undefined;
   /** Where the echo host listens (default 127.0.0.1) and the policy networks that allow it. */
   echoHost?: string;
   allowNetworks?: string[];
@@ -30,6 +32,8 @@ export interface GatewayInstanceOptions {
 export interface GatewayInstance {
   readonly port: number;
   readonly baseUrl: string;
+  /** http://host:port of the same listener, for the admin API and /metrics. */
+  readonly httpUrl: string;
   readonly process: ManagedProcess;
   stop(): Promise<void>;
 }
@@ -40,6 +44,7 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
     stateDir,
     workers: options.workers,
     sessionSecret: options.sessionSecret,
+    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
     // info for the "listening" line; the gateway logs per session, not per PDU
     logLevel: 'info',
     displays: options.displays.map((display) => ({
@@ -79,5 +84,5 @@ export async function startGateway(options: GatewayInstanceOptions): Promise<Gat
     await stop();
     throw new Error(`gateway did not become ready: ${error instanceof Error ? error.message : String(error)}\n${child.recentOutput()}`);
   }
-  return { port, baseUrl: `ws://127.0.0.1:${port}`, process: child, stop };
+  return { port, baseUrl: `ws://127.0.0.1:${port}`, httpUrl: `http://127.0.0.1:${port}`, process: child, stop };
 }

@@ -1,10 +1,20 @@
-// Drives one established channel: a request every interval (random phase so
-// displays do not fire in lockstep), each response timed with process.hrtime.
+// Drives one established channel: a request (or a burst of them) every
+// interval (random phase so displays do not fire in lockstep), each response
+// timed with process.hrtime.
 import type { EchoChannel } from './echoChannel.js';
 import type { LatencyRecorder } from './latencyHistogram.js';
 import { RoundTripTimer } from './roundTripTimer.js';
 
 export interface WindowCounters { sent: number; received: number; failures: number; lastFailure: string | undefined }
+
+export interface PacingOptions {
+  /** Requests sent back to back each interval (a burst); 1 by default. */
+  burst?: number;
+  /** Every response's round trip and arrival time (ns), for per-display figures. */
+  onResponse?: (roundTripNs: number, nowNs: number) => void;
+  /** Called once when the channel breaks (after the failure is counted). */
+  onFailure?: (error: Error) => void;
+}
 
 const nowNs = (): number => Number(process.hrtime.bigint());
 
@@ -14,13 +24,19 @@ export class PacedConnection {
   private interval: NodeJS.Timeout | undefined;
   private alive = true;
 
+  private readonly burst: number;
+
   constructor(private readonly channel: EchoChannel, private readonly request: Buffer, private readonly intervalMs: number,
-    private readonly recorder: LatencyRecorder, private readonly counters: WindowCounters) {
+    private readonly recorder: LatencyRecorder, private readonly counters: WindowCounters, private readonly options: PacingOptions = {}) {
+    this.burst = Math.max(1, options.burst ?? 1);
+    const onResponse = options.onResponse;
     channel.onResponses((count) => {
       const now = nowNs();
       counters.received += count;
       try {
-        this.timer.completed(count, now, (ns) => recorder.recordNanoseconds(ns));
+        this.timer.completed(count, now, onResponse
+          ? (ns) => { recorder.recordNanoseconds(ns); onResponse(ns, now); }
+          : (ns) => recorder.recordNanoseconds(ns));
       } catch (error) {
         this.failed(error instanceof Error ? error : new Error(String(error)));
       }
@@ -28,11 +44,12 @@ export class PacedConnection {
     channel.onFailure((error) => this.failed(error));
   }
 
-  start(): void {
+  /** Starts pacing after `delayMs` (default: a random phase within one interval). */
+  start(delayMs = Math.random() * this.intervalMs): void {
     this.phase = setTimeout(() => {
       this.fire();
       this.interval = setInterval(() => this.fire(), this.intervalMs);
-    }, Math.random() * this.intervalMs);
+    }, delayMs);
   }
 
   outstanding(): number { return this.timer.outstanding(); }
@@ -48,9 +65,12 @@ export class PacedConnection {
   }
 
   private fire(): void {
-    this.timer.markSent(nowNs());
-    this.counters.sent += 1;
-    this.channel.send(this.request);
+    const now = nowNs();
+    for (let i = 0; i < this.burst; i += 1) {
+      this.timer.markSent(now);
+      this.channel.send(this.request);
+    }
+    this.counters.sent += this.burst;
   }
 
   private failed(error: Error): void {
@@ -59,6 +79,7 @@ export class PacedConnection {
     this.stopTimers();
     this.counters.failures += 1;
     this.counters.lastFailure = error.message;
+    this.options.onFailure?.(error);
   }
 
   private stopTimers(): void {
