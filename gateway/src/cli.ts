@@ -7,6 +7,7 @@ import { AggregatorRegistry } from 'prom-client';
 import { loadConfig, ConfigError } from './config/loadConfig.js';
 import { ensureGatewayIdentity, StateDirError } from './config/gatewayIdentity.js';
 import { createGatewayMetrics } from './metrics/gatewayMetrics.js';
+import { startTimerCensus } from './metrics/timerCensus.js';
 import { LocalBus, WorkerBus, relayBusInPrimary } from './cluster/gatewayBus.js';
 import { IpcBrokerStore } from './cluster/ipcBrokerStore.js';
 import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
@@ -96,6 +97,7 @@ async function runPrimary(): Promise<void> {
 async function runWorker(single: boolean): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
   const metrics = createGatewayMetrics();
+  if (config.diagnostics.timerCensus) startTimerCensus(metrics.registry);
   let metricsText: (() => Promise<string>) | undefined;
   if (!single) {
     AggregatorRegistry.setRegistries([metrics.registry]);

@@ -22,6 +22,8 @@ export interface GatewayInstanceOptions {
   sessionSecret: string;
   /** For the admin API and /metrics (the chaos run asks each instance which displays it holds; the soak reads metrics). */
   adminToken?: string | undefined;
+  /** Counts every timer, unref'd ones too (lanterna_debug_timers): for the soak, it costs a little on every async resource. */
+  timerCensus?: boolean | undefined;
   /** Where the echo host listens (default 127.0.0.1) and the policy networks that allow it. */
   echoHost?: string;
   allowNetworks?: string[];
@@ -45,6 +47,7 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
     workers: options.workers,
     sessionSecret: options.sessionSecret,
     ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+    ...(options.timerCensus === true ? { diagnostics: { timerCensus: true } } : {}),
     // info for the "listening" line; the gateway logs per session, not per PDU
     logLevel: 'info',
     displays: options.displays.map((display) => ({

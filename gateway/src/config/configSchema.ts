@@ -98,6 +98,11 @@ export const configSchema = z.object({
     reprojectMs: z.number().int().min(100).default(2000),
     reprojectMaxMs: z.number().int().min(100).default(60000),
   }).prefault({}),
+  /** Instruments for long test runs, off in production. */
+  diagnostics: z.object({
+    /** Counts every timer, unref'd ones too, as lanterna_debug_timers (an async hook: a call per async resource). */
+    timerCensus: z.boolean().default(false),
+  }).prefault({}),
   webRoot: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
