@@ -14,7 +14,7 @@ import type { FleetDisplay } from './fleetProtocol.js';
 import { sampleGateway, type GatewaySample } from './gatewaySampler.js';
 import { mergeEncoded, summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
 import { oneMinuteLoad } from './machineInfo.js';
-import { SOAK_MIX, type TrafficShape } from './trafficShapes.js';
+import { KW_V1_SHAPE, type TrafficShape } from './trafficShapes.js';
 
 export interface SoakOptions {
   sessions: number;
@@ -202,7 +202,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     cleanups.push(() => pool.stop());
     cleanups.push(() => pool.closeAll());
     pool.configure(gateway.baseUrl, false, 15_000);
-    const fleet: FleetDisplay[] = displays.map((display, index) => ({ ...display, index, shape: options.mix[index % options.mix.length] ?? SOAK_MIX[0] as TrafficShape }));
+    const fleet: FleetDisplay[] = displays.map((display, index) => ({ ...display, index, shape: options.mix[index % options.mix.length] ?? KW_V1_SHAPE }));
     note(`starting ${options.sessions} displays (${options.mix.map((shape) => shape.name).join(', ')})`);
     await pool.start(fleet, options.startSpreadMs);
     await pool.untilRelaying(options.sessions, options.startDeadlineMs);
