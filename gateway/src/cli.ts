@@ -11,6 +11,7 @@ import { withPresenceFeed } from './broker/presenceFeed.js';
 import type { BrokerStore } from './broker/brokerStore.js';
 import { startDiscovery } from './wsd/discoveryService.js';
 import type { WsdResponder } from './wsd/wsdResponder.js';
+import { startTimerCensus } from './metrics/timerCensus.js';
 import { LocalBus, WorkerBus, relayBusInPrimary } from './cluster/gatewayBus.js';
 import { IpcBrokerStore } from './cluster/ipcBrokerStore.js';
 import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
@@ -64,7 +65,9 @@ async function runPrimary(): Promise<void> {
   // The one WS-Discovery responder sits beside it and hears every presence change.
   const primaryRegistry = new Registry();
   const { store, discovery } = await withDiscovery(new MemoryBrokerStore(), primaryRegistry, config.listen.port);
-  serveBrokerStoreInPrimary(store);
+  serveBrokerStoreInPrimary(store, (loss) => {
+    if (loss.sessionsEnded + loss.displaysOffline > 0) logger.warn({ event: 'worker-lost', worker: loss.workerPid, ...loss }, 'ended the sessions and cleared the displays a dead worker held');
+  });
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
     if (typeof message === 'object' && message !== null && 'lanternaMetricsRequest' in message) {
@@ -105,6 +108,7 @@ async function runPrimary(): Promise<void> {
 async function runWorker(single: boolean): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
   const metrics = createGatewayMetrics();
+  if (config.diagnostics.timerCensus) startTimerCensus(metrics.registry);
   let metricsText: (() => Promise<string>) | undefined;
   if (!single) {
     AggregatorRegistry.setRegistries([metrics.registry]);
