@@ -20,4 +20,4 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 bash scripts/build.sh
 npx --no-install tsc -b deploy/test
-exec as_root bash deploy/build-image.sh --project "$@"
+as_root bash deploy/build-image.sh --project "$@"
