@@ -12,6 +12,7 @@ import { withPresenceFeed } from './broker/presenceFeed.js';
 import type { BrokerStore } from './broker/brokerStore.js';
 import { startDiscovery } from './wsd/discoveryService.js';
 import type { WsdResponder } from './wsd/wsdResponder.js';
+import { startTimerCensus } from './metrics/timerCensus.js';
 import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
 import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
@@ -69,7 +70,9 @@ async function runPrimary(): Promise<void> {
     relayBusInPrimary();
     const served = await withDiscovery(await EmbeddedBrokerStore.open(brokerStateFile(config.stateDir)), primaryRegistry, config.listen.port);
     discovery = served.discovery;
-    serveBrokerStoreInPrimary(served.store);
+    serveBrokerStoreInPrimary(served.store, (loss) => {
+      if (loss.sessionsEnded + loss.displaysOffline > 0) logger.warn({ event: 'worker-lost', worker: loss.workerPid, ...loss }, 'ended the sessions and cleared the displays a dead worker held');
+    });
   }
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
@@ -111,6 +114,7 @@ async function runPrimary(): Promise<void> {
 async function runWorker(single: boolean): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
   const metrics = createGatewayMetrics();
+  if (config.diagnostics.timerCensus) startTimerCensus(metrics.registry);
   let metricsText: (() => Promise<string>) | undefined;
   if (!single) {
     AggregatorRegistry.setRegistries([metrics.registry]);

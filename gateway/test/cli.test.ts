@@ -10,13 +10,14 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
-import { startFaultyPeer, connectControl, openData } from '@lanterna/testkit';
+import { startFaultyPeer, connectControl, openData, waitFor } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { allocateFreePort } from '@lanterna/lab';
 
 const cli = fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
 const TOKEN = 'display-token-0123456789';
 const METRICS_TOKEN = 'metrics-token-0123456789';
+const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
 
 function httpsGet(url: string, ca: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
@@ -145,4 +146,75 @@ test('two workers: a session token opens its session once, whichever worker a re
   const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, 0x2a]);
   data.socket.send(probe);
   assert.deepEqual(await data.queue.nextBinary(), probe, 'the session itself still relays');
+});
+
+test('two workers: kill -9 of one — a display whose session died with it is projected again, one whose control socket died with it goes offline', { timeout: 90_000 }, async (t) => {
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  const autoProject = { host: '127.0.0.1', port: peer.port };
+  const { dir, port, logs } = await startCli(t, {
+    workers: 2, adminToken: ADMIN_TOKEN,
+    displays: [{ id: 'room', token: TOKEN, autoProject }, { id: 'hall', token: TOKEN }],
+    timeouts: { reprojectMs: 100 },
+  });
+  const ca = readFileSync(join(dir, 'state', 'gateway-cert.pem'), 'utf8');
+  const base = `wss://127.0.0.1:${port}`;
+  /** The worker that logged this event (every log line carries its pid). */
+  const pidOf = async (what: string, match: (entry: Record<string, unknown>) => boolean): Promise<number> => {
+    await waitFor(what, () => logs.some(match), 10_000);
+    return Number(logs.filter(match).pop()?.pid);
+  };
+  const relay = async (data: Awaited<ReturnType<typeof openData>>, tag: number): Promise<void> => {
+    const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, tag]);
+    data.socket.send(probe);
+    assert.deepEqual(await data.queue.nextBinary(), probe);
+  };
+
+  const room = await connectControl(base, 'room', TOKEN, ca);
+  t.after(() => room.close());
+  const roomControl = await pidOf('room online', (entry) => entry.event === 'display-online' && entry.displayId === 'room');
+  // New connections go to the workers in turn; take projections until the data socket lands on the other worker.
+  let victim: number | undefined;
+  for (let attempt = 0; attempt < 10 && victim === undefined; attempt += 1) {
+    const project = await room.next('project');
+    const data = await openData(base, String(project.sessionId), String(project.sessionToken), ca);
+    t.after(() => data.socket.terminate());
+    data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+    await data.queue.nextText('secured');
+    await data.queue.nextBinary();
+    await relay(data, attempt);
+    const dataWorker = await pidOf('session secured', (entry) => entry.event === 'secured' && entry.sessionId === project.sessionId);
+    if (dataWorker !== roomControl) victim = dataWorker;
+    else data.socket.close(); // the session ends; the gateway projects the display again
+  }
+  assert.ok(victim !== undefined, 'a session whose data socket is on the other worker than its control socket');
+  // hall's control socket on the worker that will die
+  let hall: Awaited<ReturnType<typeof connectControl>> | undefined;
+  for (let attempt = 0; attempt < 10 && hall === undefined; attempt += 1) {
+    const onlineBefore = logs.filter((entry) => entry.event === 'display-online' && entry.displayId === 'hall').length;
+    const candidate = await connectControl(base, 'hall', TOKEN, ca);
+    t.after(() => candidate.close());
+    await waitFor('hall online', () => logs.filter((entry) => entry.event === 'display-online' && entry.displayId === 'hall').length > onlineBefore, 10_000);
+    if (await pidOf('hall online', (entry) => entry.event === 'display-online' && entry.displayId === 'hall') === victim) hall = candidate;
+    else candidate.close();
+  }
+  assert.ok(hall, 'hall\'s control socket on the worker that will die');
+  const displays = async (): Promise<Record<string, boolean>> => {
+    const answer = await httpsGet(`https://127.0.0.1:${port}/v1/admin/displays`, ca, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const body = JSON.parse(answer.body) as { displays: { id: string; online: boolean }[] };
+    return Object.fromEntries(body.displays.map((display) => [display.id, display.online]));
+  };
+  assert.deepEqual(await displays(), { room: true, hall: true });
+
+  process.kill(victim, 'SIGKILL');
+  const again = await room.next('project', 10_000);
+  const data = await openData(base, String(again.sessionId), String(again.sessionToken), ca);
+  t.after(() => data.socket.terminate());
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await data.queue.nextText('secured');
+  await data.queue.nextBinary();
+  await relay(data, 0x2a);
+  await waitFor('hall offline', async () => (await displays()).hall === false, 10_000);
+  assert.equal((await displays()).room, true, 'room\'s control socket lives on');
+  assert.ok(logs.some((entry) => entry.event === 'worker-lost' && entry.worker === victim && entry.sessionsEnded === 1 && entry.displaysOffline === 1), 'the primary says what it ended for the dead worker');
 });

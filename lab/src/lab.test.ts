@@ -90,7 +90,8 @@ test('xrdp (xorgxrdp): a native client logs in and the session shows the referen
   assert.ok(sessionDisplay !== undefined);
   // the session's X server carries the lab's id (sesman's SessionVariables), so leak scans see it
   const sessionPids = server.sessionPids();
-  const commandLines = sessionPids.map((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  // A session process may end between the listing and the read (sesman's helpers do): it has no command line then.
+  const commandLines = sessionPids.map((pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return ''; } });
   const xorg = sessionPids.find((_pid, index) => commandLines[index]?.startsWith('/usr/lib/xorg/Xorg') === true);
   assert.ok(xorg !== undefined, `no Xorg among ${commandLines.join(' | ')}`);
   assert.ok(lab.livePids().includes(xorg), 'the session X server does not carry LANTERNA_LAB_ID');

@@ -3,7 +3,10 @@
 // Use loadtest/run-loadtest.sh, which raises the open-file limit first.
 import os from 'node:os';
 import { Command, Option } from 'commander';
-import { SCENARIOS, type RelayKind } from './scenarios.js';
+import { ALL_SCENARIOS, SCENARIOS, type RelayKind } from './scenarios.js';
+import { CHAOS_PHASES, type ChaosOptions, type ChaosPhase } from './chaosRun.js';
+import type { SoakMinute, SoakOptions } from './soakRun.js';
+import { KW_V1_SHAPE, SOAK_MIX, shapeFromPattern } from './trafficShapes.js';
 import { executePlan, type RunPlan } from './runPlan.js';
 import { writeReport, DEFAULT_RESULTS_DIR } from './resultsWriter.js';
 import { deriveFigures } from './runReport.js';
@@ -25,7 +28,7 @@ program.command('list').description('list the scenarios').action(() => {
 
 program.command('run').description('run scenarios and write JSON, Markdown and HTML reports')
   .addOption(new Option('--scenario <names...>', 'scenario names').choices(SCENARIOS.map((scenario) => scenario.name)))
-  .option('--all', 'every scenario, with bounded ramps (about 20 minutes)')
+  .option('--all', 'every benchmark scenario, with bounded ramps (about 20 minutes; chaos and soak are run by name)')
   .option('--max-connections <n>', 'ramp limit per case', int)
   .option('--step <n>', 'connections added per step', int)
   .option('--hold-seconds <n>', 'measurement window per step', int)
@@ -34,7 +37,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--up-bytes <n>', 'request PDU size', int)
   .option('--down-bytes <n>', 'response PDU size', int)
   .option('--interval-ms <n>', 'request interval', int)
-  .option('--workers <n>', 'gateway workers (kw-v1/kw-v2.2/sweeps)', int)
+  .option('--workers <n>', 'gateway workers (kw-v1/kw-v2.2/sweeps; chaos: per instance, at least 2, default 2; soak: default 1)', int)
   .option('--farm-sizes <list>', 'gateway instances for the farm scenario, e.g. 1,2', intList)
   .option('--generators <n>', 'generator processes', int, 1)
   .option('--budget-ms <n>', 'response-time budget', int, 40)
@@ -49,15 +52,24 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--lfn-seconds <n>', 'measured seconds per long-fat-network point', int, 4)
   .option('--results-dir <dir>', 'where run folders go', DEFAULT_RESULTS_DIR)
   .option('--name <name>', 'run folder name (default: timestamp)')
+  .option('--sessions <n>', 'chaos: displays (default 1000); soak: displays (default 500)', int)
+  .addOption(new Option('--chaos-phases <phases...>', 'chaos: what to kill').choices([...CHAOS_PHASES]).default([...CHAOS_PHASES]))
+  .option('--reconnect-budget-ms <n>', 'chaos: every display on the victim relays again within this long', int, 5000)
+  .option('--recovery-deadline-seconds <n>', 'chaos: how long to wait for stragglers', int, 30)
+  .option('--fleets <n>', 'chaos/soak: processes that run the simulated displays', int, 2)
+  .option('--duration-minutes <n>', 'soak: length of the run', int, 60)
+  .option('--churn-percent <n>', 'soak: pages closed and reopened each minute, % of the displays', Number, 3)
   .option('--nice <n>', 'niceness of every process the run starts (negative needs root)', (value: string) => String(Number.parseInt(value, 10)), '-10')
   .action(async (options: {
     scenario?: string[]; all?: boolean; maxConnections?: number; step?: number; holdSeconds?: number; settleSeconds: number; relay?: RelayKind[];
     upBytes?: number; downBytes?: number; intervalMs?: number; workers?: number; farmSizes?: number[]; generators: number; budgetMs: number;
     stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number; confirmHolds: number;
     throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string;
+    sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; fleets: number;
+    durationMinutes: number; churnPercent: number;
   }) => {
     process.env[NICENESS_ENV] = options.nice;
-    const scenarios = options.all === true ? SCENARIOS.map((scenario) => scenario.name) : options.scenario ?? [];
+    const scenarios = options.all === true ? [...ALL_SCENARIOS] : options.scenario ?? [];
     if (scenarios.length === 0) throw new Error('name a --scenario or use --all');
     const plan: RunPlan = {
       scenarios,
@@ -73,10 +85,14 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
       },
       throughputSeconds: options.throughputSeconds, lfnBufferBytes: options.lfnBuffers, lfnSeconds: options.lfnSeconds,
       showProgress: true, command: `lanterna-loadtest ${process.argv.slice(2).join(' ')}`,
+      chaos: scenarios.includes('chaos') ? chaosOptions(options) : undefined,
+      soak: scenarios.includes('soak') ? soakOptions(options) : undefined,
     };
     const report = await executePlan(plan);
     const written = await writeReport(report, options.resultsDir, options.name ?? report.startedAt.replace(/[:.]/g, '-'));
-    process.stdout.write(`${JSON.stringify({ report: written, derived: deriveFigures(report) }, null, 2)}\n`);
+    const chaos = report.chaos.map((result) => ({ phase: result.phase, victim: result.victim, reconnect: result.reconnect, bystanders: result.bystanders, beforeTheKill: result.baseline, verdict: result.verdict, error: result.error }));
+    const soak = report.soak.map((result) => ({ figures: result.figures, blocks: result.blocks.map((block) => ({ minutes: `${block.fromMinute}-${block.toMinute}`, p99Ms: block.latency.p99Ms, loadAverage: block.loadAverage })), error: result.error }));
+    process.stdout.write(`${JSON.stringify({ report: written, derived: deriveFigures(report), ...(chaos.length > 0 ? { chaos } : {}), ...(soak.length > 0 ? { soak } : {}) }, null, 2)}\n`);
   });
 
 program.command('smoke').description('a few hundred connections for a few seconds through the gateway and websockify')
@@ -86,5 +102,32 @@ program.command('smoke').description('a few hundred connections for a few second
     const { report, written } = await runSmoke({ connections: options.connections, resultsDir: options.resultsDir, showProgress: true });
     process.stdout.write(`${JSON.stringify({ report: written, cases: report.capacity.map((result) => ({ id: result.case.id, error: result.error, steps: result.steps.map((step) => ({ connections: step.connections, latency: step.latency })) })) }, null, 2)}\n`);
   });
+
+const progressLine = (text: string): void => { process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${text}\n`); };
+
+function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; workers?: number; fleets: number; reconnectBudgetMs: number; budgetMs: number;
+  recoveryDeadlineSeconds: number; upBytes?: number; downBytes?: number; intervalMs?: number }): ChaosOptions {
+  const sessions = options.sessions ?? 1000;
+  return {
+    sessions, phases: options.chaosPhases,
+    shape: shapeFromPattern({ upBytes: options.upBytes ?? KW_V1_SHAPE.upBytes, downBytes: options.downBytes ?? KW_V1_SHAPE.downBytes, intervalMs: options.intervalMs ?? KW_V1_SHAPE.intervalMs }, 'chaos'),
+    workers: Math.max(2, options.workers ?? 2), fleets: options.fleets,
+    reconnectBudgetMs: options.reconnectBudgetMs, latencyBudgetMs: options.budgetMs, recoveryDeadlineMs: options.recoveryDeadlineSeconds * 1000,
+    // about 40 new displays a second: a building's screens after a power cut, not all in one instant
+    startSpreadMs: sessions * 25, startDeadlineMs: sessions * 25 + 120_000,
+    baselineMs: 5000, afterMs: 2000, onPhase: progressLine,
+  };
+}
+
+function soakOptions(options: { sessions?: number; durationMinutes: number; workers?: number; fleets: number; churnPercent: number }): SoakOptions {
+  const sessions = options.sessions ?? 500;
+  return {
+    sessions, durationMinutes: options.durationMinutes, workers: options.workers ?? 1, fleets: options.fleets,
+    churnPercentPerMinute: options.churnPercent, churnPauseMs: 5000, minuteMs: 60_000,
+    startSpreadMs: sessions * 25, startDeadlineMs: sessions * 25 + 120_000, mix: SOAK_MIX,
+    onPhase: progressLine,
+    onMinute: (minute: SoakMinute) => progressLine(`[soak] minute ${minute.minute}: RSS ${(minute.gateway.rssBytes / 2 ** 20).toFixed(1)} MB, fds ${minute.gateway.openFds}, timers ${minute.gateway.timers ?? minute.gateway.resources.Timeout ?? 0}, relaying ${minute.relaying}, p99 ${minute.latency.p99Ms} ms, losses ${minute.losses}, load ${minute.loadAverage}`),
+  };
+}
 
 await program.parseAsync();

@@ -20,4 +20,7 @@ void test('the farm balancer keeps a display on one instance by source address',
   assert.match(config, /server gw0 127\.0\.0\.1:9001/);
   assert.match(config, /server gw1 127\.0\.0\.1:9002/);
   assert.match(config, /mode tcp/);
+  // a dead instance is left at its first refused connection, the display redispatched
+  assert.match(config, /option redispatch 1/);
+  assert.match(config, /default-server check .*observe layer4 error-limit 1 on-error mark-down/);
 });

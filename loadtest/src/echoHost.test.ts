@@ -6,6 +6,7 @@ import { connectDirectTls } from './directTlsClient.js';
 import { generateLoopbackCertificate } from './selfSignedCertificate.js';
 import { PduStreamCounter } from '@lanterna/protocol';
 import { buildTpktPdu } from './tpktPdu.js';
+import { buildSizedRequest, requestedReplyBytes } from './sizedRequest.js';
 
 const certificate = await generateLoopbackCertificate();
 
@@ -53,6 +54,33 @@ void test('echo host answers each request pdu with one reply of the configured s
   const replies = await received;
   assert.equal(replies.length, 3 * 1669);
   assert.equal(new PduStreamCounter().push(replies), 3);
+});
+
+void test('echo host with sized replies answers each request with the size it names, echoing when it names none', async (t) => {
+  const host = await startEchoHost({ handshake: 'x224-then-tls', sessionTickets: true, sizedReplies: true, certificate });
+  t.after(() => host.close());
+  const secure = await connectDirectTls({ host: '127.0.0.1', port: host.port, handshake: 'x224-then-tls' });
+  t.after(() => secure.destroy());
+  const echoed = buildSizedRequest(90, 0);
+  const requests = Buffer.concat([buildSizedRequest(25, 1669), echoed, buildSizedRequest(200, 8000)]);
+  const received = collect(secure, 1669 + 90 + 8000, 5000);
+  // one byte at a time through the size field and across pdu boundaries
+  for (const cut of [8, 26, 30]) secure.write(requests.subarray(cut === 8 ? 0 : cut === 26 ? 8 : 26, cut));
+  secure.write(requests.subarray(30));
+  const replies = await received;
+  assert.equal(replies.length, 1669 + 90 + 8000);
+  assert.equal(replies.readUInt16BE(2), 1669);
+  assert.deepEqual(replies.subarray(1669, 1669 + 90), echoed);
+  assert.equal(replies.readUInt16BE(1669 + 90 + 2), 8000);
+  assert.equal(new PduStreamCounter().push(replies), 3);
+});
+
+void test('sized requests carry their reply size and refuse what cannot be carried', () => {
+  assert.equal(requestedReplyBytes(buildSizedRequest(25, 1669)), 1669);
+  assert.equal(requestedReplyBytes(buildSizedRequest(9, 0)), 0);
+  assert.equal(requestedReplyBytes(buildTpktPdu(7)), 0, 'too short to name a size: echoed');
+  assert.throws(() => buildSizedRequest(8, 90), /at least 9 bytes/);
+  assert.throws(() => buildSizedRequest(90, 3), /reply size/);
 });
 
 void test('echo host without session tickets sends none', async (t) => {

@@ -6,8 +6,9 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { constants as cryptoConstants } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import { buildConnectionConfirm, parseConnectionRequest, PduStreamCounter, PROTOCOL } from '@lanterna/protocol';
+import { buildConnectionConfirm, parseConnectionRequest, PduFramer, PduStreamCounter, PROTOCOL } from '@lanterna/protocol';
 import { buildTpktPdu } from './tpktPdu.js';
+import { requestedReplyBytes } from './sizedRequest.js';
 import { readFirstPdu } from './firstPduReader.js';
 import type { CertificatePair } from './selfSignedCertificate.js';
 
@@ -27,6 +28,8 @@ export interface EchoHostOptions {
   sessionTickets: boolean;
   /** Reply to each request PDU with one PDU of this size; echo the bytes back when absent. */
   replyBytes?: number | undefined;
+  /** Reply to each request PDU with one PDU of the size it names (sizedRequest.ts): mixed traffic from one host. */
+  sizedReplies?: boolean | undefined;
   /** Throughput mode: after the handshake, send PDUs of this size as fast as the peer reads. */
   streamPduBytes?: number | undefined;
   certificate: CertificatePair;
@@ -57,6 +60,7 @@ export async function startEchoHost(options: EchoHostOptions): Promise<EchoHost>
 
   const serve = (secure: Duplex): void => {
     if (streamPdu) { streamForever(secure, streamPdu); return; }
+    if (options.sizedReplies === true) { answerSized(secure); return; }
     if (!reply) { secure.on('data', (chunk: Buffer) => { secure.write(chunk); }); return; }
     const counter = new PduStreamCounter();
     secure.on('data', (chunk: Buffer) => {
@@ -124,6 +128,26 @@ export async function startEchoHost(options: EchoHostOptions): Promise<EchoHost>
       server.close(() => resolve());
     }),
   };
+}
+
+/** Each request answered by a PDU of the size it names (0: echoed); replies of one size are built once. */
+function answerSized(stream: Duplex): void {
+  const framer = new PduFramer<Buffer>({ mode: 'rdp', allocate: (length) => Buffer.allocUnsafe(length) });
+  stream.on('data', (chunk: Buffer) => {
+    let pdus: Buffer[];
+    try { pdus = framer.pushPdus(chunk); } catch { stream.destroy(); return; }
+    for (const pdu of pdus) {
+      const size = requestedReplyBytes(pdu);
+      stream.write(size === 0 ? pdu : replyOfSize(size));
+    }
+  });
+}
+
+const replies = new Map<number, Buffer>();
+function replyOfSize(size: number): Buffer {
+  let reply = replies.get(size);
+  if (!reply) { reply = buildTpktPdu(size); replies.set(size, reply); }
+  return reply;
 }
 
 function streamForever(stream: Duplex, pdu: Buffer): void {

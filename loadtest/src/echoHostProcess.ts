@@ -9,6 +9,7 @@ export interface EchoHostProcessOptions {
   handshake: EchoHandshake;
   sessionTickets: boolean;
   replyBytes?: number | undefined;
+  sizedReplies?: boolean | undefined;
   streamPduBytes?: number | undefined;
   cpus?: string | undefined;
   host?: string;
@@ -22,6 +23,7 @@ export async function startEchoHostProcess(options: EchoHostProcessOptions): Pro
   const args = [ECHO_MAIN, '--handshake', options.handshake];
   if (!options.sessionTickets) args.push('--no-session-tickets');
   if (options.replyBytes !== undefined) args.push('--reply-bytes', String(options.replyBytes));
+  if (options.sizedReplies === true) args.push('--sized-replies');
   if (options.streamPduBytes !== undefined) args.push('--stream-pdu-bytes', String(options.streamPduBytes));
   if (options.host !== undefined) args.push('--host', options.host);
   const prefix = options.prefix ?? [];

@@ -20,6 +20,10 @@ export interface GatewayInstanceOptions {
   port?: number;
   /** Shared by every instance of a farm so a token issued by one verifies on any. */
   sessionSecret: string;
+  /** For the admin API and /metrics (the chaos run asks each instance which displays it holds; the soak reads metrics). */
+  adminToken?: string | undefined;
+  /** Counts every timer, unref'd ones too (lanterna_debug_timers): for the soak, it costs a little on every async resource. */
+  timerCensus?: boolean | undefined;
   /** Where the echo host listens (default 127.0.0.1) and the policy networks that allow it. */
   echoHost?: string;
   allowNetworks?: string[];
@@ -30,6 +34,8 @@ export interface GatewayInstanceOptions {
 export interface GatewayInstance {
   readonly port: number;
   readonly baseUrl: string;
+  /** http://host:port of the same listener, for the admin API and /metrics. */
+  readonly httpUrl: string;
   readonly process: ManagedProcess;
   stop(): Promise<void>;
 }
@@ -40,6 +46,8 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
     stateDir,
     workers: options.workers,
     sessionSecret: options.sessionSecret,
+    ...(options.adminToken === undefined ? {} : { adminToken: options.adminToken }),
+    ...(options.timerCensus === true ? { diagnostics: { timerCensus: true } } : {}),
     // info for the "listening" line; the gateway logs per session, not per PDU
     logLevel: 'info',
     displays: options.displays.map((display) => ({
@@ -79,5 +87,5 @@ export async function startGateway(options: GatewayInstanceOptions): Promise<Gat
     await stop();
     throw new Error(`gateway did not become ready: ${error instanceof Error ? error.message : String(error)}\n${child.recentOutput()}`);
   }
-  return { port, baseUrl: `ws://127.0.0.1:${port}`, process: child, stop };
+  return { port, baseUrl: `ws://127.0.0.1:${port}`, httpUrl: `http://127.0.0.1:${port}`, process: child, stop };
 }

@@ -1,46 +1,13 @@
 // The coordinator's side of the generator processes: starts them pinned to
 // the load CPUs, spreads displays over them, and gathers each window's reports.
 import { fileURLToPath } from 'node:url';
-import { ManagedProcess } from './managedProcess.js';
+import { IpcChild } from './ipcChild.js';
 import type { CoordinatorMessage, DisplayAssignment, GeneratorMessage, RelayTarget, WindowReport } from './generatorProtocol.js';
 import type { TrafficPattern } from './trafficPattern.js';
 
 const GENERATOR_MAIN = fileURLToPath(new URL('./generatorMain.js', import.meta.url));
 
-class GeneratorHandle {
-  private readonly inbox: GeneratorMessage[] = [];
-  private waiter: (() => void) | undefined;
-  readonly process: ManagedProcess;
-
-  constructor(index: number, cpus: string | undefined) {
-    this.process = new ManagedProcess(`generator-${index}`, {
-      command: process.execPath, args: [GENERATOR_MAIN], cpus, ipc: true,
-    });
-    this.process.child.on('message', (message: GeneratorMessage) => {
-      this.inbox.push(message);
-      this.waiter?.();
-    });
-    this.process.child.on('exit', () => this.waiter?.());
-  }
-
-  post(message: CoordinatorMessage): void { this.process.child.send(message); }
-
-  async next<T extends GeneratorMessage['type']>(type: T, timeoutMs: number): Promise<Extract<GeneratorMessage, { type: T }>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = this.inbox.findIndex((message) => message.type === type);
-      if (index >= 0) return this.inbox.splice(index, 1)[0] as Extract<GeneratorMessage, { type: T }>;
-      if (!this.process.isAlive()) throw new Error(`${this.process.name} exited while waiting for ${type}\n${this.process.recentOutput()}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${this.process.name} sent no ${type} within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiter = () => { clearTimeout(timer); resolve(); };
-      });
-      this.waiter = undefined;
-    }
-  }
-}
+type GeneratorHandle = IpcChild<GeneratorMessage, CoordinatorMessage>;
 
 export interface OpenResult { opened: number; failed: number; firstError: string | undefined }
 
@@ -48,7 +15,7 @@ export class GeneratorPool {
   private constructor(private readonly generators: GeneratorHandle[]) {}
 
   static async start(count: number, cpus: string | undefined): Promise<GeneratorPool> {
-    const generators = Array.from({ length: count }, (_unused, index) => new GeneratorHandle(index, cpus));
+    const generators: GeneratorHandle[] = Array.from({ length: count }, (_unused, index) => new IpcChild(`generator-${index}`, GENERATOR_MAIN, cpus));
     const pool = new GeneratorPool(generators);
     try {
       await Promise.all(generators.map((generator) => generator.next('ready', 15_000)));

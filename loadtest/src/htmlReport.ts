@@ -36,6 +36,18 @@ export function htmlReport(report: RunReport): string {
     series.push({ name: 'buffer / RTT', points: report.longFatNetwork.filter((row) => row.path === 'raw-tls').map((row) => [row.bufferBytes / 1024, row.windowLimitMegabytesPerSecond] as const) });
     charts.push(lineChartSvg({ title: 'throughput at 250 ms RTT vs socket buffer', xLabel: 'tcp_rmem/wmem max (KiB)', yLabel: 'MB/s', series, logX: true }));
   }
+  for (const soak of report.soak) {
+    const minutes = soak.minutes;
+    charts.push(lineChartSvg({ title: `soak: gateway memory and descriptors over ${soak.durationMinutes} minutes`, xLabel: 'minute', yLabel: 'MB / count', series: [
+      { name: 'RSS MB', points: minutes.map((minute) => [minute.minute, minute.gateway.rssBytes / 2 ** 20] as const) },
+      { name: 'open fds', points: minutes.map((minute) => [minute.minute, minute.gateway.openFds] as const) },
+      { name: 'active timers', points: minutes.map((minute) => [minute.minute, minute.gateway.timers ?? minute.gateway.resources.Timeout ?? 0] as const) },
+    ], width: 760 }));
+    charts.push(lineChartSvg({ title: 'soak: round trip per minute', xLabel: 'minute', yLabel: 'ms', series: [
+      { name: 'p99', points: minutes.map((minute) => [minute.minute, minute.latency.p99Ms] as const) },
+      { name: 'p50', points: minutes.map((minute) => [minute.minute, minute.latency.p50Ms] as const) },
+    ], horizontalLine: { value: report.budgetMs, label: `${report.budgetMs} ms budget` }, width: 760 }));
+  }
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8"><title>Lanterna load test</title>',

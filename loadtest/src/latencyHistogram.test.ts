@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LatencyRecorder, summarizeEncoded } from './latencyHistogram.js';
+import { LatencyRecorder, mergeEncoded, summarizeEncoded } from './latencyHistogram.js';
 
 void test('summary percentiles follow the recorded distribution', () => {
   const recorder = new LatencyRecorder();
@@ -26,4 +26,16 @@ void test('encoded histograms from several generators merge exactly', () => {
   fast.reset();
   assert.equal(fast.summary().count, 0);
   assert.equal(summarizeEncoded([]).count, 0);
+});
+
+void test('merged and re-encoded histograms keep every count (minutes merged into blocks)', () => {
+  const minutes = [1, 2, 3].map((ms) => {
+    const recorder = new LatencyRecorder();
+    for (let i = 0; i < 10; i += 1) recorder.recordNanoseconds(ms * 1_000_000);
+    return recorder.encode();
+  });
+  const block = summarizeEncoded([mergeEncoded(minutes.slice(0, 2)), minutes[2] ?? '']);
+  assert.equal(block.count, 30);
+  assert.ok(Math.abs(block.maxMs - 3) < 0.01);
+  assert.ok(Math.abs(block.meanMs - 2) < 0.01);
 });

@@ -53,15 +53,28 @@ function summarize(histogram: hdr.Histogram): LatencySummary {
   };
 }
 
-/** Merges histograms encoded by several generators into one summary. */
-export function summarizeEncoded(encoded: readonly string[]): LatencySummary {
+function mergeInto(encoded: readonly string[]): hdr.Histogram {
   const merged = newHistogram();
   for (const item of encoded) {
     const part = hdr.decodeFromCompressedBase64(item, 32, false);
     merged.add(part);
     part.destroy();
   }
+  return merged;
+}
+
+/** Merges histograms encoded by several generators into one summary. */
+export function summarizeEncoded(encoded: readonly string[]): LatencySummary {
+  const merged = mergeInto(encoded);
   const summary = summarize(merged);
   merged.destroy();
   return summary;
+}
+
+/** Merges encoded histograms into one, still encoded (kept per minute, merged again per block). */
+export function mergeEncoded(encoded: readonly string[]): string {
+  const merged = mergeInto(encoded);
+  const text = hdr.encodeIntoCompressedBase64(merged);
+  merged.destroy();
+  return text;
 }

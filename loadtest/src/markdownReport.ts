@@ -5,12 +5,11 @@ import type { RunReport } from './runReport.js';
 import { deriveFigures } from './runReport.js';
 import type { CaseResult } from './capacityCaseRunner.js';
 import { describePattern } from './trafficPattern.js';
+import { table } from './markdownTable.js';
+import { chaosMarkdown } from './chaosMarkdown.js';
+import { soakMarkdown } from './soakMarkdown.js';
 import { WHITEPAPER_CAPACITY, WHITEPAPER_FARM_SCALING, WHITEPAPER_TITLE } from './whitepaperFigures.js';
 
-function table(header: string[], rows: (string | number)[][]): string {
-  const line = (cells: (string | number)[]): string => `| ${cells.map(String).join(' | ')} |`;
-  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
-}
 
 export function capacityLabel(result: CaseResult, which: 'byP99' | 'byMean' = 'byP99'): string {
   if (result.error !== undefined) return 'error';
@@ -39,10 +38,13 @@ function sweepTable(report: RunReport, scenario: string, label: string): string 
 export function markdownReport(report: RunReport): string {
   const derived = deriveFigures(report);
   const out: string[] = [];
-  out.push(`# Lanterna gateway capacity (${report.startedAt})`);
+  const benchmarks = report.capacity.length + report.throughput.length + report.longFatNetwork.length > 0;
+  out.push(`# Lanterna gateway ${benchmarks ? 'capacity' : [report.chaos.length > 0 ? 'chaos' : '', report.soak.length > 0 ? 'soak' : ''].filter(Boolean).join(' and ')} (${report.startedAt})`);
   out.push('');
-  out.push(`Method after *${WHITEPAPER_TITLE}*: connections added in steps, each step held, capacity = the largest count whose`);
-  out.push(`99th-percentile response time stays under ${report.budgetMs} ms (the mean-based figure, the whitepaper's criterion, beside it).`);
+  if (report.capacity.length > 0) {
+    out.push(`Method after *${WHITEPAPER_TITLE}*: connections added in steps, each step held, capacity = the largest count whose`);
+    out.push(`99th-percentile response time stays under ${report.budgetMs} ms (the mean-based figure, the whitepaper's criterion, beside it).`);
+  }
   out.push(`Machine: ${report.machine.cpus} × ${report.machine.cpuModel}, ${report.machine.memoryGiB} GiB, Linux ${report.machine.kernel}, Node ${report.machine.node}, fd limit ${report.machine.fdLimit}.`);
   out.push(`Load average at start/end: ${report.loadAverage.start} / ${report.loadAverage.end} (other work on the machine inflates response times).`);
   out.push(`Command: \`${report.command}\``);
@@ -113,7 +115,10 @@ export function markdownReport(report: RunReport): string {
     out.push('');
   }
 
-  out.push('## Steps');
+  if (report.chaos.length > 0) out.push(chaosMarkdown(report.chaos, report.budgetMs), '');
+  for (const soak of report.soak) out.push(soakMarkdown(soak), '');
+
+  if (report.capacity.length > 0) out.push('## Steps');
   for (const result of report.capacity) {
     out.push('');
     out.push(`### ${result.case.id} — ${describePattern(result.case.pattern)}, ${result.case.workers} worker(s), ${result.case.instances} instance(s)`);

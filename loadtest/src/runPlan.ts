@@ -6,6 +6,8 @@ import { describeMachine, oneMinuteLoad } from './machineInfo.js';
 import { runThroughput } from './throughputRun.js';
 import { runLongFatNetwork } from './longFatNetwork.js';
 import type { RunReport } from './runReport.js';
+import { runChaos, type ChaosOptions } from './chaosRun.js';
+import { runSoak, type SoakOptions } from './soakRun.js';
 
 export interface RunPlan {
   scenarios: string[];
@@ -16,6 +18,8 @@ export interface RunPlan {
   lfnSeconds: number;
   showProgress: boolean;
   command: string;
+  chaos?: ChaosOptions | undefined;
+  soak?: SoakOptions | undefined;
 }
 
 export async function executePlan(plan: RunPlan): Promise<RunReport> {
@@ -29,6 +33,8 @@ export async function executePlan(plan: RunPlan): Promise<RunReport> {
     capacity: [],
     throughput: [],
     longFatNetwork: [],
+    chaos: [],
+    soak: [],
   };
   for (const name of plan.scenarios) {
     const scenario = findScenario(name);
@@ -41,6 +47,12 @@ export async function executePlan(plan: RunPlan): Promise<RunReport> {
           done();
         }
       }
+    } else if (scenario.kind === 'chaos') {
+      if (!plan.chaos) throw new Error('the chaos scenario needs its options');
+      report.chaos.push(...await runChaos(plan.chaos));
+    } else if (scenario.kind === 'soak') {
+      if (!plan.soak) throw new Error('the soak scenario needs its options');
+      report.soak.push(await runSoak(plan.soak));
     } else if (scenario.kind === 'throughput') {
       report.throughput.push(...await runThroughput({ seconds: plan.throughputSeconds, cpus: plan.settings.cpus }));
     } else {

@@ -1,6 +1,8 @@
 // The run's result model and the figures derived from it (per-core
 // capacities, websockify ratio, farm scaling), kept apart from rendering.
 import type { CaseResult } from './capacityCaseRunner.js';
+import type { ChaosPhaseResult } from './chaosRun.js';
+import type { SoakResult } from './soakRun.js';
 
 export interface ThroughputResult {
   path: 'raw-tls' | 'lanterna' | 'websockify';
@@ -41,6 +43,8 @@ export interface RunReport {
   capacity: CaseResult[];
   throughput: ThroughputResult[];
   longFatNetwork: LongFatNetworkResult[];
+  chaos: ChaosPhaseResult[];
+  soak: SoakResult[];
 }
 
 export interface DerivedFigures {

@@ -32,7 +32,7 @@ export interface ScenarioOverrides {
   farmSizes?: number[] | undefined;
 }
 
-export type ScenarioKind = 'capacity' | 'throughput' | 'long-fat-network';
+export type ScenarioKind = 'capacity' | 'throughput' | 'long-fat-network' | 'chaos' | 'soak';
 
 export interface ScenarioDefinition {
   name: string;
@@ -49,7 +49,12 @@ export const SCENARIOS: readonly ScenarioDefinition[] = [
   { name: 'farm', kind: 'capacity', description: 'KW v1 through HAProxy to 1..N gateway instances' },
   { name: 'throughput', kind: 'throughput', description: 'one session\'s MB/s through the gateway vs raw TLS on loopback' },
   { name: 'long-fat-network', kind: 'long-fat-network', description: '250 ms RTT (packet delay line between namespaces): throughput vs socket buffers' },
+  { name: 'chaos', kind: 'chaos', description: 'kill -9 a gateway worker, then a whole instance behind HAProxy, under 1,000 page-like displays: reconnect times, bystanders undisturbed' },
+  { name: 'soak', kind: 'soak', description: '500 displays of mixed traffic with churn for --duration-minutes (60): RSS, fds, timers, p99 over time' },
 ];
+
+/** What `run --all` runs: the benchmarks, not the long or destructive runs (chaos, soak), which are named. */
+export const ALL_SCENARIOS: readonly string[] = SCENARIOS.filter((scenario) => scenario.kind !== 'chaos' && scenario.kind !== 'soak').map((scenario) => scenario.name);
 
 const KW_V1: TrafficPattern = { upBytes: 90, downBytes: 90, intervalMs: 100 };
 const KW_V22: TrafficPattern = { upBytes: 25, downBytes: 1669, intervalMs: 200 };

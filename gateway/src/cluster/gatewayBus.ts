@@ -46,3 +46,10 @@ export function relayBusInPrimary(): void {
     for (const worker of Object.values(cluster.workers ?? {})) worker?.send(message);
   });
 }
+
+/** Runs in the primary: an event of the primary's own (a dead worker's session ended) to every live worker. */
+export function publishFromPrimary(event: BusEvent): void {
+  for (const worker of Object.values(cluster.workers ?? {})) {
+    if (worker?.isConnected() === true) worker.send({ lanternaBus: event } satisfies Envelope);
+  }
+}

@@ -158,6 +158,11 @@ export const configSchema = z.object({
     /** Datagrams handled per second from one source address before the rest are dropped (a flood must not starve other presenters). */
     perSourceRate: z.number().int().min(1).default(200),
   }).prefault({}),
+  /** Instruments for long test runs, off in production. */
+  diagnostics: z.object({
+    /** Counts every timer, unref'd ones too, as lanterna_debug_timers (an async hook: a call per async resource). */
+    timerCensus: z.boolean().default(false),
+  }).prefault({}),
   webRoot: z.string().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

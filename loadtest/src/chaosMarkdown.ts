@@ -1,0 +1,36 @@
+// The chaos section of the report: per phase, who was on the victim, how
+// fast they came back, and what everyone else saw.
+import type { ChaosPhaseResult } from './chaosRun.js';
+import { table } from './markdownTable.js';
+
+const yes = (value: boolean): string => (value ? 'yes' : '**no**');
+const orDash = (value: number | undefined): string | number => value ?? '–';
+
+export function chaosMarkdown(results: readonly ChaosPhaseResult[], budgetMs: number): string {
+  const out: string[] = [];
+  out.push('## Chaos: kill -9 under load');
+  out.push('');
+  out.push('Displays reconnect as the page does (web/src/session: backoff 0.5–1 s, doubling to 30 s, reset on welcome). Reconnect time = from the kill to the first response on a new session. Bystanders = displays with no socket in the victim (read from /proc for a worker, from each instance\'s admin API for an instance, before the kill). Stall = longest gap between two responses of a session, less the request interval.');
+  out.push('');
+  out.push(table(['phase', 'displays', 'victim', 'on the victim', 'back', 'back ≤ budget', 'reconnect p50 ms', 'p95 ms', 'max ms', 'bystanders', 'bystander errors', 'bystander max stall ms (before the kill)', 'bystander max round trip ms (before)', 'all responses p99 / max ms', 'load avg', 'error'],
+    results.map((result) => [
+      result.phase, result.sessions, result.victim, result.reconnect.displays, result.reconnect.back, result.reconnect.backWithinBudget,
+      orDash(result.reconnect.p50Ms), orDash(result.reconnect.p95Ms), orDash(result.reconnect.maxMs),
+      result.bystanders.displays, result.bystanders.errors, `${result.bystanders.maxStallMs} (${result.baseline.maxStallMs})`,
+      `${result.bystanders.maxRoundTripMs} (${result.baseline.maxRoundTripMs})`, `${result.windowLatency.p99Ms} / ${result.windowLatency.maxMs}`,
+      `${result.loadAverage.start} → ${result.loadAverage.end}`, result.error ?? '',
+    ])));
+  out.push('');
+  out.push(table(['phase', 'every display back in budget', 'bystanders undisturbed (0 errors)', `bystander stall ≤ ${budgetMs} ms`, `bystander stall ≤ before + ${budgetMs} ms`, 'split control/data', 'unplaced', 'noticed nothing', 'worker replaced after s', 'fleet CPU / loop p99 ms'],
+    results.map((result) => [
+      result.phase, yes(result.verdict.everyDisplayBackInBudget), yes(result.verdict.bystandersUndisturbed), yes(result.verdict.bystanderStallWithinBudget),
+      yes(result.verdict.bystanderStallWithinBaselinePlusBudget), orDash(result.split), result.unplaced, result.reconnect.noticedNothing,
+      orDash(result.replacementSeconds), `${result.fleetCpuCores} / ${result.fleetLoopDelayP99Ms}`,
+    ])));
+  for (const result of results) {
+    if (result.bystanders.firstError !== undefined) out.push('', `${result.phase}: first bystander error: ${result.bystanders.firstError}`);
+  }
+  const traffic = results[0]?.shape;
+  if (traffic) out.push('', `Traffic per display: ${traffic.upBytes} B up, ${traffic.downBytes} B down every ${traffic.intervalMs} ms; ${results[0]?.workersPerInstance ?? ''} workers per gateway instance.`);
+  return out.join('\n');
+}

@@ -1,0 +1,331 @@
+// The chaos scenario: a fleet of page-like displays relays through real
+// gateway processes, then something dies with `kill -9` — one cluster worker
+// of a gateway (phase `worker`), or a whole gateway instance behind HAProxy
+// (phase `instance`). Which displays had a socket in the victim is read
+// before the kill, independently of the displays (worker: /proc; instance:
+// each instance's admin API). The run times each of those displays from the
+// kill to its session relaying again, and checks that every other display
+// kept relaying: no loss, no stall past the latency budget.
+import { randomBytes } from 'node:crypto';
+import { startEchoHostProcess, type EchoHostProcess } from './echoHostProcess.js';
+import { buildDisplayRoster, type DisplayIdentity } from './displayRoster.js';
+import { startGateway, type GatewayInstance } from './gatewayInstance.js';
+import { startHaproxy, type HaproxyInstance } from './haproxyInstance.js';
+import { FleetPool } from './fleetPool.js';
+import type { FleetDisplay, FleetWindow } from './fleetProtocol.js';
+import type { DisplayWindow } from './pageLikeDisplay.js';
+import { descendantsOf } from './processTreeUsage.js';
+import { endpointKey, ownersByPeer } from './socketOwners.js';
+import { onlineDisplays } from './gatewayAdmin.js';
+import { summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
+import { oneMinuteLoad } from './machineInfo.js';
+import type { TrafficShape } from './trafficShapes.js';
+import { percentile } from './percentile.js';
+
+export type ChaosPhase = 'worker' | 'instance';
+export const CHAOS_PHASES: readonly ChaosPhase[] = ['worker', 'instance'];
+
+export interface ChaosOptions {
+  sessions: number;
+  phases: readonly ChaosPhase[];
+  shape: TrafficShape;
+  /** Cluster workers per gateway instance (at least 2 for the worker phase). */
+  workers: number;
+  fleets: number;
+  /** Every display on the victim must relay again within this long after the kill. */
+  reconnectBudgetMs: number;
+  /** Displays elsewhere may not stall longer than this (beyond their request interval). */
+  latencyBudgetMs: number;
+  /** How long the run waits for stragglers before it reports them as not back. */
+  recoveryDeadlineMs: number;
+  /** The fleet's displays start spread over this long. */
+  startSpreadMs: number;
+  startDeadlineMs: number;
+  /** A window before the kill, measured the same way: what the bystanders see without a kill, on this machine now. */
+  baselineMs: number;
+  /** Relaying after the last display is back, inside the window. */
+  afterMs: number;
+  onPhase?: (text: string) => void;
+}
+
+export interface ReconnectFigures {
+  /** Displays that had a socket in the victim. */
+  displays: number;
+  back: number;
+  backWithinBudget: number;
+  /** Never relayed again before the recovery deadline. */
+  notBack: number;
+  p50Ms: number | undefined;
+  p95Ms: number | undefined;
+  maxMs: number | undefined;
+  /** Displays on the victim that noticed nothing (their sockets were there: should be none). */
+  noticedNothing: number;
+}
+
+export interface BystanderFigures {
+  displays: number;
+  /** Displays that lost something though none of their sockets were in the victim: must be 0. */
+  disturbed: number;
+  /** Their losses in all (control sockets, sessions, failed opens): must be 0. */
+  errors: number;
+  firstError: string | undefined;
+  /** Longest round trip of any bystander in the window. */
+  maxRoundTripMs: number;
+  /** p99 over bystanders of each one's longest round trip. */
+  p99OfMaxRoundTripMs: number;
+  /** Longest time between two responses of a bystander's session, less the request interval. */
+  maxStallMs: number;
+}
+
+export interface ChaosPhaseResult {
+  phase: ChaosPhase;
+  sessions: number;
+  instances: number;
+  workersPerInstance: number;
+  shape: TrafficShape;
+  victim: string;
+  /** Displays whose sockets could not be placed in any process (or instance) before the kill. */
+  unplaced: number;
+  /** Displays with the control socket in one worker and the data socket in another. */
+  split: number | undefined;
+  reconnect: ReconnectFigures;
+  bystanders: BystanderFigures;
+  /** The same displays in the window before the kill. */
+  baseline: BystanderFigures;
+  /** Every response in the window (all displays, the recovery included). */
+  windowLatency: LatencySummary;
+  /** Worker phase: seconds until the primary had replaced the killed worker. */
+  replacementSeconds: number | undefined;
+  /** The fleet's own state at the end: a busy load side slows recovery too. */
+  fleetCpuCores: number;
+  fleetLoopDelayP99Ms: number;
+  loadAverage: { start: number; end: number };
+  durationSeconds: number;
+  haproxyConfig: string | undefined;
+  error: string | undefined;
+  verdict: {
+    everyDisplayBackInBudget: boolean;
+    bystandersUndisturbed: boolean;
+    /** The bystanders' longest stall is within the latency budget. */
+    bystanderStallWithinBudget: boolean;
+    /** ... or at least no more than the budget past what they saw before the kill (a shared machine stalls on its own). */
+    bystanderStallWithinBaselinePlusBudget: boolean;
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const nowNs = (): number => Number(process.hrtime.bigint());
+const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+
+interface Topology {
+  echo: EchoHostProcess;
+  gateways: GatewayInstance[];
+  haproxy: HaproxyInstance | undefined;
+  adminToken: string;
+  baseUrl: string;
+}
+
+async function startTopology(phase: ChaosPhase, displays: readonly DisplayIdentity[], workers: number, cleanups: (() => Promise<void>)[]): Promise<Topology> {
+  const echo = await startEchoHostProcess({ handshake: 'x224-then-tls', sessionTickets: true, sizedReplies: true });
+  cleanups.push(() => echo.process.stop());
+  const sessionSecret = randomBytes(32).toString('hex');
+  const adminToken = randomBytes(24).toString('hex');
+  const gateways: GatewayInstance[] = [];
+  for (let index = 0; index < (phase === 'instance' ? 2 : 1); index += 1) {
+    const gateway = await startGateway({ displays, echoPort: echo.port, workers, sessionSecret, adminToken });
+    cleanups.push(() => gateway.stop());
+    gateways.push(gateway);
+  }
+  let haproxy: HaproxyInstance | undefined;
+  if (phase === 'instance') {
+    haproxy = await startHaproxy(gateways.map((gateway) => gateway.port), displays.length * 2 + 100, undefined);
+    const balancer = haproxy;
+    cleanups.push(() => balancer.stop());
+  }
+  const first = gateways[0];
+  if (!first) throw new Error('no gateway started');
+  return { echo, gateways, haproxy, adminToken, baseUrl: haproxy?.baseUrl ?? first.baseUrl };
+}
+
+function workerPids(gateway: GatewayInstance): number[] {
+  return descendantsOf([gateway.process.pid]).filter((pid) => pid !== gateway.process.pid);
+}
+
+interface Placement { victim: string; onVictim: Set<string>; unplaced: number; split: number | undefined; kill: () => void; replacement?: () => Promise<number> }
+
+/** Worker phase: which displays have a socket in the first worker, from the kernel's socket tables. */
+async function placeOnWorker(topology: Topology, pool: FleetPool, workers: number): Promise<Placement> {
+  const gateway = topology.gateways[0];
+  if (!gateway) throw new Error('no gateway');
+  const pids = workerPids(gateway);
+  const victimPid = pids[0];
+  if (victimPid === undefined || pids.length < 2) throw new Error(`the worker phase needs at least 2 workers, found ${pids.length}`);
+  const owners = ownersByPeer(pids);
+  const onVictim = new Set<string>();
+  let unplaced = 0;
+  let split = 0;
+  for (const display of await pool.endpoints()) {
+    const control = display.control ? owners.get(endpointKey(display.control)) : undefined;
+    const data = display.data ? owners.get(endpointKey(display.data)) : undefined;
+    if (control === undefined || data === undefined) unplaced += 1;
+    if (control !== undefined && data !== undefined && control !== data) split += 1;
+    if (control === victimPid || data === victimPid) onVictim.add(display.id);
+  }
+  return {
+    victim: `worker pid ${victimPid} of ${pids.length}`, onVictim, unplaced, split,
+    kill: () => process.kill(victimPid, 'SIGKILL'),
+    replacement: async () => {
+      const started = nowNs();
+      for (;;) {
+        const now = workerPids(gateway);
+        if (now.length >= workers && !now.includes(victimPid)) return (nowNs() - started) / 1e9;
+        if (nowNs() - started > 30e9) throw new Error('the killed worker was not replaced within 30 s');
+        await sleep(50);
+      }
+    },
+  };
+}
+
+/** Instance phase: which displays the second instance holds, from each instance's admin API. */
+async function placeOnInstance(topology: Topology, pool: FleetPool): Promise<Placement> {
+  const [first, second] = topology.gateways;
+  if (!first || !second) throw new Error('the instance phase needs two gateway instances');
+  const [onFirst, onSecond] = await Promise.all([onlineDisplays(first.httpUrl, topology.adminToken), onlineDisplays(second.httpUrl, topology.adminToken)]);
+  let unplaced = 0;
+  for (const display of await pool.endpoints()) {
+    if (onFirst.has(display.id) === onSecond.has(display.id)) unplaced += 1;
+  }
+  return {
+    victim: `instance 2 of 2 (pid ${second.process.pid} and its workers; ${onSecond.size} displays, ${onFirst.size} on the survivor)`,
+    onVictim: onSecond, unplaced, split: undefined,
+    // the whole process group: the primary and its workers at once, as a machine or container dies
+    kill: () => process.kill(-second.process.pid, 'SIGKILL'),
+  };
+}
+
+/** Waits until every display relays again, seen after a dip (or at least a second after the kill), or the deadline. */
+async function untilRecovered(pool: FleetPool, total: number, killedNs: number, deadlineMs: number): Promise<void> {
+  let dipped = false;
+  for (;;) {
+    const { relaying } = await pool.status();
+    if (relaying < total) dipped = true;
+    const elapsedMs = (nowNs() - killedNs) / 1e6;
+    if (relaying >= total && (dipped || elapsedMs > 1000)) return;
+    if (elapsedMs > deadlineMs) return;
+    await sleep(100);
+  }
+}
+
+export function reconnectFigures(windows: readonly DisplayWindow[], onVictim: ReadonlySet<string>, killedNs: number, budgetMs: number): ReconnectFigures {
+  const affected = windows.filter((window) => onVictim.has(window.id));
+  const times = affected.flatMap((window) => (window.backNs === undefined ? [] : [(window.backNs - killedNs) / 1e6])).sort((a, b) => a - b);
+  const round = (value: number | undefined): number | undefined => (value === undefined ? undefined : Math.round(value));
+  return {
+    displays: affected.length,
+    back: times.length,
+    backWithinBudget: times.filter((time) => time <= budgetMs).length,
+    notBack: affected.length - times.length,
+    p50Ms: round(percentile(times, 50)),
+    p95Ms: round(percentile(times, 95)),
+    maxMs: round(times[times.length - 1]),
+    noticedNothing: affected.filter((window) => window.losses === 0).length,
+  };
+}
+
+export function bystanderFigures(windows: readonly DisplayWindow[], onVictim: ReadonlySet<string>, intervalMs: number): BystanderFigures {
+  const others = windows.filter((window) => !onVictim.has(window.id));
+  const maxima = others.map((window) => ms(window.maxRoundTripNs)).sort((a, b) => a - b);
+  return {
+    displays: others.length,
+    disturbed: others.filter((window) => window.losses > 0).length,
+    errors: others.reduce((sum, window) => sum + window.losses, 0),
+    firstError: others.find((window) => window.lastLoss !== undefined)?.lastLoss,
+    maxRoundTripMs: maxima[maxima.length - 1] ?? 0,
+    p99OfMaxRoundTripMs: percentile(maxima, 99) ?? 0,
+    maxStallMs: Math.round(Math.max(0, ...others.map((window) => ms(window.maxGapNs) - intervalMs)) * 100) / 100,
+  };
+}
+
+export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): Promise<ChaosPhaseResult> {
+  const started = performance.now();
+  const loadStart = oneMinuteLoad();
+  const cleanups: (() => Promise<void>)[] = [];
+  const note = (text: string): void => options.onPhase?.(`[chaos/${phase}] ${text}`);
+  const displays = buildDisplayRoster(options.sessions);
+  const instances = phase === 'instance' ? 2 : 1;
+  const empty: LatencySummary = { count: 0, meanMs: 0, p50Ms: 0, p95Ms: 0, p99Ms: 0, maxMs: 0 };
+  const result: ChaosPhaseResult = {
+    phase, sessions: options.sessions, instances, workersPerInstance: options.workers, shape: options.shape, victim: '', unplaced: 0, split: undefined,
+    reconnect: { displays: 0, back: 0, backWithinBudget: 0, notBack: 0, p50Ms: undefined, p95Ms: undefined, maxMs: undefined, noticedNothing: 0 },
+    bystanders: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
+    baseline: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
+    windowLatency: empty, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0,
+    loadAverage: { start: loadStart, end: 0 }, durationSeconds: 0, haproxyConfig: undefined, error: undefined,
+    verdict: { everyDisplayBackInBudget: false, bystandersUndisturbed: false, bystanderStallWithinBudget: false, bystanderStallWithinBaselinePlusBudget: false },
+  };
+  try {
+    note(`starting echo host, ${instances} gateway instance(s) of ${options.workers} workers${phase === 'instance' ? ', haproxy' : ''}`);
+    const topology = await startTopology(phase, displays, options.workers, cleanups);
+    result.haproxyConfig = topology.haproxy?.config;
+    const pool = await FleetPool.start(options.fleets, undefined);
+    cleanups.push(() => pool.stop());
+    cleanups.push(() => pool.closeAll());
+    pool.configure(topology.baseUrl, phase === 'instance', 15_000);
+    note(`starting ${options.sessions} displays over ${options.startSpreadMs / 1000} s`);
+    const fleet: FleetDisplay[] = displays.map((display, index) => ({ ...display, index, shape: options.shape }));
+    await pool.start(fleet, options.startSpreadMs);
+    await pool.untilRelaying(options.sessions, options.startDeadlineMs);
+    // let the start-up's stragglers settle: every display has answered at least once now
+    await sleep(1000);
+
+    const placement = phase === 'worker' ? await placeOnWorker(topology, pool, options.workers) : await placeOnInstance(topology, pool);
+    result.victim = placement.victim;
+    result.unplaced = placement.unplaced;
+    result.split = placement.split;
+    note(`${placement.onVictim.size} of ${options.sessions} displays have a socket in the victim (${placement.victim})`);
+
+    pool.beginWindow();
+    await sleep(options.baselineMs);
+    const before = await pool.endWindow(true);
+    result.baseline = bystanderFigures(before.flatMap((window) => window.perDisplay ?? []), placement.onVictim, options.shape.intervalMs);
+    pool.beginWindow();
+    note('kill -9');
+    const killedNs = nowNs();
+    placement.kill();
+    const replacement = placement.replacement?.();
+    await untilRecovered(pool, options.sessions, killedNs, options.recoveryDeadlineMs);
+    await sleep(options.afterMs);
+    const windows: FleetWindow[] = await pool.endWindow(true);
+    if (replacement) result.replacementSeconds = Math.round((await replacement) * 100) / 100;
+
+    const perDisplay = windows.flatMap((window) => window.perDisplay ?? []);
+    result.reconnect = reconnectFigures(perDisplay, placement.onVictim, killedNs, options.reconnectBudgetMs);
+    result.bystanders = bystanderFigures(perDisplay, placement.onVictim, options.shape.intervalMs);
+    result.windowLatency = summarizeEncoded(windows.flatMap((window) => Object.values(window.histograms)));
+    result.fleetCpuCores = Math.round(Math.max(...windows.map((window) => window.cpuCores)) * 100) / 100;
+    result.fleetLoopDelayP99Ms = Math.round(Math.max(...windows.map((window) => window.loopDelayP99Ms)) * 10) / 10;
+    result.verdict = {
+      everyDisplayBackInBudget: result.reconnect.displays > 0 && result.reconnect.backWithinBudget === result.reconnect.displays,
+      bystandersUndisturbed: result.bystanders.errors === 0 && result.unplaced === 0,
+      bystanderStallWithinBudget: result.bystanders.maxStallMs <= options.latencyBudgetMs,
+      bystanderStallWithinBaselinePlusBudget: result.bystanders.maxStallMs <= result.baseline.maxStallMs + options.latencyBudgetMs,
+    };
+    note(`back: ${result.reconnect.back}/${result.reconnect.displays}, p50 ${result.reconnect.p50Ms ?? '-'} ms, p95 ${result.reconnect.p95Ms ?? '-'} ms, max ${result.reconnect.maxMs ?? '-'} ms; bystander errors ${result.bystanders.errors}, max stall ${result.bystanders.maxStallMs} ms (${result.baseline.maxStallMs} ms before the kill)`);
+  } catch (error) {
+    result.error = error instanceof Error ? error.message : String(error);
+  } finally {
+    note('stopping');
+    for (const cleanup of cleanups.reverse()) {
+      try { await cleanup(); } catch { /* keep stopping the rest */ }
+    }
+  }
+  result.loadAverage.end = oneMinuteLoad();
+  result.durationSeconds = Math.round((performance.now() - started) / 100) / 10;
+  return result;
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosPhaseResult[]> {
+  const results: ChaosPhaseResult[] = [];
+  for (const phase of options.phases) results.push(await runChaosPhase(phase, options));
+  return results;
+}
