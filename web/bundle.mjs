@@ -27,6 +27,7 @@ await build({
   ...common,
   entryPoints: {
     display: 'src/pages/display/displayPage.ts',
+    admin: 'src/pages/admin/adminPage.ts',
     present: 'src/pages/present/presentPage.ts',
     'render.worker': 'src/render/render.worker.ts',
   },
@@ -52,6 +53,8 @@ await build({
 for (const [from, to] of [
   ['src/pages/display/display.html', join(publicDir, 'display.html')],
   ['src/pages/display/display.css', join(publicDir, 'display.css')],
+  ['src/pages/admin/admin.html', join(publicDir, 'admin.html')],
+  ['src/pages/admin/admin.css', join(publicDir, 'admin.css')],
   ['src/pages/present/present.html', join(publicDir, 'present.html')],
   ['src/pages/present/present.css', join(publicDir, 'present.css')],
   ['src/lab/lab.html', join(labDir, 'lab.html')],

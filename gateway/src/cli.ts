@@ -7,17 +7,17 @@ import { AggregatorRegistry, Registry } from 'prom-client';
 import { loadConfig, ConfigError } from './config/loadConfig.js';
 import { ensureGatewayIdentity, StateDirError } from './config/gatewayIdentity.js';
 import { createGatewayMetrics, createWsdUdpMetrics } from './metrics/gatewayMetrics.js';
+import { relayBusInPrimary } from './cluster/gatewayBus.js';
 import { withPresenceFeed } from './broker/presenceFeed.js';
 import type { BrokerStore } from './broker/brokerStore.js';
 import { startDiscovery } from './wsd/discoveryService.js';
 import type { WsdResponder } from './wsd/wsdResponder.js';
 import { startTimerCensus } from './metrics/timerCensus.js';
-import { LocalBus, WorkerBus, relayBusInPrimary } from './cluster/gatewayBus.js';
-import { IpcBrokerStore } from './cluster/ipcBrokerStore.js';
 import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
-import { MemoryBrokerStore } from './broker/memoryBrokerStore.js';
+import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
-import { PinStore, PinStoreError, pinFile } from './policy/pinStore.js';
+import { openBrokerBackend } from './brokerBackend.js';
+import { FilePinStore, PinStoreError, pinFile } from './policy/pinStore.js';
 
 const program = new Command()
   .name('lanterna-gateway')
@@ -47,8 +47,9 @@ const workers = config.workers === 0 ? availableParallelism() : config.workers;
 
 async function runPrimary(): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
+  const embedded = config.broker.store === 'embedded';
   try {
-    await new PinStore(pinFile(config.stateDir)).check();
+    if (embedded) await new FilePinStore(pinFile(config.stateDir)).check();
   } catch (error) {
     if (error instanceof PinStoreError) throw new StateDirError(error.message);
     throw error;
@@ -60,14 +61,19 @@ async function runPrimary(): Promise<void> {
     await runWorker(true);
     return;
   }
-  relayBusInPrimary();
-  // One broker store for every worker: a session token is claimed once, whichever worker it reaches.
-  // The one WS-Discovery responder sits beside it and hears every presence change.
   const primaryRegistry = new Registry();
-  const { store, discovery } = await withDiscovery(new MemoryBrokerStore(), primaryRegistry, config.listen.port);
-  serveBrokerStoreInPrimary(store, (loss) => {
-    if (loss.sessionsEnded + loss.displaysOffline > 0) logger.warn({ event: 'worker-lost', worker: loss.workerPid, ...loss }, 'ended the sessions and cleared the displays a dead worker held');
-  });
+  let discovery: WsdResponder | undefined;
+  if (embedded) {
+    // One broker store for every worker: a session token is claimed once, whichever worker it reaches.
+    // The one WS-Discovery responder sits beside it and hears every presence change.
+    // (With Redis every worker reaches the shared store and bus itself, and no responder runs in the primary.)
+    relayBusInPrimary();
+    const served = await withDiscovery(await EmbeddedBrokerStore.open(brokerStateFile(config.stateDir)), primaryRegistry, config.listen.port);
+    discovery = served.discovery;
+    serveBrokerStoreInPrimary(served.store, (loss) => {
+      if (loss.sessionsEnded + loss.displaysOffline > 0) logger.warn({ event: 'worker-lost', worker: loss.workerPid, ...loss }, 'ended the sessions and cleared the displays a dead worker held');
+    });
+  }
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
     if (typeof message === 'object' && message !== null && 'lanternaMetricsRequest' in message) {
@@ -116,18 +122,18 @@ async function runWorker(single: boolean): Promise<void> {
     new AggregatorRegistry();
     metricsText = clusterMetricsText;
   }
-  const { store, discovery } = single ? await withDiscovery(new MemoryBrokerStore(), metrics.registry, config.listen.port) : { store: IpcBrokerStore.forWorker(), discovery: undefined };
+  const backend = await openBrokerBackend(config, single ? 'single' : 'worker', logger);
+  const { store, discovery } = single ? await withDiscovery(backend.store, metrics.registry, config.listen.port) : { store: backend.store, discovery: undefined };
   const gateway = createGatewayServer({
     config, identity, metrics, logger,
-    bus: single ? new LocalBus() : new WorkerBus(),
-    store,
+    bus: backend.bus, store, pins: backend.pins, storeProblem: backend.problem,
     metricsText,
   });
   const port = await gateway.listen();
   if (single) logger.info({ port, workers: 1, tls: config.listen.tls }, 'listening');
   const stop = (): void => {
     // Bye for every display first (presenters stop choosing this gateway), and its copies out before the exit.
-    Promise.all([discovery?.close(), gateway.close(config.timeouts.drainMs)])
+    Promise.all([discovery?.close(), gateway.close(config.timeouts.drainMs).then(() => backend.close())])
       .then(() => process.exit(0))
       .catch((error: unknown) => { logger.error({ err: error }, 'drain failed'); process.exit(1); });
   };
@@ -172,7 +178,7 @@ function clusterMetricsText(): Promise<string> {
 
 const main = cluster.isPrimary ? runPrimary() : runWorker(false);
 main.catch((error: unknown) => {
-  if (error instanceof StateDirError) {
+  if (error instanceof StateDirError || error instanceof BrokerStateError) {
     process.stderr.write(`lanterna-gateway: ${error.message}\n`);
     process.exit(2);
   }

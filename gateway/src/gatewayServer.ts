@@ -17,12 +17,14 @@ import { resolveHost, type LookupAll } from './connect/hostResolver.js';
 import { SessionTokenSigner } from './session/sessionToken.js';
 import { TargetPolicy } from './policy/targetPolicy.js';
 import { CertificatePolicy } from './policy/certificatePolicy.js';
-import { PinStore, pinFile } from './policy/pinStore.js';
+import { FilePinStore, pinFile, type PinStore } from './policy/pinStore.js';
+import { SealedBox } from './session/sealedBox.js';
 import type { GatewayBus } from './cluster/gatewayBus.js';
 import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { ControlChannels } from './channel/controlChannel.js';
 import { DataChannels } from './channel/dataChannel.js';
-import { handleAdmin } from './api/adminApi.js';
+import { AdminApi } from './api/adminApi.js';
+import { OPENAPI_PATH, openApiDocument } from './api/openApiDocument.js';
 import { handlePresenter } from './api/presenterApi.js';
 import { RequestRateLimiter } from './api/requestRateLimiter.js';
 import { RoomPins } from './broker/roomPins.js';
@@ -47,8 +49,12 @@ export interface GatewayServerDeps {
   logger: Logger;
   /** Prometheus text for /metrics: the process's own, or the cluster's aggregate. */
   metricsText?: () => Promise<string>;
-  /** The broker's state: this process's memory by default, the cluster primary's for workers. */
+  /** The broker's state: this process's memory by default; see brokerBackend.ts for the others. */
   store?: BrokerStore;
+  /** Certificate pins: the state directory's file by default, Redis for a farm. */
+  pins?: PinStore;
+  /** Why the broker's state cannot be used now (/readyz answers 503 with it), or undefined. */
+  storeProblem?: () => string | undefined;
   /** The name resolver for targets (the system's by default). */
   lookup?: LookupAll;
 }
@@ -88,8 +94,7 @@ export function defaultWebRoot(): string {
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const { config, identity, bus, metrics, logger } = deps;
   const policy = new TargetPolicy({ ...config.policy, ownPorts: [config.listen.port] });
-  const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, new PinStore(pinFile(config.stateDir)),
-    (error) => logger.error({ event: 'pin-store-failed', err: error }, 'certificate pins unusable: every first-use session is refused'));
+  const pins = deps.pins ?? new FilePinStore(pinFile(config.stateDir));
   const ca = config.certificates.caFile ? readFileSync(config.certificates.caFile, 'utf8') : undefined;
   const { lookup } = deps;
   const store = deps.store ?? new MemoryBrokerStore();
@@ -97,20 +102,37 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     directory: new DisplayDirectory(config.displays),
     store,
     signer: new SessionTokenSigner(identity.sessionSecret),
+    sealer: new SealedBox(identity.sessionSecret),
     policy,
     resolveTarget: (host) => resolveHost(host, { deadlineMs: config.timeouts.dnsMs, lookup }),
     publish: (event) => bus.publish(event),
-    timeouts: config.timeouts,
+    timeouts: { ...config.timeouts, resumeGraceMs: config.broker.resumeGraceMs },
   });
-  const pins = new RoomPins({ store, settings: config.roomPin, limits: config.roomPin, publish: (event) => bus.publish(event) });
-  const presenters = new PresenterProjections({ broker, store, pins, stopTokens: new StopTokens(identity.sessionSecret) });
+  broker.seedDisplays().catch((error: unknown) => logger.error({ err: error, event: 'seed-failed' }, 'configured displays not yet in the broker store: tried again on first use'));
+  const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, pins,
+    (error) => logger.error({ event: 'pin-store-failed', err: error }, 'certificate pins unusable: every first-use session is refused'),
+    (changes) => {
+      logger.warn({ event: 'pin-changed', changes }, "a presenter's certificate changed since it was pinned");
+      broker.pinChanged(changes.map((change) => ({ ...change, at: Date.now() }))).catch((error: unknown) => logger.warn({ err: error }, 'the changed pin could not be recorded'));
+    });
+  const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins }, {
+    allowedOrigins: config.listen.allowedOrigins,
+    limits: {
+      requests: { capacity: config.admin.burst, refillPerSecond: config.admin.requestsPerSecond },
+      failures: { capacity: config.admin.failedTokenBurst, refillPerSecond: 1 / 6 },
+    },
+    onError: (error) => logger.warn({ err: error, event: 'admin-store-unavailable' }, 'admin call refused: broker store unreachable'),
+  });
+  const openApi = JSON.stringify(openApiDocument());
+  const roomPins = new RoomPins({ store, settings: config.roomPin, limits: config.roomPin, publish: (event) => bus.publish(event) });
+  const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret) });
   const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
   const presenterUrl = (displayId: string, host: string | undefined): string => {
     const url = new URL(config.presenter.url ?? `${config.listen.tls ? 'https' : 'http'}://${host ?? `localhost:${config.listen.port}`}/present`);
     url.searchParams.set('display', displayId);
     return url.href;
   };
-  const rooms = { announcer: new RoomAnnouncer({ pins, logger }), presenterUrl };
+  const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
   const limits = new ConnectionLimits(config.limits);
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
   const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, onAuthenticated });
@@ -118,7 +140,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const webRoot = config.webRoot ?? defaultWebRoot();
   let deviceSeed: string | undefined;
   const wsd: WsdHttpDeps | undefined = config.wsd.enabled ? {
-    broker, displays: config.displays, tls: config.listen.tls, metrics, version: gatewayVersion(),
+    broker, tls: config.listen.tls, metrics, version: gatewayVersion(),
     deviceSeed: () => (deviceSeed ??= readDeviceSeed(config.stateDir)),
   } : undefined;
   const hosts = new HostGuard(config.listen.allowedHosts);
@@ -141,9 +163,19 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
     if (config.listen.tls) response.setHeader('strict-transport-security', 'max-age=31536000');
     if (!hosts.allows(request.headers.host)) return plain(response, 421, 'unknown host name: add it to listen.allowedHosts\n');
-    const path = new URL(request.url ?? '/', 'http://gateway').pathname;
+    const url = new URL(request.url ?? '/', 'http://gateway');
+    const path = url.pathname;
     if (path === '/healthz') return plain(response, 200, 'ok\n');
-    if (path === '/readyz') return draining ? plain(response, 503, 'draining\n') : plain(response, 200, 'ready\n');
+    if (path === '/readyz') {
+      if (draining) return plain(response, 503, 'draining\n');
+      const problem = deps.storeProblem?.();
+      return problem ? plain(response, 503, `not ready: ${problem}\n`) : plain(response, 200, 'ready\n');
+    }
+    if (path === OPENAPI_PATH) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(openApi);
+      return;
+    }
     if (path === '/metrics') {
       // Session counts, bytes and errors describe who uses which room: not for anyone on the LAN.
       if (!bearerMatches(request, [identity.adminToken, config.metricsToken])) {
@@ -155,10 +187,10 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       return;
     }
     if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
-    if (await handleAdmin({ adminToken: identity.adminToken, broker }, request, response, path)) return;
+    if (await admin.handle(request, response, url)) return;
     if (await handlePresenter({ presenters, adminToken: identity.adminToken, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
-    const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
+    const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;
     plain(response, 404, 'not found\n');
   }

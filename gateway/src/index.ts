@@ -7,6 +7,16 @@ export { loadConfig, ConfigError } from './config/loadConfig.js';
 export { ensureGatewayIdentity, type GatewayIdentity } from './config/gatewayIdentity.js';
 export { createGatewayMetrics, type GatewayMetrics } from './metrics/gatewayMetrics.js';
 export { LocalBus, type GatewayBus } from './cluster/gatewayBus.js';
+
+// The broker's state: what a program (or a test) picks a store with, and the stores themselves.
+export { openBrokerBackend, type BrokerBackend } from './brokerBackend.js';
+export type { BrokerStore, SessionRecord, DisplayRecord, DisplayBooking, AuditEntry, PinConflict } from './broker/brokerStore.js';
+export { StoreUnavailableError } from './broker/brokerStore.js';
+export { MemoryBrokerStore } from './broker/memoryBrokerStore.js';
+export { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
+export { RedisConnection } from './redis/redisConnection.js';
+export { RedisBrokerStore } from './redis/redisBrokerStore.js';
+export { RedisPinStore } from './redis/redisPinStore.js';
 // WS-Discovery: the one responder per gateway (the CLI runs it in the cluster primary).
 export { WsdResponder, type WsdResponderOptions } from './wsd/wsdResponder.js';
 export { createWsdUdpMetrics, type WsdUdpMetrics } from './metrics/gatewayMetrics.js';

@@ -77,7 +77,7 @@ function hostileSocket(path: string): Promise<{ socket: WebSocket; status: 'open
 before(async () => {
   echo = await startFaultyPeer('echo');
   const config = {
-    displays: ['healthy', 'room', 'busy'].map((id) => ({ id, token: TOKEN })),
+    displays: ['healthy', 'room', 'busy', 'busy-1', 'busy-2'].map((id) => ({ id, token: TOKEN })),
     certificates: { mode: 'insecure' },
     limits: LIMITS,
     timeouts: TIMEOUTS,
@@ -191,7 +191,8 @@ test('more sessions than limits.maxSessions: the next one is refused gateway-bus
   const running: { socket: WebSocket; queue: MessageQueue }[] = [];
   // The healthy session holds one of the three places.
   for (let i = 0; i < LIMITS.maxSessions - 1; i += 1) {
-    const { sessionId, token } = await session('busy');
+    // One session per display (the broker books it): each on its own.
+    const { sessionId, token } = await session(`busy-${i + 1}`);
     const data = await openData(gateway.url, sessionId, token);
     data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
     await data.queue.nextText('secured');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planCpuLayout } from './cpuLayout.js';
-import { haproxyConfig } from './haproxyConfig.js';
+import { haproxyConfig } from '@lanterna/testkit';
 
 void test('the relay and the load side get disjoint cpus when there are enough', () => {
   assert.deepEqual(planCpuLayout(2, 1), { relayCpus: '0', loadCpus: '1', instanceCpus: ['0'], shared: false });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManagedProcess } from './managedProcess.js';
 import { pickFreePort, waitForListening } from './tcpPorts.js';
-import { haproxyConfig } from './haproxyConfig.js';
+import { haproxyConfig } from '@lanterna/testkit';
 
 export interface HaproxyInstance { baseUrl: string; process: ManagedProcess; config: string; stop(): Promise<void> }
 

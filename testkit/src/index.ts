@@ -12,6 +12,7 @@ export { replayRecording, scriptedHandshake, dropOnFirstBinary, securedWithoutSe
 // Peers and drivers around a gateway.
 export { startFaultyPeer, generateTestCertificate, SLOW_CONFIRM_MS, STREAM_REQUEST, STREAM_PDU_BYTES, STREAM_END, type FaultyPeer, type PeerBehaviour } from './faultyRdpPeer.js';
 export { connectControl, openData, MessageQueue, type ControlSession } from './kioskTestClient.js';
+export { startReconnectingKiosk, type ReconnectingKiosk, type KioskSession } from './reconnectingKiosk.js';
 export { startNativeClientBridge, type BridgeOptions, type BridgeObservation } from './nativeClientBridge.js';
 export { readOneTpkt } from './socketPdu.js';
 
@@ -22,5 +23,10 @@ export { publicDir, labDir } from './webDist.js';
 export { firstPixelDifference } from './pixelCompare.js';
 export { waitFor, withDeadline } from './waiting.js';
 
+// Real processes around gateways: the CLI as a child, Redis, HAProxy (a farm).
+export { startGatewayProcess, type GatewayProcess } from './gatewayProcess.js';
+export { startRedis, redisServerPath, type RedisServer } from './redisServer.js';
+export { haproxyConfig, type HaproxyConfigOptions } from './haproxyConfig.js';
+export { startHaproxyProcess, haproxyPath, type HaproxyProcess } from './haproxyProcess.js';
 // A LAN of two network namespaces (gateway, presenter) for multicast tests.
 export { createLan, addNamespaces, removeNamespaces, runCommand, type Lan, type LanSide } from './lanNamespaces.js';

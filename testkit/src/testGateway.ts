@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { configSchema, createGatewayMetrics, createGatewayServer, ensureGatewayIdentity, LocalBus, type GatewayConfig, type GatewayMetrics } from '@lanterna/gateway';
+import { configSchema, createGatewayMetrics, createGatewayServer, ensureGatewayIdentity, openBrokerBackend, type GatewayConfig, type GatewayMetrics } from '@lanterna/gateway';
 
 export interface TestGateway {
   url: string; // ws://127.0.0.1:PORT
@@ -16,9 +16,14 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** An in-process gateway on a free loopback port (plain ws unless tls is asked for), with its own state dir. */
-export async function startTestGateway(overrides: Partial<Record<keyof GatewayConfig, unknown>> = {}): Promise<TestGateway> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'lanterna-gw-'));
+/**
+ * An in-process gateway on a free loopback port (plain ws unless tls is asked
+ * for), with its own state dir — or `options.stateDir`, kept on close, for a
+ * restart. Its broker store is what `broker` in the overrides says (the
+ * embedded one by default, Redis with `broker: { store: 'redis', redisUrl }`).
+ */
+export async function startTestGateway(overrides: Partial<Record<keyof GatewayConfig, unknown>> = {}, options: { stateDir?: string } = {}): Promise<TestGateway> {
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), 'lanterna-gw-'));
   const config = {
     ...configSchema.parse({
       listen: { host: '127.0.0.1', port: 0, tls: false },
@@ -31,7 +36,8 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
   const identity = await ensureGatewayIdentity(config);
   const metrics = createGatewayMetrics();
   const logger = pino({ level: config.logLevel });
-  const gateway = createGatewayServer({ config, identity, metrics, logger, bus: new LocalBus() });
+  const backend = await openBrokerBackend(config, 'single', logger);
+  const gateway = createGatewayServer({ config, identity, metrics, logger, bus: backend.bus, store: backend.store, pins: backend.pins, storeProblem: backend.problem });
   const port = await gateway.listen();
   const scheme = config.listen.tls ? 'wss' : 'ws';
   return {
@@ -44,7 +50,8 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
     metrics,
     close: async () => {
       await gateway.close(500);
-      rmSync(stateDir, { recursive: true, force: true });
+      await backend.close();
+      if (!options.stateDir) rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,12 +1,16 @@
 // Tests wait on conditions, never for fixed times: a loaded machine makes any
 // fixed sleep either too short (a flake) or too long (a slow suite).
 
-/** Resolves once `condition` holds, checking every few ms; rejects at the deadline naming what it waited for. */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+/**
+ * Resolves once `condition` holds, checking every `intervalMs` (a few ms by
+ * default; more for conditions that cost a request); rejects at the deadline
+ * naming what it waited for.
+ */
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000, intervalMs = 10): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await condition())) {
     if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 

@@ -1,112 +1,173 @@
+// The admin API's front door: rate limits, the admin token, the cross-origin
+// guard, then the route table (adminRoutes.ts). An adapter over the broker:
+// every decision is the broker's, and the API never reaches a socket.
+//
+// Why this is CSRF-safe: the API uses no cookies or other ambient
+// credentials — every call carries `Authorization: Bearer <admin token>`, which
+// a browser adds only when a script sets it, and a script on another origin
+// cannot do that without a CORS preflight, which this gateway never grants.
+// The admin page keeps the token in sessionStorage (per tab, gone with it)
+// and sends it in that header. On top of that, state-changing calls whose
+// `Origin` (or `Sec-Fetch-Site: cross-site`) says they come from another
+// page are refused with 403. (The body's content type is not checked: older
+// clients send JSON as text/plain, and a form post without the token is
+// refused anyway.)
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { targetSchema } from '../config/configSchema.js';
-import { bearerMatches } from './requestGuards.js';
-import type { SessionBroker, ProjectionRefusal } from '../broker/sessionBroker.js';
-import { sessionSettingsSchema } from '@lanterna/protocol';
-import { MAX_INVITATION_CHARS } from '../assistance/raInvitation.js';
+import { StoreUnavailableError } from '../broker/brokerStore.js';
+import { bearerMatches, originAllowed } from './requestGuards.js';
+import { RateLimiter, type BucketShape } from './rateLimiter.js';
+import { adminRoutes, type AdminDeps, type AdminRoute } from './adminRoutes.js';
+
+export type { AdminDeps } from './adminRoutes.js';
 
 const MAX_BODY_BYTES = 16 * 1024;
 
-const projectBody = z.object({
-  displayId: z.string(),
-  target: targetSchema.optional(),
-  credentials: z.object({ username: z.string().min(1), password: z.string(), domain: z.string().optional() }).optional(),
-  /** A Remote Assistance invitation instead of a target: the gateway picks the first address its policy allows. */
-  assistance: z.object({ invitation: z.string().min(1).max(MAX_INVITATION_CHARS), password: z.string().max(256) }).optional(),
-  settings: z.optional(sessionSettingsSchema),
-}).refine((body) => (body.target === undefined) !== (body.assistance === undefined), 'give either target or assistance, not both');
-
-/** The admin API is an adapter over the broker: every decision is the broker's. */
-export interface AdminDeps {
-  adminToken: string;
-  broker: SessionBroker;
+export interface AdminLimits {
+  /** Every admin request from one address. */
+  requests: BucketShape;
+  /** Wrong or missing tokens from one address: few, slowly refilled; when spent, the address is refused even with the right token. */
+  failures: BucketShape;
 }
 
-const refusalStatus: Record<ProjectionRefusal, number> = {
-  'unknown-display': 404,
-  'display-offline': 409,
-  'display-busy': 409,
-  'target-forbidden': 403,
-  'invitation-too-large': 400,
-  'invitation-markup': 400,
-  'invitation-malformed': 400,
-  'invitation-password': 400,
+export const DEFAULT_ADMIN_LIMITS: AdminLimits = {
+  requests: { capacity: 60, refillPerSecond: 20 },
+  failures: { capacity: 10, refillPerSecond: 1 / 6 },
 };
 
-function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
+interface CompiledRoute { route: AdminRoute; pattern: RegExp; names: string[] }
+
+class BodyError extends Error {}
+
+function compile(route: AdminRoute): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_match, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { route, pattern: new RegExp(`^${source}$`), names };
 }
 
-function authorised(request: IncomingMessage, token: string): boolean {
-  return bearerMatches(request, [token]);
+function decodePathPart(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
 }
 
-async function readBody(request: IncomingMessage): Promise<unknown> {
+function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  response.end(body === undefined ? '' : JSON.stringify(body));
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Error(`body larger than ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw new BodyError(`body larger than ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-}
-
-/** Admin endpoints under /v1/admin; returns false when the path is not one of them. */
-export async function handleAdmin(deps: AdminDeps, request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
-  if (!path.startsWith('/v1/admin/')) return false;
-  if (!authorised(request, deps.adminToken)) {
-    response.setHeader('www-authenticate', 'Bearer');
-    json(response, 401, { code: 'unauthorized', message: 'an admin token is required' });
-    return true;
-  }
-  if (path === '/v1/admin/displays' && request.method === 'GET') {
-    json(response, 200, { displays: await deps.broker.listDisplays() });
-    return true;
-  }
-  if (path === '/v1/admin/sessions' && request.method === 'GET') {
-    json(response, 200, { sessions: await deps.broker.listSessions() });
-    return true;
-  }
-  if (path === '/v1/admin/sessions' && request.method === 'POST') {
-    let body: z.infer<typeof projectBody>;
-    try {
-      body = projectBody.parse(await readBody(request));
-    } catch (error) {
-      json(response, 400, { code: 'bad-request', message: error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message });
-      return true;
-    }
-    const outcome = await deps.broker.requestProjection(body);
-    if (!outcome.ok) {
-      json(response, refusalStatus[outcome.code], { code: outcome.code, message: outcome.reason });
-      return true;
-    }
-    json(response, 202, { sessionId: outcome.sessionId, displayId: body.displayId, target: outcome.target });
-    return true;
-  }
-  const stop = /^\/v1\/admin\/displays\/([^/]+)\/sessions\/([^/]+)$/.exec(path);
-  if (stop && request.method === 'DELETE') {
-    const displayId = pathSegment(stop[1]);
-    const sessionId = pathSegment(stop[2]);
-    if (displayId === undefined || sessionId === undefined) {
-      json(response, 400, { code: 'bad-request', message: 'a path segment is not valid percent-encoding' });
-      return true;
-    }
-    deps.broker.stopSession(displayId, sessionId, 'stopped by an administrator');
-    json(response, 202, { stopping: true });
-    return true;
-  }
-  json(response, 404, { code: 'not-found', message: `no admin endpoint ${request.method ?? ''} ${path}` });
-  return true;
-}
-
-/** A decoded path segment, or undefined when its percent-encoding is malformed (`%zz`): a 400, not a 500. */
-function pathSegment(raw: string | undefined): string | undefined {
   try {
-    return decodeURIComponent(raw ?? '');
-  } catch {
-    return undefined;
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch (error) {
+    throw new BodyError(`the body is not JSON: ${(error as Error).message}`);
+  }
+}
+
+export class AdminApi {
+  private readonly routes = adminRoutes.map(compile);
+  private readonly requests: RateLimiter;
+  private readonly failures: RateLimiter;
+
+  constructor(
+    private readonly deps: AdminDeps,
+    private readonly options: { allowedOrigins: readonly string[]; limits?: AdminLimits; onError?: (error: unknown) => void },
+  ) {
+    const limits = options.limits ?? DEFAULT_ADMIN_LIMITS;
+    this.requests = new RateLimiter(limits.requests, deps.clock);
+    this.failures = new RateLimiter(limits.failures, deps.clock);
+  }
+
+  /** The routes the router dispatches (the OpenAPI test compares them with the document). */
+  get table(): readonly AdminRoute[] {
+    return this.routes.map((compiled) => compiled.route);
+  }
+
+  /** Answers /v1/admin/… requests; false when the path is not one of them. */
+  async handle(request: IncomingMessage, response: ServerResponse, url: URL): Promise<boolean> {
+    const path = url.pathname;
+    if (!path.startsWith('/v1/admin/')) return false;
+    const address = request.socket.remoteAddress ?? 'unknown';
+    const spent = this.failures.has(address);
+    const allowed = spent.ok ? this.requests.take(address) : spent;
+    if (!allowed.ok) {
+      json(response, 429, { code: 'rate-limited', message: `too many requests from ${address}: try again in ${allowed.retryAfterSeconds} s` }, { 'retry-after': String(allowed.retryAfterSeconds) });
+      return true;
+    }
+    if (!bearerMatches(request, [this.deps.adminToken])) {
+      this.failures.take(address);
+      json(response, 401, { code: 'unauthorized', message: 'an admin token is required' }, { 'www-authenticate': 'Bearer' });
+      return true;
+    }
+    const method = request.method ?? 'GET';
+    const changes = method !== 'GET' && method !== 'HEAD';
+    if (changes && (!originAllowed(request, this.options.allowedOrigins) || request.headers['sec-fetch-site'] === 'cross-site')) {
+      json(response, 403, { code: 'cross-origin', message: 'state-changing admin calls must come from the gateway\'s own pages' });
+      return true;
+    }
+    const match = this.match(path, method);
+    if (match === 'bad-encoding') {
+      json(response, 400, { code: 'bad-request', message: `the path ${path} has a malformed percent-encoding` });
+      return true;
+    }
+    if (match === 'wrong-method') {
+      json(response, 405, { code: 'method-not-allowed', message: `${method} is not allowed on ${path}` });
+      return true;
+    }
+    if (!match) {
+      json(response, 404, { code: 'not-found', message: `no admin endpoint ${method} ${path}` });
+      return true;
+    }
+    const { route, params } = match;
+    let body: unknown;
+    let query: unknown;
+    try {
+      if (route.body) body = route.body.parse(await readJson(request));
+      if (route.query) query = route.query.parse(Object.fromEntries(url.searchParams));
+    } catch (error) {
+      const message = error instanceof z.ZodError ? z.prettifyError(error) : (error as Error).message;
+      json(response, 400, { code: 'bad-request', message });
+      return true;
+    }
+    try {
+      const answer = await route.handle({ params, body, query, requester: { kind: 'admin', address }, deps: this.deps });
+      json(response, answer.status, answer.body);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      this.options.onError?.(error);
+      json(response, 503, { code: 'store-unavailable', message: `the broker store is unreachable, so nothing can be changed now: ${error.message}` });
+    }
+    return true;
+  }
+
+  private match(path: string, method: string): { route: AdminRoute; params: Record<string, string> } | 'wrong-method' | 'bad-encoding' | undefined {
+    let pathKnown = false;
+    for (const { route, pattern, names } of this.routes) {
+      const found = pattern.exec(path);
+      if (!found) continue;
+      pathKnown = true;
+      if (route.method !== method) continue;
+      const params: Record<string, string> = {};
+      for (const [index, name] of names.entries()) {
+        const decoded = decodePathPart(found[index + 1] ?? '');
+        // A malformed percent-encoding is the client's mistake (400), not the gateway's (decodeURIComponent throws).
+        if (decoded === undefined) return 'bad-encoding';
+        params[name] = decoded;
+      }
+      return { route, params };
+    }
+    return pathKnown ? 'wrong-method' : undefined;
   }
 }

@@ -13,6 +13,8 @@ export type BrokerEvent =
   | { kind: 'display-claimed'; displayId: string; owner: string }
   /** The session is over; the worker holding the display's control socket may project it again. */
   | { kind: 'session-ended'; displayId: string; sessionId: string }
+  /** The display was deleted or its token rotated: its control socket is closed (a new token must be used). */
+  | { kind: 'display-revoked'; displayId: string }
   /** The display's room PIN changed: the worker holding its control socket reads it from the store and sends `room`. */
   | { kind: 'room-changed'; displayId: string };
 

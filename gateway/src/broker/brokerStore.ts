@@ -1,7 +1,8 @@
 // The broker's state, behind the one interface every deployment implements:
-// in memory for one process (memoryBrokerStore.ts), through the cluster
-// primary for several workers (../cluster/ipcBrokerStore.ts), and later a
-// store shared by several gateways. Every operation is asynchronous and
+// in memory for one process (memoryBrokerStore.ts), persisted to a state file
+// (embeddedBrokerStore.ts, the default), through the cluster primary for
+// several workers (../cluster/ipcBrokerStore.ts), and in Redis for several
+// gateways (../redis/redisBrokerStore.ts). Every operation is asynchronous and
 // carries plain JSON data, so any of them can sit across a process or network
 // boundary. Decisions live in the broker, not here: a store only keeps records
 // and makes the one check that must be atomic (the first claim of a session).
@@ -24,8 +25,113 @@ export interface SessionRecord {
   readonly claimedAt?: number | undefined;
   readonly securedAt?: number | undefined;
   readonly endedAt?: number | undefined;
-  /** `server-closed`, `client-closed`, `stopped`, `gateway-shutdown`, `expired`, or the error code. */
+  /** `server-closed`, `client-closed`, `stopped`, `gateway-shutdown`, `expired`, `gateway-lost`, or the error code. */
   readonly endReason?: string | undefined;
+  /** Who asked for the projection (admin API, presenter, signage, a resume). */
+  readonly requestedBy?: Requester | undefined;
+  /** The relay's figures, sampled once a second by the gateway relaying it. */
+  readonly stats?: SessionStats | undefined;
+}
+
+export interface Requester {
+  readonly kind: 'admin' | 'presenter' | 'signage' | 'resume' | 'wsd';
+  /** The requester's network address, when it came over the network. */
+  readonly address?: string | undefined;
+  /** A name the requester gave (a presenter's name, a computer's name). */
+  readonly name?: string | undefined;
+}
+
+/** Cumulative counters since the session was secured, and rates over the last sample interval. */
+export interface SessionStats {
+  readonly bytesToDisplay: number;
+  readonly bytesToServer: number;
+  readonly pdusToDisplay: number;
+  /** WebSocket messages to the display (each holds one or more whole PDUs). */
+  readonly framesToDisplay: number;
+  readonly bytesPerSecond: number;
+  readonly framesPerSecond: number;
+  /** When the relaying gateway last sampled it (ms since the epoch): a session not sampled for a while is lost. */
+  readonly sampledAt: number;
+}
+
+export interface SessionSample extends SessionStats {
+  readonly sessionId: string;
+  readonly displayId: string;
+}
+
+/** A display as the store keeps it: its token only as a SHA-256 digest. */
+export interface DisplayRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly location?: string | undefined;
+  /** Hex SHA-256 of the display's token (tokens are shown once, when made, and never stored). */
+  readonly tokenDigest: string;
+  /** `config`: seeded from the configuration file at start, changed only there; `api`: made through the admin API. */
+  readonly managedBy: 'config' | 'api';
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** The one session a display is showing (or about to); bookings make a second request for a busy display fail. */
+export interface DisplayBooking {
+  readonly displayId: string;
+  readonly sessionId: string;
+  /** The booking lapses then unless renewed (the relay renews it while the session lives). */
+  readonly until: number;
+}
+
+export type BookingResult = { readonly ok: true } | { readonly ok: false; readonly holder: DisplayBooking };
+
+/**
+ * What a display is showing, kept so that a display whose gateway died can be
+ * projected again when it comes back (through any gateway). Secrets in it
+ * (credentials, an invitation's password) are sealed with the session secret
+ * every gateway of a deployment shares.
+ */
+export interface ProjectionIntent {
+  readonly displayId: string;
+  readonly sessionId: string;
+  readonly target: { readonly host: string; readonly port: number; readonly name?: string | undefined };
+  /** Sealed JSON of { credentials?, settings?, assistance? } (see ../session/sealedBox.ts). */
+  readonly sealed: string;
+  readonly requestedBy?: Requester | undefined;
+  readonly since: number;
+}
+
+export type AuditAction =
+  | 'display-created' | 'display-renamed' | 'display-moved' | 'display-deleted' | 'display-token-rotated'
+  | 'projection-requested' | 'projection-refused' | 'projection-started' | 'projection-ended' | 'projection-resumed'
+  | 'session-ended-by-admin' | 'pin-changed' | 'pin-cleared';
+
+export interface AuditEntry {
+  /** Increasing, unique per store; pages are asked for by `before`. */
+  readonly seq: number;
+  readonly at: number;
+  /** Who did it: `admin@ADDRESS`, `presenter@ADDRESS`, `display:ID`, `gateway`. */
+  readonly actor: string;
+  readonly action: AuditAction;
+  readonly displayId?: string | undefined;
+  readonly sessionId?: string | undefined;
+  readonly detail?: Readonly<Record<string, string | number | boolean>> | undefined;
+}
+
+export type AuditInput = Omit<AuditEntry, 'seq'>;
+
+export interface AuditPage {
+  /** Newest first. */
+  readonly entries: AuditEntry[];
+  /** Pass as `before` for the next (older) page; absent on the last page. */
+  readonly next?: number | undefined;
+}
+
+/** A server whose certificate no longer matches its first-use pin (see ../policy/certificatePolicy.ts). */
+export interface PinConflict {
+  /** The canonical pin key (host:port) whose pin disagrees. */
+  readonly key: string;
+  readonly pinned: string;
+  readonly seen: string;
+  readonly at: number;
+  readonly displayId?: string | undefined;
 }
 
 export type SessionUpdate =
@@ -79,6 +185,49 @@ export interface BrokerStore {
   /** undefined forgets the display's backoff. */
   setReprojection(displayId: string, state: ReprojectionState | undefined): Promise<void>;
 
+  // Displays (config seeds and those made through the admin API)
+
+  listDisplays(): Promise<DisplayRecord[]>;
+  getDisplay(displayId: string): Promise<DisplayRecord | undefined>;
+  /**
+   * `create`: only if the id is free (two admins creating one id at once: one
+   * wins); `replace`: only if it exists (rename, move, new token digest);
+   * `upsert`: either (config seeds). False when the mode's condition failed.
+   */
+  putDisplay(record: DisplayRecord, mode: 'create' | 'replace' | 'upsert'): Promise<boolean>;
+  deleteDisplay(displayId: string): Promise<boolean>;
+
+  // Bookings: one session per display, decided atomically across gateways
+
+  /**
+   * Books the display for the session until `until`. Refused while another
+   * session's booking lives, unless that session is `replacing` (a resume) or
+   * `force` is set (signage, which owns its display).
+   */
+  bookDisplay(booking: DisplayBooking, options?: { replacing?: string | undefined; force?: boolean | undefined }): Promise<BookingResult>;
+  getBooking(displayId: string): Promise<DisplayBooking | undefined>;
+  /** Releases the booking if this session still holds it. */
+  releaseDisplay(displayId: string, sessionId: string): Promise<void>;
+  /** The relay's per-second sample of its live sessions: stored on the records, and their bookings renewed until `leaseUntil`. */
+  sampleSessions(samples: SessionSample[], leaseUntil: number): Promise<void>;
+
+  // What each display is showing, for a resume after its gateway died
+
+  getIntent(displayId: string): Promise<ProjectionIntent | undefined>;
+  setIntent(intent: ProjectionIntent): Promise<void>;
+  /** Forgets the intent only if it is still this session's. */
+  clearIntent(displayId: string, sessionId: string): Promise<void>;
+
+  // Audit log and changed certificate pins
+
+  appendAudit(entry: AuditInput): Promise<number>;
+  listAudit(query: { before?: number | undefined; limit: number }): Promise<AuditPage>;
+  recordPinConflicts(conflicts: PinConflict[]): Promise<void>;
+  listPinConflicts(): Promise<PinConflict[]>;
+  clearPinConflicts(keys: string[]): Promise<void>;
+
+  // Room PINs and rate-limit counters
+
   getRoomPin(displayId: string): Promise<RoomPinRecord | undefined>;
   /**
    * Compare and set: stores `next` only if the display's PIN is still
@@ -95,10 +244,25 @@ export interface BrokerStore {
   addToCounter(key: string, delta: number, windowMs: number): Promise<CounterState>;
 }
 
+/**
+ * What a store throws when it cannot be reached (Redis down, the cluster
+ * primary silent): the API answers 503 and the gateway's /readyz says why.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 /** The operation names, for stores that forward calls as messages. */
 export const BROKER_STORE_OPERATIONS = [
   'putSession', 'claimSession', 'updateSession', 'getSession', 'listSessions',
   'setPresence', 'clearPresence', 'listPresence', 'getReprojection', 'setReprojection',
+  'listDisplays', 'getDisplay', 'putDisplay', 'deleteDisplay',
+  'bookDisplay', 'getBooking', 'releaseDisplay', 'sampleSessions',
+  'getIntent', 'setIntent', 'clearIntent',
+  'appendAudit', 'listAudit', 'recordPinConflicts', 'listPinConflicts', 'clearPinConflicts',
   'getRoomPin', 'swapRoomPin', 'addToCounter',
 ] as const satisfies readonly (keyof BrokerStore)[];
 

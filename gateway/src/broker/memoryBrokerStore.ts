@@ -2,7 +2,10 @@
 // gateway, and the one the cluster primary keeps for its workers. Bounded:
 // claims are forgotten once their token has expired, ended sessions after a
 // retention time, and the session table never holds more than maxSessions.
-import type { BrokerStore, CounterState, DisplayPresence, ReprojectionState, RoomPinRecord, SessionRecord, SessionUpdate } from './brokerStore.js';
+import type {
+  AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, CounterState, DisplayBooking, DisplayPresence, DisplayRecord,
+  PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
+} from './brokerStore.js';
 
 export interface MemoryStoreLimits {
   /** Most session records kept; the oldest finished ones go first. */
@@ -20,6 +23,17 @@ export const DEFAULT_MEMORY_STORE_LIMITS: MemoryStoreLimits = { maxSessions: 10_
 /** What a counter reads when the store cannot keep it: more than any limit, and still a plain JSON number. */
 const FULL_COUNT = Number.MAX_SAFE_INTEGER;
 
+/** The audit log keeps this many entries; older ones fall off. */
+export const AUDIT_CAPACITY = 5000;
+
+/** The parts of the state worth keeping across a restart (the embedded store writes them to its state file). */
+export interface DurableBrokerState {
+  displays: DisplayRecord[];
+  intents: ProjectionIntent[];
+  audit: AuditEntry[];
+  pinConflicts: PinConflict[];
+}
+
 /** Sweeping the session table at most this often keeps minting O(1) on average. */
 const SWEEP_INTERVAL_MS = 1000;
 
@@ -29,6 +43,13 @@ export class MemoryBrokerStore implements BrokerStore {
   private readonly claims = new Map<string, number>();
   private readonly presence = new Map<string, DisplayPresence>();
   private readonly reprojection = new Map<string, ReprojectionState>();
+  private readonly displays = new Map<string, DisplayRecord>();
+  private readonly bookings = new Map<string, DisplayBooking>();
+  private readonly intents = new Map<string, ProjectionIntent>();
+  /** Oldest first. */
+  private audit: AuditEntry[] = [];
+  private auditSeq = 0;
+  private readonly pinConflicts = new Map<string, PinConflict>();
   private readonly roomPins = new Map<string, RoomPinRecord>();
   private readonly counters = new Map<string, CounterState>();
   private lastSweep = -Infinity;
@@ -101,6 +122,126 @@ export class MemoryBrokerStore implements BrokerStore {
     if (state) this.reprojection.set(displayId, state);
     else this.reprojection.delete(displayId);
     return Promise.resolve();
+  }
+
+  listDisplays(): Promise<DisplayRecord[]> {
+    return Promise.resolve([...this.displays.values()]);
+  }
+
+  getDisplay(displayId: string): Promise<DisplayRecord | undefined> {
+    return Promise.resolve(this.displays.get(displayId));
+  }
+
+  putDisplay(record: DisplayRecord, mode: 'create' | 'replace' | 'upsert'): Promise<boolean> {
+    const exists = this.displays.has(record.id);
+    if ((mode === 'create' && exists) || (mode === 'replace' && !exists)) return Promise.resolve(false);
+    this.displays.set(record.id, record);
+    return Promise.resolve(true);
+  }
+
+  deleteDisplay(displayId: string): Promise<boolean> {
+    this.intents.delete(displayId);
+    this.presence.delete(displayId);
+    this.roomPins.delete(displayId);
+    return Promise.resolve(this.displays.delete(displayId));
+  }
+
+  bookDisplay(booking: DisplayBooking, options: { replacing?: string | undefined; force?: boolean | undefined } = {}): Promise<BookingResult> {
+    const holder = this.liveBooking(booking.displayId);
+    if (holder && holder.sessionId !== booking.sessionId && holder.sessionId !== options.replacing && options.force !== true) {
+      return Promise.resolve({ ok: false, holder });
+    }
+    this.bookings.set(booking.displayId, booking);
+    return Promise.resolve({ ok: true });
+  }
+
+  getBooking(displayId: string): Promise<DisplayBooking | undefined> {
+    return Promise.resolve(this.liveBooking(displayId));
+  }
+
+  releaseDisplay(displayId: string, sessionId: string): Promise<void> {
+    if (this.bookings.get(displayId)?.sessionId === sessionId) this.bookings.delete(displayId);
+    return Promise.resolve();
+  }
+
+  sampleSessions(samples: SessionSample[], leaseUntil: number): Promise<void> {
+    for (const { sessionId, displayId, ...stats } of samples) {
+      const record = this.sessions.get(sessionId);
+      if (record && record.state !== 'ended') this.sessions.set(sessionId, { ...record, stats });
+      // A lapsed booking is taken back: the session still shows on its display.
+      const booking = this.liveBooking(displayId);
+      if (!booking || booking.sessionId === sessionId) this.bookings.set(displayId, { displayId, sessionId, until: leaseUntil });
+    }
+    return Promise.resolve();
+  }
+
+  getIntent(displayId: string): Promise<ProjectionIntent | undefined> {
+    return Promise.resolve(this.intents.get(displayId));
+  }
+
+  setIntent(intent: ProjectionIntent): Promise<void> {
+    this.intents.set(intent.displayId, intent);
+    return Promise.resolve();
+  }
+
+  clearIntent(displayId: string, sessionId: string): Promise<void> {
+    if (this.intents.get(displayId)?.sessionId === sessionId) this.intents.delete(displayId);
+    return Promise.resolve();
+  }
+
+  appendAudit(entry: AuditInput): Promise<number> {
+    const seq = ++this.auditSeq;
+    this.audit.push({ seq, ...entry });
+    if (this.audit.length > AUDIT_CAPACITY) this.audit.splice(0, this.audit.length - AUDIT_CAPACITY);
+    return Promise.resolve(seq);
+  }
+
+  listAudit({ before, limit }: { before?: number | undefined; limit: number }): Promise<AuditPage> {
+    const older = before === undefined ? this.audit : this.audit.filter((entry) => entry.seq < before);
+    const entries = older.slice(-limit).reverse();
+    const last = entries.at(-1);
+    const more = last !== undefined && older.length > entries.length;
+    return Promise.resolve(more ? { entries, next: last.seq } : { entries });
+  }
+
+  recordPinConflicts(conflicts: PinConflict[]): Promise<void> {
+    for (const conflict of conflicts) this.pinConflicts.set(conflict.key, conflict);
+    return Promise.resolve();
+  }
+
+  listPinConflicts(): Promise<PinConflict[]> {
+    return Promise.resolve([...this.pinConflicts.values()]);
+  }
+
+  clearPinConflicts(keys: string[]): Promise<void> {
+    for (const key of keys) this.pinConflicts.delete(key);
+    return Promise.resolve();
+  }
+
+  /** Whether a session was minted here (and not yet forgotten). */
+  hasSession(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  durableState(): DurableBrokerState {
+    return { displays: [...this.displays.values()], intents: [...this.intents.values()], audit: [...this.audit], pinConflicts: [...this.pinConflicts.values()] };
+  }
+
+  restoreDurableState(state: DurableBrokerState): void {
+    for (const display of state.displays) this.displays.set(display.id, display);
+    for (const intent of state.intents) this.intents.set(intent.displayId, intent);
+    this.audit = state.audit.slice(-AUDIT_CAPACITY);
+    this.auditSeq = this.audit.at(-1)?.seq ?? 0;
+    for (const conflict of state.pinConflicts) this.pinConflicts.set(conflict.key, conflict);
+  }
+
+  private liveBooking(displayId: string): DisplayBooking | undefined {
+    const booking = this.bookings.get(displayId);
+    if (booking && booking.until < this.clock()) {
+      this.bookings.delete(displayId);
+      return undefined;
+    }
+    return booking;
   }
 
   getRoomPin(displayId: string): Promise<RoomPinRecord | undefined> {

@@ -75,7 +75,7 @@ test('a forbidden target is refused after the PIN check and leaves the PIN on th
 });
 
 test('the right PIN projects, rotates the PIN, and makes the display busy until the projection is stopped', async () => {
-  const { presenters, pins, events, stopTokens } = await setup();
+  const { presenters, pins, events, stopTokens, broker, store } = await setup();
   const { pin } = await pins.current('room');
   const started = await presenters.request({ displayId: 'room', target, credentials: { username: 'u', password: 'p' }, pin, source: 'a' });
   assert.ok(started.ok, refused(started));
@@ -87,9 +87,10 @@ test('the right PIN projects, rotates the PIN, and makes the display busy until 
   assert.ok(events.some((event) => event.kind === 'room-changed'), 'the display hears of the new PIN');
   const next = await pins.current('room');
   assert.notEqual(next.pin, pin);
+  // The broker's listing (the store's displays) is sorted by id.
   assert.deepEqual(await presenters.listDisplays(), [
-    { id: 'room', name: 'Room 1', location: 'Floor 2', state: 'presenting' },
     { id: 'dark', name: 'Dark room', state: 'offline' },
+    { id: 'room', name: 'Room 1', location: 'Floor 2', state: 'presenting' },
   ]);
   assert.equal(refused(await presenters.request({ displayId: 'room', target, pin: next.pin, source: 'b' })), 'display-busy');
   assert.equal((await pins.current('room')).pin, next.pin, 'a refused busy request uses nothing');
@@ -100,7 +101,9 @@ test('the right PIN projects, rotates the PIN, and makes the display busy until 
   assert.ok(stopped.ok);
   assert.equal(stopped.session.state, 'ended', 'a session the display never opened ends here');
   assert.deepEqual(events.at(-1), { kind: 'stop-session', displayId: 'room', sessionId: started.sessionId, reason: 'stopped by the presenter' });
-  assert.equal((await presenters.listDisplays())[0]?.state, 'idle');
+  assert.equal((await presenters.listDisplays()).find((display) => display.id === 'room')?.state, 'idle');
+  assert.equal(await broker.displayState('room'), 'idle');
+  assert.equal(await store.getBooking('room'), undefined, 'the booking is released with the session');
   const again = await presenters.stop('room', started.stopToken);
   assert.equal(again.ok ? 'stopped' : again.code, 'no-projection');
 });

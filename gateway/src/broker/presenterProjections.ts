@@ -91,7 +91,8 @@ export class PresenterProjections {
     if (pin && !(await pins.use(ask.displayId, pin.record))) {
       return { ok: false, code: 'pin-wrong', reason: 'the room pin has just changed', attemptsLeft: undefined };
     }
-    const sessionId = await broker.project(check.request);
+    const sessionId = await broker.projectIfFree(check.request);
+    if (sessionId === undefined) return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation` };
     const { host, port } = check.request.target;
     return { ok: true, sessionId, displayId: ask.displayId, stopToken: this.deps.stopTokens.sign(ask.displayId, sessionId), target: { host, port } };
   }
@@ -116,6 +117,7 @@ export class PresenterProjections {
     const ended = session.state === 'minted'
       ? await this.deps.store.updateSession(session.sessionId, { state: 'ended', endedAt: this.clock(), endReason: 'stopped' })
       : session;
+    if (session.state === 'minted') await this.deps.store.releaseDisplay(displayId, session.sessionId);
     return { ok: true, session: ended ?? session };
   }
 }

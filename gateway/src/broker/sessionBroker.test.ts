@@ -11,6 +11,7 @@ import type { BrokerEvent } from './brokerEvents.js';
 import { SessionTokenSigner } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
 import { TargetPolicy } from '../policy/targetPolicy.js';
+import { SealedBox } from '../session/sealedBox.js';
 
 const TOKEN = 'display-token-0123456789';
 const SECRET = Buffer.from('s'.repeat(32));
@@ -35,7 +36,8 @@ function setup(options: { store?: BrokerStore; resolve?: (host: string) => Promi
     policy: new TargetPolicy({ allowNetworks: ['10.0.0.0/8'], allowPorts: ['3389'], ownPorts: [8443] }),
     resolveTarget: options.resolve ?? fakeResolver,
     publish: (event) => events.push(event),
-    timeouts: { sessionTokenMs: 60_000, reprojectMs: 1000, reprojectMaxMs: 8000 },
+    timeouts: { sessionTokenMs: 60_000, reprojectMs: 1000, reprojectMaxMs: 8000, resumeGraceMs: 30_000 },
+    sealer: new SealedBox(SECRET),
     clock: () => clock.now,
   });
   return { broker, events, store, clock };
@@ -159,7 +161,9 @@ test('display presence: a new socket takes over, a stale owner cannot mark it of
   assert.notEqual(first, second);
   assert.deepEqual(events, [{ kind: 'display-claimed', displayId: 'room', owner: first }, { kind: 'display-claimed', displayId: 'room', owner: second }]);
   await broker.displayOffline('room', first);
-  assert.deepEqual(await broker.listDisplays(), [{ id: 'room', name: 'Room 1', online: true }, { id: 'sign', name: 'sign', online: false }]);
+  assert.deepEqual((await broker.listDisplays()).map(({ id, name, online, managedBy }) => ({ id, name, online, managedBy })), [
+    { id: 'room', name: 'Room 1', online: true, managedBy: 'config' }, { id: 'sign', name: 'sign', online: false, managedBy: 'config' },
+  ]);
   await broker.displayOffline('room', second);
   assert.equal((await broker.listDisplays())[0]?.online, false);
 });
@@ -200,6 +204,132 @@ test('stopping a session is told to every worker', () => {
   assert.deepEqual(events, [{ kind: 'stop-session', displayId: 'room', sessionId: 's_1', reason: 'stopped by an administrator' }]);
 });
 
+test('a display shows one session: a second request is refused as busy until the first ends', async () => {
+  const clock = { now: 20_000_000 };
+  const { broker, events } = setup({ clock });
+  const first = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } }, { kind: 'admin', address: '10.9.9.9' });
+  assert.ok(first.ok);
+  const second = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.2', port: 3389 } });
+  assert.deepEqual(second.ok ? 'ok' : second.code, 'display-busy');
+  assert.deepEqual((await broker.listDisplays()).find((d) => d.id === 'room')?.sessionId, first.sessionId);
+
+  const grant = await broker.openSession(first.sessionId, projected(events).sessionToken);
+  await broker.sessionSecured(first.sessionId);
+  await broker.sessionEnded(grant, 'server-closed');
+  const third = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.2', port: 3389 } });
+  assert.ok(third.ok, 'free again once the session ended');
+
+  const { entries } = await broker.listAudit({ limit: 10 });
+  assert.deepEqual(entries.map((e) => e.action).reverse(), ['projection-requested', 'projection-refused', 'projection-started', 'projection-ended', 'projection-requested']);
+  assert.equal(entries.at(-1)?.actor, 'admin@10.9.9.9');
+});
+
+test('a booking lapses when its session stops being sampled (its gateway died), and is kept while sampled', async () => {
+  const clock = { now: 30_000_000 };
+  const { broker, events } = setup({ clock });
+  const first = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } });
+  assert.ok(first.ok);
+  await broker.openSession(first.sessionId, projected(events).sessionToken);
+  await broker.sessionSecured(first.sessionId);
+  const sample = { sessionId: first.sessionId, displayId: 'room', bytesToDisplay: 10, bytesToServer: 5, pdusToDisplay: 1, framesToDisplay: 1, bytesPerSecond: 15, framesPerSecond: 1, sampledAt: clock.now };
+  await broker.sampleSessions([sample]);
+  clock.now += 2000;
+  assert.equal((await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } })).ok, false, 'still sampled: busy');
+  clock.now += 1500;
+  assert.equal((await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } })).ok, true, 'not sampled for longer than the lease: free');
+});
+
+test('resume: a display back online whose session was lost gets the same projection again, credentials included', async () => {
+  const clock = { now: 40_000_000 };
+  const { broker, events, store } = setup({ clock });
+  const first = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389, name: 'Desk' }, credentials: { username: 'u', password: 'secret' } });
+  assert.ok(first.ok);
+  await broker.openSession(first.sessionId, projected(events).sessionToken);
+  await broker.sessionSecured(first.sessionId);
+  await broker.sampleSessions([{ sessionId: first.sessionId, displayId: 'room', bytesToDisplay: 0, bytesToServer: 0, pdusToDisplay: 0, framesToDisplay: 0, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: clock.now }]);
+  const intent = await store.getIntent('room');
+  assert.ok(intent && !intent.sealed.includes('secret'), 'the stored intent holds the password sealed');
+
+  // The kiosk reconnects at once: its old session's lease still runs, so the broker asks to look again later.
+  clock.now += 500;
+  await broker.displayOnline('room');
+  const early = await broker.displayReady('room');
+  assert.equal(early.action, 'wait');
+  assert.ok(early.retryInMs !== undefined && early.retryInMs > 2000 && early.retryInMs <= 2600, `retry when the lease lapses (${String(early.retryInMs)})`);
+
+  clock.now += 3000;
+  const later = await broker.displayReady('room', true);
+  assert.equal(later.action, 'resumed');
+  const again = projected(events);
+  assert.notEqual(again.sessionId, first.sessionId);
+  assert.deepEqual(again.target, { name: 'Desk', host: '10.1.1.1', port: 3389 });
+  assert.deepEqual(again.credentials, { username: 'u', password: 'secret' });
+  assert.equal((await store.getSession(first.sessionId))?.endReason, 'gateway-lost');
+  assert.ok(events.some((e) => e.kind === 'stop-session' && e.sessionId === first.sessionId), 'the old session is told to stop wherever it still runs');
+  assert.equal((await store.getBooking('room'))?.sessionId, again.sessionId);
+});
+
+test('no resume after a normal end or after the grace period', async () => {
+  const clock = { now: 50_000_000 };
+  const { broker, events, store } = setup({ clock });
+  const ended = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } });
+  assert.ok(ended.ok);
+  const grant = await broker.openSession(ended.sessionId, projected(events).sessionToken);
+  await broker.sessionEnded(grant, 'client-closed');
+  assert.equal(await store.getIntent('room'), undefined, 'a normal end forgets the intent');
+  assert.equal((await broker.displayReady('room')).action, 'none');
+
+  const lost = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } });
+  assert.ok(lost.ok);
+  await broker.openSession(lost.sessionId, projected(events).sessionToken);
+  await broker.sessionSecured(lost.sessionId);
+  clock.now += 61_000; // past the booking (token lifetime) and the 30 s grace
+  assert.equal((await broker.displayReady('room')).action, 'none');
+  assert.equal(await store.getIntent('room'), undefined);
+});
+
+test('displays through the API: created with a token shown once, renamed, moved, rotated, deleted; config displays are refused', async () => {
+  const { broker, events } = setup();
+  const created = await broker.createDisplay({ name: 'Board room', location: 'Floor 2' }, { kind: 'admin', address: '10.0.0.1' });
+  assert.ok(created.ok);
+  const { display, token } = created.value;
+  assert.match(display.id, /^board-room-[0-9a-f]{6}$/);
+  assert.ok(token.length >= 32 && !JSON.stringify(display).includes(token), 'only a digest of the token is kept');
+  assert.equal((await broker.authenticateDisplay(display.id, token))?.name, 'Board room');
+  assert.equal(await broker.authenticateDisplay(display.id, `${token}x`), undefined);
+
+  const duplicate = await broker.createDisplay({ id: display.id, name: 'Again' });
+  assert.equal(duplicate.ok ? 'ok' : duplicate.code, 'display-exists');
+  const moved = await broker.updateDisplay(display.id, { name: 'Boardroom', location: 'Floor 3' });
+  assert.ok(moved.ok && moved.value.name === 'Boardroom' && moved.value.location === 'Floor 3');
+  const rotated = await broker.rotateDisplayToken(display.id);
+  assert.ok(rotated.ok);
+  assert.equal(await broker.authenticateDisplay(display.id, token), undefined, 'the old token stops working');
+  assert.ok(await broker.authenticateDisplay(display.id, rotated.value.token));
+  assert.ok(events.some((e) => e.kind === 'display-revoked' && e.displayId === display.id), 'its socket is closed');
+
+  for (const change of [broker.updateDisplay('room', { name: 'x' }), broker.deleteDisplay('room'), broker.rotateDisplayToken('room')]) {
+    const refused = await change;
+    assert.equal(refused.ok ? 'ok' : refused.code, 'config-managed');
+  }
+  assert.ok((await broker.deleteDisplay(display.id)).ok);
+  assert.equal((await broker.deleteDisplay(display.id)).ok, false);
+  const actions = (await broker.listAudit({ limit: 50 })).entries.map((e) => e.action).reverse();
+  assert.deepEqual(actions, ['display-created', 'display-renamed', 'display-moved', 'display-token-rotated', 'display-deleted']);
+});
+
+test('the audit log pages newest first', async () => {
+  const { broker } = setup();
+  for (let i = 0; i < 7; i += 1) await broker.audit({ kind: 'admin' }, 'pin-cleared', { detail: { key: `h${i}:3389` } });
+  const first = await broker.listAudit({ limit: 3 });
+  assert.deepEqual(first.entries.map((e) => e.detail?.key), ['h6:3389', 'h5:3389', 'h4:3389']);
+  const second = await broker.listAudit({ before: first.next, limit: 3 });
+  assert.deepEqual(second.entries.map((e) => e.detail?.key), ['h3:3389', 'h2:3389', 'h1:3389']);
+  const last = await broker.listAudit({ before: second.next, limit: 3 });
+  assert.deepEqual(last.entries.map((e) => e.detail?.key), ['h0:3389']);
+  assert.equal(last.next, undefined);
+});
+
 test('an exclusive request (WS-Discovery Connect) is refused for an offline or presenting display; a signage display gives way and waits', async () => {
   const { broker, events, clock } = setup();
   const offline = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 }, exclusive: true });
@@ -211,8 +341,9 @@ test('an exclusive request (WS-Discovery Connect) is refused for an offline or p
   assert.equal(await broker.displayState('room'), 'presenting');
   const second = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.2', port: 3389 }, exclusive: true });
   assert.deepEqual(second.ok ? 'ok' : [second.code, second.reason], ['display-busy', 'the display is showing another presentation; ask its presenter to stop first']);
-  // the admin API (not exclusive) may still take the room over
-  assert.ok((await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.2', port: 3389 } })).ok);
+  // the admin API (not exclusive) meets the same booking: one session per display
+  const admin = await broker.requestProjection({ displayId: 'room', target: { host: '10.1.1.2', port: 3389 } });
+  assert.deepEqual(admin.ok ? 'ok' : admin.code, 'display-busy');
   // an unclaimed session stops counting once its token has expired
   clock.now += 61_000;
   assert.equal(await broker.displayState('room'), 'idle');

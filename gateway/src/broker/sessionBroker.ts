@@ -1,21 +1,29 @@
 // The broker: which displays exist and which are online, which sessions were
 // minted and how they went, and the projection decisions (may this request
-// go there, mint the session and its token, project a signage display again
-// and when). It holds no socket and no timer: the control and data socket
-// adapters (../channel) and the admin API (../api) call it, its state sits in
-// a BrokerStore, and what other workers must act on leaves as BrokerEvents.
+// go there, is the display free, mint the session and its token, project a
+// signage display again and when, resume a display whose gateway died). It
+// holds no socket and no timer: the control and data socket adapters
+// (../channel) and the admin API (../api) call it, its state sits in a
+// BrokerStore, and what other workers and gateways must act on leaves as
+// BrokerEvents.
 import { randomBytes } from 'node:crypto';
-import type { Credentials, DisplayConfig, TargetConfig } from '../config/configSchema.js';
+import type { Credentials, TargetConfig } from '../config/configSchema.js';
 import { SessionTokenSigner, type SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
+import type { SealedBox } from '../session/sealedBox.js';
 import type { AssistanceSettings, SessionSettings } from '@lanterna/protocol';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { InvitationErrorCode } from '../assistance/raInvitation.js';
-import type { DisplayDirectory } from './displayDirectory.js';
-import type { BrokerStore, SessionRecord } from './brokerStore.js';
+import { DisplayDirectory, newDisplayToken, tokenDigest, tokenMatches } from './displayDirectory.js';
+import type {
+  AuditAction, AuditInput, AuditPage, BrokerStore, DisplayRecord, PinConflict, ProjectionIntent, Requester, SessionRecord, SessionSample,
+} from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
 import { afterSessionEnd, projectedAt } from './reprojectBackoff.js';
 import { checkTarget, chooseInvitationTarget, type ResolveTarget } from './targetChoice.js';
+
+/** A session the relay stops sampling for this long is lost (its gateway died): its booking lapses. */
+export const SESSION_LEASE_MS = 3000;
 
 export interface ProjectionRequest {
   displayId: string;
@@ -24,6 +32,7 @@ export interface ProjectionRequest {
   settings?: SessionSettings | undefined;
   /** A Remote Assistance invitation the client answers instead of credentials. */
   assistance?: AssistanceSettings | undefined;
+  requestedBy?: Requester | undefined;
 }
 
 /** A request from outside (the admin API): a target, or an invitation to choose one from. */
@@ -56,7 +65,25 @@ export type ProjectionOutcome =
   | { ok: true; sessionId: string; target: { host: string; port: number } }
   | { ok: false; code: ProjectionRefusal; reason: string };
 
-export interface DisplayView { id: string; name: string; location?: string | undefined; online: boolean }
+export interface DisplayView {
+  id: string;
+  name: string;
+  location?: string | undefined;
+  managedBy: 'config' | 'api';
+  online: boolean;
+  /** The session the display is booked for (showing, or about to). */
+  sessionId?: string | undefined;
+}
+
+export type DisplayChangeRefusal = 'unknown-display' | 'display-exists' | 'config-managed';
+
+export type DisplayChange<T> = { ok: true; value: T } | { ok: false; code: DisplayChangeRefusal; reason: string };
+
+/** What a display that just came online should get: nothing, or a check again later (its old session may still live). */
+export interface ReadyOutcome {
+  action: 'none' | 'signage' | 'resumed' | 'wait';
+  retryInMs?: number | undefined;
+}
 
 export interface BrokerTimeouts {
   /** How long a minted session's token opens it. */
@@ -64,6 +91,8 @@ export interface BrokerTimeouts {
   /** Pause before a signage display is projected again; doubles while sessions fail at once. */
   reprojectMs: number;
   reprojectMaxMs: number;
+  /** A display back online this soon after its session was last seen alive gets it projected again. */
+  resumeGraceMs?: number | undefined;
 }
 
 export interface BrokerDeps {
@@ -75,11 +104,22 @@ export interface BrokerDeps {
   resolveTarget: ResolveTarget;
   publish: PublishEvent;
   timeouts: BrokerTimeouts;
+  /** Seals what a resume needs (credentials); without it nothing is kept and nothing resumes. */
+  sealer?: SealedBox | undefined;
   clock?: () => number;
+}
+
+const DEFAULT_RESUME_GRACE_MS = 60_000;
+
+/** Who did it, as the audit log writes it. */
+export function actorName(requester: Requester | undefined): string {
+  if (!requester) return 'gateway';
+  return requester.address ? `${requester.kind}@${requester.address}` : requester.kind;
 }
 
 export class SessionBroker {
   private readonly clock: () => number;
+  private seeded: Promise<void> | undefined;
 
   constructor(private readonly deps: BrokerDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -87,27 +127,116 @@ export class SessionBroker {
 
   // Displays
 
-  authenticateDisplay(displayId: string, token: unknown): DisplayConfig | undefined {
-    return this.deps.directory.authenticate(displayId, token);
+  /**
+   * Writes the configuration's displays into the store (they win over what
+   * the store had under their ids) and drops config displays that left the
+   * file. Runs once, before the first display operation.
+   */
+  seedDisplays(): Promise<void> {
+    this.seeded ??= (async () => {
+      const { store, directory } = this.deps;
+      const now = this.clock();
+      const existing = new Map((await store.listDisplays()).map((display) => [display.id, display]));
+      await Promise.all(directory.seeds(now).map((seed) => store.putDisplay({ ...seed, createdAt: existing.get(seed.id)?.createdAt ?? now }, 'upsert')));
+      await Promise.all([...existing.values()]
+        .filter((display) => display.managedBy === 'config' && !directory.get(display.id))
+        .map((display) => store.deleteDisplay(display.id)));
+    })();
+    // A failed seed (store down at start) is tried again next time.
+    this.seeded.catch(() => { this.seeded = undefined; });
+    return this.seeded;
+  }
+
+  async authenticateDisplay(displayId: string, token: unknown): Promise<DisplayRecord | undefined> {
+    await this.seedDisplays();
+    const record = await this.deps.store.getDisplay(displayId);
+    return record && tokenMatches(record, token) ? record : undefined;
   }
 
   async listDisplays(): Promise<DisplayView[]> {
-    const online = new Set((await this.deps.store.listPresence()).map((presence) => presence.displayId));
-    return this.deps.directory.list().map((display) => ({
-      id: display.id, name: display.name ?? display.id, ...(display.location === undefined ? {} : { location: display.location }), online: online.has(display.id),
-    }));
+    await this.seedDisplays();
+    const { store } = this.deps;
+    const [displays, presence] = await Promise.all([store.listDisplays(), store.listPresence()]);
+    const online = new Set(presence.map((entry) => entry.displayId));
+    const bookings = await Promise.all(displays.map((display) => store.getBooking(display.id)));
+    return displays
+      .map((display, index) => ({
+        id: display.id, name: display.name, location: display.location, managedBy: display.managedBy,
+        online: online.has(display.id), sessionId: bookings[index]?.sessionId,
+      }))
+      .sort((a, b) => a.id.localeCompare(b.id));
   }
 
-  async displayState(displayId: string): Promise<DisplayState> {
-    const [presence, sessions] = await Promise.all([this.deps.store.listPresence(), this.deps.store.listSessions()]);
-    if (!presence.some((entry) => entry.displayId === displayId)) return 'offline';
+  /** A display made through the admin API; its token is returned once and only its digest is kept. */
+  async createDisplay(input: { id?: string | undefined; name: string; location?: string | undefined }, by?: Requester): Promise<DisplayChange<{ display: DisplayRecord; token: string }>> {
+    await this.seedDisplays();
     const now = this.clock();
+    const id = input.id ?? displayIdFromName(input.name);
+    const token = newDisplayToken();
+    const display: DisplayRecord = { id, name: input.name, location: input.location, tokenDigest: tokenDigest(token), managedBy: 'api', createdAt: now, updatedAt: now };
+    if (!await this.deps.store.putDisplay(display, 'create')) return { ok: false, code: 'display-exists', reason: `a display "${id}" exists already` };
+    await this.audit(by, 'display-created', { displayId: id, detail: { name: input.name, ...(input.location ? { location: input.location } : {}) } });
+    return { ok: true, value: { display, token } };
+  }
+
+  /** Renames and/or moves a display made through the API. */
+  async updateDisplay(displayId: string, change: { name?: string | undefined; location?: string | undefined }, by?: Requester): Promise<DisplayChange<DisplayRecord>> {
+    const found = await this.apiDisplay(displayId);
+    if (!found.ok) return found;
+    const before = found.value;
+    const after: DisplayRecord = { ...before, name: change.name ?? before.name, location: change.location ?? before.location, updatedAt: this.clock() };
+    if (!await this.deps.store.putDisplay(after, 'replace')) return unknownDisplay(displayId);
+    if (after.name !== before.name) await this.audit(by, 'display-renamed', { displayId, detail: { from: before.name, to: after.name } });
+    if (after.location !== before.location) await this.audit(by, 'display-moved', { displayId, detail: { from: before.location ?? '', to: after.location ?? '' } });
+    return { ok: true, value: after };
+  }
+
+  /** Deletes a display made through the API; its control socket is closed and its session stopped. */
+  async deleteDisplay(displayId: string, by?: Requester): Promise<DisplayChange<null>> {
+    const found = await this.apiDisplay(displayId);
+    if (!found.ok) return found;
+    const booking = await this.deps.store.getBooking(displayId);
+    if (!await this.deps.store.deleteDisplay(displayId)) return unknownDisplay(displayId);
+    this.deps.publish({ kind: 'display-revoked', displayId });
+    if (booking) this.deps.publish({ kind: 'stop-session', displayId, sessionId: booking.sessionId, reason: 'the display was deleted' });
+    await this.audit(by, 'display-deleted', { displayId, detail: { name: found.value.name } });
+    return { ok: true, value: null };
+  }
+
+  /** A new token for a display made through the API: shown once; the display's socket with the old one is closed. */
+  async rotateDisplayToken(displayId: string, by?: Requester): Promise<DisplayChange<{ token: string }>> {
+    const found = await this.apiDisplay(displayId);
+    if (!found.ok) return found;
+    const token = newDisplayToken();
+    if (!await this.deps.store.putDisplay({ ...found.value, tokenDigest: tokenDigest(token), updatedAt: this.clock() }, 'replace')) return unknownDisplay(displayId);
+    this.deps.publish({ kind: 'display-revoked', displayId });
+    await this.audit(by, 'display-token-rotated', { displayId });
+    return { ok: true, value: { token } };
+  }
+
+  private async apiDisplay(displayId: string): Promise<DisplayChange<DisplayRecord>> {
+    await this.seedDisplays();
+    const record = await this.deps.store.getDisplay(displayId);
+    if (!record) return unknownDisplay(displayId);
+    if (record.managedBy === 'config') {
+      return { ok: false, code: 'config-managed', reason: `display "${displayId}" is defined in the configuration file: change it there` };
+    }
+    return { ok: true, value: record };
+  }
+
+  /**
+   * offline: no control socket; presenting: booked for a presenter's session
+   * (minted and not expired, opening or relaying: the booking is the one busy
+   * check); a signage display showing its own autoProject target is idle.
+   */
+  async displayState(displayId: string): Promise<DisplayState> {
+    const { store } = this.deps;
+    const [presence, booking] = await Promise.all([store.listPresence(), store.getBooking(displayId)]);
+    if (!presence.some((entry) => entry.displayId === displayId)) return 'offline';
+    if (!booking) return 'idle';
     // A signage display showing its own autoProject target is free for a presenter: it gives way, and comes back after.
-    const signage = this.deps.directory.get(displayId)?.autoProject;
-    const busy = sessions.some((record) => record.displayId === displayId
-      && !(signage && record.target.host === signage.host && record.target.port === signage.port)
-      && (record.state === 'claimed' || record.state === 'active' || (record.state === 'minted' && record.expiresAt > now)));
-    return busy ? 'presenting' : 'idle';
+    const record = await store.getSession(booking.sessionId);
+    return record?.requestedBy?.kind === 'signage' || record?.state === 'ended' ? 'idle' : 'presenting';
   }
 
   getSession(sessionId: string): Promise<SessionRecord | undefined> {
@@ -133,23 +262,113 @@ export class SessionBroker {
     await this.deps.store.clearPresence(displayId, owner);
   }
 
+  /**
+   * A display is online: if it was showing a session whose gateway died (the
+   * session's booking lapsed without an end, within the grace period), that
+   * projection is minted again to the same target; if the old session may
+   * still live, ask again when its lease would lapse; else a signage display
+   * gets its projection. `retry` is the later check: it never starts signage.
+   */
+  async displayReady(displayId: string, retry = false): Promise<ReadyOutcome> {
+    const { store } = this.deps;
+    const intent = await store.getIntent(displayId);
+    if (intent) {
+      const [record, booking] = await Promise.all([store.getSession(intent.sessionId), store.getBooking(displayId)]);
+      const now = this.clock();
+      if (booking && booking.sessionId !== intent.sessionId) return { action: 'none' };
+      if (booking && record?.state !== 'minted') return { action: 'wait', retryInMs: Math.max(booking.until - now, 0) + 100 };
+      const lastAlive = record?.stats?.sampledAt ?? record?.securedAt ?? record?.claimedAt ?? intent.since;
+      const grace = this.deps.timeouts.resumeGraceMs ?? DEFAULT_RESUME_GRACE_MS;
+      if (record && record.state !== 'ended' && now - lastAlive <= grace) {
+        const resumed = await this.resume(intent);
+        if (resumed) return { action: 'resumed' };
+      }
+      await store.clearIntent(displayId, intent.sessionId);
+    }
+    if (retry) return { action: 'none' };
+    return (await this.projectSignage(displayId)) ? { action: 'signage' } : { action: 'none' };
+  }
+
+  private async resume(intent: ProjectionIntent): Promise<boolean> {
+    const secrets = this.deps.sealer?.open(intent.sealed) as Pick<ProjectionRequest, 'credentials' | 'settings' | 'assistance'> | undefined;
+    if (!secrets) return false;
+    const sessionId = SessionTokenSigner.newSessionId();
+    const booked = await this.deps.store.bookDisplay(
+      { displayId: intent.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs },
+      { replacing: intent.sessionId },
+    );
+    if (!booked.ok) return false;
+    await this.mint(sessionId, { displayId: intent.displayId, target: intent.target, ...secrets, requestedBy: intent.requestedBy });
+    this.deps.publish({ kind: 'stop-session', displayId: intent.displayId, sessionId: intent.sessionId, reason: 'resumed elsewhere' });
+    await this.deps.store.updateSession(intent.sessionId, { state: 'ended', endedAt: this.clock(), endReason: 'gateway-lost' });
+    await this.audit(undefined, 'projection-resumed', { displayId: intent.displayId, sessionId, detail: { previous: intent.sessionId } });
+    return true;
+  }
+
   // Projection
 
-  /** A request from the admin API: the display must exist and the target pass the policy. */
-  async requestProjection(ask: ProjectionAsk): Promise<ProjectionOutcome> {
-    const check = await this.checkProjection(ask);
+  /**
+   * A request from outside (admin API, WS-Discovery Connect): the display must
+   * exist, the target pass the policy, and the display be free — booked
+   * atomically, so of two requests for one display through two gateways one wins.
+   */
+  async requestProjection(ask: ProjectionAsk, requestedBy?: Requester): Promise<ProjectionOutcome> {
+    const outcome = await this.decideProjection(ask, requestedBy);
+    if (outcome.ok) {
+      await this.audit(requestedBy, 'projection-requested', { displayId: ask.displayId, sessionId: outcome.sessionId, detail: { target: `${outcome.target.host}:${outcome.target.port}` } });
+    } else {
+      await this.audit(requestedBy, 'projection-refused', { displayId: ask.displayId, detail: { code: outcome.code, reason: outcome.reason } });
+    }
+    return outcome;
+  }
+
+  private async decideProjection(ask: ProjectionAsk, requestedBy: Requester | undefined): Promise<ProjectionOutcome> {
+    const check = await this.checkProjection(ask, requestedBy);
     if (!check.ok) return check;
-    const sessionId = await this.project(check.request);
-    return { ok: true, sessionId, target: { host: check.request.target.host, port: check.request.target.port } };
+    const { request } = check;
+    const sessionId = SessionTokenSigner.newSessionId();
+    const booked = await this.deps.store.bookDisplay(
+      { displayId: ask.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs },
+      { replacing: await this.signageSession(ask.displayId) },
+    );
+    if (!booked.ok) {
+      return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation: stop it first` };
+    }
+    await this.mint(sessionId, request);
+    return { ok: true, sessionId, target: { host: request.target.host, port: request.target.port } };
+  }
+
+  /** The session the display is booked for when it is the display's own signage (a presenter may take its place). */
+  private async signageSession(displayId: string): Promise<string | undefined> {
+    const booking = await this.deps.store.getBooking(displayId);
+    if (!booking) return undefined;
+    const record = await this.deps.store.getSession(booking.sessionId);
+    return record?.requestedBy?.kind === 'signage' ? booking.sessionId : undefined;
   }
 
   /**
-   * The decision of requestProjection without the minting: the display
-   * exists and the target (or the invitation's first allowed address) passes
-   * the policy. Presenter requests check this before they use up the room PIN.
+   * Projects a request checkProjection passed, if the display is still free
+   * (or shows its signage): booked atomically like requestProjection.
    */
-  async checkProjection(ask: ProjectionAsk): Promise<{ ok: true; request: ProjectionRequest } | { ok: false; code: ProjectionRefusal; reason: string }> {
-    if (!this.deps.directory.get(ask.displayId)) return { ok: false, code: 'unknown-display', reason: `no display "${ask.displayId}"` };
+  async projectIfFree(request: ProjectionRequest): Promise<string | undefined> {
+    const sessionId = SessionTokenSigner.newSessionId();
+    const booked = await this.deps.store.bookDisplay(
+      { displayId: request.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs },
+      { replacing: await this.signageSession(request.displayId) },
+    );
+    if (!booked.ok) return undefined;
+    await this.mint(sessionId, request);
+    return sessionId;
+  }
+
+  /**
+   * The decision of requestProjection without the booking and minting: the
+   * display exists and the target (or the invitation's first allowed address)
+   * passes the policy. Presenter requests check this before they use up the room PIN.
+   */
+  async checkProjection(ask: ProjectionAsk, requestedBy?: Requester): Promise<{ ok: true; request: ProjectionRequest } | { ok: false; code: ProjectionRefusal; reason: string }> {
+    await this.seedDisplays();
+    if (!await this.deps.store.getDisplay(ask.displayId)) return unknownDisplay(ask.displayId);
     // ROOM PIN: the room-pin work's broker check of `ask.pin` belongs here, before the display's state is read.
     if (ask.exclusive) {
       const state = await this.displayState(ask.displayId);
@@ -162,21 +381,39 @@ export class SessionBroker {
       : await checkTarget(policy, resolveTarget, ask.target?.host ?? '', ask.target?.port ?? 0);
     if (!choice.allowed) return { ok: false, code: choice.code, reason: choice.reason };
     const target = ask.target ?? choice.target;
-    return { ok: true, request: { displayId: ask.displayId, target, credentials: ask.credentials, settings: ask.settings, assistance: ask.assistance } };
+    return { ok: true, request: { displayId: ask.displayId, target, credentials: ask.credentials, settings: ask.settings, assistance: ask.assistance, requestedBy } };
   }
 
   /**
    * Mints a session and its single-use token and tells the display (wherever
-   * its control socket lives). The target is checked again when the data
-   * socket connects: that check is the one that counts.
+   * its control socket lives), booking the display for it whoever held it
+   * (signage owns its display). The target
+   * is checked again when the data socket connects: that check is the one
+   * that counts.
    */
   async project(request: ProjectionRequest): Promise<string> {
-    const now = this.clock();
     const sessionId = SessionTokenSigner.newSessionId();
+    await this.deps.store.bookDisplay({ displayId: request.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs }, { force: true });
+    await this.mint(sessionId, request);
+    return sessionId;
+  }
+
+  private async mint(sessionId: string, request: ProjectionRequest): Promise<void> {
+    const now = this.clock();
     const expiresAt = now + this.deps.timeouts.sessionTokenMs;
     const sessionToken = this.deps.signer.sign({ sessionId, displayId: request.displayId, target: request.target, expiresAt });
     const { host, port, name } = request.target;
-    await this.deps.store.putSession({ sessionId, displayId: request.displayId, target: { host, port, name }, state: 'minted', mintedAt: now, expiresAt });
+    const { store, sealer } = this.deps;
+    await store.putSession({
+      sessionId, displayId: request.displayId, target: { host, port, name }, state: 'minted', mintedAt: now, expiresAt,
+      ...(request.requestedBy ? { requestedBy: request.requestedBy } : {}),
+    });
+    if (sealer) {
+      await store.setIntent({
+        displayId: request.displayId, sessionId, target: { host, port, name }, since: now, requestedBy: request.requestedBy,
+        sealed: sealer.seal({ credentials: request.credentials, settings: request.settings, assistance: request.assistance }),
+      });
+    }
     this.deps.publish({
       kind: 'project', displayId: request.displayId,
       message: {
@@ -186,7 +423,6 @@ export class SessionBroker {
         ...(request.settings ?? request.assistance ? { settings: { ...request.settings, ...(request.assistance ? { assistance: request.assistance } : {}) } } : {}),
       },
     });
-    return sessionId;
   }
 
   /** Projects a signage display (autoProject) and notes when, for the backoff; no-op for other displays and while a presenter has it. */
@@ -198,7 +434,7 @@ export class SessionBroker {
     const { store } = this.deps;
     await store.setReprojection(displayId, projectedAt(await store.getReprojection(displayId), this.clock()));
     const { credentials, ...target } = autoProject;
-    return this.project({ displayId, target, credentials });
+    return this.project({ displayId, target, credentials, requestedBy: { kind: 'signage' } });
   }
 
   /** A session of the display ended: how long to wait before projecting it again, or undefined for no signage. */
@@ -212,6 +448,15 @@ export class SessionBroker {
 
   stopSession(displayId: string, sessionId: string, reason: string): void {
     this.deps.publish({ kind: 'stop-session', displayId, sessionId, reason });
+  }
+
+  /** An administrator ends a session, wherever it relays; false when the store knows no such live session. */
+  async endSession(sessionId: string, by?: Requester): Promise<boolean> {
+    const record = await this.deps.store.getSession(sessionId);
+    if (!record || record.state === 'ended') return false;
+    this.stopSession(record.displayId, sessionId, 'stopped by an administrator');
+    await this.audit(by, 'session-ended-by-admin', { displayId: record.displayId, sessionId });
+    return true;
   }
 
   // Sessions
@@ -240,16 +485,74 @@ export class SessionBroker {
   }
 
   async sessionSecured(sessionId: string): Promise<void> {
-    await this.deps.store.updateSession(sessionId, { state: 'active', securedAt: this.clock() });
+    const now = this.clock();
+    const record = await this.deps.store.updateSession(sessionId, { state: 'active', securedAt: now });
+    if (record?.state === 'active') {
+      await this.audit(record.requestedBy, 'projection-started', { displayId: record.displayId, sessionId, detail: { setupMs: now - record.mintedAt } });
+    }
   }
 
-  /** The session is over (any reason); the display's worker hears of it to project signage again. */
+  /**
+   * The session is over (any reason): its booking is released and, unless the
+   * gateway is shutting down (the display may resume through another), the
+   * display's intent is forgotten. The display's worker hears of it to
+   * project signage again.
+   */
   async sessionEnded(grant: SessionGrant, reason: string): Promise<void> {
+    const { store } = this.deps;
     this.deps.publish({ kind: 'session-ended', displayId: grant.displayId, sessionId: grant.sessionId });
-    await this.deps.store.updateSession(grant.sessionId, { state: 'ended', endedAt: this.clock(), endReason: reason });
+    const record = await store.updateSession(grant.sessionId, { state: 'ended', endedAt: this.clock(), endReason: reason });
+    await Promise.all([
+      store.releaseDisplay(grant.displayId, grant.sessionId),
+      reason === 'gateway-shutdown' ? Promise.resolve() : store.clearIntent(grant.displayId, grant.sessionId),
+      this.audit(undefined, 'projection-ended', { displayId: grant.displayId, sessionId: grant.sessionId, detail: { reason, ...(record?.securedAt ? { seconds: Math.round((this.clock() - record.securedAt) / 1000) } : {}) } }),
+    ]);
+  }
+
+  /** The relay's per-second figures of the sessions it carries; their bookings are renewed for SESSION_LEASE_MS. */
+  sampleSessions(samples: SessionSample[]): Promise<void> {
+    return this.deps.store.sampleSessions(samples, this.clock() + SESSION_LEASE_MS);
   }
 
   listSessions(): Promise<SessionRecord[]> {
     return this.deps.store.listSessions();
   }
+
+  // Audit log and certificate pins
+
+  async audit(by: Requester | undefined, action: AuditAction, fields: Omit<AuditInput, 'at' | 'actor' | 'action'> = {}): Promise<void> {
+    await this.deps.store.appendAudit({ at: this.clock(), actor: actorName(by), action, ...fields });
+  }
+
+  listAudit(query: { before?: number | undefined; limit: number }): Promise<AuditPage> {
+    return this.deps.store.listAudit(query);
+  }
+
+  listPinConflicts(): Promise<PinConflict[]> {
+    return this.deps.store.listPinConflicts();
+  }
+
+  /** An admin cleared a pin (the pin store has forgotten it): its conflict goes too. */
+  async pinCleared(key: string, by?: Requester): Promise<void> {
+    await this.deps.store.clearPinConflicts([key]);
+    await this.audit(by, 'pin-cleared', { detail: { key } });
+  }
+
+  /** A server's certificate differs from its first-use pin: kept for the admin to see and clear. */
+  async pinChanged(conflicts: PinConflict[]): Promise<void> {
+    await this.deps.store.recordPinConflicts(conflicts);
+    await Promise.all(conflicts.map((conflict) => this.audit(undefined, 'pin-changed', {
+      displayId: conflict.displayId, detail: { key: conflict.key, pinned: conflict.pinned, seen: conflict.seen },
+    })));
+  }
+}
+
+function unknownDisplay(displayId: string): { ok: false; code: 'unknown-display'; reason: string } {
+  return { ok: false, code: 'unknown-display', reason: `no display "${displayId}"` };
+}
+
+/** An id for a display the admin named but gave no id: the name's letters and a short random tail. */
+function displayIdFromName(name: string): string {
+  const slug = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
+  return `${slug || 'display'}-${randomBytes(3).toString('hex')}`;
 }

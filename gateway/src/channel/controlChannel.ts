@@ -61,22 +61,23 @@ export class ControlChannels {
       closeWithError(socket, new SessionError('hello', 'bad-message', `protocol ${String(hello.protocol)} is not supported`, { supported: [KIOSK_PROTOCOL_VERSION] }));
       return;
     }
-    const display = broker.authenticateDisplay(displayId, hello.token);
-    if (!display) {
-      log.warn({ event: 'auth-failed' }, 'display authentication failed');
-      closeWithError(socket, new SessionError('hello', 'unauthorized'));
-      return;
-    }
-    this.deps.onAuthenticated?.(socket);
-    // Messages that arrive while the broker records the display are not lost: listen first.
+    // Messages that arrive while the broker checks and records the display are not lost: listen first.
     const onMessage = (data: RawData, isBinary: boolean): void => {
       const parsed = isBinary ? undefined : parseKioskControlMessage((data as Buffer).toString('utf8'));
       if (parsed?.ok && parsed.message.type === 'bye') { socket.close(1000, 'bye'); return; }
       closeWithError(socket, new SessionError('hello', 'bad-message', 'unexpected message on the control socket'));
     };
     socket.on('message', onMessage);
+    let display: Awaited<ReturnType<SessionBroker['authenticateDisplay']>>;
     let owner: string;
     try {
+      display = await broker.authenticateDisplay(displayId, hello.token);
+      if (!display) {
+        log.warn({ event: 'auth-failed' }, 'display authentication failed');
+        closeWithError(socket, new SessionError('hello', 'unauthorized'));
+        return;
+      }
+      this.deps.onAuthenticated?.(socket);
       owner = await broker.displayOnline(displayId);
     } catch (error) {
       log.error({ err: error }, 'the broker could not record the display');
@@ -95,7 +96,7 @@ export class ControlChannels {
     log.info({ event: 'display-online', client: hello.client }, 'display online');
     sendJson(socket, {
       type: 'welcome', protocol: KIOSK_PROTOCOL_VERSION,
-      display: { id: display.id, name: display.name ?? display.id, ...(display.location === undefined ? {} : { location: display.location }) },
+      display: { id: display.id, name: display.name, ...(display.location === undefined ? {} : { location: display.location }) },
       heartbeatMs: config.timeouts.heartbeatMs,
     });
     const { rooms } = this.deps;
@@ -108,7 +109,24 @@ export class ControlChannels {
       log.info({ event: 'display-offline' }, 'display offline');
       void broker.displayOffline(displayId, owner).catch((error: unknown) => log.error({ err: error }, 'the broker could not record the display offline'));
     });
-    void broker.projectSignage(displayId).catch((error: unknown) => log.error({ err: error }, 'signage projection failed'));
+    this.whenReady(connection, false);
+  }
+
+  /**
+   * Asks the broker what the display that just came online should show (its
+   * lost session again, or its signage); when its old session may still be
+   * alive elsewhere, asks again once that session's lease would have lapsed.
+   */
+  private whenReady(connection: ControlConnection, retry: boolean): void {
+    const { broker, logger } = this.deps;
+    broker.displayReady(connection.displayId, retry).then((outcome) => {
+      logger.debug({ displayId: connection.displayId, event: 'display-ready', retry, ...outcome }, 'display ready');
+      if (outcome.action === 'resumed') logger.info({ displayId: connection.displayId, event: 'projection-resumed' }, 'projection resumed after its gateway was lost');
+      if (outcome.retryInMs === undefined) return;
+      setTimeout(() => {
+        if (this.connections.get(connection.displayId) === connection) this.whenReady(connection, true);
+      }, outcome.retryInMs).unref();
+    }).catch((error: unknown) => logger.error({ err: error, displayId: connection.displayId }, 'projection on display ready failed'));
   }
 
   closeAll(code: number, reason: string): void {
@@ -157,6 +175,11 @@ export class ControlChannels {
       case 'stop-session': {
         const connection = this.connections.get(event.displayId);
         if (connection) sendJson(connection.socket, { type: 'stop', sessionId: event.sessionId, reason: event.reason });
+        break;
+      }
+      case 'display-revoked': {
+        const connection = this.connections.get(event.displayId);
+        if (connection) closeWithError(connection.socket, new SessionError('hello', 'unauthorized', 'the display was deleted or its token replaced'));
         break;
       }
       case 'session-ended': {

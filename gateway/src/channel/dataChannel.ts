@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../config/configSchema.js';
 import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
 import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { SessionSample } from '../broker/brokerStore.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { CertificatePolicy } from '../policy/certificatePolicy.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
@@ -19,6 +20,9 @@ import { raiseMaxPayload } from './frameLimit.js';
 
 interface ActiveSession { relay: RelaySession; grant: SessionGrant }
 
+/** How often the live sessions' figures go to the broker (and renew their display bookings). */
+export const SESSION_SAMPLE_MS = 1000;
+
 /** How a handshake ended early without an error of its own. */
 type EarlyEnd = 'client-closed' | 'client-gone';
 
@@ -31,6 +35,11 @@ export class DataChannels {
   private admitted = 0;
   /** Woken when the last active session ends (the drain waits on it). */
   private readonly onIdle = new Set<() => void>();
+  /** Sessions claimed and still in their server handshake (sampled too: their bookings must not lapse). */
+  private readonly handshaking = new Map<string, SessionGrant>();
+  /** Each relaying session's totals at the previous sample, for the rates. */
+  private readonly previous = new Map<string, { bytes: number; frames: number; at: number }>();
+  private readonly sampler: NodeJS.Timeout;
 
   constructor(private readonly deps: {
     config: GatewayConfig;
@@ -47,6 +56,8 @@ export class DataChannels {
     onAuthenticated?: ((socket: WebSocket) => void) | undefined;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
+    this.sampler = setInterval(() => this.sample(), SESSION_SAMPLE_MS);
+    this.sampler.unref();
   }
 
   get activeCount(): number {
@@ -67,6 +78,9 @@ export class DataChannels {
     let admitted = false;
     try {
       grant = await this.authenticate(reader, sessionId);
+      this.handshaking.set(sessionId, grant);
+      // The first sample at once (not awaited): from here the display's booking is a short lease, renewed each second.
+      this.sample([sessionId]);
       this.deps.onAuthenticated?.(socket);
       raiseMaxPayload(socket, this.deps.config.relay.maxFrameBytes);
       if (this.admitted >= this.deps.config.limits.maxSessions) {
@@ -99,8 +113,39 @@ export class DataChannels {
       closeWithError(socket, sessionError);
       if (grant) this.recordEnd(grant, sessionError.code, log);
     } finally {
+      this.handshaking.delete(sessionId);
       if (admitted) this.admitted -= 1;
     }
+  }
+
+  /**
+   * Once a second, one call to the broker with every session this process
+   * carries: its figures (bytes, frames/s) for the admin's live view, and a
+   * renewed booking, so a session whose gateway dies lets its display go
+   * within SESSION_LEASE_MS. Never per message.
+   */
+  private sample(only?: readonly string[]): void {
+    const now = Date.now();
+    const samples: SessionSample[] = [];
+    for (const [sessionId, grant] of this.handshaking) {
+      if (this.active.has(sessionId) || (only && !only.includes(sessionId))) continue;
+      samples.push({ sessionId, displayId: grant.displayId, bytesToDisplay: 0, bytesToServer: 0, pdusToDisplay: 0, framesToDisplay: 0, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: now });
+    }
+    for (const [sessionId, { relay, grant }] of only ? [] : this.active) {
+      const figures = relay.figures;
+      const before = this.previous.get(sessionId);
+      const seconds = before ? (now - before.at) / 1000 : 0;
+      const rate = (value: number, earlier: number | undefined): number => (seconds > 0 && earlier !== undefined ? Math.round((value - earlier) / seconds) : 0);
+      samples.push({
+        sessionId, displayId: grant.displayId, ...figures,
+        bytesPerSecond: rate(figures.bytesToDisplay + figures.bytesToServer, before?.bytes),
+        framesPerSecond: rate(figures.framesToDisplay, before?.frames),
+        sampledAt: now,
+      });
+      this.previous.set(sessionId, { bytes: figures.bytesToDisplay + figures.bytesToServer, frames: figures.framesToDisplay, at: now });
+    }
+    if (samples.length === 0) return;
+    this.deps.broker.sampleSessions(samples).catch((error: unknown) => this.deps.logger.debug({ err: error }, 'session sample not recorded'));
   }
 
   /**
@@ -112,6 +157,8 @@ export class DataChannels {
     await this.untilNoActiveSession(deadlineMs);
     for (const { relay } of this.active.values()) relay.stop('gateway-shutdown');
     await Promise.all(this.inFlight);
+    // Sampled until the last session ended: its display stays booked while it drains.
+    clearInterval(this.sampler);
   }
 
   private untilNoActiveSession(deadlineMs: number): Promise<void> {
@@ -247,6 +294,7 @@ export class DataChannels {
     }
     const end = await relay.done;
     this.active.delete(grant.sessionId);
+    this.previous.delete(grant.sessionId);
     metrics.activeSessions.dec();
     const seconds = (Date.now() - startedAt) / 1000;
     if (end.reason === 'error') {

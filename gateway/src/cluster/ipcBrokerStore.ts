@@ -3,7 +3,7 @@
 // arbitrates, for instance, which worker's claim of a session token wins.
 // Each request has a deadline: a primary that does not answer fails the
 // operation (and a claim fails closed) instead of hanging the socket.
-import { BROKER_STORE_OPERATIONS, type BrokerStore, type BrokerStoreOperation } from '../broker/brokerStore.js';
+import { BROKER_STORE_OPERATIONS, StoreUnavailableError, type BrokerStore, type BrokerStoreOperation } from '../broker/brokerStore.js';
 
 /** A message channel to the other side (process.send / process.on('message') in a worker). */
 export interface IpcChannel {
@@ -67,6 +67,22 @@ export class IpcBrokerStore implements BrokerStore {
   listPresence: BrokerStore['listPresence'] = (...args) => this.call('listPresence', args);
   getReprojection: BrokerStore['getReprojection'] = (...args) => this.call('getReprojection', args);
   setReprojection: BrokerStore['setReprojection'] = (...args) => this.call('setReprojection', args);
+  listDisplays: BrokerStore['listDisplays'] = (...args) => this.call('listDisplays', args);
+  getDisplay: BrokerStore['getDisplay'] = (...args) => this.call('getDisplay', args);
+  putDisplay: BrokerStore['putDisplay'] = (...args) => this.call('putDisplay', args);
+  deleteDisplay: BrokerStore['deleteDisplay'] = (...args) => this.call('deleteDisplay', args);
+  bookDisplay: BrokerStore['bookDisplay'] = (...args) => this.call('bookDisplay', args);
+  getBooking: BrokerStore['getBooking'] = (...args) => this.call('getBooking', args);
+  releaseDisplay: BrokerStore['releaseDisplay'] = (...args) => this.call('releaseDisplay', args);
+  sampleSessions: BrokerStore['sampleSessions'] = (...args) => this.call('sampleSessions', args);
+  getIntent: BrokerStore['getIntent'] = (...args) => this.call('getIntent', args);
+  setIntent: BrokerStore['setIntent'] = (...args) => this.call('setIntent', args);
+  clearIntent: BrokerStore['clearIntent'] = (...args) => this.call('clearIntent', args);
+  appendAudit: BrokerStore['appendAudit'] = (...args) => this.call('appendAudit', args);
+  listAudit: BrokerStore['listAudit'] = (...args) => this.call('listAudit', args);
+  recordPinConflicts: BrokerStore['recordPinConflicts'] = (...args) => this.call('recordPinConflicts', args);
+  listPinConflicts: BrokerStore['listPinConflicts'] = (...args) => this.call('listPinConflicts', args);
+  clearPinConflicts: BrokerStore['clearPinConflicts'] = (...args) => this.call('clearPinConflicts', args);
   getRoomPin: BrokerStore['getRoomPin'] = (...args) => this.call('getRoomPin', args);
   swapRoomPin: BrokerStore['swapRoomPin'] = (...args) => this.call('swapRoomPin', args);
   addToCounter: BrokerStore['addToCounter'] = (...args) => this.call('addToCounter', args);
@@ -76,7 +92,7 @@ export class IpcBrokerStore implements BrokerStore {
       const id = ++this.nextId;
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Error(`the cluster primary did not answer ${op} within ${this.deadlineMs} ms`));
+        reject(new StoreUnavailableError(`the cluster primary did not answer ${op} within ${this.deadlineMs} ms`));
       }, this.deadlineMs);
       this.pending.set(id, { resolve, reject, timer });
       this.channel.send({ lanternaStore: { id, op, args } } satisfies StoreRequest);

@@ -100,6 +100,29 @@ export const configSchema = z.object({
     reprojectMs: z.number().int().min(100).default(2000),
     reprojectMaxMs: z.number().int().min(100).default(60000),
   }).prefault({}),
+  /**
+   * Where the broker keeps displays, sessions, claims, bookings, pins and the
+   * audit log: `embedded` (memory + stateDir/broker-state.json, one gateway)
+   * or `redis` (shared by several gateways; they must share sessionSecret and
+   * adminToken too).
+   */
+  broker: z.object({
+    store: z.enum(['embedded', 'redis']).default('embedded'),
+    redisUrl: z.string().regex(/^rediss?:\/\/[^\s]+$/, 'a URL like redis://host:6379/0 or rediss://…').optional(),
+    /** Prefix of every key (and the event channel), so deployments can share one Redis. */
+    keyPrefix: z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, '1-64 of A-Z a-z 0-9 : . _ -').default('lanterna:'),
+    /** A display back online this soon after its session was last seen alive (its gateway died) is projected again. */
+    resumeGraceMs: z.number().int().min(0).default(60_000),
+  }).prefault({}).superRefine((broker, context) => {
+    if (broker.store === 'redis' && !broker.redisUrl) context.addIssue({ code: 'custom', path: ['redisUrl'], message: 'required when broker.store is "redis"' });
+  }),
+  /** The admin API's rate limits, per source address and gateway process. */
+  admin: z.object({
+    requestsPerSecond: z.number().min(0.1).max(100_000).default(20),
+    burst: z.number().int().min(1).max(100_000).default(60),
+    /** Wrong or missing tokens allowed in a row; one more comes back every 6 s. */
+    failedTokenBurst: z.number().int().min(1).max(1000).default(10),
+  }).prefault({}),
   /** The room PIN on each display's idle screen, which presenters must type (docs/presenter-api.md). */
   roomPin: z.object({
     /** 6 by default: see gateway/src/broker/roomPin.ts for the arithmetic against the limits below. */

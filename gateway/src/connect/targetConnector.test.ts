@@ -12,7 +12,7 @@ import type { LookupAll } from './hostResolver.js';
 import { buildConnectionConfirm, buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { TargetPolicy } from '../policy/targetPolicy.js';
 import { CertificatePolicy } from '../policy/certificatePolicy.js';
-import { PinStore } from '../policy/pinStore.js';
+import { FilePinStore } from '../policy/pinStore.js';
 import { SessionError } from '../session/sessionError.js';
 
 const SLOW = 30_000;
@@ -44,7 +44,7 @@ function request(port: number, overrides: Partial<ConnectRequest> = {}): Connect
     target: { host: '127.0.0.1', port },
     connectionRequest: Buffer.from(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL })),
     policy: new TargetPolicy({ allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'], ownPorts: [] }),
-    certificates: new CertificatePolicy('insecure', {}, new PinStore(join(dir, 'pins.json'))),
+    certificates: new CertificatePolicy('insecure', {}, new FilePinStore(join(dir, 'pins.json'))),
     timeouts: { dnsMs: SLOW, connectMs: SLOW, confirmMs: SLOW, tlsMs: SLOW },
     ...overrides,
   };

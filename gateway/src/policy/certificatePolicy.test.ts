@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CertificatePolicy } from './certificatePolicy.js';
-import { PinStore, PinStoreError } from './pinStore.js';
+import { FilePinStore, PinStoreError, type PinStore } from './pinStore.js';
 import { pinKey, canonicalPinKey } from './pinKey.js';
 
 const A = `sha256:${'AA:'.repeat(31)}AA`;
 const B = `sha256:${'BB:'.repeat(31)}BB`;
 const pinPath = (): string => join(mkdtempSync(join(tmpdir(), 'lanterna-pins-')), 'known.json');
-const store = (path = pinPath()): PinStore => new PinStore(path);
+const store = (path = pinPath()): PinStore => new FilePinStore(path);
 const facts = (fingerprint: string, ...targets: string[]): { targets: string[]; fingerprint: string; caVerified: boolean } => ({ targets, fingerprint, caVerified: false });
 
 test('first use records the fingerprint, then accepts it and refuses a change', async () => {

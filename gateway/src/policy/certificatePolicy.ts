@@ -30,6 +30,8 @@ export class CertificatePolicy {
     private readonly store: PinStore,
     /** The pin file failed: the session is refused, and the admin needs the reason in the log. */
     private readonly onStoreError: (error: PinStoreError) => void = () => undefined,
+    /** A server's certificate no longer matches its pin: the admin may look and clear it (admin API). */
+    private readonly onChanged: (changes: { key: string; pinned: string; seen: string }[]) => void = () => undefined,
   ) {
     for (const [key, fingerprints] of Object.entries(pins)) {
       const canonical = canonicalPinKey(key);
@@ -88,6 +90,7 @@ export class CertificatePolicy {
       changed = this.changedPins(known, facts.fingerprint);
     }
     if (changed.length > 0) {
+      this.onChanged(changed.map(([key, pinned]) => ({ key, pinned, seen: facts.fingerprint })));
       return {
         trusted: false, code: 'certificate-changed',
         message: "the presenter's certificate changed since last time",

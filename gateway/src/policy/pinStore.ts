@@ -1,8 +1,8 @@
-import { open, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, basename, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { canonicalPinKey } from './pinKey.js';
+import { writeFileAtomically } from '../persist/atomicFile.js';
 
 const FINGERPRINT = /^sha256:([0-9A-F]{2}:){31}[0-9A-F]{2}$/;
 /** Several workers may record at once; each waits its turn for this long in all. */
@@ -22,7 +22,29 @@ export class PinStoreError extends Error {
 }
 
 /**
- * Trust-on-first-use memory: canonical "host:port" → SHA-256 fingerprint, a
+ * Trust-on-first-use memory: canonical "host:port" → SHA-256 fingerprint.
+ * The file below is the embedded default; a gateway farm shares one in Redis
+ * (../redis/redisPinStore.ts). Both fail closed: an error, never "nothing known".
+ */
+export interface PinStore {
+  /** The known fingerprint for each of these canonical keys that has one. */
+  get(keys: readonly string[]): Promise<Map<string, string>>;
+  /**
+   * Records the fingerprint under every key that has none yet, atomically with
+   * respect to other writers; returns what is known afterwards, so a caller
+   * that raced another's first use judges against the winner.
+   */
+  recordMissing(keys: readonly string[], fingerprint: string): Promise<Map<string, string>>;
+  /** Every pin (the admin API lists them). */
+  list(): Promise<Map<string, string>>;
+  /** Forgets these keys' pins (an admin accepted a new certificate); returns how many there were. */
+  clear(keys: readonly string[]): Promise<number>;
+  /** Checks the store can be used at all, at start; returns how many pins it holds. */
+  check(): Promise<number>;
+}
+
+/**
+ * Trust-on-first-use memory in a file: canonical "host:port" → SHA-256 fingerprint, a
  * small JSON file an admin can read and edit (see the README's "Clearing a
  * changed certificate pin"). Read on each use so every cluster worker sees the
  * others' records. Fails closed: only a missing file means "nothing known";
@@ -30,7 +52,7 @@ export class PinStoreError extends Error {
  * not be read. Writes are read-modify-write under a lock file, through a
  * temp file, fsync and rename, so workers never lose each other's records.
  */
-export class PinStore {
+export class FilePinStore implements PinStore {
   constructor(private readonly path: string) {}
 
   /** The known fingerprint for each of these canonical keys that has one. */
@@ -77,6 +99,25 @@ export class PinStore {
     }
   }
 
+  async list(): Promise<Map<string, string>> {
+    return new Map(Object.entries(await this.readAll()));
+  }
+
+  async clear(keys: readonly string[]): Promise<number> {
+    const release = await lockfile.lock(this.path, { retries: LOCK_RETRIES, stale: 10_000, realpath: false });
+    try {
+      const all = await this.readAll();
+      const present = keys.filter((key) => all[key] !== undefined);
+      if (present.length > 0) {
+        for (const key of present) Reflect.deleteProperty(all, key);
+        await this.writeAll(all);
+      }
+      return present.length;
+    } finally {
+      await release();
+    }
+  }
+
   /** Checks the file can be used at all; the gateway calls this at start to fail early with the file named. */
   async check(): Promise<number> {
     return Object.keys(await this.readAll()).length;
@@ -113,15 +154,7 @@ export class PinStore {
   }
 
   private async writeAll(all: Record<string, string>): Promise<void> {
-    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     const sorted = Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
-    await writeFile(temp, `${JSON.stringify(sorted, null, 2)}\n`, { mode: 0o600, flush: true });
-    await rename(temp, this.path);
-    const dir = await open(dirname(this.path), 'r');
-    try {
-      await dir.sync();
-    } finally {
-      await dir.close();
-    }
+    await writeFileAtomically(this.path, `${JSON.stringify(sorted, null, 2)}\n`);
   }
 }

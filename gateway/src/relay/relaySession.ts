@@ -18,8 +18,18 @@ const BINARY = { binary: true } as const;
 const TO_KIOSK = { direction: 'to-kiosk' } as const;
 const TO_SERVER = { direction: 'to-server' } as const;
 
+/** A session's totals since it started relaying (read once a second for the admin's live view). */
+export interface RelayFigures {
+  bytesToDisplay: number;
+  bytesToServer: number;
+  pdusToDisplay: number;
+  framesToDisplay: number;
+}
+
 export class RelaySession implements RelayOutput, RelayMeter {
   readonly done: Promise<RelayEnd>;
+  /** Plain counters: a few additions per pump, no allocation, no timer. */
+  readonly figures: RelayFigures = { bytesToDisplay: 0, bytesToServer: 0, pdusToDisplay: 0, framesToDisplay: 0 };
   private readonly core: RelayCore;
   private readonly sent = new SendLatencyQueue();
   /** When the chunk being pumped was read (for the relay latency histogram). */
@@ -140,7 +150,10 @@ export class RelaySession implements RelayOutput, RelayMeter {
   }
 
   toKiosk(bytes: number, pdus: number, frames: number, copiedBytes: number): void {
-    const { metrics } = this;
+    const { metrics, figures } = this;
+    figures.bytesToDisplay += bytes;
+    figures.pdusToDisplay += pdus;
+    figures.framesToDisplay += frames;
     metrics.bytes.inc(TO_KIOSK, bytes);
     if (pdus > 0) metrics.pdus.inc(TO_KIOSK, pdus);
     if (frames > 0) metrics.frames.inc(TO_KIOSK, frames);
@@ -149,6 +162,7 @@ export class RelaySession implements RelayOutput, RelayMeter {
 
   toServer(bytes: number, pdus: number): void {
     const { metrics } = this;
+    this.figures.bytesToServer += bytes;
     metrics.bytes.inc(TO_SERVER, bytes);
     if (pdus > 0) metrics.pdus.inc(TO_SERVER, pdus);
     metrics.frames.inc(TO_SERVER);

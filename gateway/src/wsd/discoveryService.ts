@@ -23,14 +23,18 @@ export interface DiscoveryOptions {
 export async function startDiscovery(options: DiscoveryOptions): Promise<WsdResponder> {
   const { config, store, logger, metrics } = options;
   const identity = startWsdInstance(config.stateDir);
-  const known = new Set(config.displays.map((display) => display.id));
   const responder = await WsdResponder.start({
     ...config.wsd,
     instanceId: identity.instanceId,
     listen: { port: options.listenPort ?? config.listen.port, tls: config.listen.tls },
-    online: async () => (await store.listPresence())
-      .filter((presence) => known.has(presence.displayId))
-      .map((presence) => ({ id: presence.displayId, endpoint: displayEndpoint(identity.deviceSeed, presence.displayId) })),
+    // The store's displays (config seeds and those made through the admin API), not the config file's.
+    online: async () => {
+      const [displays, presence] = await Promise.all([store.listDisplays(), store.listPresence()]);
+      const known = new Set(displays.map((display) => display.id));
+      return presence
+        .filter((entry) => known.has(entry.displayId))
+        .map((entry) => ({ id: entry.displayId, endpoint: displayEndpoint(identity.deviceSeed, entry.displayId) }));
+    },
     logger: logger.child({ component: 'wsd' }),
     metrics,
     port: options.udpPort,

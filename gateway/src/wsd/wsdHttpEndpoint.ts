@@ -10,7 +10,6 @@ import {
   ANONYMOUS, DEVICE_TYPE, DISPLAY_TYPE, MAX_WSD_MESSAGE_BYTES, PROJECTOR_TYPE, projectorFault, readWsdMessage, writeWsdMessage,
   type ConnectRequest, type ProjectorFault, type SoapFault, type WsdMessage,
 } from '@lanterna/protocol/wsd';
-import type { DisplayConfig } from '../config/configSchema.js';
 import type { ProjectionRefusal, SessionBroker } from '../broker/sessionBroker.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 import { displayEndpoint } from './wsdIdentity.js';
@@ -18,7 +17,6 @@ import { randomUUID } from 'node:crypto';
 
 export interface WsdHttpDeps {
   readonly broker: SessionBroker;
-  readonly displays: readonly DisplayConfig[];
   /** The gateway's discovery seed (read once the responder made it). */
   readonly deviceSeed: () => string;
   readonly tls: boolean;
@@ -68,7 +66,7 @@ export async function handleWsdRequest(deps: WsdHttpDeps, request: IncomingMessa
   metrics.wsdHttpMessages.inc({ direction: 'in', kind: message.kind });
   const relatesTo = message.header.messageId;
   const reply = (kind: 'fault', fault: SoapFault, status: number): true => answer(deps, response, { kind, header: { messageId: newId(), relatesTo, to: ANONYMOUS }, fault }, status);
-  const display = deps.displays.find((candidate) => candidate.id === displayId);
+  const display = (await deps.broker.listDisplays()).find((candidate) => candidate.id === displayId);
   if (!display) return reply('fault', projectorFault('UnknownDisplay', `no display "${displayId}" on this gateway`), 404);
 
   if (service === 'device' && message.kind === 'get') {
@@ -79,7 +77,7 @@ export async function handleWsdRequest(deps: WsdHttpDeps, request: IncomingMessa
       kind: 'get-response', header: { messageId: newId(), relatesTo, to: ANONYMOUS },
       metadata: {
         model: { manufacturer: 'Lanterna', modelName: 'Lanterna network display', modelNumber: deps.version, presentationUrl: `${base}/display/${displayId}` },
-        device: { friendlyName: display.name ?? display.id, firmwareVersion: deps.version, serialNumber: display.id },
+        device: { friendlyName: display.name, firmwareVersion: deps.version, serialNumber: display.id },
         host: { endpoint: displayEndpoint(deps.deviceSeed(), displayId), types: [DEVICE_TYPE, DISPLAY_TYPE] },
         hosted: [{ address: `${base}/wsd/${displayId}/projector`, types: [PROJECTOR_TYPE], serviceId: `urn:lanterna:projector:${displayId}` }],
         display: { id: displayId, location: display.location, state },

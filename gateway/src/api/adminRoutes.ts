@@ -1,0 +1,235 @@
+// Every admin endpoint, once: method, path, words, the zod schemas of its
+// body and query, and its handler. The router (adminApi.ts) dispatches from
+// this table and the OpenAPI document (openApiDocument.ts) is generated from
+// it, so the two cannot drift apart; the body a handler sees has passed the
+// same schema the document shows.
+import { z } from 'zod';
+import { targetSchema } from '../config/configSchema.js';
+import { sessionSettingsSchema } from '@lanterna/protocol';
+import { MAX_INVITATION_CHARS } from '../assistance/raInvitation.js';
+import { SESSION_LEASE_MS, type DisplayChange, type ProjectionRefusal, type SessionBroker } from '../broker/sessionBroker.js';
+import type { Requester, SessionRecord } from '../broker/brokerStore.js';
+import type { PinStore } from '../policy/pinStore.js';
+import { canonicalPinKey } from '../policy/pinKey.js';
+
+export interface AdminDeps {
+  adminToken: string;
+  broker: SessionBroker;
+  pins: PinStore;
+  clock?: () => number;
+}
+
+export interface RouteContext<B, Q> {
+  params: Record<string, string>;
+  body: B;
+  query: Q;
+  requester: Requester;
+  deps: AdminDeps;
+}
+
+export interface RouteAnswer { status: number; body?: unknown }
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+type Output<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface AdminRoute {
+  method: HttpMethod;
+  /** OpenAPI path template, `{name}` for a path parameter. */
+  path: string;
+  operationId: string;
+  summary: string;
+  body?: z.ZodType | undefined;
+  query?: z.ZodObject | undefined;
+  /** Status → what it means; the error answers share one schema. */
+  responses: Record<number, string>;
+  handle(context: RouteContext<unknown, unknown>): Promise<RouteAnswer>;
+}
+
+function route<B extends z.ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined>(definition: {
+  method: HttpMethod; path: string; operationId: string; summary: string; body?: B; query?: Q;
+  responses: Record<number, string>;
+  handle(context: RouteContext<Output<B>, Output<Q>>): Promise<RouteAnswer>;
+}): AdminRoute {
+  return definition;
+}
+
+export const displayIdSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'display id: 1-64 of A-Z a-z 0-9 . _ -');
+
+export const createDisplayBody = z.object({
+  id: displayIdSchema.optional().describe('made from the name when absent'),
+  name: z.string().trim().min(1).max(100),
+  location: z.string().trim().max(200).optional(),
+}).strict();
+
+export const updateDisplayBody = z.object({
+  name: z.string().trim().min(1).max(100).optional(),
+  location: z.string().trim().max(200).optional(),
+}).strict().refine((body) => body.name !== undefined || body.location !== undefined, 'give a name, a location or both');
+
+export const projectBody = z.object({
+  displayId: z.string(),
+  target: targetSchema.optional(),
+  credentials: z.object({ username: z.string().min(1), password: z.string(), domain: z.string().optional() }).optional(),
+  /** A Remote Assistance invitation instead of a target: the gateway picks the first address its policy allows. */
+  assistance: z.object({ invitation: z.string().min(1).max(MAX_INVITATION_CHARS), password: z.string().max(256) }).optional(),
+  settings: z.optional(sessionSettingsSchema),
+}).refine((body) => (body.target === undefined) !== (body.assistance === undefined), 'give either target or assistance, not both');
+
+export const sessionsQuery = z.object({ state: z.enum(['live', 'all']).default('all') });
+export const auditQuery = z.object({
+  before: z.coerce.number().int().positive().optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+const refusalStatus: Record<ProjectionRefusal, number> = {
+  'unknown-display': 404,
+  'target-forbidden': 403,
+  'display-offline': 409,
+  'display-busy': 409,
+  'invitation-too-large': 400,
+  'invitation-markup': 400,
+  'invitation-malformed': 400,
+  'invitation-password': 400,
+};
+
+const changeStatus = { 'unknown-display': 404, 'display-exists': 409, 'config-managed': 409 } as const;
+
+function changeAnswer<T>(change: DisplayChange<T>, status: number, body: (value: T) => unknown): RouteAnswer {
+  if (!change.ok) return { status: changeStatus[change.code], body: { code: change.code, message: change.reason } };
+  return { status, body: body(change.value) };
+}
+
+/** A session as the admin sees it: the record, whether it is live, how long it has run, who presents. */
+export function sessionView(record: SessionRecord, now: number) {
+  const expired = record.state === 'minted' && record.expiresAt < now;
+  const lost = record.state !== 'ended' && record.state !== 'minted' && record.stats !== undefined && now - record.stats.sampledAt > SESSION_LEASE_MS;
+  const state = expired ? 'ended' : record.state;
+  return {
+    ...record,
+    state,
+    ...(expired ? { endedAt: record.expiresAt, endReason: 'expired' } : {}),
+    live: state !== 'ended' && !lost,
+    lost,
+    durationMs: record.securedAt === undefined ? undefined : (record.endedAt ?? now) - record.securedAt,
+    presenter: record.requestedBy?.name ?? record.target.name ?? `${record.target.host}:${record.target.port}`,
+  };
+}
+
+const now = (deps: AdminDeps): number => (deps.clock ?? Date.now)();
+
+export const adminRoutes: AdminRoute[] = [
+  route({
+    method: 'GET', path: '/v1/admin/displays', operationId: 'listDisplays',
+    summary: 'Displays with their online state and the session each is booked for',
+    responses: { 200: 'the displays' },
+    handle: async ({ deps }) => ({ status: 200, body: { displays: await deps.broker.listDisplays() } }),
+  }),
+  route({
+    method: 'POST', path: '/v1/admin/displays', operationId: 'createDisplay',
+    summary: 'Creates a display; its token is in this answer only',
+    body: createDisplayBody,
+    responses: { 201: 'created, with its token (shown once)', 409: 'the id is taken' },
+    handle: async ({ deps, body, requester }) => changeAnswer(
+      await deps.broker.createDisplay(body, requester), 201,
+      ({ display, token }) => ({ display: { id: display.id, name: display.name, location: display.location, managedBy: display.managedBy }, token }),
+    ),
+  }),
+  route({
+    method: 'PATCH', path: '/v1/admin/displays/{displayId}', operationId: 'updateDisplay',
+    summary: 'Renames and/or moves (location) a display made through the API',
+    body: updateDisplayBody,
+    responses: { 200: 'changed', 404: 'no such display', 409: 'the display is managed by the configuration file' },
+    handle: async ({ deps, body, params, requester }) => changeAnswer(
+      await deps.broker.updateDisplay(params.displayId ?? '', body, requester), 200,
+      (display) => ({ display: { id: display.id, name: display.name, location: display.location, managedBy: display.managedBy } }),
+    ),
+  }),
+  route({
+    method: 'DELETE', path: '/v1/admin/displays/{displayId}', operationId: 'deleteDisplay',
+    summary: 'Deletes a display made through the API; its socket is closed and its session stopped',
+    responses: { 200: 'deleted', 404: 'no such display', 409: 'the display is managed by the configuration file' },
+    handle: async ({ deps, params, requester }) => changeAnswer(await deps.broker.deleteDisplay(params.displayId ?? '', requester), 200, () => ({ deleted: true })),
+  }),
+  route({
+    method: 'POST', path: '/v1/admin/displays/{displayId}/token', operationId: 'rotateDisplayToken',
+    summary: 'Gives a display a new token (shown once); the old one stops working at once',
+    responses: { 200: 'the new token', 404: 'no such display', 409: 'the display is managed by the configuration file' },
+    handle: async ({ deps, params, requester }) => changeAnswer(await deps.broker.rotateDisplayToken(params.displayId ?? '', requester), 200, ({ token }) => ({ token })),
+  }),
+  route({
+    method: 'DELETE', path: '/v1/admin/displays/{displayId}/sessions/{sessionId}', operationId: 'stopDisplaySession',
+    summary: "Stops a display's session (kept for older clients; see DELETE /v1/admin/sessions/{sessionId})",
+    responses: { 202: 'the stop was sent' },
+    handle: ({ deps, params }) => {
+      deps.broker.stopSession(params.displayId ?? '', params.sessionId ?? '', 'stopped by an administrator');
+      return Promise.resolve({ status: 202, body: { stopping: true } });
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/admin/sessions', operationId: 'listSessions',
+    summary: 'Sessions with timings and live figures (bytes, frames/s, duration, presenter), sampled once a second',
+    query: sessionsQuery,
+    responses: { 200: 'the sessions, newest last' },
+    handle: async ({ deps, query }) => {
+      const at = now(deps);
+      const sessions = (await deps.broker.listSessions()).map((record) => sessionView(record, at));
+      return { status: 200, body: { sessions: query.state === 'live' ? sessions.filter((session) => session.live) : sessions } };
+    },
+  }),
+  route({
+    method: 'POST', path: '/v1/admin/sessions', operationId: 'project',
+    summary: 'Projects a presenter onto a display (a target, or a Remote Assistance invitation)',
+    body: projectBody,
+    responses: { 202: 'minted; the display was told', 400: 'a bad invitation', 403: 'the target is not allowed', 404: 'no such display', 409: 'the display is busy' },
+    handle: async ({ deps, body, requester }) => {
+      const outcome = await deps.broker.requestProjection(body, requester);
+      if (!outcome.ok) return { status: refusalStatus[outcome.code], body: { code: outcome.code, message: outcome.reason } };
+      return { status: 202, body: { sessionId: outcome.sessionId, displayId: body.displayId, target: outcome.target } };
+    },
+  }),
+  route({
+    method: 'DELETE', path: '/v1/admin/sessions/{sessionId}', operationId: 'endSession',
+    summary: 'Ends a session, whichever gateway relays it',
+    responses: { 202: 'the stop was sent', 404: 'no such live session' },
+    handle: async ({ deps, params, requester }) => {
+      const sessionId = params.sessionId ?? '';
+      if (!await deps.broker.endSession(sessionId, requester)) return { status: 404, body: { code: 'unknown-session', message: `no live session "${sessionId}"` } };
+      return { status: 202, body: { stopping: true } };
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/admin/pins', operationId: 'listPins',
+    summary: 'Certificate pins (trust on first use); `changed` when a server has since shown another certificate',
+    responses: { 200: 'the pins' },
+    handle: async ({ deps }) => {
+      const [pins, conflicts] = await Promise.all([deps.pins.list(), deps.broker.listPinConflicts()]);
+      const changed = new Map(conflicts.map((conflict) => [conflict.key, conflict]));
+      const body = [...pins].sort(([a], [b]) => a.localeCompare(b)).map(([key, fingerprint]) => {
+        const conflict = changed.get(key);
+        return { key, fingerprint, ...(conflict && conflict.pinned === fingerprint ? { changed: { seen: conflict.seen, at: conflict.at } } : {}) };
+      });
+      return { status: 200, body: { pins: body } };
+    },
+  }),
+  route({
+    method: 'DELETE', path: '/v1/admin/pins/{key}', operationId: 'clearPin',
+    summary: "Forgets a server's pin (host:port): its next session pins the certificate it shows then",
+    responses: { 200: 'cleared', 400: 'not a host:port key', 404: 'no pin under that key' },
+    handle: async ({ deps, params, requester }) => {
+      const key = canonicalPinKey(params.key ?? '');
+      if (!key) return { status: 400, body: { code: 'bad-request', message: `"${params.key ?? ''}" is not host:port` } };
+      const cleared = await deps.pins.clear([key]);
+      if (cleared === 0) return { status: 404, body: { code: 'unknown-pin', message: `no pin for ${key}` } };
+      await deps.broker.pinCleared(key, requester);
+      return { status: 200, body: { cleared: key } };
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/admin/audit', operationId: 'listAudit',
+    summary: 'The audit log, newest first, a page at a time (`before`: the `next` of the previous page)',
+    query: auditQuery,
+    responses: { 200: 'a page of entries' },
+    handle: async ({ deps, query }) => ({ status: 200, body: await deps.broker.listAudit(query) }),
+  }),
+];

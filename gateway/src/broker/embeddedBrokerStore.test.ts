@@ -1,0 +1,46 @@
+// The embedded store survives a restart: displays, intents, the audit log and
+// changed pins come back from the state file; sessions and claims do not (a
+// token minted before the restart opens nothing). The file is replaced whole
+// and a broken one stops the start.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './embeddedBrokerStore.js';
+import type { DisplayRecord } from './brokerStore.js';
+
+const display: DisplayRecord = { id: 'made', name: 'Made by API', location: 'Hall', tokenDigest: 'a'.repeat(64), managedBy: 'api', createdAt: 1, updatedAt: 1 };
+
+test('what the API made survives a restart; sessions and their claims do not', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-state-'));
+  const file = brokerStateFile(dir);
+  const first = await EmbeddedBrokerStore.open(file);
+  assert.equal(await first.putDisplay(display, 'create'), true);
+  await first.appendAudit({ at: 5, actor: 'admin@10.0.0.1', action: 'display-created', displayId: 'made' });
+  await first.setIntent({ displayId: 'made', sessionId: 's_1', target: { host: '10.0.0.2', port: 3389 }, sealed: 'x', since: 5 });
+  await first.recordPinConflicts([{ key: 'rdp:3389', pinned: 'sha256:A', seen: 'sha256:B', at: 6 }]);
+  await first.putSession({ sessionId: 's_1', displayId: 'made', target: { host: '10.0.0.2', port: 3389 }, state: 'minted', mintedAt: 5, expiresAt: Date.now() + 60_000 });
+  await first.flush();
+  assert.deepEqual(readdirSync(dir), ['broker-state.json'], 'no temp file left beside it');
+
+  const second = await EmbeddedBrokerStore.open(file);
+  assert.deepEqual(await second.getDisplay('made'), display);
+  assert.equal((await second.listAudit({ limit: 10 })).entries[0]?.action, 'display-created');
+  assert.equal((await second.getIntent('made'))?.sessionId, 's_1');
+  assert.equal((await second.listPinConflicts()).length, 1);
+  assert.equal(await second.claimSession('s_1', Date.now() + 60_000), false, 'a token minted before the restart opens nothing');
+  assert.equal(await second.appendAudit({ at: 7, actor: 'gateway', action: 'pin-cleared' }), 2, 'the audit sequence goes on');
+  assert.equal(await second.deleteDisplay('made'), true);
+  const third = await EmbeddedBrokerStore.open(file);
+  assert.equal(await third.getDisplay('made'), undefined);
+});
+
+test('a broken state file stops the start, naming the file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-state-'));
+  const file = brokerStateFile(dir);
+  writeFileSync(file, '{"version":1,"displays":[{"id":1}]');
+  await assert.rejects(EmbeddedBrokerStore.open(file), (error: unknown) => error instanceof BrokerStateError && error.message.includes(file) && /not valid JSON/.test(error.message));
+  writeFileSync(file, JSON.stringify({ version: 1, displays: [{ id: 'x' }], intents: [], audit: [], pinConflicts: [] }));
+  await assert.rejects(EmbeddedBrokerStore.open(file), /malformed/);
+});

@@ -1,0 +1,383 @@
+// The broker store in Redis, shared by every gateway (and every worker) of a
+// deployment. The checks that must be atomic across gateways run inside
+// Redis: a session's first claim (`SET … NX PXAT`, the claim lives as long
+// as its token), a display's booking (a Lua compare-and-set), state moves
+// that never go back from ended, owner-checked presence and intent clears.
+//
+// Keys (all under the configured prefix P):
+//   P session:<id>     hash: the record's fields; 24 h, 10 min once ended
+//   P sessions         zset: session ids by mint time (listing; trimmed)
+//   P claim:<id>       the first claim, until the token's expiry
+//   P booking:<disp>   "<sessionId> <until>", expires at until
+//   P displays         hash: id → DisplayRecord JSON
+//   P presence         hash: id → "<owner> <since>"
+//   P reproject        hash: id → ReprojectionState JSON
+//   P intents, P intent-session   hashes: id → ProjectionIntent JSON, id → its session id
+//   P audit, P audit-seq          zset of entries by seq (last AUDIT_CAPACITY), the counter
+//   P pin-conflicts    hash: pin key → PinConflict JSON
+//   P room-pins        hash: id → RoomPinRecord JSON (a Lua compare-and-set)
+//   P counter:<key>    a rate-limit count (INCRBY), expires when its window ends
+import type { Redis } from 'ioredis';
+import type {
+  AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, CounterState, DisplayBooking, DisplayPresence, DisplayRecord,
+  PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
+} from '../broker/brokerStore.js';
+import { AUDIT_CAPACITY, DEFAULT_MEMORY_STORE_LIMITS } from '../broker/memoryBrokerStore.js';
+import type { RedisConnection } from './redisConnection.js';
+
+const SESSION_TTL_MS = 24 * 3600_000;
+const MAX_LISTED_SESSIONS = DEFAULT_MEMORY_STORE_LIMITS.maxSessions;
+
+const SCRIPTS = {
+  // KEYS: claim, session. ARGV: until, now. The claim decides; the record follows if it is still minted.
+  claim: `
+    if not redis.call('SET', KEYS[1], '1', 'NX', 'PXAT', ARGV[1]) then return 0 end
+    if redis.call('HGET', KEYS[2], 'state') == 'minted' then redis.call('HSET', KEYS[2], 'state', 'claimed', 'claimedAt', ARGV[2]) end
+    return 1`,
+  // KEYS: session. ARGV: ttl ms, then field/value pairs. Never back from ended.
+  update: `
+    local state = redis.call('HGET', KEYS[1], 'state')
+    if not state then return nil end
+    if state ~= 'ended' then
+      redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+      redis.call('PEXPIRE', KEYS[1], ARGV[1])
+    end
+    return redis.call('HGETALL', KEYS[1])`,
+  // KEYS: booking. ARGV: sessionId, until, replacing ('' for none), force ('1'/'0'). Returns the holder when refused.
+  book: `
+    local current = redis.call('GET', KEYS[1])
+    if current then
+      local holder = string.match(current, '^(%S+)')
+      if holder ~= ARGV[1] and holder ~= ARGV[3] and ARGV[4] ~= '1' then return current end
+    end
+    redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2], 'PXAT', ARGV[2])
+    return false`,
+  // KEYS: booking. ARGV: sessionId.
+  release: `
+    local current = redis.call('GET', KEYS[1])
+    if current and string.match(current, '^(%S+)') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+    return 1`,
+  // KEYS: session, booking. ARGV: sessionId, stats JSON, lease until, ttl ms.
+  sample: `
+    local state = redis.call('HGET', KEYS[1], 'state')
+    if state and state ~= 'ended' then
+      redis.call('HSET', KEYS[1], 'stats', ARGV[2])
+      redis.call('PEXPIRE', KEYS[1], ARGV[4])
+    end
+    -- A lapsed booking (Redis was away) is taken back: the session still shows on its display.
+    local current = redis.call('GET', KEYS[2])
+    if (not current) or string.match(current, '^(%S+)') == ARGV[1] then redis.call('SET', KEYS[2], ARGV[1] .. ' ' .. ARGV[3], 'PXAT', ARGV[3]) end
+    return 1`,
+  // KEYS: presence hash. ARGV: displayId, owner.
+  clearPresence: `
+    local current = redis.call('HGET', KEYS[1], ARGV[1])
+    if current and string.match(current, '^(%S+)') == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end
+    return 0`,
+  // KEYS: displays hash. ARGV: id, JSON. Replace only an existing display.
+  replaceDisplay: `
+    if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+    redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+    return 1`,
+  // KEYS: intents, intent-session. ARGV: displayId, sessionId.
+  clearIntent: `
+    if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('HDEL', KEYS[2], ARGV[1]) end
+    return 1`,
+  // KEYS: room-pins hash. ARGV: displayId, expected PIN ('' for none yet), next record JSON.
+  // Returns {1, next} when swapped, else {0, the record now (or next when there is none)}.
+  swapRoomPin: `
+    local current = redis.call('HGET', KEYS[1], ARGV[1])
+    local pin = ''
+    if current then pin = cjson.decode(current).pin end
+    if pin ~= ARGV[2] then return {0, current or ARGV[3]} end
+    redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+    return {1, ARGV[3]}`,
+  // KEYS: counter. ARGV: delta, window ms. Returns {count, ms left in the window}; never below 0.
+  addToCounter: `
+    local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+    if count < 0 then
+      redis.call('SET', KEYS[1], 0, 'KEEPTTL')
+      count = 0
+    end
+    local ttl = redis.call('PTTL', KEYS[1])
+    if ttl < 0 then
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
+      ttl = tonumber(ARGV[2])
+    end
+    return {count, ttl}`,
+} as const;
+
+type ScriptName = keyof typeof SCRIPTS;
+type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
+
+const NUMBER_FIELDS = ['mintedAt', 'expiresAt', 'claimedAt', 'securedAt', 'endedAt'] as const;
+const JSON_FIELDS = ['target', 'requestedBy', 'stats'] as const;
+
+function recordFields(record: Partial<SessionRecord>): string[] {
+  const fields: string[] = [];
+  for (const [name, value] of Object.entries(record) as [string, unknown][]) {
+    if (value === undefined) continue;
+    const plain = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+    fields.push(name, plain && !(JSON_FIELDS as readonly string[]).includes(name) ? String(value) : JSON.stringify(value));
+  }
+  return fields;
+}
+
+function parseRecord(hash: Record<string, string>): SessionRecord | undefined {
+  if (!hash.sessionId || !hash.state) return undefined;
+  const record: Record<string, unknown> = { ...hash };
+  for (const name of NUMBER_FIELDS) if (hash[name] !== undefined) record[name] = Number(hash[name]);
+  for (const name of JSON_FIELDS) if (hash[name] !== undefined) record[name] = JSON.parse(hash[name]) as unknown;
+  return record as unknown as SessionRecord;
+}
+
+/** HGETALL as Lua returns it: a flat array of field, value. */
+function pairsToHash(pairs: unknown): Record<string, string> {
+  const hash: Record<string, string> = {};
+  if (!Array.isArray(pairs)) return hash;
+  for (let i = 0; i + 1 < pairs.length; i += 2) hash[String(pairs[i])] = String(pairs[i + 1]);
+  return hash;
+}
+
+function parseBooking(displayId: string, value: string | null): DisplayBooking | undefined {
+  if (!value) return undefined;
+  const [sessionId, until] = value.split(' ');
+  return sessionId ? { displayId, sessionId, until: Number(until) } : undefined;
+}
+
+export class RedisBrokerStore implements BrokerStore {
+  private readonly scripts = new Map<ScriptName, ScriptRunner>();
+
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly prefix = 'lanterna:',
+    private readonly clock: () => number = Date.now,
+    private readonly endedRetentionMs = DEFAULT_MEMORY_STORE_LIMITS.endedRetentionMs,
+  ) {
+    const client = connection.client as unknown as Record<string, ScriptRunner> & Redis;
+    for (const [name, lua] of Object.entries(SCRIPTS) as [ScriptName, string][]) {
+      const command = `lanterna_${name}`;
+      client.defineCommand(command, { lua });
+      this.scripts.set(name, (...args) => client[command]?.(...args) ?? Promise.reject(new Error(`script ${name} missing`)));
+    }
+  }
+
+  private key(...parts: string[]): string {
+    return this.prefix + parts.join(':');
+  }
+
+  private script(name: ScriptName, keys: string[], ...args: (string | number)[]): Promise<unknown> {
+    const run = this.scripts.get(name);
+    if (!run) throw new Error(`script ${name} missing`);
+    return this.connection.run(() => run(keys.length, ...keys, ...args));
+  }
+
+  // Sessions
+
+  async putSession(record: SessionRecord): Promise<void> {
+    const key = this.key('session', record.sessionId);
+    await this.connection.run((redis) => redis.multi()
+      .del(key)
+      .hset(key, ...recordFields(record))
+      .pexpire(key, SESSION_TTL_MS)
+      .zadd(this.key('sessions'), record.mintedAt, record.sessionId)
+      .zremrangebyrank(this.key('sessions'), 0, -(MAX_LISTED_SESSIONS + 1))
+      .exec());
+  }
+
+  async claimSession(sessionId: string, until: number): Promise<boolean> {
+    return (await this.script('claim', [this.key('claim', sessionId), this.key('session', sessionId)], Math.max(until, this.clock() + 1), this.clock())) === 1;
+  }
+
+  async updateSession(sessionId: string, update: SessionUpdate): Promise<SessionRecord | undefined> {
+    const ttl = update.state === 'ended' ? this.endedRetentionMs : SESSION_TTL_MS;
+    const pairs = await this.script('update', [this.key('session', sessionId)], ttl, ...recordFields(update));
+    return pairs ? parseRecord(pairsToHash(pairs)) : undefined;
+  }
+
+  async getSession(sessionId: string): Promise<SessionRecord | undefined> {
+    return parseRecord(await this.connection.run((redis) => redis.hgetall(this.key('session', sessionId))));
+  }
+
+  async listSessions(): Promise<SessionRecord[]> {
+    return this.connection.run(async (redis) => {
+      const ids = await redis.zrange(this.key('sessions'), 0, -1);
+      if (ids.length === 0) return [];
+      const pipeline = redis.pipeline();
+      for (const id of ids) pipeline.hgetall(this.key('session', id));
+      const hashes = (await pipeline.exec()) ?? [];
+      const records: SessionRecord[] = [];
+      const gone: string[] = [];
+      hashes.forEach(([, hash], index) => {
+        const record = parseRecord(hash as Record<string, string>);
+        if (record) records.push(record);
+        else gone.push(ids[index] ?? '');
+      });
+      if (gone.length > 0) await redis.zrem(this.key('sessions'), ...gone);
+      return records;
+    });
+  }
+
+  // Presence and signage backoff
+
+  async setPresence(presence: DisplayPresence): Promise<void> {
+    await this.connection.run((redis) => redis.hset(this.key('presence'), presence.displayId, `${presence.owner} ${presence.since}`));
+  }
+
+  async clearPresence(displayId: string, owner: string): Promise<boolean> {
+    return (await this.script('clearPresence', [this.key('presence')], displayId, owner)) === 1;
+  }
+
+  async listPresence(): Promise<DisplayPresence[]> {
+    const all = await this.connection.run((redis) => redis.hgetall(this.key('presence')));
+    return Object.entries(all).map(([displayId, value]) => {
+      const [owner = '', since = '0'] = value.split(' ');
+      return { displayId, owner, since: Number(since) };
+    });
+  }
+
+  async getReprojection(displayId: string): Promise<ReprojectionState | undefined> {
+    const value = await this.connection.run((redis) => redis.hget(this.key('reproject'), displayId));
+    return value ? JSON.parse(value) as ReprojectionState : undefined;
+  }
+
+  async setReprojection(displayId: string, state: ReprojectionState | undefined): Promise<void> {
+    await this.connection.run((redis) => (state ? redis.hset(this.key('reproject'), displayId, JSON.stringify(state)) : redis.hdel(this.key('reproject'), displayId)));
+  }
+
+  // Displays
+
+  async listDisplays(): Promise<DisplayRecord[]> {
+    const all = await this.connection.run((redis) => redis.hvals(this.key('displays')));
+    return all.map((value) => JSON.parse(value) as DisplayRecord);
+  }
+
+  async getDisplay(displayId: string): Promise<DisplayRecord | undefined> {
+    const value = await this.connection.run((redis) => redis.hget(this.key('displays'), displayId));
+    return value ? JSON.parse(value) as DisplayRecord : undefined;
+  }
+
+  async putDisplay(record: DisplayRecord, mode: 'create' | 'replace' | 'upsert'): Promise<boolean> {
+    const key = this.key('displays');
+    const value = JSON.stringify(record);
+    switch (mode) {
+      case 'create': return (await this.connection.run((redis) => redis.hsetnx(key, record.id, value))) === 1;
+      case 'replace': return (await this.script('replaceDisplay', [key], record.id, value)) === 1;
+      case 'upsert': await this.connection.run((redis) => redis.hset(key, record.id, value)); return true;
+    }
+  }
+
+  async deleteDisplay(displayId: string): Promise<boolean> {
+    const results = await this.connection.run((redis) => redis.multi()
+      .hdel(this.key('displays'), displayId)
+      .hdel(this.key('intents'), displayId)
+      .hdel(this.key('intent-session'), displayId)
+      .hdel(this.key('presence'), displayId)
+      .hdel(this.key('room-pins'), displayId)
+      .exec());
+    return results?.[0]?.[1] === 1;
+  }
+
+  // Bookings
+
+  async bookDisplay(booking: DisplayBooking, options: { replacing?: string | undefined; force?: boolean | undefined } = {}): Promise<BookingResult> {
+    const until = Math.max(booking.until, this.clock() + 1);
+    const holder = await this.script('book', [this.key('booking', booking.displayId)], booking.sessionId, until, options.replacing ?? '', options.force ? '1' : '0');
+    if (typeof holder !== 'string') return { ok: true };
+    return { ok: false, holder: parseBooking(booking.displayId, holder) ?? { displayId: booking.displayId, sessionId: '', until: 0 } };
+  }
+
+  async getBooking(displayId: string): Promise<DisplayBooking | undefined> {
+    return parseBooking(displayId, await this.connection.run((redis) => redis.get(this.key('booking', displayId))));
+  }
+
+  async releaseDisplay(displayId: string, sessionId: string): Promise<void> {
+    await this.script('release', [this.key('booking', displayId)], sessionId);
+  }
+
+  async sampleSessions(samples: SessionSample[], leaseUntil: number): Promise<void> {
+    if (samples.length === 0) return;
+    const run = this.scripts.get('sample');
+    if (!run) throw new Error('script sample missing');
+    await this.connection.run(async (redis) => {
+      const pipeline = redis.pipeline() as unknown as Record<string, ((...args: (string | number)[]) => unknown) | undefined> & { exec(): Promise<unknown> };
+      for (const { sessionId, displayId, ...stats } of samples) {
+        pipeline.lanterna_sample?.(2, this.key('session', sessionId), this.key('booking', displayId), sessionId, JSON.stringify(stats), leaseUntil, SESSION_TTL_MS);
+      }
+      await pipeline.exec();
+    });
+  }
+
+  // Intents
+
+  async getIntent(displayId: string): Promise<ProjectionIntent | undefined> {
+    const value = await this.connection.run((redis) => redis.hget(this.key('intents'), displayId));
+    return value ? JSON.parse(value) as ProjectionIntent : undefined;
+  }
+
+  async setIntent(intent: ProjectionIntent): Promise<void> {
+    await this.connection.run((redis) => redis.multi()
+      .hset(this.key('intents'), intent.displayId, JSON.stringify(intent))
+      .hset(this.key('intent-session'), intent.displayId, intent.sessionId)
+      .exec());
+  }
+
+  async clearIntent(displayId: string, sessionId: string): Promise<void> {
+    await this.script('clearIntent', [this.key('intents'), this.key('intent-session')], displayId, sessionId);
+  }
+
+  // Audit and pin conflicts
+
+  async appendAudit(entry: AuditInput): Promise<number> {
+    return this.connection.run(async (redis) => {
+      const seq = await redis.incr(this.key('audit-seq'));
+      await redis.multi()
+        .zadd(this.key('audit'), seq, JSON.stringify({ seq, ...entry } satisfies AuditEntry))
+        .zremrangebyrank(this.key('audit'), 0, -(AUDIT_CAPACITY + 1))
+        .exec();
+      return seq;
+    });
+  }
+
+  async listAudit({ before, limit }: { before?: number | undefined; limit: number }): Promise<AuditPage> {
+    const max = before === undefined ? '+inf' : `(${before}`;
+    const values = await this.connection.run((redis) => redis.zrevrangebyscore(this.key('audit'), max, '-inf', 'LIMIT', 0, limit + 1));
+    const entries = values.slice(0, limit).map((value) => JSON.parse(value) as AuditEntry);
+    const last = entries.at(-1);
+    return values.length > limit && last ? { entries, next: last.seq } : { entries };
+  }
+
+  async recordPinConflicts(conflicts: PinConflict[]): Promise<void> {
+    if (conflicts.length === 0) return;
+    await this.connection.run((redis) => redis.hset(this.key('pin-conflicts'), ...conflicts.flatMap((conflict) => [conflict.key, JSON.stringify(conflict)])));
+  }
+
+  async listPinConflicts(): Promise<PinConflict[]> {
+    const values = await this.connection.run((redis) => redis.hvals(this.key('pin-conflicts')));
+    return values.map((value) => JSON.parse(value) as PinConflict);
+  }
+
+  async clearPinConflicts(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.connection.run((redis) => redis.hdel(this.key('pin-conflicts'), ...keys));
+  }
+
+  // Room PINs and rate-limit counters
+
+  async getRoomPin(displayId: string): Promise<RoomPinRecord | undefined> {
+    const value = await this.connection.run((redis) => redis.hget(this.key('room-pins'), displayId));
+    return value ? (JSON.parse(value) as RoomPinRecord) : undefined;
+  }
+
+  async swapRoomPin(displayId: string, expectedPin: string | null, next: RoomPinRecord): Promise<{ swapped: boolean; record: RoomPinRecord }> {
+    const reply = await this.script('swapRoomPin', [this.key('room-pins')], displayId, expectedPin ?? '', JSON.stringify(next));
+    const [swapped, record]: unknown[] = Array.isArray(reply) ? (reply as unknown[]) : [0, undefined];
+    return { swapped: Number(swapped) === 1, record: typeof record === 'string' ? (JSON.parse(record) as RoomPinRecord) : next };
+  }
+
+  async addToCounter(key: string, delta: number, windowMs: number): Promise<CounterState> {
+    const reply = await this.script('addToCounter', [this.key('counter', key)], Math.trunc(delta), Math.max(1, Math.trunc(windowMs)));
+    const [count, ttl] = Array.isArray(reply) ? reply.map(Number) : [Number.NaN, Number.NaN];
+    if (count === undefined || ttl === undefined || !Number.isFinite(count) || !Number.isFinite(ttl)) throw new Error('counter reply malformed');
+    return { count, resetAt: this.clock() + ttl };
+  }
+}

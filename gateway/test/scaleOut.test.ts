@@ -1,0 +1,171 @@
+// Several gateways behind Debian's HAProxy sharing one Redis (real processes:
+// the gateway CLI, haproxy, redis-server): any gateway serves any display's
+// sockets and any request; a display is booked once and a session token opens
+// once across all of them; a kiosk whose gateway is killed comes back through
+// another and its projection resumes; Redis away is said, refused and survived.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  startRedis, startGatewayProcess, startHaproxyProcess, startFaultyPeer, startReconnectingKiosk, connectControl, openData, waitFor,
+  type GatewayProcess, type RedisServer,
+} from '@lanterna/testkit';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+
+const ADMIN = 'admin-token-farm-0123456789';
+const SECRET = 'session-secret-shared-by-the-farm-0123456789';
+const TOKEN = 'display-token-farm-0123456789';
+const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+
+async function farm(t: TestContext, count: number, redis: RedisServer): Promise<GatewayProcess[]> {
+  const gateways: GatewayProcess[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const gateway = await startGatewayProcess({
+      broker: { store: 'redis', redisUrl: redis.url, resumeGraceMs: 30_000 },
+      adminToken: ADMIN, sessionSecret: SECRET,
+      displays: [{ id: 'room', token: TOKEN, name: 'Room 1' }, { id: 'hall', token: TOKEN, name: 'Hall' }],
+      certificates: { mode: 'insecure' },
+      logLevel: process.env.LANTERNA_TEST_LOG ?? 'info',
+    });
+    t.after(() => gateway.close());
+    gateways.push(gateway);
+  }
+  return gateways;
+}
+
+function project(gateway: GatewayProcess, displayId: string, port: number): Promise<Response> {
+  return fetch(`${gateway.httpUrl}/v1/admin/sessions`, { method: 'POST', headers: admin, body: JSON.stringify({ displayId, target: { host: '127.0.0.1', port } }) });
+}
+
+const ws = (gateway: GatewayProcess): string => `ws://127.0.0.1:${gateway.port}`;
+
+test('two gateways, one Redis: a display online on A is projected through B, booked once, its token opens once, its figures and its stop cross over', { timeout: 90_000 }, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.close());
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  const [a, b] = await farm(t, 2, redis);
+  assert.ok(a && b);
+
+  const control = await connectControl(ws(a), 'room', TOKEN);
+  t.after(() => control.close());
+  const created = await project(b, 'room', peer.port);
+  assert.equal(created.status, 202, await created.clone().text());
+  const { sessionId } = await created.json() as { sessionId: string };
+  const message = await control.next('project');
+  assert.equal(message.sessionId, sessionId, 'the request through B reached the display on A');
+
+  const twice = await project(a, 'room', peer.port);
+  assert.equal(twice.status, 409);
+  assert.equal((await twice.json() as { code: string }).code, 'display-busy');
+
+  const data = await openData(ws(b), sessionId, String(message.sessionToken));
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await data.queue.nextText('secured');
+  await data.queue.nextBinary();
+  const replay = await openData(ws(a), sessionId, String(message.sessionToken));
+  const refused = await replay.queue.closed();
+  assert.equal(refused.error?.code, 'unauthorized', 'the token was already used on B');
+
+  const probe = Buffer.from([0x03, 0x00, 0x00, 0x0c, 0x02, 0xf0, 0x80, 1, 2, 3, 4, 5]);
+  data.socket.send(probe);
+  assert.deepEqual(await data.queue.nextBinary(), probe);
+  await waitFor('the session\'s figures seen through A', async () => {
+    const { sessions } = await (await fetch(`${a.httpUrl}/v1/admin/sessions?state=live`, { headers: admin })).json() as { sessions: { sessionId: string; stats?: { bytesToDisplay: number }; live: boolean }[] };
+    const live = sessions.find((session) => session.sessionId === sessionId);
+    return (live?.stats?.bytesToDisplay ?? 0) >= probe.length;
+  }, 10_000, 250);
+
+  const stop = await fetch(`${a.httpUrl}/v1/admin/sessions/${sessionId}`, { method: 'DELETE', headers: admin });
+  assert.equal(stop.status, 202);
+  const ended = await data.queue.nextText('ended');
+  assert.equal(ended.reason, 'stopped', 'the stop asked of A ended the relay on B');
+  await waitFor('the display is free again', async () => (await project(a, 'room', peer.port)).status === 202, 10_000, 250);
+});
+
+test('kill -9 of the gateway holding a kiosk: the kiosk comes back through HAProxy on the other and its projection resumes within 5 s', { timeout: 90_000 }, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.close());
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  const gateways = await farm(t, 2, redis);
+  // `balance source`: a kiosk's two sockets land on one gateway, as on a LAN; a dead one is skipped.
+  const haproxy = await startHaproxyProcess({ backendPorts: gateways.map((gateway) => gateway.port), balance: 'source', checkInterval: '500ms' });
+  t.after(() => haproxy.close());
+  const kiosk = startReconnectingKiosk(`ws://127.0.0.1:${haproxy.port}`, 'room', TOKEN);
+  t.after(() => kiosk.close());
+  await waitFor('the kiosk online', () => kiosk.connections === 1, 10_000);
+  const holder = gateways.find((gateway) => gateway.logs.some((entry) => entry.msg === 'display online'));
+  const other = gateways.find((gateway) => gateway !== holder);
+  assert.ok(holder && other);
+
+  assert.equal((await project(other, 'room', peer.port)).status, 202);
+  const first = await kiosk.securedSession(0);
+  assert.ok(holder.logs.some((entry) => entry.sessionId === first.sessionId && entry.event === 'secured'), 'the session relays on the gateway holding the kiosk');
+
+  const killedAt = performance.now();
+  await holder.kill();
+  const resumed = await kiosk.securedSession(1, 15_000).catch((error: unknown) => {
+    t.diagnostic(JSON.stringify(other.logs.slice(-15)));
+    t.diagnostic(JSON.stringify(kiosk.sessions.map((session) => [session.sessionId, session.securedAt, session.error])));
+    throw error;
+  });
+  const seconds = ((resumed.securedAt ?? 0) - killedAt) / 1000;
+  t.diagnostic(`projection back ${seconds.toFixed(2)} s after kill -9 (kiosk reconnects: ${kiosk.connections})`);
+  assert.ok(seconds < 5, `resumed within 5 s (${seconds.toFixed(2)} s)`);
+  assert.notEqual(resumed.sessionId, first.sessionId);
+  assert.ok(other.logs.some((entry) => entry.event === 'projection-resumed'));
+  const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, 9]);
+  await resumed.queue.nextBinary(); // the Connection Confirm
+  resumed.socket.send(probe);
+  assert.deepEqual(await resumed.queue.nextBinary(), probe, 'the resumed session relays');
+  const sessions = await (await fetch(`${other.httpUrl}/v1/admin/sessions`, { headers: admin })).json() as { sessions: { sessionId: string; endReason?: string }[] };
+  assert.equal(sessions.sessions.find((session) => session.sessionId === first.sessionId)?.endReason, 'gateway-lost');
+});
+
+test('Redis stopped: /readyz and the logs say so, new projections are refused clearly, running sessions relay on; all recovers when it returns', { timeout: 90_000 }, async (t) => {
+  const redis = await startRedis({ persistent: true });
+  t.after(() => redis.close());
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  const [a, b] = await farm(t, 2, redis);
+  assert.ok(a && b);
+  const control = await connectControl(ws(a), 'room', TOKEN);
+  t.after(() => control.close());
+  assert.equal((await project(b, 'room', peer.port)).status, 202);
+  const message = await control.next('project');
+  const data = await openData(ws(a), String(message.sessionId), String(message.sessionToken));
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await data.queue.nextText('secured');
+  await data.queue.nextBinary();
+
+  await redis.stop();
+  for (const gateway of [a, b]) {
+    await waitFor('readyz says redis is down', async () => {
+      const ready = await fetch(`${gateway.httpUrl}/readyz`);
+      return ready.status === 503 && /redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/.test(await ready.text());
+    }, 10_000, 100);
+    await gateway.waitForLog('a redis-down log line', (entry) => entry.event === 'redis-down' && entry.level === 50, 10_000);
+  }
+  const refused = await project(b, 'hall', peer.port);
+  assert.equal(refused.status, 503);
+  const body = await refused.json() as { code: string; message: string };
+  assert.equal(body.code, 'store-unavailable');
+  assert.match(body.message, /broker store is unreachable.*redis/);
+  for (let i = 0; i < 3; i += 1) {
+    const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, i]);
+    data.socket.send(probe);
+    assert.deepEqual(await data.queue.nextBinary(), probe, 'the running session relays without redis');
+  }
+
+  await redis.start();
+  for (const gateway of [a, b]) {
+    await waitFor('readyz ready again', async () => (await fetch(`${gateway.httpUrl}/readyz`)).status === 200, 15_000, 100);
+    await gateway.waitForLog('a redis-up log line after the outage', (entry) => entry.event === 'redis-up' && gateway.logs.indexOf(entry) > gateway.logs.findIndex((e) => e.event === 'redis-down'), 10_000);
+  }
+  await waitFor('the running session booked its display again', async () => (await project(b, 'room', peer.port)).status === 409, 10_000, 250);
+  const again = await project(b, 'hall', peer.port);
+  assert.equal(again.status, 202, await again.clone().text());
+  const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, 7]);
+  data.socket.send(probe);
+  assert.deepEqual(await data.queue.nextBinary(), probe);
+});

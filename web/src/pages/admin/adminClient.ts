@@ -1,0 +1,52 @@
+// The admin page's calls to the gateway's admin API (/v1/admin, see
+// /v1/openapi.json). The token travels only in the Authorization header — no
+// cookie — so another site's page cannot make these calls in the admin's name.
+
+export class AdminApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+    this.name = 'AdminApiError';
+  }
+}
+
+export interface DisplayView { id: string; name: string; location?: string; managedBy: 'config' | 'api'; online: boolean; sessionId?: string }
+export interface SessionView {
+  sessionId: string; displayId: string; state: string; live: boolean; lost: boolean; presenter: string;
+  target: { host: string; port: number; name?: string };
+  requestedBy?: { kind: string; address?: string; name?: string };
+  durationMs?: number;
+  stats?: { bytesToDisplay: number; bytesToServer: number; bytesPerSecond: number; framesPerSecond: number };
+}
+export interface PinView { key: string; fingerprint: string; changed?: { seen: string; at: number } }
+export interface AuditView { seq: number; at: number; actor: string; action: string; displayId?: string; sessionId?: string; detail?: Record<string, string | number | boolean> }
+
+export class AdminClient {
+  constructor(private readonly token: string) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(path, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? null : JSON.stringify(body),
+      cache: 'no-store',
+    });
+    const text = await response.text();
+    const parsed = text ? JSON.parse(text) as Record<string, unknown> : {};
+    if (!response.ok) {
+      const code = typeof parsed.code === 'string' ? parsed.code : String(response.status);
+      throw new AdminApiError(response.status, code, typeof parsed.message === 'string' ? parsed.message : response.statusText);
+    }
+    return parsed as T;
+  }
+
+  displays(): Promise<{ displays: DisplayView[] }> { return this.call('GET', '/v1/admin/displays'); }
+  createDisplay(body: { name: string; location?: string; id?: string }): Promise<{ display: DisplayView; token: string }> { return this.call('POST', '/v1/admin/displays', body); }
+  updateDisplay(id: string, body: { name?: string; location?: string }): Promise<unknown> { return this.call('PATCH', `/v1/admin/displays/${encodeURIComponent(id)}`, body); }
+  deleteDisplay(id: string): Promise<unknown> { return this.call('DELETE', `/v1/admin/displays/${encodeURIComponent(id)}`); }
+  rotateToken(id: string): Promise<{ token: string }> { return this.call('POST', `/v1/admin/displays/${encodeURIComponent(id)}/token`); }
+  sessions(): Promise<{ sessions: SessionView[] }> { return this.call('GET', '/v1/admin/sessions?state=live'); }
+  endSession(id: string): Promise<unknown> { return this.call('DELETE', `/v1/admin/sessions/${encodeURIComponent(id)}`); }
+  pins(): Promise<{ pins: PinView[] }> { return this.call('GET', '/v1/admin/pins'); }
+  clearPin(key: string): Promise<unknown> { return this.call('DELETE', `/v1/admin/pins/${encodeURIComponent(key)}`); }
+  audit(before?: number): Promise<{ entries: AuditView[]; next?: number }> { return this.call('GET', `/v1/admin/audit?limit=25${before === undefined ? '' : `&before=${before}`}`); }
+}

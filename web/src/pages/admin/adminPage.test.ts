@@ -1,0 +1,128 @@
+// The admin page in Debian's Chromium against the real gateway (in process,
+// its embedded broker store) with a kiosk and an RDP peer: sign in, add a
+// display (token shown once), see it online and its session live with
+// figures, end the session, forget a certificate pin, read the audit log —
+// with the keyboard where a person would, and no console error (the CSP
+// forbids inline code, so a violation would show here).
+// LANTERNA_E2E_SCREENSHOTS=<dir> keeps screenshots at 1920×1080 and 1280×720.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+import { connectControl, launchChromium, openData, openWatchedPage, startFaultyPeer, startTestGateway, type FaultyPeer, type TestGateway } from '@lanterna/testkit';
+
+const screenshots = process.env.LANTERNA_E2E_SCREENSHOTS;
+
+let browser: Browser;
+let gateway: TestGateway;
+let peer: FaultyPeer;
+
+before(async () => {
+  peer = await startFaultyPeer('echo');
+  gateway = await startTestGateway({
+    displays: [{ id: 'lobby', name: 'Lobby screen', token: 'lobby-token-0123456789abcdef' }],
+    certificates: { mode: 'first-use' },
+  });
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser.close();
+  await gateway.close();
+  await peer.close();
+});
+
+async function shoot(page: Page, name: string): Promise<void> {
+  if (screenshots === undefined) return;
+  mkdirSync(screenshots, { recursive: true });
+  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: false });
+}
+
+async function signIn(page: Page, token: string): Promise<void> {
+  await page.goto(`${gateway.httpUrl}/admin`);
+  await page.locator('#token').focus();
+  await page.keyboard.type(token);
+  await page.keyboard.press('Enter');
+}
+
+test('sign in, add a display, see it online with a live session, end it, clear a pin, read the audit log', { timeout: 120_000 }, async (t) => {
+  const { page, problems } = await openWatchedPage(browser, { width: 1920, height: 1080 });
+  t.after(() => page.context().close());
+  page.on('dialog', (dialog) => { void dialog.accept(); });
+
+  await signIn(page, 'not-the-admin-token-0123');
+  await page.locator('#sign-in-error', { hasText: 'not the admin token' }).waitFor();
+  await shoot(page, 'admin-sign-in-1920x1080');
+  await page.locator('#token').fill('');
+  await page.locator('#token').focus();
+  await page.keyboard.type(gateway.adminToken);
+  await page.keyboard.press('Enter');
+  await page.locator('#console').waitFor();
+  assert.equal(await page.evaluate(() => document.cookie), '', 'no cookie: the token lives in the tab and travels in a header');
+
+  // Add a display with the keyboard: the token is shown once, in the display page's address.
+  await page.locator('#display-form input[name="name"]').focus();
+  await page.keyboard.type('Board room');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('Floor 2, east');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('board-room');
+  await page.keyboard.press('Enter');
+  await page.locator('#secret-url', { hasText: '/display/' }).waitFor();
+  const url = await page.locator('#secret-url').textContent() ?? '';
+  const token = decodeURIComponent(/#token=(.+)$/.exec(url)?.[1] ?? '');
+  assert.match(url, /\/display\/board-room#token=/);
+  assert.ok(token.length >= 32);
+  const row = page.locator('#displays tbody tr', { hasText: 'Board room' });
+  await row.locator('text=offline').waitFor();
+
+  // The display comes online and is projected: the page shows it live with its figures.
+  const control = await connectControl(gateway.url, 'board-room', token);
+  t.after(() => control.close());
+  await row.locator('text=online').waitFor();
+  const projected = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
+    method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
+    body: JSON.stringify({ displayId: 'board-room', target: { host: '127.0.0.1', port: peer.port, name: 'Ada’s laptop' } }),
+  });
+  assert.equal(projected.status, 202);
+  const message = await control.next('project');
+  const data = await openData(gateway.url, String(message.sessionId), String(message.sessionToken));
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await data.queue.nextText('secured');
+  await data.queue.nextBinary();
+  for (let i = 0; i < 20; i += 1) {
+    const pdu = Buffer.alloc(1000, i);
+    pdu.set([0x03, 0x00, 0x03, 0xe8, 0x02, 0xf0, 0x80], 0);
+    data.socket.send(pdu);
+    await data.queue.nextBinary();
+  }
+  const live = page.locator('#sessions tbody tr', { hasText: 'Board room' });
+  await live.locator('text=relaying').waitFor();
+  await live.locator('text=/KiB/').waitFor({ timeout: 15_000 });
+  assert.match(await live.textContent() ?? '', /Ada’s laptop \(admin/);
+  await page.locator('#pins tbody tr', { hasText: `127.0.0.1:${peer.port}` }).waitFor();
+  await shoot(page, 'admin-1920x1080');
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await shoot(page, 'admin-1280x720');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `no sideways scrolling at 1280×720 (${overflow} px)`);
+
+  // End the session from the page: the kiosk's data socket hears it.
+  await live.getByRole('button', { name: /End the session on Board room/ }).click();
+  assert.equal((await data.queue.nextText('ended')).reason, 'stopped');
+  await page.locator('#sessions-empty').waitFor();
+
+  // Forget the pin; the audit log tells the story, newest first.
+  await page.getByRole('button', { name: `Clear the pin of 127.0.0.1:${peer.port}` }).click();
+  await page.locator('#pins-empty').waitFor();
+  const audit = page.locator('#audit tbody');
+  await audit.locator('text=pin cleared').waitFor();
+  const actions = await audit.locator('tr td:nth-child(3)').allTextContents();
+  for (const expected of ['pin cleared', 'session ended by an admin', 'projection ended', 'projection started', 'projection requested', 'display created']) {
+    assert.ok(actions.includes(expected), `the audit log has "${expected}" (${actions.join(', ')})`);
+  }
+  // The wrong token at sign-in is answered 401, which Chromium logs itself.
+  assert.deepEqual(problems.filter((problem) => !/status of 401/.test(problem)), [], 'no console error or uncaught exception in the page');
+});

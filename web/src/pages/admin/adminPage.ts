@@ -1,0 +1,330 @@
+// The admin page (/admin): displays (add, rename, move, delete, new token),
+// live sessions (polled every 2 s; end one), certificate pins (clear a changed
+// one) and the audit log. No framework: the DOM is built with createElement
+// and textContent (no HTML strings), so nothing a display's name holds can
+// become markup; no inline script or style (the gateway's CSP forbids them).
+import { AdminApiError, AdminClient, type AuditView, type DisplayView, type PinView, type SessionView } from './adminClient.js';
+import { actionWord, detailText, formatBytes, formatDuration, formatTime, shortFingerprint } from './adminFormat.js';
+
+const TOKEN_KEY = 'lanterna.adminToken';
+const POLL_MS = 2000;
+
+function element<T extends HTMLElement = HTMLElement>(id: string, type?: new () => T): T {
+  const found = document.getElementById(id);
+  if (!found || (type && !(found instanceof type))) throw new Error(`the page has no #${id}`);
+  return found as T;
+}
+
+function cell(text: string, className?: string): HTMLTableCellElement {
+  const td = document.createElement('td');
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+}
+
+function button(label: string, onClick: () => void, className = 'quiet', accessibleName?: string): HTMLButtonElement {
+  const b = document.createElement('button');
+  b.type = 'button';
+  b.textContent = label;
+  b.className = className;
+  if (accessibleName) b.setAttribute('aria-label', accessibleName);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+function state(text: string, tone: 'ok' | 'warn' | 'error' | 'idle'): HTMLSpanElement {
+  const span = document.createElement('span');
+  span.className = 'state';
+  span.dataset.tone = tone;
+  span.textContent = text;
+  return span;
+}
+
+function fill(tbody: HTMLElement, rows: HTMLTableRowElement[]): void {
+  tbody.replaceChildren(...rows);
+}
+
+class AdminPage {
+  private client: AdminClient | undefined;
+  private timer: number | undefined;
+  private editing: string | undefined;
+  private auditBefore: number | undefined;
+  private auditNext: number | undefined;
+  private displays: DisplayView[] = [];
+
+  start(): void {
+    element<HTMLFormElement>('sign-in-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      const token = element<HTMLInputElement>('token').value.trim();
+      void this.signIn(token);
+    });
+    element('sign-out').addEventListener('click', () => this.signOut());
+    element<HTMLFormElement>('display-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.saveDisplay();
+    });
+    element('display-cancel').addEventListener('click', () => this.resetDisplayForm());
+    element('secret-done').addEventListener('click', () => { element('secret').hidden = true; });
+    element('audit-older').addEventListener('click', () => { this.auditBefore = this.auditNext; void this.refreshAudit(); });
+    element('audit-newest').addEventListener('click', () => { this.auditBefore = undefined; void this.refreshAudit(); });
+    const saved = sessionStorage.getItem(TOKEN_KEY);
+    if (saved) void this.signIn(saved);
+    else element('token').focus();
+  }
+
+  private async signIn(token: string): Promise<void> {
+    const client = new AdminClient(token);
+    try {
+      await client.displays();
+    } catch (error) {
+      const message = error instanceof AdminApiError && error.status === 401 ? 'That token is not the admin token.' : this.words(error);
+      element('sign-in-error').textContent = message;
+      element('sign-in-error').hidden = false;
+      sessionStorage.removeItem(TOKEN_KEY);
+      return;
+    }
+    sessionStorage.setItem(TOKEN_KEY, token);
+    this.client = client;
+    element('sign-in').hidden = true;
+    element('sign-in-error').hidden = true;
+    element('console').hidden = false;
+    element('sign-out').hidden = false;
+    await this.refreshAll();
+    // Polled: displays, sessions and pins each time; the audit log while its newest page is shown.
+    this.timer = window.setInterval(() => {
+      void Promise.all([this.refreshLive(), this.refreshPins(), this.auditBefore === undefined ? this.refreshAudit() : Promise.resolve()]);
+    }, POLL_MS);
+  }
+
+  private signOut(): void {
+    sessionStorage.removeItem(TOKEN_KEY);
+    window.clearInterval(this.timer);
+    this.client = undefined;
+    element('console').hidden = true;
+    element('sign-out').hidden = true;
+    element('sign-in').hidden = false;
+    element<HTMLInputElement>('token').value = '';
+    element('token').focus();
+    this.say('Signed out.');
+  }
+
+  private say(text: string, tone: 'info' | 'error' = 'info'): void {
+    const status = element('status');
+    status.textContent = text;
+    status.dataset.tone = tone;
+  }
+
+  private words(error: unknown): string {
+    if (error instanceof AdminApiError) {
+      if (error.status === 401) { this.signOut(); return 'The admin token is no longer accepted: sign in again.'; }
+      return error.message;
+    }
+    return `The gateway did not answer (${error instanceof Error ? error.message : String(error)}).`;
+  }
+
+  /** Runs an action, says how it went, refreshes what it changed. */
+  private async act(what: string, action: () => Promise<unknown>): Promise<void> {
+    try {
+      await action();
+      this.say(what);
+    } catch (error) {
+      this.say(this.words(error), 'error');
+    }
+    await this.refreshAll();
+  }
+
+  private async refreshAll(): Promise<void> {
+    await Promise.all([this.refreshLive(), this.refreshPins(), this.refreshAudit()]);
+  }
+
+  private async refreshLive(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    try {
+      const [{ displays }, { sessions }] = await Promise.all([client.displays(), client.sessions()]);
+      this.displays = displays;
+      this.renderDisplays(displays);
+      this.renderSessions(sessions);
+      if (element('status').dataset.tone === 'error' && element('status').textContent.startsWith('The gateway did not answer')) this.say('Connected again.');
+    } catch (error) {
+      this.say(this.words(error), 'error');
+    }
+  }
+
+  private async refreshPins(): Promise<void> {
+    if (!this.client) return;
+    try {
+      this.renderPins((await this.client.pins()).pins);
+    } catch (error) {
+      this.say(this.words(error), 'error');
+    }
+  }
+
+  private async refreshAudit(): Promise<void> {
+    if (!this.client) return;
+    try {
+      const page = await this.client.audit(this.auditBefore);
+      this.auditNext = page.next;
+      this.renderAudit(page.entries);
+    } catch (error) {
+      this.say(this.words(error), 'error');
+    }
+  }
+
+  private renderDisplays(displays: DisplayView[]): void {
+    fill(element('displays').querySelector('tbody') ?? element('displays'), displays.map((display) => {
+      const row = document.createElement('tr');
+      const online = display.online ? (display.sessionId ? state('showing a presentation', 'ok') : state('online', 'ok')) : state('offline', 'idle');
+      const stateCell = document.createElement('td');
+      stateCell.append(online);
+      const actions = document.createElement('td');
+      actions.className = 'actions';
+      if (display.managedBy === 'api') {
+        actions.append(
+          button('Edit', () => this.editDisplay(display), 'quiet', `Edit ${display.name}`),
+          button('New token', () => { void this.rotate(display); }, 'quiet', `New token for ${display.name}`),
+          button('Delete', () => { void this.deleteDisplay(display); }, 'danger', `Delete ${display.name}`),
+        );
+      } else {
+        actions.textContent = 'edit in the configuration file';
+        actions.classList.add('hint');
+      }
+      row.append(cell(display.name), cell(display.id), cell(display.location ?? ''), stateCell, cell(display.managedBy === 'api' ? 'this page' : 'configuration'), actions);
+      return row;
+    }));
+  }
+
+  private renderSessions(sessions: SessionView[]): void {
+    const names = new Map(this.displays.map((display) => [display.id, display.name]));
+    element('sessions-empty').hidden = sessions.length > 0;
+    fill(element('sessions').querySelector('tbody') ?? element('sessions'), sessions.map((session) => {
+      const row = document.createElement('tr');
+      const tone = session.state === 'active' ? 'ok' : 'warn';
+      const words = session.state === 'active' ? 'relaying' : session.state === 'claimed' ? 'connecting' : 'waiting for the display';
+      const stateCell = document.createElement('td');
+      stateCell.append(state(words, tone));
+      const by = session.requestedBy ? ` (${session.requestedBy.kind}${session.requestedBy.address ? ` ${session.requestedBy.address}` : ''})` : '';
+      const bytes = session.stats ? `${formatBytes(session.stats.bytesToDisplay + session.stats.bytesToServer)} · ${formatBytes(session.stats.bytesPerSecond)}/s` : '—';
+      const actions = document.createElement('td');
+      actions.className = 'actions';
+      actions.append(button('End', () => { void this.endSession(session, names.get(session.displayId) ?? session.displayId); }, 'danger', `End the session on ${names.get(session.displayId) ?? session.displayId}`));
+      row.append(
+        cell(names.get(session.displayId) ?? session.displayId), cell(`${session.presenter}${by}`), stateCell,
+        cell(formatDuration(session.durationMs), 'num'), cell(bytes, 'num'), cell(session.stats ? String(session.stats.framesPerSecond) : '—', 'num'), actions,
+      );
+      return row;
+    }));
+  }
+
+  private renderPins(pins: PinView[]): void {
+    element('pins-empty').hidden = pins.length > 0;
+    fill(element('pins').querySelector('tbody') ?? element('pins'), pins.map((pin) => {
+      const row = document.createElement('tr');
+      const pinned = cell(shortFingerprint(pin.fingerprint));
+      pinned.title = pin.fingerprint;
+      const changed = pin.changed ? cell(`${shortFingerprint(pin.changed.seen)} (${formatTime(pin.changed.at)})`, 'changed') : cell('');
+      if (pin.changed) changed.title = pin.changed.seen;
+      const actions = document.createElement('td');
+      actions.className = 'actions';
+      actions.append(button(pin.changed ? 'Accept the new certificate' : 'Forget', () => { void this.clearPin(pin); }, pin.changed ? 'danger' : 'quiet', `Clear the pin of ${pin.key}`));
+      row.append(cell(pin.key), pinned, changed, actions);
+      return row;
+    }));
+  }
+
+  private renderAudit(entries: AuditView[]): void {
+    element<HTMLButtonElement>('audit-older').disabled = this.auditNext === undefined;
+    element<HTMLButtonElement>('audit-newest').disabled = this.auditBefore === undefined;
+    fill(element('audit').querySelector('tbody') ?? element('audit'), entries.map((entry) => {
+      const row = document.createElement('tr');
+      row.append(cell(formatTime(entry.at)), cell(entry.actor), cell(actionWord(entry.action)), cell(entry.displayId ?? ''), cell(detailText(entry.detail)));
+      return row;
+    }));
+  }
+
+  private editDisplay(display: DisplayView): void {
+    this.editing = display.id;
+    const form = element<HTMLFormElement>('display-form');
+    (form.elements.namedItem('name') as HTMLInputElement).value = display.name;
+    (form.elements.namedItem('location') as HTMLInputElement).value = display.location ?? '';
+    element('display-id-field').hidden = true;
+    element('display-form-title').textContent = `Edit ${display.name}`;
+    element('display-submit').textContent = 'Save changes';
+    element('display-cancel').hidden = false;
+    (form.elements.namedItem('name') as HTMLInputElement).focus();
+  }
+
+  private resetDisplayForm(): void {
+    this.editing = undefined;
+    element<HTMLFormElement>('display-form').reset();
+    element('display-id-field').hidden = false;
+    element('display-form-title').textContent = 'Add a display';
+    element('display-submit').textContent = 'Add display';
+    element('display-cancel').hidden = true;
+  }
+
+  private async saveDisplay(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const form = element<HTMLFormElement>('display-form');
+    const value = (name: string): string => (form.elements.namedItem(name) as HTMLInputElement).value.trim();
+    const editing = this.editing;
+    if (editing) {
+      await this.act(`Saved ${value('name')}.`, () => client.updateDisplay(editing, { name: value('name'), location: value('location') }));
+      this.resetDisplayForm();
+      return;
+    }
+    try {
+      const created = await client.createDisplay({ name: value('name'), ...(value('location') ? { location: value('location') } : {}), ...(value('id') ? { id: value('id') } : {}) });
+      this.showSecret(`Display “${created.display.name}” added. Its token is shown only now: open this address on the display (it keeps the token and removes it from the address bar).`, created.display.id, created.token);
+      this.resetDisplayForm();
+      this.say(`Added ${created.display.name}.`);
+    } catch (error) {
+      this.say(this.words(error), 'error');
+    }
+    await this.refreshAll();
+  }
+
+  private showSecret(text: string, displayId: string, token: string): void {
+    element('secret-text').textContent = text;
+    element('secret-url').textContent = `${location.origin}/display/${encodeURIComponent(displayId)}#token=${encodeURIComponent(token)}`;
+    element('secret').hidden = false;
+    element('secret-done').focus();
+  }
+
+  private async rotate(display: DisplayView): Promise<void> {
+    const client = this.client;
+    if (!client || !confirm(`Give ${display.name} a new token? The display disconnects until it is opened with the new address.`)) return;
+    try {
+      const { token } = await client.rotateToken(display.id);
+      this.showSecret(`${display.name} has a new token, shown only now. Open this address on the display:`, display.id, token);
+      this.say(`New token for ${display.name}.`);
+    } catch (error) {
+      this.say(this.words(error), 'error');
+    }
+    await this.refreshAll();
+  }
+
+  private async deleteDisplay(display: DisplayView): Promise<void> {
+    const client = this.client;
+    if (!client || !confirm(`Delete ${display.name}? Its presentation stops and its token stops working.`)) return;
+    await this.act(`Deleted ${display.name}.`, () => client.deleteDisplay(display.id));
+  }
+
+  private async endSession(session: SessionView, displayName: string): Promise<void> {
+    const client = this.client;
+    if (!client || !confirm(`End the presentation on ${displayName}?`)) return;
+    await this.act(`Ended the session on ${displayName}.`, () => client.endSession(session.sessionId));
+  }
+
+  private async clearPin(pin: PinView): Promise<void> {
+    const client = this.client;
+    const question = pin.changed
+      ? `Accept the new certificate of ${pin.key}? Only do this if you know the presenter's computer really got a new certificate.`
+      : `Forget the pin of ${pin.key}? Its next session pins whatever certificate it shows.`;
+    if (!client || !confirm(question)) return;
+    await this.act(`Cleared the pin of ${pin.key}.`, () => client.clearPin(pin.key));
+  }
+}
+
+new AdminPage().start();
