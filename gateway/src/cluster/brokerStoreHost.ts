@@ -36,6 +36,8 @@ export async function releaseWorker(store: BrokerStore, holdings: WorkerHoldings
     const record = await store.getSession(sessionId);
     if (!record || record.state === 'ended') continue;
     await store.updateSession(sessionId, { state: 'ended', endedAt: now(), endReason: 'worker-lost' });
+    // Its booking too, at once: the display is free for its resume or next projection, not in 3 s when the lease lapses.
+    await store.releaseDisplay(record.displayId, sessionId);
     publish({ kind: 'session-ended', displayId: record.displayId, sessionId });
     sessionsEnded += 1;
   }
