@@ -3,7 +3,9 @@
 // and from the gateway's own /metrics (behind its token) the event loop's
 // active resources by type (sockets, and the timers that keep the loop
 // alive), every timer when the gateway runs its timer census (unref'd ones
-// too: the gateway unrefs all of its own), heap in use and sessions.
+// too: the gateway unrefs all of its own), heap and external memory (so RSS
+// growth can be told apart: JavaScript heap, Buffers, or native memory) and
+// sessions.
 import { readdirSync, readFileSync } from 'node:fs';
 import { descendantsOf } from './processTreeUsage.js';
 import { metricsText } from './gatewayAdmin.js';
@@ -18,6 +20,10 @@ export interface GatewaySample {
   /** Every timer alive, unref'd ones too (the gateway's diagnostics.timerCensus); undefined without it. */
   timers: number | undefined;
   heapUsedBytes: number | undefined;
+  /** V8's committed heap: what the JavaScript heap holds of the RSS. */
+  heapTotalBytes: number | undefined;
+  /** Memory V8 does not own but tracks (Buffers, ArrayBuffers): the relay's data in flight. */
+  externalBytes: number | undefined;
   sessionsActive: number | undefined;
   displaysOnline: number | undefined;
 }
@@ -45,6 +51,8 @@ export async function sampleGateway(rootPid: number, httpUrl: string, token: str
     resources: byLabel(metrics, 'nodejs_active_resources', 'type'),
     timers: metrics.get('lanterna_debug_timers'),
     heapUsedBytes: metrics.get('nodejs_heap_size_used_bytes'),
+    heapTotalBytes: metrics.get('nodejs_heap_size_total_bytes'),
+    externalBytes: metrics.get('nodejs_external_memory_bytes'),
     sessionsActive: metrics.get('lanterna_sessions_active'),
     displaysOnline: metrics.get('lanterna_displays_online'),
   };

@@ -1,10 +1,14 @@
 // The soak section of the report: the verdicts, the figures they rest on,
 // p99 per block of minutes, and every minute's sample.
 import type { SoakResult } from './soakRun.js';
+import type { GatewaySample } from './gatewaySampler.js';
 import { table } from './markdownTable.js';
 
 const yes = (value: boolean): string => (value ? 'yes' : '**no**');
 const mb = (bytes: number | undefined): string => (bytes === undefined ? '–' : (bytes / 1024 / 1024).toFixed(1));
+/** What neither V8's heap nor its tracked external memory explains: code, stacks, OpenSSL's and other native allocations. */
+const nativeMb = (sample: GatewaySample): string =>
+  sample.heapTotalBytes === undefined || sample.externalBytes === undefined ? '–' : mb(sample.rssBytes - sample.heapTotalBytes - sample.externalBytes);
 
 export function soakMarkdown(soak: SoakResult): string {
   const out: string[] = [];
@@ -32,8 +36,9 @@ export function soakMarkdown(soak: SoakResult): string {
   out.push('');
   out.push('<details><summary>every minute</summary>');
   out.push('');
-  out.push(table(['minute', 'RSS MB', 'heap MB', 'fds', 'timers', 'TCP sockets', 'sessions', 'displays online', 'relaying', 'p99 ms', 'max ms', 'failures', 'losses', 'churned', 'fleet CPU', 'load avg'],
-    soak.minutes.map((minute) => [minute.minute, mb(minute.gateway.rssBytes), mb(minute.gateway.heapUsedBytes), minute.gateway.openFds, minute.gateway.timers ?? minute.gateway.resources.Timeout ?? 0,
+  out.push(table(['minute', 'RSS MB', 'heap used MB', 'heap committed MB', 'external MB', 'rest of RSS MB', 'fds', 'timers', 'TCP sockets', 'sessions', 'displays online', 'relaying', 'p99 ms', 'max ms', 'failures', 'losses', 'churned', 'fleet CPU', 'load avg'],
+    soak.minutes.map((minute) => [minute.minute, mb(minute.gateway.rssBytes), mb(minute.gateway.heapUsedBytes), mb(minute.gateway.heapTotalBytes),
+      mb(minute.gateway.externalBytes), nativeMb(minute.gateway), minute.gateway.openFds, minute.gateway.timers ?? minute.gateway.resources.Timeout ?? 0,
       minute.gateway.resources.TCPSocketWrap ?? 0, minute.gateway.sessionsActive ?? '–', minute.gateway.displaysOnline ?? '–', minute.relaying,
       minute.latency.p99Ms, minute.latency.maxMs, minute.failures, minute.losses, minute.churned, minute.fleetCpuCores, minute.loadAverage])));
   out.push('');
