@@ -68,6 +68,9 @@ export class PacedConnection {
     this.timeout = setTimeout(this.tick, delayMs);
   }
 
+  /** When the next send is due (performance.now() ms): the connection's timeline, whatever the loop's delays. */
+  nextSendAt(): number { return this.nextAt; }
+
   outstanding(): number { return this.timer.outstanding(); }
 
   oldestOutstandingNs(now: number): number { return this.timer.oldestOutstandingNs(now); }
