@@ -211,6 +211,9 @@ static void* lt_session_main(void* arg)
 		              (int)context->gdi->height, 0, 0);
 		lt_run_event_loop(lt);
 	}
+	/* a stop asked for by the page: tell the server, from the thread that owns the transport */
+	if (atomic_load(&lt->stopRequested))
+		(void)freerdp_abort_connect_context(context);
 	UINT32 lastError = freerdp_get_last_error(context);
 	if ((lt->layerConnects > 1) && (lt->layerCloseError != FREERDP_ERROR_SUCCESS))
 		lastError = lt->layerCloseError; /* what failed, not the refused retry */
@@ -234,9 +237,13 @@ BOOL lt_session_start(LtContext* lt)
 	return lt->threadStarted;
 }
 
+/* Called on the page's thread. It only raises flags and events: the session
+ * thread owns the transport, and freerdp_abort_connect_context writes the
+ * disconnect ultimatum through it, which raced the thread's own teardown
+ * (a trap calling the freed transport layer's function pointer). */
 void lt_session_stop(LtContext* lt)
 {
 	atomic_store(&lt->stopRequested, 1);
-	(void)freerdp_abort_connect_context(&lt->common.context);
+	(void)SetEvent(freerdp_abort_event(&lt->common.context));
 	(void)SetEvent(lt->frameAck);
 }
