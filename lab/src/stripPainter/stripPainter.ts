@@ -58,7 +58,7 @@ export async function startStripPainter(display: string, options: StripPainterOp
         await x.sync();
         frames += 1;
         const wait = frameMs - (now() - started);
-        if (wait > 0 && !stopping.signal.aborted) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       }
     } finally {
       x.close();
