@@ -40,10 +40,12 @@ export async function startGlassToGlassSession(options: {
   codec: ServerCodec;
   webgl?: WebGlBackend;
   gpuSync?: boolean;
+  /** More of the display URL's query (e.g. "hud=1"). */
+  query?: string;
 }): Promise<GlassToGlassSession> {
   const { codec } = options;
   const shadow = await options.lab.shadowServer({ display: options.display, auth: 'tls', gfx: codec.gfx, extraArgs: codec.serverArgs });
-  const query = [codec.kioskCodecs !== undefined ? `codecs=${codec.kioskCodecs}` : '', options.gpuSync === true ? 'gpusync=1' : ''].filter((part) => part !== '').join('&');
+  const query = [codec.kioskCodecs !== undefined ? `codecs=${codec.kioskCodecs}` : '', options.gpuSync === true ? 'gpusync=1' : '', options.query ?? ''].filter((part) => part !== '').join('&');
   let rig: KioskRig;
   try {
     rig = await startKioskRig({ target: shadow, query, webgl: options.webgl ?? 'swiftshader' });
