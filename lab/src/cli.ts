@@ -21,8 +21,9 @@ async function startAll(lab: Lab, command: Exclude<CliCommand, { kind: 'help' }>
     return { ...details, server: 'xrdp', ...describe(server), size: `${command.width}x${command.height}` };
   }
   const display = await lab.display({ width: command.width, height: command.height });
-  await display.showScene(command.scene);
+  await display.showScene(command.scene, { timestampStrip: command.timestampStrip });
   details.display = display.name;
+  details.timestampStrip = command.timestampStrip;
   if (command.kind === 'display') return details;
   const server = await lab.shadowServer({ display, auth: command.auth, gfx: command.gfx });
   return { ...details, server: 'freerdp-shadow', auth: command.auth, gfx: command.gfx, ...describe(server) };

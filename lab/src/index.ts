@@ -1,6 +1,6 @@
 // Public API of the test lab: start real components, check readiness, clean up.
 export { Lab, LAB_ID_VARIABLE, type LabOptions, type DisplayOptions } from './lab.js';
-export type { LabDisplay } from './display/xDisplay.js';
+export type { LabDisplay, SceneOptions } from './display/xDisplay.js';
 export { captureScreen } from './display/screenshot.js';
 export type { SceneName } from './scenes/scenePlan.js';
 export { SCENE_NAMES } from './scenes/scenePlan.js';

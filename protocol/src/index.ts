@@ -119,3 +119,17 @@ export {
   type PresenterErrorCode,
   type PresenterErrorEntry,
 } from './presenterErrors.js';
+export {
+  msSinceStamp,
+  readTimestampStrip,
+  stripCells,
+  stripChecksum,
+  stripStamp,
+  stripWhiteRects,
+  TIMESTAMP_STRIP,
+  TIMESTAMP_STRIP_CELL_ROW,
+  TIMESTAMP_STRIP_CELLS,
+  touchesTimestampStrip,
+  type StripFrame,
+  type StripRect,
+} from './timestampStrip.js';

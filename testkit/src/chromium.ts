@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const chromiumPath = process.env.LANTERNA_CHROMIUM ?? '/usr/bin/chromium';
 
-export const baseFlags = [
+const commonFlags = [
   '--no-sandbox',
   '--disable-background-networking',
   '--disable-component-update',
@@ -12,12 +12,25 @@ export const baseFlags = [
   '--no-first-run',
   '--disable-quic',
   '--no-default-browser-check',
-  '--use-angle=swiftshader',
-  '--enable-unsafe-swiftshader',
 ];
 
-export async function launchChromium(extraFlags: readonly string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath, headless: true, args: [...baseFlags, ...extraFlags], timeout: 30_000 });
+/**
+ * Where WebGL2 runs: 'swiftshader' (ANGLE's CPU rasteriser, the only GL on a
+ * machine without a GPU) or 'gpu' (ANGLE's default backend on the machine's
+ * GPU, the blocklist ignored so a headless server GPU is used at all).
+ */
+export type WebGlBackend = 'swiftshader' | 'gpu';
+
+export const webGlFlags: Readonly<Record<WebGlBackend, readonly string[]>> = {
+  swiftshader: ['--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  gpu: ['--ignore-gpu-blocklist', '--enable-gpu-rasterization'],
+};
+
+export const baseFlags = [...commonFlags, ...webGlFlags.swiftshader];
+
+export async function launchChromium(extraFlags: readonly string[] = [], options: { webgl?: WebGlBackend } = {}): Promise<Browser> {
+  const args = [...commonFlags, ...webGlFlags[options.webgl ?? 'swiftshader'], ...extraFlags];
+  return chromium.launch({ executablePath: chromiumPath, headless: true, args, timeout: 30_000 });
 }
 
 export interface WatchedPage {

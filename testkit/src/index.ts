@@ -17,7 +17,7 @@ export { startNativeClientBridge, type BridgeOptions, type BridgeObservation } f
 export { readOneTpkt } from './socketPdu.js';
 
 // Page tests: Chromium, the built pages served with the gateway's headers, pixels.
-export { launchChromium, openWatchedPage, chromiumPath, baseFlags, type WatchedPage } from './chromium.js';
+export { launchChromium, openWatchedPage, chromiumPath, baseFlags, webGlFlags, type WatchedPage, type WebGlBackend } from './chromium.js';
 export { startStaticServer, isolationHeaders, type StaticServer } from './staticServer.js';
 export { publicDir, labDir } from './webDist.js';
 export { firstPixelDifference } from './pixelCompare.js';

@@ -2,7 +2,7 @@
 // temporary profile per launch), watched for console errors, uncaught
 // exceptions and main-thread long tasks.
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openWatchedPage } from '@lanterna/testkit';
+import { launchChromium, openWatchedPage, type WebGlBackend } from '@lanterna/testkit';
 
 export interface KioskBrowser {
   readonly browser: Browser;
@@ -13,8 +13,8 @@ export interface KioskBrowser {
 }
 
 /** Opens `url` at exactly `width`×`height` CSS pixels with device pixel ratio 1. */
-export async function openKiosk(url: string, width: number, height: number): Promise<KioskBrowser> {
-  const browser = await launchChromium();
+export async function openKiosk(url: string, width: number, height: number, webgl: WebGlBackend = 'swiftshader'): Promise<KioskBrowser> {
+  const browser = await launchChromium([], { webgl });
   try {
     const { page, problems } = await openWatchedPage(browser, { width, height });
     // Long tasks are recorded from the first script on, before the page's own code runs.

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import type { RgbImage } from '@lanterna/lab';
-import { publicDir, startTestGateway, type TestGateway } from '@lanterna/testkit';
+import { publicDir, startTestGateway, type TestGateway, type WebGlBackend } from '@lanterna/testkit';
 import { openKiosk, type KioskBrowser } from './kioskBrowser.js';
 import { pageScreenshot } from './pageScreenshot.js';
 
@@ -26,6 +26,8 @@ export interface KioskRigOptions {
   readonly query?: string;
   /** A fixed gateway port, so a test can restart the gateway where the page expects it. */
   readonly gatewayPort?: number;
+  /** Where the page's WebGL2 runs (default SwiftShader, the only GL without a GPU). */
+  readonly webgl?: WebGlBackend;
 }
 
 export interface KioskRig {
@@ -68,7 +70,7 @@ export async function startKioskRig(options: KioskRigOptions): Promise<KioskRig>
   let kiosk: KioskBrowser;
   try {
     const query = options.query ? `?${options.query}` : '';
-    kiosk = await openKiosk(`${gateway.httpUrl}/display/${displayId}${query}#token=${token}`, width, height);
+    kiosk = await openKiosk(`${gateway.httpUrl}/display/${displayId}${query}#token=${token}`, width, height, options.webgl);
   } catch (error) {
     await gateway.close();
     throw error;

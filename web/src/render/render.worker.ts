@@ -7,6 +7,7 @@ import { RecoveringRenderer } from './recoveringRenderer.js';
 import type { Renderer } from './renderer.js';
 import type { RenderStats } from './renderStats.js';
 import type { RenderWorkerReply, RenderWorkerRequest } from './renderWorkerProtocol.js';
+import { StripLatencyProbe } from './stripLatencyProbe.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -15,11 +16,17 @@ let presentScheduled = false;
 /** The oldest receivedAt among frames uploaded since the last present. */
 let oldestReceivedAt: number | null = null;
 
+const stripProbe = new StripLatencyProbe();
+
+/** Called as the renderer reports a finished present: the latencies it ends. */
 function withLatency(stats: RenderStats): RenderStats {
-  if (oldestReceivedAt === null) return stats;
-  const receiveToDrawMs = performance.timeOrigin + performance.now() - oldestReceivedAt;
+  const now = performance.timeOrigin + performance.now();
+  const strip = stripProbe.onPresent(now);
+  const withStrip = strip ? { ...stats, strip } : stats;
+  if (oldestReceivedAt === null) return withStrip;
+  const receiveToDrawMs = now - oldestReceivedAt;
   oldestReceivedAt = null;
-  return { ...stats, receiveToDrawMs };
+  return { ...withStrip, receiveToDrawMs };
 }
 
 function reply(message: RenderWorkerReply, port?: MessagePort): void {
@@ -60,11 +67,14 @@ function handle(message: RenderWorkerRequest, from?: MessagePort): void {
       break;
     case 'desktop-size':
       renderer.setDesktopSize(message.width, message.height);
+      stripProbe.setDesktopSize(message.width, message.height);
       schedulePresent();
       break;
     case 'frame':
       if (message.receivedAt !== undefined) oldestReceivedAt = Math.min(oldestReceivedAt ?? Infinity, message.receivedAt);
       renderer.update(message);
+      // before the pixels go back to the decoder
+      stripProbe.onFrame(message);
       reply({ type: 'frame-consumed', id: message.id }, from);
       if (message.presentNow === true) renderer.present();
       else schedulePresent();

@@ -18,6 +18,14 @@ export interface RenderStats {
   readonly copiedBytes: number;
   /** From the first input of the oldest frame in this present reaching the session worker to the draw (ms), when known. */
   readonly receiveToDrawMs?: number;
+  /**
+   * Glass-to-glass, when the picture carries the timestamp strip and this
+   * present showed a new stamp: presenter screen → the end of this present
+   * (draw calls issued; the GPU's work and the compositor's frame follow,
+   * unless `syncTiming` made the renderer wait for the GPU). One per distinct
+   * stamp, so these per second are frames shown per second.
+   */
+  readonly strip?: { readonly stamp: number; readonly latencyMs: number };
 }
 
 /** Collects upload costs between two presents. */

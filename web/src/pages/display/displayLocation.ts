@@ -1,5 +1,5 @@
 // What the display page learns from its URL: /display/<id>#token=…&…, plus
-// ?hud=1, ?renderer=canvas2d, and the display's own limits on what the RDP
+// ?hud=1, ?renderer=canvas2d, ?gpusync=1, and the display's own limits on what the RDP
 // client advertises: ?gfx=0 (no graphics pipeline) and ?codecs=planar,remotefx
 // (e.g. lossless only, for pixel-exact signage or tests). The token moves to localStorage and out of
 // the address bar, so a reload still works and the token is not left on show.
@@ -9,6 +9,8 @@ export interface DisplayLocation {
   readonly token: string | null;
   readonly hud: boolean;
   readonly preferCanvas2D: boolean;
+  /** ?gpusync=1: the renderer waits for the GPU after uploads and draws, so a present's end includes the GPU's draw (benchmarks). */
+  readonly gpuSync: boolean;
   /** Engine settings this display imposes (RdpSessionSettings.extra). */
   readonly engineOptions: Readonly<Record<string, unknown>>;
 }
@@ -43,6 +45,7 @@ export function readDisplayLocation(location: Location, storage: Storage, histor
     token: storage.getItem(tokenStorageKey(displayId)),
     hud: query.get('hud') === '1',
     preferCanvas2D: query.get('renderer') === 'canvas2d',
+    gpuSync: query.get('gpusync') === '1',
     engineOptions: engineOptionsFrom(query),
   };
 }

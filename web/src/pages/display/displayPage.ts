@@ -31,7 +31,7 @@ function devicePixels(): { width: number; height: number } {
 const initial = devicePixels();
 screen.canvas.width = initial.width;
 screen.canvas.height = initial.height;
-const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.js', import.meta.url), { preferCanvas2D: place.preferCanvas2D }, {
+const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.js', import.meta.url), { preferCanvas2D: place.preferCanvas2D, syncTiming: place.gpuSync }, {
   onready: (kind, warning) => {
     hud.setRenderer(kind);
     showRendererWarning(screen.banners, warning);

@@ -1,9 +1,15 @@
 // The heads-up display of live figures (toggled with "h" or ?hud=1). Counters
 // accumulate between one-second ticks; the HUD shows rates and averages.
-// Latency is what the display can know: half the round trip to the gateway
-// (ping/pong on the data socket) plus the time from a frame's first bytes
-// reaching the session worker to the draw that shows it. The server's own
-// delay and the server-to-gateway leg are not visible from here.
+// Latency, and the HUD says which kind it shows:
+// - "strip": measured glass-to-glass, when the presenter's screen carries the
+//   timestamp strip (the lab's scenes with it on): presenter screen → the end
+//   of the present that shows the stamp, the mean over the last second; beside
+//   it the distinct stamps drawn per second (frames shown).
+// - "estimate" otherwise: what the display can know — half the round trip to
+//   the gateway (ping/pong on the data socket) plus the time from a frame's
+//   first bytes reaching the session worker to the draw that shows it. The
+//   server's own capture and encode and the server-to-gateway leg are not
+//   visible from here, so it is a lower bound.
 import type { RenderStats } from '../../render/renderStats.js';
 
 export interface TrafficSource {
@@ -22,6 +28,8 @@ export class Hud {
   private latencyMs: number | null = null;
   private receiveToDrawMs = 0;
   private timedFrames = 0;
+  private stripLatencyMs = 0;
+  private stripFrames = 0;
   private roundTripMs: number | null = null;
   private lastBytes = 0;
   private lastPdus = 0;
@@ -41,6 +49,7 @@ export class Hud {
       ['bytes', 'bytes/s'],
       ['pdus', 'PDUs/s'],
       ['latency', 'latency'],
+      ['shown', 'frames shown/s'],
       ['rtt', 'gateway RTT'],
       ['renderer', 'renderer'],
     ] as const) {
@@ -80,6 +89,10 @@ export class Hud {
       this.receiveToDrawMs += stats.receiveToDrawMs;
       this.timedFrames += 1;
     }
+    if (stats.strip) {
+      this.stripLatencyMs += stats.strip.latencyMs;
+      this.stripFrames += 1;
+    }
     this.uploadMs += stats.uploadMs;
     this.drawMs += stats.drawMs;
   }
@@ -100,6 +113,7 @@ export class Hud {
     this.set('draw', this.frames > 0 ? (this.drawMs / this.frames).toFixed(1) : '—');
     this.set('decode', this.decodes > 0 ? (this.decodeMs / this.decodes).toFixed(1) : '—');
     this.set('latency', this.latencyText());
+    this.set('shown', this.stripFrames > 0 ? `${this.stripFrames} (strip)` : '—');
     this.set('rtt', this.roundTripMs === null ? '—' : `${this.roundTripMs.toFixed(1)} ms`);
     if (this.traffic) {
       this.set('bytes', formatBytes(this.traffic.bytesIn - this.lastBytes));
@@ -118,13 +132,16 @@ export class Hud {
     this.decodes = 0;
     this.receiveToDrawMs = 0;
     this.timedFrames = 0;
+    this.stripLatencyMs = 0;
+    this.stripFrames = 0;
   }
 
-  /** An engine's own figure wins; otherwise gateway→screen as measured here, once both halves are known. */
+  /** The strip's measurement wins; then an engine's own figure; otherwise gateway→screen as estimated here, once both halves are known. */
   private latencyText(): string {
-    if (this.latencyMs !== null) return `${this.latencyMs.toFixed(0)} ms`;
+    if (this.stripFrames > 0) return `${(this.stripLatencyMs / this.stripFrames).toFixed(0)} ms (strip)`;
+    if (this.latencyMs !== null) return `${this.latencyMs.toFixed(0)} ms (engine)`;
     if (this.timedFrames === 0 || this.roundTripMs === null) return '—';
-    return `${(this.roundTripMs / 2 + this.receiveToDrawMs / this.timedFrames).toFixed(0)} ms`;
+    return `≈${(this.roundTripMs / 2 + this.receiveToDrawMs / this.timedFrames).toFixed(0)} ms (estimate)`;
   }
 
   private set(key: string, text: string): void {

@@ -1,0 +1,130 @@
+// Benchmark (not a test): glass-to-glass latency at 1920×1080. The lab's
+// terminal, animation and reference scenes carry the timestamp strip on Xvfb;
+// FreeRDP's shadow server shares that screen with each codec it offers
+// (glassToGlassCodecs.ts); the real gateway relays it to the display page in
+// Debian's headless Chromium, whose render worker reads the strip back from
+// each frame it draws. Per scene × codec: new stamps drawn per second (frames
+// shown/s) and presenter screen → end of present latency p50/p95/p99.
+//
+//   node e2e/dist/bench/glassToGlassBench.js [--seconds 10] [--warmup 5]
+//     [--scenes terminal,animation,reference] [--codecs planar,remotefx,progressive]
+//     [--webgl swiftshader|gpu] [--gpu-sync] [--out glass-to-glass.md]
+//
+// --webgl gpu: Chromium's WebGL2 on the machine's GPU instead of SwiftShader
+// (the table's header names the renderer the page got); --gpu-sync: a present
+// ends when the GPU has drawn it (a pixel read back) instead of when its draw
+// calls are issued. Exits 1 when a cell reads no stamp at all.
+import { writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { Lab, SCENE_NAMES, type SceneName } from '@lanterna/lab';
+import type { WebGlBackend } from '@lanterna/testkit';
+import { quantile } from './benchFigures.js';
+import { selectCodecs, type ServerCodec } from './glassToGlassCodecs.js';
+import { startGlassToGlassSession } from './glassToGlassSession.js';
+
+const BENCH_SCENES: readonly SceneName[] = ['terminal', 'animation', 'reference'];
+
+interface Options {
+  seconds: number;
+  warmupSeconds: number;
+  scenes: SceneName[];
+  codecs: ServerCodec[];
+  webgl: WebGlBackend;
+  gpuSync: boolean;
+  out: string;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      seconds: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '5' },
+      scenes: { type: 'string' },
+      codecs: { type: 'string' },
+      webgl: { type: 'string', default: 'swiftshader' },
+      'gpu-sync': { type: 'boolean', default: false },
+      out: { type: 'string', default: 'glass-to-glass.md' },
+    },
+  });
+  const positive = (text: string, name: string): number => {
+    const value = Number(text);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number of seconds, got '${text}'`);
+    return value;
+  };
+  const list = (text: string | undefined): string[] | undefined => text?.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const scenes = list(values.scenes) ?? [...BENCH_SCENES];
+  const unknownScene = scenes.find((scene) => !(SCENE_NAMES as readonly string[]).includes(scene));
+  if (unknownScene !== undefined) throw new Error(`unknown scene ${unknownScene} (known: ${SCENE_NAMES.join(', ')})`);
+  if (values.webgl !== 'swiftshader' && values.webgl !== 'gpu') throw new Error(`--webgl must be swiftshader or gpu, got '${values.webgl}'`);
+  return {
+    seconds: positive(values.seconds, 'seconds'),
+    warmupSeconds: positive(values.warmup, 'warmup'),
+    scenes: scenes as SceneName[],
+    codecs: selectCodecs(list(values.codecs)),
+    webgl: values.webgl,
+    gpuSync: values['gpu-sync'],
+    out: values.out,
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+const fixed = (value: number): string => (Number.isNaN(value) ? '—' : value.toFixed(1));
+const load = (): string => loadavg().map((value) => value.toFixed(1)).join(' ');
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const rows: string[] = [];
+  let renderer = 'unknown';
+  let emptyCells = 0;
+  const loadBefore = load();
+  const lab = await Lab.create({ name: 'glass-to-glass-bench' });
+  try {
+    const display = await lab.display({ width: 1920, height: 1080 });
+    for (const scene of options.scenes) {
+      await display.showScene(scene, { timestampStrip: true });
+      for (const codec of options.codecs) {
+        const session = await startGlassToGlassSession({ lab, display, codec, webgl: options.webgl, gpuSync: options.gpuSync });
+        try {
+          renderer = await session.webglRenderer();
+          await sleep(options.warmupSeconds * 1000);
+          await session.startSampling();
+          const loadAtStart = loadavg()[0] ?? 0;
+          await sleep(options.seconds * 1000);
+          const { latencies, presents, spanMs } = await session.samples();
+          const seconds = spanMs / 1000;
+          if (latencies.length === 0) emptyCells += 1;
+          const problems = session.rig.kiosk.problems.length > 0 ? ` (page: ${session.rig.kiosk.problems.slice(0, 2).join('; ')})` : '';
+          const row = `| ${scene} | ${codec.name} | ${(latencies.length / seconds).toFixed(1)} | ${fixed(quantile(latencies, 0.5))} | ${fixed(quantile(latencies, 0.95))} | ${fixed(quantile(latencies, 0.99))} | ${latencies.length} | ${(presents / seconds).toFixed(1)} | ${loadAtStart.toFixed(1)} |${problems}`;
+          rows.push(row);
+          console.log(row);
+        } finally {
+          await session.close();
+        }
+      }
+    }
+  } finally {
+    await lab.close();
+  }
+  const header = [
+    `Glass-to-glass at 1920×1080: presenter screen (the lab's timestamp strip on Xvfb) → FreeRDP shadow server → gateway → display page (wasm FreeRDP, WebGL2 render worker) → end of present${options.gpuSync ? ' (GPU waited for)' : ' (draw calls issued)'}.`,
+    `WebGL: ${renderer}. ${options.seconds} s measured per cell after ${options.warmupSeconds} s of warm-up. ${cpus().length} CPUs; load average (1/5/15 min) before ${loadBefore}, after ${load()}.`,
+    '',
+    '| scene | codec | frames shown/s | latency p50 ms | p95 ms | p99 ms | stamps | presents/s | load at start |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  const table = [...header, ...rows, ''].join('\n');
+  await writeFile(options.out, table);
+  console.log(`\n${table}\nwritten to ${options.out}`);
+  return emptyCells > 0 ? 1 : 0;
+}
+
+main().then((code) => { process.exitCode = code; }, (error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
