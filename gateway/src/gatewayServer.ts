@@ -140,7 +140,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const webRoot = config.webRoot ?? defaultWebRoot();
   let deviceSeed: string | undefined;
   const wsd: WsdHttpDeps | undefined = config.wsd.enabled ? {
-    broker, tls: config.listen.tls, metrics, version: gatewayVersion(),
+    broker, presenters, clientAddress: (request) => request.socket.remoteAddress, tls: config.listen.tls, metrics, version: gatewayVersion(),
     deviceSeed: () => (deviceSeed ??= readDeviceSeed(config.stateDir)),
   } : undefined;
   const hosts = new HostGuard(config.listen.allowedHosts);
