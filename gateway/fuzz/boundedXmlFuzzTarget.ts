@@ -1,4 +1,6 @@
-// The bounded XML reader's fuzz invariant: any text either parses or throws
+// The fuzz invariant of the XML reader invitations (and WS-Discovery) are
+// read with, the protocol package's hardened reader over saxes (the target
+// keeps its old name, bounded-xml, and its corpus): any text either parses or throws
 // XmlError (never another exception); what parses respects the limits it was
 // read under, holds only valid names, contained none of the markup it must
 // refuse (checked by a scan that shares no code with it), and reads back the
@@ -6,7 +8,7 @@
 // under the defaults. Error messages stay short whatever the input.
 import { AssertionError } from 'node:assert';
 import type { FuzzTarget } from '@lanterna/fuzzer';
-import { DEFAULT_XML_LIMITS, parseBoundedXml, XmlError, type XmlElement, type XmlLimits } from '#assistance/boundedXml.js';
+import { DEFAULT_XML_LIMITS, parseXml, XmlError, type XmlElement, type XmlLimits } from '@lanterna/protocol/xml';
 import { forbiddenMarkup, generateXmlDocument, namesValid, sameTree, serializeXml, withinLimits } from './xmlDocuments.js';
 
 /** Messages are logged and returned to API callers: a long name or text must not come back whole. */
@@ -20,7 +22,7 @@ function check(condition: boolean, message: string): asserts condition {
 
 function read(text: string, limits: XmlLimits): XmlElement | XmlError {
   try {
-    return parseBoundedXml(text, limits);
+    return parseXml(text, limits);
   } catch (error) {
     if (!(error instanceof XmlError)) throw error;
     check(CODES.includes(error.code), `unknown XmlError code ${error.code}`);
@@ -60,7 +62,7 @@ const encoder = new TextEncoder();
 export const fuzzTarget: FuzzTarget = {
   name: 'bounded-xml',
   checks:
-    'the bounded XML reader under default and tight limits: only XmlError, with a short message in lower case; what it accepts keeps the limits, has valid names, ' +
+    'the hardened XML reader (saxes) under default and tight limits: only XmlError, with a short message in lower case; what it accepts keeps the limits, has valid names, ' +
     'holds no DTD, comment, CDATA, processing instruction or entity reference but XML\'s five and character references (an independent scan), ' +
     'serializes and reads back equal (build→parse), and reads the same under looser limits',
   maxInputBytes: 20 * 1024,

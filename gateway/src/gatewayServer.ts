@@ -26,6 +26,7 @@ import { DataChannels } from './channel/dataChannel.js';
 import { AdminApi } from './api/adminApi.js';
 import { OPENAPI_PATH, openApiDocument } from './api/openApiDocument.js';
 import { handlePresenter } from './api/presenterApi.js';
+import { TrustedProxies } from './api/trustedProxies.js';
 import { RequestRateLimiter } from './api/requestRateLimiter.js';
 import { RoomPins } from './broker/roomPins.js';
 import { StopTokens } from './broker/stopTokens.js';
@@ -115,8 +116,11 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       logger.warn({ event: 'pin-changed', changes }, "a presenter's certificate changed since it was pinned");
       broker.pinChanged(changes.map((change) => ({ ...change, at: Date.now() }))).catch((error: unknown) => logger.warn({ err: error }, 'the changed pin could not be recorded'));
     });
+  const proxies = new TrustedProxies(config.listen.trustedProxies);
+  const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
   const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins }, {
     allowedOrigins: config.listen.allowedOrigins,
+    clientAddress,
     limits: {
       requests: { capacity: config.admin.burst, refillPerSecond: config.admin.requestsPerSecond },
       failures: { capacity: config.admin.failedTokenBurst, refillPerSecond: 1 / 6 },
@@ -140,7 +144,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const webRoot = config.webRoot ?? defaultWebRoot();
   let deviceSeed: string | undefined;
   const wsd: WsdHttpDeps | undefined = config.wsd.enabled ? {
-    broker, tls: config.listen.tls, metrics, version: gatewayVersion(),
+    broker, presenters, clientAddress, tls: config.listen.tls, metrics, version: gatewayVersion(),
     deviceSeed: () => (deviceSeed ??= readDeviceSeed(config.stateDir)),
   } : undefined;
   const hosts = new HostGuard(config.listen.allowedHosts);
@@ -188,7 +192,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     }
     if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
     if (await admin.handle(request, response, url)) return;
-    if (await handlePresenter({ presenters, adminToken: identity.adminToken, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger }, request, response, path)) return;
+    if (await handlePresenter({ presenters, adminToken: identity.adminToken, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
     const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;

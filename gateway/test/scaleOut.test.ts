@@ -3,8 +3,12 @@
 // sockets and any request; a display is booked once and a session token opens
 // once across all of them; a kiosk whose gateway is killed comes back through
 // another and its projection resumes; Redis away is said, refused and survived.
+// HAProxy runs as an HTTP proxy that names the client in X-Forwarded-For and
+// the gateways trust it (listen.trustedProxies): clients behind it keep their
+// own wrong-PIN budgets, and a client's own X-Forwarded-For is ignored.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
 import {
   startRedis, startGatewayProcess, startHaproxyProcess, startFaultyPeer, startReconnectingKiosk, connectControl, openData, waitFor,
   type GatewayProcess, type RedisServer,
@@ -22,6 +26,9 @@ async function farm(t: TestContext, count: number, redis: RedisServer): Promise<
     const gateway = await startGatewayProcess({
       broker: { store: 'redis', redisUrl: redis.url, resumeGraceMs: 30_000 },
       adminToken: ADMIN, sessionSecret: SECRET,
+      // HAProxy (on this host) says who the client is; nobody else may.
+      listen: { trustedProxies: ['127.0.0.1'] },
+      roomPin: { perSource: { max: 2, windowMs: 60_000 } },
       displays: [{ id: 'room', token: TOKEN, name: 'Room 1' }, { id: 'hall', token: TOKEN, name: 'Hall' }],
       certificates: { mode: 'insecure' },
       logLevel: process.env.LANTERNA_TEST_LOG ?? 'info',
@@ -89,7 +96,7 @@ test('kill -9 of the gateway holding a kiosk: the kiosk comes back through HAPro
   t.after(() => peer.close());
   const gateways = await farm(t, 2, redis);
   // `balance source`: a kiosk's two sockets land on one gateway, as on a LAN; a dead one is skipped.
-  const haproxy = await startHaproxyProcess({ backendPorts: gateways.map((gateway) => gateway.port), balance: 'source', checkInterval: '500ms' });
+  const haproxy = await startHaproxyProcess({ backendPorts: gateways.map((gateway) => gateway.port), balance: 'source', checkInterval: '500ms', forwardFor: true });
   t.after(() => haproxy.close());
   const kiosk = startReconnectingKiosk(`ws://127.0.0.1:${haproxy.port}`, 'room', TOKEN);
   t.after(() => kiosk.close());
@@ -168,4 +175,54 @@ test('Redis stopped: /readyz and the logs say so, new projections are refused cl
   const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, 7]);
   data.socket.send(probe);
   assert.deepEqual(await data.queue.nextBinary(), probe);
+});
+
+/** A presenter's POST from a chosen local address (loopback has all of 127/8), with extra headers. */
+function presenterPost(port: number, localAddress: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: { code?: string; attemptsLeft?: number } }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({
+      host: '127.0.0.1', port, localAddress, method: 'POST', path: '/v1/displays/room/projection',
+      headers: { 'content-type': 'application/json', 'x-lanterna-presenter': '1', ...headers },
+    }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => { text += chunk; });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as { code?: string; attemptsLeft?: number } }));
+    });
+    request.once('error', reject);
+    request.end(JSON.stringify(body));
+  });
+}
+
+test('behind HAProxy (X-Forwarded-For, trusted): two clients get separate wrong-PIN budgets across both gateways; a client\'s own X-Forwarded-For is ignored', { timeout: 90_000 }, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.close());
+  const gateways = await farm(t, 2, redis);
+  const [a] = gateways;
+  assert.ok(a);
+  const haproxy = await startHaproxyProcess({ backendPorts: gateways.map((gateway) => gateway.port), balance: 'roundrobin', forwardFor: true });
+  t.after(() => haproxy.close());
+  const control = await connectControl(ws(a), 'room', TOKEN, undefined, { features: ['room'] });
+  t.after(() => control.close());
+  const { pin } = await control.next('room') as { pin: string };
+  const wrong = { target: { host: '127.0.0.1', port: 3389 }, pin: pin === '000000' ? '000001' : '000000' };
+
+  // Round robin: the two tries of one client land on different gateways; the budget is the farm's (Redis).
+  const first = await presenterPost(haproxy.port, '127.0.0.2', wrong);
+  assert.deepEqual([first.status, first.body.code, first.body.attemptsLeft], [403, 'pin-wrong', 1]);
+  const second = await presenterPost(haproxy.port, '127.0.0.2', wrong);
+  assert.deepEqual([second.status, second.body.code], [429, 'pin-locked'], 'the second wrong PIN from 127.0.0.2 spends its budget');
+  const other = await presenterPost(haproxy.port, '127.0.0.3', wrong);
+  assert.deepEqual([other.status, other.body.code, other.body.attemptsLeft], [403, 'pin-wrong', 1], 'another client behind the same proxy has its own budget');
+
+  // Straight to a gateway from an address it does not trust: its X-Forwarded-For changes nothing.
+  const forged = await presenterPost(a.port, '127.0.0.2', wrong, { 'x-forwarded-for': '192.0.2.77' });
+  assert.deepEqual([forged.status, forged.body.code], [429, 'pin-locked'], 'still counted as 127.0.0.2');
+  // And a forged hop sent through the proxy is not reached: HAProxy appends the real client, which is read first.
+  const prepended = await presenterPost(haproxy.port, '127.0.0.2', wrong, { 'x-forwarded-for': '192.0.2.78' });
+  assert.deepEqual([prepended.status, prepended.body.code], [429, 'pin-locked']);
+
+  const { entries } = await (await fetch(`${a.httpUrl}/v1/admin/audit`, { headers: admin })).json() as { entries: { actor: string; action: string; detail?: { code?: string } }[] };
+  const actors = new Set(entries.filter((entry) => entry.action === 'projection-refused').map((entry) => entry.actor));
+  assert.deepEqual([...actors].sort(), ['presenter@127.0.0.2', 'presenter@127.0.0.3'], 'the audit log names the clients, not the proxy');
 });

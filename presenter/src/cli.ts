@@ -6,11 +6,15 @@
 //                        server), sends the projector service's Connect, and stays
 //                        until Ctrl-C or `stop`
 //   stop                 ends the presentation started by `present`
-// Exit codes: 0 done, 1 failed, 2 usage, 3 no such display, 4 refused by the
-// display, 5 display unreachable. --json prints one JSON document instead of text.
+// Every display asks for its room PIN (shown on its screen): --pin, or asked
+// for on a terminal; without either `present` stops before it starts anything.
+// Exit codes: 0 done, 1 failed, 2 usage (a PIN missing too), 3 no such display,
+// 4 refused by the display (a wrong PIN too), 5 display unreachable. --json
+// prints one JSON document instead of text.
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { hostname } from 'node:os';
+import { createInterface } from 'node:readline/promises';
 import { Command, CommanderError } from 'commander';
 import { ANONYMOUS, projectorFaultOf, type ConnectRequest, type WsdMessage } from '@lanterna/protocol/wsd';
 import { findDisplays, type FoundDisplay } from './displayFinder.js';
@@ -61,6 +65,30 @@ function localAddressToward(target: SoapTarget): Promise<string> {
   });
 }
 
+/** A person at a terminal who can be asked (not a script, not --json). */
+function canAsk(): boolean {
+  return !json && process.stdin.isTTY && process.stderr.isTTY;
+}
+
+async function askPin(display: FoundDisplay, why: string): Promise<string> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return (await prompt.question(`${why}Room PIN shown on "${display.name}": `)).trim();
+  } finally {
+    prompt.close();
+  }
+}
+
+/** The PIN from --pin, or asked for; without either, a usage error that says where the PIN is. */
+async function roomPin(display: FoundDisplay, given: string | undefined): Promise<string> {
+  if (given !== undefined && given.trim() !== '') return given.trim();
+  if (canAsk()) {
+    const typed = await askPin(display, '');
+    if (typed !== '') return typed;
+  }
+  throw new PresenterError(EXIT.usage, `"${display.name}" asks for its room PIN: read it off the display and run again with --pin <PIN>`, 'pin-required');
+}
+
 function refused(answer: WsdMessage): never {
   if (answer.kind === 'fault') {
     throw new PresenterError(EXIT.refused, `the display refused: ${answer.fault.reason}`, projectorFaultOf(answer.fault) ?? 'refused');
@@ -75,6 +103,8 @@ async function present(wanted: string, options: PresentOptions): Promise<void> {
   const running = readCurrent(stateDir);
   if (running && isAlive(running.pid)) throw new PresenterError(EXIT.usage, `already presenting on "${running.display}" (run lanterna-present stop first)`, 'already-presenting');
   const display = choose(await findDisplays({ timeoutMs: Number(options.timeout), interfaceName: options.interface, stateDir }), wanted);
+  // Asked before anything starts: nothing to undo when it is missing.
+  const pin = await roomPin(display, options.pin);
   let shadow: ShadowServer | undefined;
   let request: ConnectRequest;
   if (options.target) {
@@ -82,18 +112,29 @@ async function present(wanted: string, options: PresentOptions): Promise<void> {
     request = {
       target: { host, port: Number(port), name: host },
       credentials: options.user ? { username: options.user, password: options.password ?? '', domain: options.domain } : undefined,
-      pin: options.pin, presenter: hostName(),
+      pin, presenter: hostName(),
     };
   } else {
     const host = await localAddressToward(display.projector);
     shadow = await startShadowServer({ host, port: Number(options.rdpPort), stateDir });
-    request = { target: { host, port: shadow.port, name: hostName() }, credentials: { username: shadow.username, password: shadow.password }, pin: options.pin, presenter: hostName() };
+    request = { target: { host, port: shadow.port, name: hostName() }, credentials: { username: shadow.username, password: shadow.password }, pin, presenter: hostName() };
   }
   const stopShadow = (): void => shadow?.stop();
   let answer: WsdMessage;
   try {
-    answer = await postSoap(display.projector, { kind: 'connect', header: { messageId: newId(), to: display.endpoint, replyTo: ANONYMOUS }, request }, stateDir);
-    if (answer.kind !== 'connect-response') refused(answer);
+    for (let asked = 0; ; asked++) {
+      answer = await postSoap(display.projector, { kind: 'connect', header: { messageId: newId(), to: display.endpoint, replyTo: ANONYMOUS }, request }, stateDir);
+      if (answer.kind === 'connect-response') break;
+      // A mistyped PIN at a terminal: ask again (the gateway counts every try against its limits).
+      if (answer.kind === 'fault' && projectorFaultOf(answer.fault) === 'PinWrong' && canAsk() && asked < 2) {
+        const pin = await askPin(display, `${answer.fault.reason}\n`);
+        if (pin !== '') {
+          request = { ...request, pin };
+          continue;
+        }
+      }
+      refused(answer);
+    }
   } catch (error) {
     stopShadow();
     throw error;
@@ -159,7 +200,7 @@ common(program.command('present').argument('<display>', 'display name, id or end
   .option('--user <name>', 'user name for --target')
   .option('--password <password>', 'password for --target')
   .option('--domain <domain>', 'domain for --target')
-  .option('--pin <pin>', 'the room PIN shown on the display')
+  .option('--pin <pin>', 'the room PIN shown on the display (asked for on a terminal when missing)')
   .option('--rdp-port <port>', 'port for this screen\'s RDP server', '3389')
   .action((wanted: string, _options: PresentOptions, command: Command) => present(wanted, command.optsWithGlobals<PresentOptions>()));
 program.command('stop').description('end the presentation started by present').action(() => stop());

@@ -31,10 +31,12 @@ const cliPath = (): string => fileURLToPath(import.meta.resolve('@lanterna/gatew
 export async function startGatewayProcess(config: Record<string, unknown>, options: { env?: NodeJS.ProcessEnv; port?: number } = {}): Promise<GatewayProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'lanterna-gwp-'));
   const port = options.port ?? await allocateFreePort();
+  const { listen, ...rest } = config;
   writeFileSync(join(dir, 'config.json'), JSON.stringify({
-    listen: { host: '127.0.0.1', port, tls: false }, stateDir: join(dir, 'state'), workers: 1,
+    // The listener's other settings (trustedProxies, …) join ours.
+    listen: { host: '127.0.0.1', port, tls: false, ...(typeof listen === 'object' ? listen : {}) }, stateDir: join(dir, 'state'), workers: 1,
     policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] },
-    ...config,
+    ...rest,
   }));
   const child = spawn(process.execPath, [cliPath(), '--config', join(dir, 'config.json')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   const logs: Record<string, unknown>[] = [];

@@ -10,6 +10,12 @@
 // down on the spot (`observe layer4`, `on-error mark-down`) and the retry goes
 // to another server (`option redispatch 1`) instead of waiting for the health
 // checks (two misses) to notice — the chaos run times it.
+//
+// `forwardFor` runs HAProxy as an HTTP proxy instead (`mode http`, WebSocket
+// upgrades tunnelled) that tells the gateways who the client is in
+// X-Forwarded-For (`option forwardfor`): what the gateways' per-address
+// limits need behind a balancer (they trust it through listen.trustedProxies).
+// Layer 4 stays the default for the load test: plain TCP costs the balancer less.
 
 export interface HaproxyConfigOptions {
   listenPort: number;
@@ -19,6 +25,8 @@ export interface HaproxyConfigOptions {
   balance?: 'source' | 'roundrobin';
   /** Health-check interval: `1s` by default. */
   checkInterval?: string;
+  /** HTTP mode with X-Forwarded-For (plain-HTTP gateways only: it must read the requests). */
+  forwardFor?: boolean;
 }
 
 export function haproxyConfig(options: HaproxyConfigOptions): string {
@@ -31,7 +39,9 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     '  nbthread 1',
     '',
     'defaults',
-    '  mode tcp',
+    ...(options.forwardFor
+      ? ['  mode http', '  option forwardfor', '  timeout http-request 10s', '  timeout tunnel 1h']
+      : ['  mode tcp']),
     '  timeout connect 5s',
     '  timeout client 1h',
     '  timeout server 1h',

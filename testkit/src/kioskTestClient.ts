@@ -74,10 +74,10 @@ export class MessageQueue {
 }
 
 /** Opens a display's control socket and says hello. */
-export async function connectControl(base: string, displayId: string, token: string, ca?: string): Promise<ControlSession & { queue: MessageQueue }> {
+export async function connectControl(base: string, displayId: string, token: string, ca?: string, options: { features?: readonly string[] } = {}): Promise<ControlSession & { queue: MessageQueue }> {
   const socket = await openSocket(`${base}/v1/displays/${displayId}/control`, ca);
   const queue = new MessageQueue(socket);
-  socket.send(JSON.stringify({ type: 'hello', protocol: 1, token, client: 'lanterna-test/1' }));
+  socket.send(JSON.stringify({ type: 'hello', protocol: 1, token, client: 'lanterna-test/1', ...(options.features ? { features: options.features } : {}) }));
   const welcome = await queue.nextText('welcome');
   return {
     socket, welcome, queue,

@@ -3,10 +3,13 @@
 // WS-Discovery on the test LAN's link, its kiosk page in Chromium showing the
 // demo presenter) on this side; on the other, a presenter's computer with its
 // own screen (a lab X display). There, `lanterna-present` lists the display,
-// is refused a target the policy forbids, presents its own screen through
+// is told to read the room PIN off the display when it gives none and refused
+// a wrong one, is refused a target the policy forbids (the PIN stays), presents
+// its own screen with the PIN the kiosk page shows through
 // FreeRDP's shadow server with a one-time password, and the kiosk page shows
-// that screen (PSNR against the presenter's screen); a second presenter is
-// told the display is busy; `stop` ends it and the demo's signage returns.
+// that screen (PSNR against the presenter's screen) and a new PIN; a second
+// presenter is told the display is busy; `stop` ends it and the demo's
+// signage returns.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,6 +21,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Lab, allocateFreePort, type RgbImage } from '@lanterna/lab';
 import { createLan, launchChromium, openWatchedPage, waitFor, type Lan } from '@lanterna/testkit';
+import type { Page } from 'playwright-core';
 import { pageScreenshot } from '../kiosk/pageScreenshot.js';
 import { psnr } from '../kiosk/psnr.js';
 import { keepScreenshot } from '../kiosk/keepScreenshot.js';
@@ -42,7 +46,17 @@ function present(lan: Lan, env: Record<string, string>, args: string[]): { child
   return { child, lines, done };
 }
 
-test('a presenter on another computer finds the demo display, is refused a forbidden target, presents its screen (pixel-checked), a second presenter is told it is busy, and stop ends it', { timeout: 300_000 }, async (t) => {
+/** The room PIN the kiosk page shows (its idle screen's; a signage display has one too). */
+async function kioskPin(page: Page): Promise<string> {
+  let pin = '';
+  await waitFor('the kiosk page shows a room PIN', async () => {
+    pin = await page.evaluate(() => document.getElementById('room-pin')?.textContent ?? '');
+    return /^\d{6}$/.test(pin);
+  }, 30_000);
+  return pin;
+}
+
+test('a presenter on another computer finds the demo display, needs its room PIN, is refused a forbidden target, presents its screen (pixel-checked), a second presenter is told it is busy, and stop ends it', { timeout: 300_000 }, async (t) => {
   const lan = createLan();
   t.after(() => lan.remove());
   const lab = await Lab.create({ name: 'e2e-present' });
@@ -80,17 +94,29 @@ test('a presenter on another computer finds the demo display, is refused a forbi
   const displays = (listed.lines[0]?.displays ?? []) as { name: string; location?: string; state: string; id: string }[];
   assert.deepEqual(displays.map(({ name, location, id }) => ({ name, location, id })), [{ name: 'Demo display', location: 'Demo room', id: 'demo' }], JSON.stringify(listed.lines));
 
-  const forbidden = await present(lan, env, ['present', 'Demo display', '--target', `${lan.neighbourIpv4}:22`]).done;
+  const pin = await kioskPin(page);
+  const noPin = await present(lan, env, ['present', 'Demo display', '--target', `${lan.neighbourIpv4}:3389`]).done;
+  assert.equal(noPin.code, 2, JSON.stringify(noPin));
+  assert.equal(noPin.lines[0]?.error, 'pin-required');
+  assert.match(String(noPin.lines[0].message), /read it off the display and run again with --pin/);
+  const wrongPin = await present(lan, env, ['present', 'Demo display', '--target', `${lan.neighbourIpv4}:3389`, '--pin', pin === '000000' ? '000001' : '000000']).done;
+  assert.equal(wrongPin.code, 4, JSON.stringify(wrongPin));
+  assert.equal(wrongPin.lines[0]?.error, 'PinWrong');
+  assert.match(String(wrongPin.lines[0].message), /^the display refused: the room PIN is wrong: read it off the display again/);
+
+  const forbidden = await present(lan, env, ['present', 'Demo display', '--target', `${lan.neighbourIpv4}:22`, '--pin', pin]).done;
   assert.equal(forbidden.code, 4, JSON.stringify(forbidden));
   assert.equal(forbidden.lines[0]?.error, 'TargetForbidden');
   assert.match(String(forbidden.lines[0].message), /^the display refused: .*port 22/);
+  assert.equal(await kioskPin(page), pin, 'refusals leave the PIN on the display');
 
-  const presenting = present(lan, env, ['present', 'Demo display', '--rdp-port', '3389', '--timeout', '2500']);
+  const presenting = present(lan, env, ['present', 'Demo display', '--rdp-port', '3389', '--timeout', '2500', '--pin', pin]);
   t.after(() => { if (presenting.child.exitCode === null) presenting.child.kill('SIGKILL'); });
   await waitFor('lanterna-present says it is presenting', () => presenting.lines.some((line) => line.event === 'presenting'), 60_000)
     .catch(async (error: unknown) => { presenting.child.kill(); const run = await presenting.done; throw new Error(`${(error as Error).message}: ${JSON.stringify(run)}`); });
 
-  const other = await present(lan, { ...env, XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'lanterna-presenter-2-')) }, ['present', 'Demo display', '--target', `${lan.neighbourIpv4}:3389`]).done;
+  await waitFor('the used PIN is replaced on the display', async () => await kioskPin(page) !== pin, 10_000);
+  const other = await present(lan, { ...env, XDG_STATE_HOME: mkdtempSync(join(tmpdir(), 'lanterna-presenter-2-')) }, ['present', 'Demo display', '--target', `${lan.neighbourIpv4}:3389`, '--pin', await kioskPin(page)]).done;
   assert.equal(other.code, 4, JSON.stringify(other));
   assert.equal(other.lines[0]?.error, 'DisplayBusy');
   assert.match(String(other.lines[0].message), /showing another presentation/);

@@ -83,7 +83,13 @@ export class AdminApi {
 
   constructor(
     private readonly deps: AdminDeps,
-    private readonly options: { allowedOrigins: readonly string[]; limits?: AdminLimits; onError?: (error: unknown) => void },
+    private readonly options: {
+      allowedOrigins: readonly string[];
+      limits?: AdminLimits;
+      onError?: (error: unknown) => void;
+      /** The client's address (a trusted proxy's X-Forwarded-For, else the peer's). */
+      clientAddress?: (request: IncomingMessage) => string | undefined;
+    },
   ) {
     const limits = options.limits ?? DEFAULT_ADMIN_LIMITS;
     this.requests = new RateLimiter(limits.requests, deps.clock);
@@ -99,7 +105,7 @@ export class AdminApi {
   async handle(request: IncomingMessage, response: ServerResponse, url: URL): Promise<boolean> {
     const path = url.pathname;
     if (!path.startsWith('/v1/admin/')) return false;
-    const address = request.socket.remoteAddress ?? 'unknown';
+    const address = (this.options.clientAddress ? this.options.clientAddress(request) : request.socket.remoteAddress) ?? 'unknown';
     const spent = this.failures.has(address);
     const allowed = spent.ok ? this.requests.take(address) : spent;
     if (!allowed.ok) {

@@ -34,6 +34,8 @@ export interface PresenterApiDeps {
   limiter: RequestRateLimiter;
   allowedOrigins: readonly string[];
   logger: Logger;
+  /** The client's address (a trusted proxy's X-Forwarded-For, else the peer's). */
+  clientAddress: (request: IncomingMessage) => string | undefined;
 }
 
 function json(response: ServerResponse, status: number, body: unknown): void {
@@ -74,7 +76,8 @@ function status(session: Extract<ProjectionLookup, { ok: true }>['session']): Pr
 export async function handlePresenter(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
   const projection = PROJECTION_PATH.exec(path);
   if (path !== '/v1/displays' && !projection) return false;
-  const source = sourceKey(request.socket.remoteAddress);
+  const address = deps.clientAddress(request);
+  const source = sourceKey(address);
   const rate = deps.limiter.take(source);
   if (!rate.allowed) {
     refuse(response, 'rate-limited', undefined, { retryAfterMs: rate.retryAfterMs });
@@ -93,7 +96,7 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
   const log = deps.logger.child({ displayId, source, channel: 'presenter' });
   switch (method) {
     case 'POST':
-      await startProjection(deps, request, response, displayId, source, log);
+      await startProjection(deps, request, response, displayId, { source, address }, log);
       return true;
     case 'GET': {
       const found = await deps.presenters.lookup(displayId, stopTokenOf(request));
@@ -122,7 +125,7 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
   }
 }
 
-async function startProjection(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, source: string, log: Logger): Promise<void> {
+async function startProjection(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, from: { source: string; address: string | undefined }, log: Logger): Promise<void> {
   const forged = forgeryReason(request, deps.allowedOrigins, true);
   if (forged !== undefined) {
     refuse(response, 'bad-request', forged);
@@ -147,7 +150,8 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
   const admin = bearerMatches(request, [deps.adminToken]);
   const target = body.target ? { host: body.target.host, port: body.target.port ?? 3389 } : undefined;
   const outcome = await deps.presenters.request({
-    displayId, target, credentials: body.credentials, assistance: body.assistance, settings: body.settings, pin: body.pin, source, admin,
+    displayId, target, credentials: body.credentials, assistance: body.assistance, settings: body.settings, pin: body.pin, source: from.source, admin,
+    requestedBy: { kind: admin ? 'admin' : 'presenter', ...(from.address === undefined ? {} : { address: from.address }) },
   });
   if (!outcome.ok) {
     if (outcome.code === 'pin-locked') log.warn({ event: 'pin-locked', scope: outcome.scope, retryAfterMs: outcome.retryAfterMs }, 'room pin locked after too many wrong pins');

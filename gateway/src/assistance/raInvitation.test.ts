@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { InvitationError, readInvitation, MAX_INVITATION_CHARS, MAX_INVITATION_ADDRESSES } from './raInvitation.js';
-import { parseBoundedXml, XmlError } from './boundedXml.js';
+import { parseXml, XmlError } from '@lanterna/protocol/xml';
 
 // A type 2 invitation made by Windows, from FreeRDP's own test suite
 // (libfreerdp/common/test/TestCommonAssistance.c, Apache-2.0): the one
@@ -97,14 +97,16 @@ test('huge or deeply nested input is refused by its size, not parsed', () => {
   const huge = type1.replace('L="0"', `L="0" X="${'a'.repeat(MAX_INVITATION_CHARS)}"`);
   assert.equal(code(() => readInvitation(huge, '')), 'invitation-too-large');
   const deep = `${'<a>'.repeat(50)}${'</a>'.repeat(50)}`;
-  assert.equal(code(() => parseBoundedXml(deep)), 'too-large');
+  assert.equal(code(() => parseXml(deep)), 'too-large');
+  assert.equal(code(() => readInvitation(deep, '')), 'invitation-too-large');
+  // Within the reader's defaults (512 elements), past the invitation's own cap (128).
   const wide = `<r>${'<a/>'.repeat(300)}</r>`;
-  assert.equal(code(() => parseBoundedXml(wide)), 'too-large');
+  assert.equal(code(() => readInvitation(wide, '')), 'invitation-too-large');
 });
 
 test('the five predefined entities and character references are decoded', () => {
-  const root = parseBoundedXml('<r a="&lt;&amp;&gt;&quot;&apos;&#65;&#x42;"/>');
+  const root = parseXml('<r a="&lt;&amp;&gt;&quot;&apos;&#65;&#x42;"/>');
   assert.equal(root.attributes.get('a'), '<&>"\'AB');
-  assert.equal(code(() => parseBoundedXml('<r a="&#0;"/>')), 'malformed');
-  assert.equal(code(() => parseBoundedXml('<r a="a & b"/>')), 'malformed');
+  assert.equal(code(() => parseXml('<r a="&#0;"/>')), 'malformed');
+  assert.equal(code(() => parseXml('<r a="a & b"/>')), 'malformed');
 });

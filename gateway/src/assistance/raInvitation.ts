@@ -1,5 +1,12 @@
 import { createDecipheriv, createHash } from 'node:crypto';
-import { excerpt, findElement, parseBoundedXml, XmlError, type XmlElement } from './boundedXml.js';
+import { findElement, parseXml, XmlError, type XmlElement } from '@lanterna/protocol/xml';
+
+const MAX_EXCERPT_CHARS = 40;
+
+/** What an error message quotes of the input: names and values can be kilobytes long. */
+export function excerpt(text: string): string {
+  return text.length > MAX_EXCERPT_CHARS ? `${text.slice(0, MAX_EXCERPT_CHARS)}…` : text;
+}
 
 /**
  * What the gateway needs from a Windows Remote Assistance invitation
@@ -46,7 +53,8 @@ function fromXmlError(error: unknown): never {
 
 function parse(text: string): XmlElement {
   try {
-    return parseBoundedXml(text, { maxChars: MAX_INVITATION_CHARS, maxDepth: 8, maxElements: 128, maxAttributes: 16 });
+    // The protocol package's hardened reader (saxes), the one WS-Discovery uses too; invitations carry no namespaces.
+    return parseXml(text, { maxChars: MAX_INVITATION_CHARS, maxDepth: 8, maxElements: 128, maxAttributes: 16 });
   } catch (error) {
     return fromXmlError(error);
   }

@@ -122,3 +122,41 @@ test('an administrator projects without a PIN (and leaves it alone), but not ont
   assert.ok(lookup.ok);
   assert.equal(lookup.session.state, 'claimed');
 });
+
+test('a signage display showing its own target is idle to presenters and gives way to one with the PIN; each request is audited with who asked and through what', async () => {
+  const clock = { now: 5_000_000 };
+  const store = new MemoryBrokerStore(() => clock.now);
+  const publish = (): void => { /* no workers to tell */ };
+  const broker = new SessionBroker({
+    directory: new DisplayDirectory([{ id: 'sign', token: TOKEN, name: 'Lobby', autoProject: { host: '10.0.0.9', port: 3389 } }]),
+    store, signer: new SessionTokenSigner(SECRET), publish,
+    policy: new TargetPolicy({ allowNetworks: ['10.0.0.0/8'], allowPorts: ['3389'], ownPorts: [8443] }),
+    resolveTarget: (host) => Promise.resolve([host]),
+    timeouts: { sessionTokenMs: 60_000, reprojectMs: 1000, reprojectMaxMs: 8000 },
+    clock: () => clock.now,
+  });
+  const pins = new RoomPins({
+    store, publish, clock: () => clock.now, random: (() => { let next = 300_000; return () => next++; })(),
+    settings: { digits: 6, rotateMs: 600_000, graceMs: 0 },
+    limits: { perDisplay: { max: 10, windowMs: 600_000 }, perSource: { max: 5, windowMs: 300_000 } },
+  });
+  const presenters = new PresenterProjections({ broker, store, pins, stopTokens: new StopTokens(SECRET), clock: () => clock.now });
+  await broker.displayOnline('sign');
+  assert.ok(await broker.projectSignage('sign'), 'the signage is projected');
+  assert.equal((await presenters.listDisplays())[0]?.state, 'idle');
+  const { pin } = await pins.current('sign');
+  const refusedWrong = await presenters.request({ displayId: 'sign', target, pin: pin === '000000' ? '000001' : '000000', source: '10.1.1.1', requestedBy: { kind: 'wsd', address: '10.1.1.1', name: 'alice' } });
+  assert.equal(refused(refusedWrong), 'pin-wrong');
+  const started = await presenters.request({ displayId: 'sign', target, pin, source: '10.1.1.1', requestedBy: { kind: 'wsd', address: '10.1.1.1', name: 'alice' } });
+  assert.ok(started.ok, refused(started));
+  assert.equal(await broker.displayState('sign'), 'presenting');
+  assert.deepEqual((await store.getSession(started.sessionId))?.requestedBy, { kind: 'wsd', address: '10.1.1.1', name: 'alice' });
+  const page = await presenters.request({ displayId: 'sign', target, pin, source: '10.2.2.2' });
+  assert.equal(refused(page), 'display-busy');
+  const entries = (await broker.listAudit({ limit: 10 })).entries.map(({ actor, action, detail }) => ({ actor, action, code: detail?.code, via: detail?.via }));
+  assert.deepEqual(entries.filter((entry) => entry.action.startsWith('projection-re')).reverse(), [
+    { actor: 'wsd@10.1.1.1', action: 'projection-refused', code: 'pin-wrong', via: 'wsd' },
+    { actor: 'wsd@10.1.1.1', action: 'projection-requested', code: undefined, via: 'wsd' },
+    { actor: 'presenter', action: 'projection-refused', code: 'display-busy', via: 'presenter' },
+  ]);
+});

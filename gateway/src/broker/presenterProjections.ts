@@ -5,7 +5,7 @@
 // used up only once everything else has passed, so a refused target or a
 // busy display leaves it on the screen.
 import type { ListedDisplay, DisplayState } from '@lanterna/protocol';
-import type { BrokerStore, SessionRecord } from './brokerStore.js';
+import type { BrokerStore, Requester, SessionRecord } from './brokerStore.js';
 import type { ProjectionAsk, ProjectionRefusal, SessionBroker } from './sessionBroker.js';
 import type { RoomPins } from './roomPins.js';
 import type { StopTokens } from './stopTokens.js';
@@ -17,6 +17,12 @@ export interface PresenterAsk extends ProjectionAsk {
   source: string;
   /** The request carried the admin token: no PIN needed. */
   admin?: boolean | undefined;
+  /**
+   * Who asks and through what (`presenter`: the presenter page or API;
+   * `wsd`: WS-Discovery's Connect), for the audit log and the session's
+   * record; the presenter page when not given.
+   */
+  requestedBy?: Requester | undefined;
 }
 
 export type PresenterRefusalCode = ProjectionRefusal | 'display-offline' | 'display-busy' | 'pin-required' | 'pin-wrong' | 'pin-locked';
@@ -61,20 +67,40 @@ export class PresenterProjections {
   async listDisplays(): Promise<ListedDisplay[]> {
     const [displays, sessions] = await Promise.all([this.deps.broker.listDisplays(), this.deps.broker.listSessions()]);
     const now = this.clock();
-    const busy = new Set(sessions.filter((session) => holdsDisplay(session, now)).map((session) => session.displayId));
+    // A signage display showing its own target is idle for presenters (displayState says the same).
+    const busy = new Set(sessions.filter((session) => holdsDisplay(session, now) && session.requestedBy?.kind !== 'signage').map((session) => session.displayId));
     return displays.map((display) => {
       const state: DisplayState = !display.online ? 'offline' : busy.has(display.id) ? 'presenting' : 'idle';
       return { id: display.id, name: display.name, ...(display.location === undefined ? {} : { location: display.location }), state };
     });
   }
 
+  /**
+   * Every request, accepted or refused (a wrong PIN included), leaves an
+   * audit entry naming who asked and through what.
+   */
   async request(ask: PresenterAsk): Promise<PresenterOutcome> {
+    const requestedBy: Requester = ask.requestedBy ?? { kind: ask.admin ? 'admin' : 'presenter' };
+    const outcome = await this.decide(ask, requestedBy);
+    const via = requestedBy.kind;
+    if (outcome.ok) {
+      await this.deps.broker.audit(requestedBy, 'projection-requested', {
+        displayId: ask.displayId, sessionId: outcome.sessionId,
+        detail: { target: `${outcome.target.host}:${outcome.target.port}`, via, pin: ask.admin ? 'admin' : 'used' },
+      });
+    } else {
+      await this.deps.broker.audit(requestedBy, 'projection-refused', { displayId: ask.displayId, detail: { code: outcome.code, reason: outcome.reason, via } });
+    }
+    return outcome;
+  }
+
+  private async decide(ask: PresenterAsk, requestedBy: Requester): Promise<PresenterOutcome> {
     const { broker, pins } = this.deps;
     const display = (await broker.listDisplays()).find((candidate) => candidate.id === ask.displayId);
     if (!display) return { ok: false, code: 'unknown-display', reason: `no display "${ask.displayId}"` };
     if (!display.online) return { ok: false, code: 'display-offline', reason: `display "${ask.displayId}" is not connected` };
-    const now = this.clock();
-    if ((await broker.listSessions()).some((session) => session.displayId === ask.displayId && holdsDisplay(session, now))) {
+    // The booking decides (a signage display showing its own target is idle: it gives way to a presenter).
+    if (await broker.displayState(ask.displayId) === 'presenting') {
       return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation` };
     }
     const pin = ask.admin ? undefined : await pins.check(ask.displayId, ask.pin, ask.source);
@@ -85,7 +111,7 @@ export class PresenterProjections {
         case 'pin-locked': return { ok: false, code: pin.code, reason: `too many wrong pins for this ${pin.scope === 'display' ? 'display' : 'source address'}`, retryAfterMs: pin.retryAfterMs, scope: pin.scope };
       }
     }
-    const check = await broker.checkProjection(ask);
+    const check = await broker.checkProjection(ask, requestedBy);
     if (!check.ok) return { ok: false, code: check.code, reason: check.reason };
     // Two presenters with the same PIN at the same moment: the store lets one use it.
     if (pin && !(await pins.use(ask.displayId, pin.record))) {

@@ -48,8 +48,6 @@ export interface ProjectionAsk {
    * admin API may.
    */
   exclusive?: boolean | undefined;
-  /** The room PIN the presenter typed (WS-Discovery Connect); checked where requestProjection says ROOM PIN. */
-  pin?: string | undefined;
 }
 
 export type ProjectionRefusal = 'unknown-display' | 'display-offline' | 'display-busy' | 'target-forbidden' | InvitationErrorCode;
@@ -369,7 +367,8 @@ export class SessionBroker {
   async checkProjection(ask: ProjectionAsk, requestedBy?: Requester): Promise<{ ok: true; request: ProjectionRequest } | { ok: false; code: ProjectionRefusal; reason: string }> {
     await this.seedDisplays();
     if (!await this.deps.store.getDisplay(ask.displayId)) return unknownDisplay(ask.displayId);
-    // ROOM PIN: the room-pin work's broker check of `ask.pin` belongs here, before the display's state is read.
+    // No room PIN here: presenters (page, API, WS-Discovery Connect) come through
+    // PresenterProjections, which checks it before this and uses it up after.
     if (ask.exclusive) {
       const state = await this.displayState(ask.displayId);
       if (state === 'offline') return { ok: false, code: 'display-offline', reason: 'the display is switched off or not connected to the gateway' };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { canonicalPinKey } from '../policy/pinKey.js';
+import { networkProblem } from '../policy/networkList.js';
 
 /** Shorter secrets are refused wherever they come from (config, env or the state directory). */
 export const MIN_ADMIN_TOKEN_CHARS = 16;
@@ -39,6 +40,12 @@ export const configSchema = z.object({
     allowedHosts: z.array(z.string().regex(/^[A-Za-z0-9.-]{1,253}$/, 'a host name')).default([]),
     /** Origins of pages elsewhere allowed to open the WebSockets (our own pages always are). */
     allowedOrigins: z.array(z.url()).default([]),
+    /**
+     * HTTP proxies (addresses or CIDR networks) whose X-Forwarded-For names the
+     * client for the per-address rate limits and wrong-PIN limits; empty:
+     * every request is from its socket's peer, and the header is ignored.
+     */
+    trustedProxies: z.array(z.string().refine((cidr) => networkProblem(cidr) === undefined, 'an address or network like "10.0.0.5" or "10.0.0.0/24"')).default([]),
   }).prefault({}),
   tls: z.object({
     certFile: z.string().optional(),

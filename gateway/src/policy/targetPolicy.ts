@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { networkList } from './networkList.js';
 import { networkInterfaces } from 'node:os';
 import { canonicalAddress } from './canonicalHost.js';
 
@@ -21,19 +22,12 @@ function parseRange(text: string): [number, number] {
 
 /** No open relay: a target must sit in an allowed network and port range, checked on resolved addresses. */
 export class TargetPolicy {
-  private readonly networks = new BlockList();
+  private readonly networks: BlockList;
   private readonly ports: [number, number][];
   private readonly ownPorts: Set<number>;
 
   constructor(private readonly options: TargetPolicyOptions) {
-    for (const cidr of options.allowNetworks) {
-      const [address, bits] = cidr.split('/');
-      const family = address ? isIP(address) : 0;
-      if (!address || family === 0) throw new Error(`bad network "${cidr}"`);
-      const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
-      if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) throw new Error(`bad network "${cidr}"`);
-      this.networks.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
-    }
+    this.networks = networkList(options.allowNetworks);
     this.ports = options.allowPorts.map(parseRange);
     this.ownPorts = new Set(options.ownPorts);
   }

@@ -2,21 +2,27 @@
 // guards, headers and CSP apply as to every request): POST /wsd/<display>
 // answers WS-Transfer Get with the display's DPWS metadata, POST
 // /wsd/<display>/projector is the hosted projector service (Connect,
-// Disconnect). An adapter over the broker: Connect is a projection request
-// like the admin API's, through the same policy, with `exclusive` (a
-// presenter on the LAN may not take over a room that is presenting).
+// Disconnect). An adapter over the broker: Connect is a presenter's request
+// like the presenter page's (PresenterProjections: online and free display,
+// the room PIN under the same wrong-PIN limits, the target policy, the PIN
+// rotated after use, audited as `wsd`), answered in SOAP faults.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ANONYMOUS, DEVICE_TYPE, DISPLAY_TYPE, MAX_WSD_MESSAGE_BYTES, PROJECTOR_TYPE, projectorFault, readWsdMessage, writeWsdMessage,
   type ConnectRequest, type ProjectorFault, type SoapFault, type WsdMessage,
 } from '@lanterna/protocol/wsd';
-import type { ProjectionRefusal, SessionBroker } from '../broker/sessionBroker.js';
+import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { PresenterOutcome, PresenterProjections, PresenterRefusalCode } from '../broker/presenterProjections.js';
+import { sourceKey } from '../broker/pinAttempts.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 import { displayEndpoint } from './wsdIdentity.js';
 import { randomUUID } from 'node:crypto';
 
 export interface WsdHttpDeps {
   readonly broker: SessionBroker;
+  readonly presenters: PresenterProjections;
+  /** The requester's address (the proxy's client when the peer is a trusted proxy): the wrong-PIN limit's key. */
+  readonly clientAddress: (request: IncomingMessage) => string | undefined;
   /** The gateway's discovery seed (read once the responder made it). */
   readonly deviceSeed: () => string;
   readonly tls: boolean;
@@ -26,8 +32,11 @@ export interface WsdHttpDeps {
 
 const PATH = /^\/wsd\/([A-Za-z0-9._-]{1,64})(\/projector)?$/;
 
-const FAULT_OF: Record<ProjectionRefusal, ProjectorFault> = {
+const FAULT_OF: Record<PresenterRefusalCode, ProjectorFault> = {
   'unknown-display': 'UnknownDisplay',
+  'pin-required': 'PinRequired',
+  'pin-wrong': 'PinWrong',
+  'pin-locked': 'PinLocked',
   'display-offline': 'DisplayOffline',
   'display-busy': 'DisplayBusy',
   'target-forbidden': 'TargetForbidden',
@@ -85,8 +94,11 @@ export async function handleWsdRequest(deps: WsdHttpDeps, request: IncomingMessa
     }, 200);
   }
   if (service === 'projector' && message.kind === 'connect') {
-    const outcome = await connect(deps.broker, displayId, message.request);
-    if (!outcome.ok) return reply('fault', projectorFault(FAULT_OF[outcome.code], outcome.reason), 400);
+    const outcome = await connect(deps, request, displayId, message.request);
+    if (!outcome.ok) {
+      if (outcome.retryAfterMs !== undefined) response.setHeader('retry-after', String(retryAfterSeconds(outcome.retryAfterMs)));
+      return reply('fault', projectorFault(FAULT_OF[outcome.code], faultReason(outcome)), 400);
+    }
     return answer(deps, response, { kind: 'connect-response', header: { messageId: newId(), relatesTo, to: ANONYMOUS }, response: { sessionId: outcome.sessionId, target: outcome.target } }, 200);
   }
   if (service === 'projector' && message.kind === 'disconnect') {
@@ -98,15 +110,42 @@ export async function handleWsdRequest(deps: WsdHttpDeps, request: IncomingMessa
   return reply('fault', projectorFault('BadRequest', `this endpoint does not take ${message.kind} messages`), 400);
 }
 
-function connect(broker: SessionBroker, displayId: string, request: ConnectRequest) {
-  return broker.requestProjection({
+function connect(deps: WsdHttpDeps, http: IncomingMessage, displayId: string, request: ConnectRequest): Promise<PresenterOutcome> {
+  const address = deps.clientAddress(http);
+  return deps.presenters.request({
     displayId,
     target: request.target ? { host: request.target.host, port: request.target.port, name: request.target.name ?? request.presenter } : undefined,
     assistance: request.invitation ? { invitation: request.invitation.text, password: request.invitation.password } : undefined,
     credentials: request.credentials ? { username: request.credentials.username, password: request.credentials.password, domain: request.credentials.domain } : undefined,
-    exclusive: true,
     pin: request.pin,
+    source: sourceKey(address),
+    requestedBy: { kind: 'wsd', ...(address === undefined ? {} : { address }), ...(request.presenter === undefined ? {} : { name: request.presenter }) },
   });
+}
+
+function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** What a person at the presenter's computer reads: the broker's reason, or for the PIN what to do next. */
+function faultReason(outcome: Extract<PresenterOutcome, { ok: false }>): string {
+  switch (outcome.code) {
+    case 'display-offline': return 'the display is switched off or not connected to the gateway';
+    case 'display-busy': return 'the display is showing another presentation; ask its presenter to stop first';
+    case 'pin-required': return 'this display asks for its room PIN: read it off the display and send it (lp:Pin)';
+    case 'pin-wrong': {
+      const left = outcome.attemptsLeft;
+      const tries = left === undefined ? '' : left === 1 ? ' (1 more try before a pause)' : ` (${left} more tries before a pause)`;
+      return `the room PIN is wrong: read it off the display again${tries}`;
+    }
+    case 'pin-locked': {
+      const seconds = retryAfterSeconds(outcome.retryAfterMs ?? 0);
+      const wait = seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : seconds === 1 ? '1 second' : `${seconds} seconds`;
+      const whose = outcome.scope === 'display' ? 'this display' : 'this computer';
+      return `too many wrong room PINs from ${whose}; try again in ${wait}`;
+    }
+    default: return outcome.reason;
+  }
 }
 
 function newId(): string {

@@ -23,7 +23,7 @@ export interface ConnectResponse {
 }
 
 /** Our fault subcodes (lp:…): what a presenter's program can act on. */
-export const PROJECTOR_FAULTS = ['BadRequest', 'UnknownDisplay', 'DisplayOffline', 'DisplayBusy', 'TargetForbidden', 'InvitationRefused', 'PinRequired', 'PinWrong', 'UnknownSession', 'Internal'] as const;
+export const PROJECTOR_FAULTS = ['BadRequest', 'UnknownDisplay', 'DisplayOffline', 'DisplayBusy', 'TargetForbidden', 'InvitationRefused', 'PinRequired', 'PinWrong', 'PinLocked', 'UnknownSession', 'Internal'] as const;
 export type ProjectorFault = (typeof PROJECTOR_FAULTS)[number];
 
 export interface SoapFault {

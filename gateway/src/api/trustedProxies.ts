@@ -1,0 +1,60 @@
+// Who a request is from, for the per-address rate limits (admin API,
+// presenter API, wrong room PINs) and the audit log. Behind an HTTP proxy
+// (HAProxy in `mode http` with `option forwardfor`, nginx, …) every request
+// comes from the proxy's address: a proxy we trust (`listen.trustedProxies`)
+// names the client in X-Forwarded-For. The header is read only from a
+// trusted peer and right to left, each trusted hop giving way to the address
+// it received the request from; the first untrusted one is the client.
+// Anyone else's X-Forwarded-For is ignored (a client could write any address
+// there and get itself a fresh budget with every request).
+import { isIP, type BlockList } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+import { canonicalAddress } from '../policy/canonicalHost.js';
+import { networkList } from '../policy/networkList.js';
+
+export class TrustedProxies {
+  private readonly networks: BlockList;
+  private readonly none: boolean;
+
+  constructor(entries: readonly string[]) {
+    this.networks = networkList(entries);
+    this.none = entries.length === 0;
+  }
+
+  trusts(address: string): boolean {
+    const family = isIP(address);
+    return family !== 0 && this.networks.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  }
+
+  /** The client's address: the socket's peer, or what a trusted proxy says it is. */
+  clientAddress(request: IncomingMessage): string | undefined {
+    const peer = request.socket.remoteAddress;
+    if (peer === undefined) return undefined;
+    return this.resolve(peer, request.headers['x-forwarded-for']);
+  }
+
+  /** The decision itself, on the peer's address and the header's value(s). */
+  resolve(peer: string, forwardedFor: string | readonly string[] | undefined): string {
+    let client = canonicalAddress(peer);
+    if (this.none || forwardedFor === undefined || !this.trusts(client)) return client;
+    const hops = (typeof forwardedFor === 'string' ? [forwardedFor] : forwardedFor).join(',').split(',').map((hop) => hop.trim()).filter((hop) => hop !== '');
+    for (let index = hops.length - 1; index >= 0; index--) {
+      const hop = bareAddress(hops[index] ?? '');
+      // Garbage in the chain: the last trusted hop is all we know.
+      if (hop === undefined) return client;
+      client = canonicalAddress(hop);
+      if (!this.trusts(client)) return client;
+    }
+    return client;
+  }
+}
+
+/** An address as proxies write it: bare, `[v6]`, `v4:port` or `[v6]:port`; undefined when it is none of these. */
+function bareAddress(text: string): string | undefined {
+  if (isIP(text) !== 0) return text;
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text);
+  if (bracketed?.[1] && isIP(bracketed[1]) === 6) return bracketed[1];
+  const withPort = /^(\d+\.\d+\.\d+\.\d+):\d{1,5}$/.exec(text);
+  if (withPort?.[1] && isIP(withPort[1]) === 4) return withPort[1];
+  return undefined;
+}
