@@ -29,6 +29,8 @@ export interface GatewayInstanceOptions {
   allowNetworks?: string[];
   /** Wraps the command, e.g. ['ip', 'netns', 'exec', 'ns']: readiness then comes from the log, not /readyz. */
   prefix?: string[];
+  /** Node options for the gateway process (its cluster workers inherit them): profiling flags. */
+  nodeOptions?: string[] | undefined;
 }
 
 export interface GatewayInstance {
@@ -72,7 +74,7 @@ export async function startGateway(options: GatewayInstanceOptions): Promise<Gat
   let heardListening = false;
   const child = new ManagedProcess('gateway', {
     command: prefix[0] ?? process.execPath,
-    args: [...prefix.slice(1), ...(prefix.length > 0 ? [process.execPath] : []), GATEWAY_CLI, '--config', configFile],
+    args: [...prefix.slice(1), ...(prefix.length > 0 ? [process.execPath] : []), ...(options.nodeOptions ?? []), GATEWAY_CLI, '--config', configFile],
     cpus: options.cpus,
     onLine: (line) => { if (line.includes('"msg":"listening"')) heardListening = true; },
   });
