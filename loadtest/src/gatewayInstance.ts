@@ -10,7 +10,12 @@ import { pickFreePort } from './tcpPorts.js';
 import { waitForHttpOk, waitFor } from './httpReadiness.js';
 import type { DisplayIdentity } from './displayRoster.js';
 
-export const GATEWAY_CLI = fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
+/**
+ * The gateway the run starts: this checkout's, or the build named by
+ * LANTERNA_GATEWAY_CLI (a copy of another build's dist/cli.js, for A/B runs
+ * of a change: loadtest/README.md, "Profiling").
+ */
+export const GATEWAY_CLI = process.env['LANTERNA_GATEWAY_CLI'] ?? fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
 
 export interface GatewayInstanceOptions {
   displays: readonly DisplayIdentity[];

@@ -52,7 +52,7 @@ export class GeneratorPool {
     return {
       opened: replies.reduce((sum, reply) => sum + reply.opened, 0),
       failed: replies.reduce((sum, reply) => sum + reply.failed, 0),
-      firstError: replies.find((reply) => reply.firstError !== undefined && reply.firstError !== null)?.firstError ?? undefined,
+      firstError: replies.find((reply) => reply.firstError !== undefined)?.firstError,
     };
   }
 
