@@ -47,7 +47,8 @@ void test('the go generator completes a tiny run against the direct echo host, t
     assert.ok(step.received > connections * 10, `${result.case.id}: ${step.received} responses`);
     assert.equal(step.latency.count, step.received, `${result.case.id}: histogram count`);
     assert.ok(step.latency.p50Ms > 0 && step.latency.p50Ms <= step.latency.p99Ms && step.latency.p99Ms <= step.latency.maxMs);
-    assert.ok(step.sent >= step.received && step.sent <= step.received + connections * 2, `${result.case.id}: sent ${step.sent}, received ${step.received}`);
+    // answers to requests sent just before the window may land in it, and the last ones after it
+    assert.ok(Math.abs(step.sent - step.received) <= connections * 2, `${result.case.id}: sent ${step.sent}, received ${step.received}`);
     assert.ok(step.generatorCpuCores > 0 && step.generatorCpuUsPerRoundTrip !== undefined);
     if (result.case.relay !== 'direct') assert.ok(step.relayCpuUsPerRoundTrip !== undefined && step.relayCpuUsPerRoundTrip > 0, `${result.case.id}: relay cpu per round trip`);
   }
