@@ -5,6 +5,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 echo "[build] tsc -b"
 npx --no-install tsc -b
+echo "[build] go load generator (cached; skipped without Go)"
+bash loadtest/generator-go/build.sh
 echo "[build] wasm (FreeRDP 3 client; cached, cold build ≈10 min)"
 bash wasm/build.sh
 npm run -s build -w web

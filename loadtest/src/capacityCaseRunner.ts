@@ -13,6 +13,8 @@ import { GeneratorPool } from './generatorPool.js';
 import { runRamp, type StepResult } from './capacityRamp.js';
 import { judgeCapacity, type Capacity } from './capacityVerdict.js';
 import type { RelayTarget } from './generatorProtocol.js';
+import { startPipeRelayProcess } from './pipeRelayInstance.js';
+import { resolveGeneratorKind, type GeneratorKind } from './goGenerator.js';
 
 export interface RunSettings {
   cpus: number;
@@ -26,6 +28,10 @@ export interface RunSettings {
   connectConcurrency: number;
   connectTimeoutMs: number;
   confirmHolds: number;
+  /** Which generator offers the load (goGenerator.ts); Node by default, `auto` is Go when it is built. */
+  generator?: GeneratorKind | 'auto' | undefined;
+  /** Node options for the relay's processes (gateway, pipe), e.g. --cpu-prof for a profile (loadtest/README.md, "Profiling"). */
+  relayNodeOptions?: string[] | undefined;
 }
 
 export interface CaseResult {
@@ -36,6 +42,8 @@ export interface CaseResult {
   error: string | undefined;
   durationSeconds: number;
   haproxyConfig: string | undefined;
+  /** The generator that offered the load. */
+  generator: GeneratorKind;
 }
 
 export interface CaseProgress {
@@ -51,10 +59,13 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
   let steps: StepResult[] = [];
   let error: string | undefined;
   let haproxy: HaproxyInstance | undefined;
+  let generator: GeneratorKind = 'node';
   try {
+    generator = resolveGeneratorKind(settings.generator ?? 'node');
     progress.onPhase?.('starting echo host');
     const echo = await startEchoHostProcess({
-      handshake: testCase.relay === 'websockify' ? 'tls-first' : 'x224-then-tls',
+      // websockify and the pipe carry no plaintext preamble: TLS from the first byte
+      handshake: testCase.relay === 'websockify' || testCase.relay === 'pipe' ? 'tls-first' : 'x224-then-tls',
       // websockify's TLS client hangs on TLS 1.3 session tickets (NOTES.md)
       sessionTickets: testCase.relay !== 'websockify',
       replyBytes: testCase.pattern.downBytes === testCase.pattern.upBytes ? undefined : testCase.pattern.downBytes,
@@ -70,7 +81,7 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
       const sessionSecret = randomBytes(32).toString('hex');
       const gateways: GatewayInstance[] = [];
       for (let index = 0; index < testCase.instances; index += 1) {
-        const gateway = await startGateway({ displays, echoPort: echo.port, workers: testCase.workers, cpus: layout.instanceCpus[index], sessionSecret });
+        const gateway = await startGateway({ displays, echoPort: echo.port, workers: testCase.workers, cpus: layout.instanceCpus[index], sessionSecret, nodeOptions: settings.relayNodeOptions });
         cleanups.push(() => gateway.stop());
         gateways.push(gateway);
       }
@@ -86,6 +97,12 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     } else if (testCase.relay === 'direct') {
       relayPids = () => [];
       target = { kind: 'direct', host: '127.0.0.1', port: echo.port, distinctSourceAddresses: false };
+    } else if (testCase.relay === 'pipe') {
+      progress.onPhase?.('starting pipe relay');
+      const pipe = await startPipeRelayProcess({ targetPort: echo.port, cpus: layout.relayCpus, nodeOptions: settings.relayNodeOptions });
+      cleanups.push(() => pipe.stop());
+      relayPids = () => [pipe.process.pid];
+      target = { kind: 'pipe', url: pipe.url, distinctSourceAddresses: false };
     } else {
       progress.onPhase?.('starting websockify');
       const websockify: WebsockifyInstance = await startWebsockify({ targetPort: echo.port, targetCertPem: echo.certificatePem, cpus: layout.relayCpus });
@@ -95,7 +112,7 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     }
 
     progress.onPhase?.('starting generators');
-    const pool = await GeneratorPool.start(settings.generators, layout.loadCpus);
+    const pool = await GeneratorPool.start(settings.generators, layout.loadCpus, generator);
     cleanups.push(() => pool.stop());
     pool.configure(target, testCase.pattern, settings.connectConcurrency, settings.connectTimeoutMs);
     const balancerPids = haproxy ? ((instance: HaproxyInstance) => () => [instance.process.pid])(haproxy) : undefined;
@@ -129,5 +146,5 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     connections: step.connections, established: step.established, p99Ms: step.latency.p99Ms, meanMs: step.latency.meanMs,
     generatorSaturated: step.generatorSaturated, lostSessions: step.lostSessions,
   })), settings.budgetMs);
-  return { case: testCase, layout, steps, capacity, error, durationSeconds: Math.round((performance.now() - started) / 100) / 10, haproxyConfig: haproxy?.config };
+  return { case: testCase, layout, steps, capacity, error, durationSeconds: Math.round((performance.now() - started) / 100) / 10, haproxyConfig: haproxy?.config, generator };
 }

@@ -40,6 +40,10 @@ export interface StepResult {
   lastFailure: string | undefined;
   lateOutstanding: number;
   relayCpuCores: number;
+  /** Relay process CPU (user + system) per response received in the hold, µs: the cost figure that holds up under contention. */
+  relayCpuUsPerRoundTrip: number | undefined;
+  /** The same for the load side (all generators together). */
+  generatorCpuUsPerRoundTrip: number | undefined;
   relayMemoryMb: number;
   relayProcesses: number;
   balancerCpuCores: number | undefined;
@@ -125,6 +129,10 @@ async function holdStep(participants: RampParticipants, options: RampOptions, ta
   const generatorCpuCores = Math.max(...reports.map((report) => report.cpuCores));
   const generatorLoopDelayP99Ms = Math.max(...reports.map((report) => report.loopDelayP99Ms));
   const latency = summarizeEncoded(reports.map((report) => report.histogram));
+  const received = reports.reduce((sum, report) => sum + report.received, 0);
+  const relayCpuSeconds = relayAfter.cpuSeconds - relayBefore.cpuSeconds;
+  const generatorCpuSeconds = reports.reduce((sum, report) => sum + report.cpuCores * report.wallSeconds, 0);
+  const perRoundTrip = (seconds: number): number | undefined => (received > 0 && seconds > 0 ? round(seconds / received * 1e6) : undefined);
   return {
     connections: target,
     established: reports.reduce((sum, report) => sum + report.alive, 0),
@@ -138,6 +146,8 @@ async function holdStep(participants: RampParticipants, options: RampOptions, ta
     lastFailure: reports.find((report) => report.lastFailure !== undefined)?.lastFailure,
     lateOutstanding: reports.reduce((sum, report) => sum + report.lateOutstanding, 0),
     relayCpuCores: round(coresBetween(relayBefore, relayAfter)),
+    relayCpuUsPerRoundTrip: perRoundTrip(relayCpuSeconds),
+    generatorCpuUsPerRoundTrip: perRoundTrip(generatorCpuSeconds),
     relayMemoryMb: round(relayAfter.memoryBytes / 1024 / 1024),
     relayProcesses: relayAfter.processes,
     balancerCpuCores: balancerBefore && balancerAfter ? round(coresBetween(balancerBefore, balancerAfter)) : undefined,

@@ -12,6 +12,7 @@ import { writeReport, DEFAULT_RESULTS_DIR } from './resultsWriter.js';
 import { deriveFigures } from './runReport.js';
 import { runSmoke } from './smokeRun.js';
 import { NICENESS_ENV } from './managedProcess.js';
+import type { GeneratorKind } from './goGenerator.js';
 
 const int = (value: string): number => {
   const parsed = Number(value);
@@ -33,7 +34,9 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--step <n>', 'connections added per step', int)
   .option('--hold-seconds <n>', 'measurement window per step', int)
   .option('--settle-seconds <n>', 'pause after opening a step\'s connections', int, 1)
-  .addOption(new Option('--relay <kinds...>', 'relays for kw-v1/kw-v2.2 (direct = no relay, the floor)').choices(['lanterna', 'websockify', 'direct']))
+  .addOption(new Option('--relay <kinds...>', 'relays for kw-v1/kw-v2.2 (direct = no relay, the floor; pipe = the minimal Node WebSocket → TLS relay)').choices(['lanterna', 'websockify', 'direct', 'pipe']))
+  .addOption(new Option('--generator <kind>', 'load generator: node, go (loadtest/generator-go), or auto (go when built)').choices(['auto', 'go', 'node']).default('node'))
+  .option('--relay-node-options <flags>', 'node flags for the relay process (gateway, pipe), space-separated, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"')
   .option('--up-bytes <n>', 'request PDU size', int)
   .option('--down-bytes <n>', 'response PDU size', int)
   .option('--interval-ms <n>', 'request interval', int)
@@ -65,6 +68,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
     upBytes?: number; downBytes?: number; intervalMs?: number; workers?: number; farmSizes?: number[]; generators: number; budgetMs: number;
     stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number; confirmHolds: number;
     throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string;
+    generator: GeneratorKind | 'auto'; relayNodeOptions?: string;
     sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; fleets: number;
     durationMinutes: number; churnPercent: number;
   }) => {
@@ -82,6 +86,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
         settleSeconds: options.settleSeconds, caseDeadlineSeconds: options.caseDeadlineSeconds,
         saturation: { cpuCores: options.generatorMaxCpu, loopDelayMs: options.generatorMaxLagMs },
         connectConcurrency: options.connectConcurrency, connectTimeoutMs: 15_000, confirmHolds: options.confirmHolds,
+        generator: options.generator, relayNodeOptions: options.relayNodeOptions?.split(' ').filter((flag) => flag !== ''),
       },
       throughputSeconds: options.throughputSeconds, lfnBufferBytes: options.lfnBuffers, lfnSeconds: options.lfnSeconds,
       showProgress: true, command: `lanterna-loadtest ${process.argv.slice(2).join(' ')}`,

@@ -10,7 +10,12 @@ import { pickFreePort } from './tcpPorts.js';
 import { waitForHttpOk, waitFor } from './httpReadiness.js';
 import type { DisplayIdentity } from './displayRoster.js';
 
-export const GATEWAY_CLI = fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
+/**
+ * The gateway the run starts: this checkout's, or the build named by
+ * LANTERNA_GATEWAY_CLI (a copy of another build's dist/cli.js, for A/B runs
+ * of a change: loadtest/README.md, "Profiling").
+ */
+export const GATEWAY_CLI = process.env['LANTERNA_GATEWAY_CLI'] ?? fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
 
 export interface GatewayInstanceOptions {
   displays: readonly DisplayIdentity[];
@@ -29,6 +34,8 @@ export interface GatewayInstanceOptions {
   allowNetworks?: string[];
   /** Wraps the command, e.g. ['ip', 'netns', 'exec', 'ns']: readiness then comes from the log, not /readyz. */
   prefix?: string[];
+  /** Node options for the gateway process (its cluster workers inherit them): profiling flags. */
+  nodeOptions?: string[] | undefined;
 }
 
 export interface GatewayInstance {
@@ -72,7 +79,7 @@ export async function startGateway(options: GatewayInstanceOptions): Promise<Gat
   let heardListening = false;
   const child = new ManagedProcess('gateway', {
     command: prefix[0] ?? process.execPath,
-    args: [...prefix.slice(1), ...(prefix.length > 0 ? [process.execPath] : []), GATEWAY_CLI, '--config', configFile],
+    args: [...prefix.slice(1), ...(prefix.length > 0 ? [process.execPath] : []), ...(options.nodeOptions ?? []), GATEWAY_CLI, '--config', configFile],
     cpus: options.cpus,
     onLine: (line) => { if (line.includes('"msg":"listening"')) heardListening = true; },
   });

@@ -38,6 +38,7 @@ function connect(display: DisplayAssignment): Promise<EchoChannel> {
     case 'lanterna':
       return connectSimulatedKiosk({ baseUrl: target.baseUrl, displayId: display.id, displayToken: display.token, localAddress, timeoutMs: connectTimeoutMs });
     case 'websockify':
+    case 'pipe':
       return connectWebsockifyKiosk({ url: target.url, localAddress, timeoutMs: connectTimeoutMs });
     case 'direct':
       return connectDirectChannel({ host: target.host, port: target.port, timeoutMs: connectTimeoutMs });

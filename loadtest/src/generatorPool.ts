@@ -1,22 +1,28 @@
 // The coordinator's side of the generator processes: starts them pinned to
 // the load CPUs, spreads displays over them, and gathers each window's reports.
+// Either generator (Node's generatorMain.ts or the Go one) takes the same
+// messages and sends the same reports.
 import { fileURLToPath } from 'node:url';
 import { IpcChild } from './ipcChild.js';
 import type { CoordinatorMessage, DisplayAssignment, GeneratorMessage, RelayTarget, WindowReport } from './generatorProtocol.js';
 import type { TrafficPattern } from './trafficPattern.js';
+import { GO_GENERATOR_BINARY, toGoMessage, type GeneratorKind } from './goGenerator.js';
 
 const GENERATOR_MAIN = fileURLToPath(new URL('./generatorMain.js', import.meta.url));
 
-type GeneratorHandle = IpcChild<GeneratorMessage, CoordinatorMessage>;
+type GeneratorHandle = IpcChild<GeneratorMessage, object>;
 
 export interface OpenResult { opened: number; failed: number; firstError: string | undefined }
 
 export class GeneratorPool {
-  private constructor(private readonly generators: GeneratorHandle[]) {}
+  private target: RelayTarget | undefined;
 
-  static async start(count: number, cpus: string | undefined): Promise<GeneratorPool> {
-    const generators: GeneratorHandle[] = Array.from({ length: count }, (_unused, index) => new IpcChild(`generator-${index}`, GENERATOR_MAIN, cpus));
-    const pool = new GeneratorPool(generators);
+  private constructor(private readonly generators: GeneratorHandle[], readonly kind: GeneratorKind) {}
+
+  static async start(count: number, cpus: string | undefined, kind: GeneratorKind = 'node'): Promise<GeneratorPool> {
+    const main = kind === 'go' ? { command: GO_GENERATOR_BINARY, args: [] } : GENERATOR_MAIN;
+    const generators: GeneratorHandle[] = Array.from({ length: count }, (_unused, index) => new IpcChild(`generator-${index}`, main, cpus));
+    const pool = new GeneratorPool(generators, kind);
     try {
       await Promise.all(generators.map((generator) => generator.next('ready', 15_000)));
     } catch (error) {
@@ -28,15 +34,20 @@ export class GeneratorPool {
 
   pids(): number[] { return this.generators.map((generator) => generator.process.pid); }
 
+  private post(generator: GeneratorHandle, message: CoordinatorMessage): void {
+    generator.post(this.kind === 'go' ? toGoMessage(message, this.target) : message);
+  }
+
   configure(target: RelayTarget, pattern: TrafficPattern, connectConcurrency: number, connectTimeoutMs: number): void {
-    for (const generator of this.generators) generator.post({ type: 'configure', target, pattern, connectConcurrency, connectTimeoutMs });
+    this.target = target;
+    for (const generator of this.generators) this.post(generator, { type: 'configure', target, pattern, connectConcurrency, connectTimeoutMs });
   }
 
   /** Opens the displays, round-robin over the generators; resolves when all tried. */
   async open(displays: DisplayAssignment[], timeoutMs: number): Promise<OpenResult> {
     const shares: DisplayAssignment[][] = this.generators.map(() => []);
     displays.forEach((display, index) => shares[index % shares.length]?.push(display));
-    this.generators.forEach((generator, index) => generator.post({ type: 'open', displays: shares[index] ?? [] }));
+    this.generators.forEach((generator, index) => this.post(generator, { type: 'open', displays: shares[index] ?? [] }));
     const replies = await Promise.all(this.generators.map((generator) => generator.next('opened', timeoutMs)));
     return {
       opened: replies.reduce((sum, reply) => sum + reply.opened, 0),
@@ -45,15 +56,15 @@ export class GeneratorPool {
     };
   }
 
-  beginWindow(): void { for (const generator of this.generators) generator.post({ type: 'begin-window' }); }
+  beginWindow(): void { for (const generator of this.generators) this.post(generator, { type: 'begin-window' }); }
 
   async endWindow(): Promise<WindowReport[]> {
-    for (const generator of this.generators) generator.post({ type: 'end-window' });
+    for (const generator of this.generators) this.post(generator, { type: 'end-window' });
     return Promise.all(this.generators.map((generator) => generator.next('window', 30_000)));
   }
 
   async closeAll(): Promise<void> {
-    for (const generator of this.generators) generator.post({ type: 'close-all' });
+    for (const generator of this.generators) this.post(generator, { type: 'close-all' });
     await Promise.all(this.generators.map((generator) => generator.next('closed', 30_000).catch(() => undefined)));
   }
 

@@ -5,6 +5,8 @@ import type { DisplayIdentity } from './displayRoster.js';
 export type RelayTarget =
   | { kind: 'lanterna'; baseUrl: string; distinctSourceAddresses: boolean }
   | { kind: 'websockify'; url: string; distinctSourceAddresses: boolean }
+  /** The minimal WebSocket → TLS pipe (pipeRelay.ts): the websockify client's wire. */
+  | { kind: 'pipe'; url: string; distinctSourceAddresses: boolean }
   | { kind: 'direct'; host: string; port: number; distinctSourceAddresses: boolean };
 
 export interface DisplayAssignment extends DisplayIdentity { index: number }

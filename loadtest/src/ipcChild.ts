@@ -1,23 +1,51 @@
-// A Node child process the coordinator talks to over IPC: started as a
+// A child process the coordinator talks to with messages: started as a
 // ManagedProcess (pinned, niced, in its own group), its messages queued so
-// the coordinator can wait for the next one of a type with a deadline.
+// the coordinator can wait for the next one of a type with a deadline. A Node
+// child uses Node's IPC channel; a native one (the Go generator) reads one
+// JSON message per line on stdin and answers likewise on stdout.
 import { ManagedProcess } from './managedProcess.js';
+
+/** A native child that speaks JSON lines on stdin/stdout. */
+export interface JsonLinesCommand { command: string; args: string[] }
 
 export class IpcChild<Incoming extends { type: string }, Outgoing> {
   private readonly inbox: Incoming[] = [];
   private waiter: (() => void) | undefined;
   readonly process: ManagedProcess;
+  private readonly write: (message: Outgoing) => void;
 
-  constructor(name: string, main: string, cpus: string | undefined) {
-    this.process = new ManagedProcess(name, { command: process.execPath, args: [main], cpus, ipc: true });
-    this.process.child.on('message', (message: Incoming) => {
+  /** `main`: a Node script (Node IPC), or a native command (JSON lines). */
+  constructor(name: string, main: string | JsonLinesCommand, cpus: string | undefined) {
+    const receive = (message: Incoming): void => {
       this.inbox.push(message);
       this.waiter?.();
-    });
+    };
+    if (typeof main === 'string') {
+      this.process = new ManagedProcess(name, { command: process.execPath, args: [main], cpus, ipc: true });
+      this.process.child.on('message', receive);
+      this.write = (message) => { this.process.child.send(message as object); };
+    } else {
+      this.process = new ManagedProcess(name, {
+        command: main.command, args: main.args, cpus, stdinPipe: true,
+        onStdoutLine: (line) => {
+          if (line.trim() === '') return;
+          try {
+            receive(JSON.parse(line) as Incoming);
+          } catch {
+            process.stderr.write(`[${name}] unreadable line: ${line.slice(0, 200)}\n`);
+          }
+        },
+      });
+      const stdin = this.process.child.stdin;
+      if (!stdin) throw new Error(`${name} has no stdin pipe`);
+      // the child may be gone before we notice: its exit is reported by next()
+      stdin.on('error', () => { /* EPIPE after the child exited */ });
+      this.write = (message) => { stdin.write(`${JSON.stringify(message)}\n`); };
+    }
     this.process.child.on('exit', () => this.waiter?.());
   }
 
-  post(message: Outgoing): void { this.process.child.send(message as object); }
+  post(message: Outgoing): void { this.write(message); }
 
   async next<T extends Incoming['type']>(type: T, timeoutMs: number): Promise<Extract<Incoming, { type: T }>> {
     const deadline = Date.now() + timeoutMs;

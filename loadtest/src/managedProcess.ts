@@ -19,7 +19,11 @@ export interface ManagedProcessOptions {
   cwd?: string;
   /** Adds an IPC channel (the child must be node). */
   ipc?: boolean;
+  /** A pipe to the child's stdin (`child.stdin`), for children that take messages there. */
+  stdinPipe?: boolean;
   onLine?: (line: string) => void;
+  /** Lines of stdout only (without them in the kept tail): a child that answers on stdout. */
+  onStdoutLine?: (line: string) => void;
 }
 
 export class ManagedProcess {
@@ -34,21 +38,26 @@ export class ManagedProcess {
       : ['taskset', ['-c', options.cpus, options.command, ...options.args]];
     const niceness = process.env[NICENESS_ENV];
     if (niceness !== undefined && niceness !== '' && niceness !== '0') [command, args] = ['nice', ['-n', niceness, command, ...args]];
-    const stdio: StdioOptions = options.ipc === true ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'];
+    const stdin = options.stdinPipe === true ? 'pipe' : 'ignore';
+    const stdio: StdioOptions = options.ipc === true ? [stdin, 'pipe', 'pipe', 'ipc'] : [stdin, 'pipe', 'pipe'];
     this.child = spawn(command, args, { stdio, detached: true, env: options.env ?? process.env, cwd: options.cwd });
     this.exitPromise = new Promise((resolve) => this.child.once('exit', () => { this.exited = true; resolve(); }));
-    let partial = '';
-    const onChunk = (chunk: Buffer): void => {
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        this.tail.push(line);
-        if (this.tail.length > 40) this.tail.shift();
-        options.onLine?.(line);
-      }
+    const lineReader = (onLine: (line: string) => void): (chunk: Buffer) => void => {
+      let partial = '';
+      return (chunk) => {
+        const lines = (partial + chunk.toString('utf8')).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) onLine(line);
+      };
     };
-    this.child.stdout?.on('data', onChunk);
-    this.child.stderr?.on('data', onChunk);
+    const keep = (line: string): void => {
+      this.tail.push(line);
+      if (this.tail.length > 40) this.tail.shift();
+      options.onLine?.(line);
+    };
+    const onStdoutLine = options.onStdoutLine;
+    this.child.stdout?.on('data', lineReader(onStdoutLine ?? keep));
+    this.child.stderr?.on('data', lineReader(keep));
   }
 
   get pid(): number {

@@ -54,12 +54,14 @@ export function markdownReport(report: RunReport): string {
     const published = WHITEPAPER_CAPACITY[scenario];
     return [scenario, figures.lanterna === undefined ? 'n/a' : `${figures.lowerBound ? '≥ ' : ''}${Math.round(figures.lanterna)}`,
       figures.websockify ?? 'n/a', figures.ratio === undefined ? 'n/a' : `${figures.ratio.toFixed(1)}×`,
+      figures.pipe ?? 'n/a', figures.pipeRatio === undefined ? 'n/a' : `${figures.pipeRatio.toFixed(2)}×`,
+      figures.cpuPerRoundTrip ? `${fixed(figures.cpuPerRoundTrip.lanternaUs, 1)} / ${fixed(figures.cpuPerRoundTrip.pipeUs, 1)} µs at ${figures.cpuPerRoundTrip.connections}` : 'n/a',
       published ? `${published.connections} on ${published.cores} cores (${Math.round(published.connections / published.cores)}/core)` : 'n/a'];
   });
   if (perCoreRows.length > 0) {
     out.push('## Capacity per core (p99 < budget)');
     out.push('');
-    out.push(table(['workload', 'Lanterna per gateway core', 'websockify (one relay core)', 'Lanterna / websockify', 'RD Gateway (whitepaper)'], perCoreRows));
+    out.push(table(['workload', 'Lanterna per gateway core', 'websockify (one relay core)', 'Lanterna / websockify', 'pipe (minimal Node relay, one core)', 'Lanterna / pipe', 'relay CPU per round trip, Lanterna / pipe', 'RD Gateway (whitepaper)'], perCoreRows));
     out.push('');
   }
 
@@ -122,11 +124,11 @@ export function markdownReport(report: RunReport): string {
   for (const result of report.capacity) {
     out.push('');
     out.push(`### ${result.case.id} — ${describePattern(result.case.pattern)}, ${result.case.workers} worker(s), ${result.case.instances} instance(s)`);
-    out.push(`CPU layout: relay on ${result.layout.relayCpus}, load side on ${result.layout.loadCpus}${result.layout.shared ? ' (shared)' : ''}; ${result.durationSeconds} s.${result.error === undefined ? '' : ` Error: ${result.error}`}`);
+    out.push(`CPU layout: relay on ${result.layout.relayCpus}, load side on ${result.layout.loadCpus}${result.layout.shared ? ' (shared)' : ''}; ${result.generator} generator; ${result.durationSeconds} s.${result.error === undefined ? '' : ` Error: ${result.error}`}`);
     out.push('');
-    out.push(table(['connections', 'established', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms', 'p99 of each hold', 'responses', 'relay CPU', 'relay MB', 'balancer CPU', 'echo CPU', 'generator CPU', 'generator lag p99 ms', 'CPU busy per core (machine)', 'flags'],
+    out.push(table(['connections', 'established', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms', 'p99 of each hold', 'responses', 'relay CPU', 'relay CPU µs per round trip', 'generator CPU µs per round trip', 'relay MB', 'balancer CPU', 'echo CPU', 'generator CPU', 'generator lag p99 ms', 'CPU busy per core (machine)', 'flags'],
       result.steps.map((step) => [step.connections, step.established, step.latency.p50Ms, step.latency.p95Ms, step.latency.p99Ms, step.latency.maxMs, step.latency.meanMs, step.holdP99Ms.join(' / '),
-        step.received, step.relayCpuCores, step.relayMemoryMb, step.balancerCpuCores ?? '', step.echoCpuCores, step.generatorCpuCores, step.generatorLoopDelayP99Ms, step.cpuUse.map((use) => `${Math.round(use.busy * 100)}% (nice ${Math.round(use.nice * 100)}, softirq ${Math.round(use.softirq * 100)}, steal ${Math.round(use.steal * 100)})`).join(' / '),
+        step.received, step.relayCpuCores, fixed(step.relayCpuUsPerRoundTrip, 1), fixed(step.generatorCpuUsPerRoundTrip, 1), step.relayMemoryMb, step.balancerCpuCores ?? '', step.echoCpuCores, step.generatorCpuCores, step.generatorLoopDelayP99Ms, step.cpuUse.map((use) => `${Math.round(use.busy * 100)}% (nice ${Math.round(use.nice * 100)}, softirq ${Math.round(use.softirq * 100)}, steal ${Math.round(use.steal * 100)})`).join(' / '),
         [step.generatorSaturated ? `generator-saturated${step.loadCpusBusy ? ' (load CPUs busy)' : ''}` : '', step.lostSessions > 0 ? `lost ${step.lostSessions}` : '', step.connectFailures > 0 ? `connect failed ${step.connectFailures}` : ''].filter(Boolean).join(', ')])));
   }
   out.push('');

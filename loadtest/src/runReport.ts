@@ -49,7 +49,14 @@ export interface RunReport {
 
 export interface DerivedFigures {
   /** Per scenario: p99 capacity of one gateway worker (pinned to one core). */
-  perCore: Record<string, { lanterna: number | undefined; websockify: number | undefined; ratio: number | undefined; lowerBound: boolean }>;
+  perCore: Record<string, {
+    lanterna: number | undefined; websockify: number | undefined; ratio: number | undefined;
+    /** The minimal Node relay (`--relay pipe`) on one core, and the gateway's capacity as a share of it. */
+    pipe?: number | undefined; pipeRatio?: number | undefined;
+    /** Relay CPU µs per round trip at the largest step both reached: gateway, pipe, and their ratio. */
+    cpuPerRoundTrip?: { connections: number; lanternaUs: number | undefined; pipeUs: number | undefined } | undefined;
+    lowerBound: boolean;
+  }>;
   /** Capacity added by each server past the first, as a fraction of one server's capacity. */
   farmScaling: number | undefined;
   /** Capacity with N workers over capacity with one. */
@@ -60,19 +67,34 @@ function capacityOf(report: RunReport, id: string): CaseResult | undefined {
   return report.capacity.find((result) => result.case.id === id && result.error === undefined);
 }
 
+/** Relay CPU per round trip of the gateway and the pipe at the largest connection count both held. */
+function sharedStepCost(lanterna: CaseResult | undefined, pipe: CaseResult): { connections: number; lanternaUs: number | undefined; pipeUs: number | undefined } | undefined {
+  if (!lanterna) return undefined;
+  const pipeSteps = new Map(pipe.steps.map((step) => [step.connections, step]));
+  const shared = lanterna.steps.filter((step) => pipeSteps.has(step.connections)).at(-1);
+  if (!shared) return undefined;
+  return { connections: shared.connections, lanternaUs: shared.relayCpuUsPerRoundTrip, pipeUs: pipeSteps.get(shared.connections)?.relayCpuUsPerRoundTrip };
+}
+
 export function deriveFigures(report: RunReport): DerivedFigures {
   const perCore: DerivedFigures['perCore'] = {};
   for (const scenario of ['kw-v1', 'kw-v2.2']) {
     const lanterna = capacityOf(report, `${scenario}/lanterna`);
     const websockify = capacityOf(report, `${scenario}/websockify`);
-    if (!lanterna && !websockify) continue;
+    const pipe = capacityOf(report, `${scenario}/pipe`);
+    if (!lanterna && !websockify && !pipe) continue;
     const lanternaPerCore = lanterna ? lanterna.capacity.byP99 / (lanterna.case.workers * lanterna.case.instances) : undefined;
     const websockifyPerCore = websockify?.capacity.byP99;
     perCore[scenario] = {
       lanterna: lanternaPerCore,
       websockify: websockifyPerCore,
       ratio: lanternaPerCore !== undefined && websockifyPerCore !== undefined && websockifyPerCore > 0 ? lanternaPerCore / websockifyPerCore : undefined,
-      lowerBound: (lanterna?.capacity.lowerBoundOnly ?? false) || (websockify?.capacity.lowerBoundOnly ?? false),
+      ...(pipe ? {
+        pipe: pipe.capacity.byP99,
+        pipeRatio: lanternaPerCore !== undefined && pipe.capacity.byP99 > 0 ? lanternaPerCore / pipe.capacity.byP99 : undefined,
+        cpuPerRoundTrip: sharedStepCost(lanterna, pipe),
+      } : {}),
+      lowerBound: (lanterna?.capacity.lowerBoundOnly ?? false) || (websockify?.capacity.lowerBoundOnly ?? false) || (pipe?.capacity.lowerBoundOnly ?? false),
     };
   }
   const farm = report.capacity.filter((result) => result.case.scenario === 'farm' && result.error === undefined)

@@ -3,8 +3,11 @@
 // overridden from the command line.
 import type { TrafficPattern } from './trafficPattern.js';
 
-/** `direct` = no relay: the client talks to the echo host itself (the floor). */
-export type RelayKind = 'lanterna' | 'websockify' | 'direct';
+/**
+ * `direct` = no relay: the client talks to the echo host itself (the floor);
+ * `pipe` = the least a Node relay can do (pipeRelay.ts), the gateway's baseline.
+ */
+export type RelayKind = 'lanterna' | 'websockify' | 'direct' | 'pipe';
 
 export interface RampShape { step: number; max: number; holdSeconds: number }
 

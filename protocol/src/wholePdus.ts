@@ -7,6 +7,9 @@ import { assertFramingMode, modeAfterPduStartingWith, type FramingMode } from '.
 import { DEFAULT_MAX_PDU_BYTES, framingLimits, LARGEST_ALLOWED_LIMIT } from './framingLimits.js';
 import { readPduHeader } from './pduHeader.js';
 
+/** The default limits, made once: the gateway reads every kiosk frame with them. */
+const DEFAULT_LIMITS = framingLimits({ maxPduBytes: DEFAULT_MAX_PDU_BYTES, maxFrameBytes: LARGEST_ALLOWED_LIMIT });
+
 /** Calls `onPdu(start, end)` for each PDU of `frame`; returns the mode after the last one. */
 function walkWholePdus(
   frame: Uint8Array,
@@ -15,7 +18,7 @@ function walkWholePdus(
   onPdu: (start: number, end: number) => void,
 ): FramingMode {
   assertFramingMode(mode);
-  const limits = framingLimits({ maxPduBytes: maxPduBytes ?? DEFAULT_MAX_PDU_BYTES, maxFrameBytes: LARGEST_ALLOWED_LIMIT });
+  const limits = maxPduBytes === undefined ? DEFAULT_LIMITS : framingLimits({ maxPduBytes, maxFrameBytes: LARGEST_ALLOWED_LIMIT });
   let position = 0;
   let current = mode;
   while (position < frame.length) {

@@ -5,7 +5,7 @@
 // Outputs go through a port the adapter implements (`RelayOutput`) rather than
 // as returned action lists: the pump runs once per TLS read and per kiosk
 // frame, and a port costs no allocation per message.
-import { PduFramer, splitWholePdus, FramingError, framingModeFor, nextFramingMode, type FramingMode } from '@lanterna/protocol';
+import { PduFramer, countWholePdus, FramingError, framingModeFor, type FramingMode } from '@lanterna/protocol';
 import { SessionError } from '../session/sessionError.js';
 
 export interface RelayOptions {
@@ -125,19 +125,21 @@ export class RelayCore {
   clientFrame(frame: Buffer): void {
     if (this.ended) return;
     this.lastActivity = this.clock();
-    let pdus: Buffer[];
+    // Counted, not split: the frame goes to the server whole, so no view per PDU is made.
+    let pdus: number;
     try {
-      pdus = splitWholePdus(frame, this.clientMode);
+      const counted = countWholePdus(frame, this.clientMode);
+      pdus = counted.count;
+      // The client's first TPKT (MCS Connect-Initial) ends NLA: from then on only TPKT and fast-path.
+      if (counted.mode !== this.clientMode) {
+        this.clientMode = counted.mode;
+        if (this.clientMode === 'rdp') this.toClient.setMode('rdp');
+      }
     } catch (error) {
       this.finish({ reason: 'error', error: framingFailure(error, 'client') });
       return;
     }
-    // The client's first TPKT (MCS Connect-Initial) ends NLA: from then on only TPKT and fast-path.
-    if (this.clientMode !== 'rdp') {
-      for (const pdu of pdus) this.clientMode = nextFramingMode(this.clientMode, pdu);
-      if (this.clientMode === 'rdp') this.toClient.setMode('rdp');
-    }
-    this.meter.toServer(frame.length, pdus.length);
+    this.meter.toServer(frame.length, pdus);
     if (!this.out.writeToServer(frame) && !this.clientPaused) {
       this.clientPaused = true;
       this.out.pauseClient();

@@ -15,8 +15,6 @@ export type { RelayEnd, RelayOptions } from './relayCore.js';
 /** Idle checks closer together than this are not worth a timer. */
 const MIN_IDLE_CHECK_MS = 1000;
 const BINARY = { binary: true } as const;
-const TO_KIOSK = { direction: 'to-kiosk' } as const;
-const TO_SERVER = { direction: 'to-server' } as const;
 
 /** A session's totals since it started relaying (read once a second for the admin's live view). */
 export interface RelayFigures {
@@ -149,26 +147,29 @@ export class RelaySession implements RelayOutput, RelayMeter {
     this.endResolve(end);
   }
 
+  // Counters: plain additions, taken into the Prometheus counters when they are read (gatewayMetrics.ts).
+
   toKiosk(bytes: number, pdus: number, frames: number, copiedBytes: number): void {
-    const { metrics, figures } = this;
+    const { figures } = this;
+    const tally = this.metrics.relayTally;
     figures.bytesToDisplay += bytes;
     figures.pdusToDisplay += pdus;
     figures.framesToDisplay += frames;
-    metrics.bytes.inc(TO_KIOSK, bytes);
-    if (pdus > 0) metrics.pdus.inc(TO_KIOSK, pdus);
-    if (frames > 0) metrics.frames.inc(TO_KIOSK, frames);
-    if (copiedBytes > 0) metrics.copies.inc(copiedBytes);
+    tally.bytesToKiosk += bytes;
+    tally.pdusToKiosk += pdus;
+    tally.framesToKiosk += frames;
+    tally.copiedBytes += copiedBytes;
   }
 
   toServer(bytes: number, pdus: number): void {
-    const { metrics } = this;
+    const tally = this.metrics.relayTally;
     this.figures.bytesToServer += bytes;
-    metrics.bytes.inc(TO_SERVER, bytes);
-    if (pdus > 0) metrics.pdus.inc(TO_SERVER, pdus);
-    metrics.frames.inc(TO_SERVER);
+    tally.bytesToServer += bytes;
+    tally.pdusToServer += pdus;
+    tally.framesToServer += 1;
   }
 
   paused(): void {
-    this.metrics.pauses.inc();
+    this.metrics.relayTally.pauses += 1;
   }
 }

@@ -1,0 +1,445 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// echoChannel is what a paced connection needs from a client, whichever path
+// it takes (loadtest/src/echoChannel.ts).
+type echoChannel interface {
+	// send writes one whole request PDU; only the pacing goroutine calls it.
+	send(pdu []byte) error
+	// readResponses blocks, calling onResponses with how many whole response
+	// PDUs each arrival completed, until the channel breaks or is closed.
+	readResponses(onResponses func(count int) error) error
+	// close ends the channel on purpose (the coordinator's close-all).
+	close()
+}
+
+type kioskError struct{ phase, message string }
+
+func (e *kioskError) Error() string { return e.phase + ": " + e.message }
+
+func phaseError(phase string, err error) error {
+	var known *kioskError
+	if errors.As(err, &known) {
+		return err
+	}
+	return &kioskError{phase, err.Error()}
+}
+
+// gatewayMessage: the fields of the gateway's JSON messages the load test reads.
+type gatewayMessage struct {
+	Type         string `json:"type"`
+	Phase        string `json:"phase"`
+	Code         string `json:"code"`
+	Message      string `json:"message"`
+	Reason       string `json:"reason"`
+	SessionID    string `json:"sessionId"`
+	SessionToken string `json:"sessionToken"`
+}
+
+func (m *gatewayMessage) describeError() string {
+	return fmt.Sprintf("gateway error %s/%s %s", m.Phase, m.Code, m.Message)
+}
+
+// Small socket buffers: thousands of sockets, messages of at most a few KB.
+const wsBufferBytes = 4096
+
+func dialer(localAddress string, timeout time.Duration, subprotocol string) *websocket.Dialer {
+	netDialer := &net.Dialer{Timeout: timeout}
+	if localAddress != "" {
+		netDialer.LocalAddr = &net.TCPAddr{IP: net.ParseIP(localAddress)}
+	}
+	d := &websocket.Dialer{
+		NetDialContext:   netDialer.DialContext,
+		HandshakeTimeout: timeout,
+		ReadBufferSize:   wsBufferBytes,
+		WriteBufferSize:  wsBufferBytes,
+	}
+	if subprotocol != "" {
+		d.Subprotocols = []string{subprotocol}
+	}
+	return d
+}
+
+func dialWS(ctx context.Context, d *websocket.Dialer, address string) (*websocket.Conn, error) {
+	conn, response, err := d.DialContext(ctx, address, http.Header{})
+	if response != nil && response.Body != nil {
+		_ = response.Body.Close()
+	}
+	if err != nil {
+		if response != nil {
+			return nil, fmt.Errorf("upgrade refused with %s", response.Status)
+		}
+		return nil, err
+	}
+	conn.SetReadLimit(1 << 20)
+	return conn, nil
+}
+
+// readGatewayMessages reads until accept says done; binary frames go to accept as raw.
+func readUntil(conn *websocket.Conn, phase string, deadline time.Time, accept func(kind int, data []byte) (bool, error)) error {
+	if err := conn.SetReadDeadline(deadline); err != nil {
+		return phaseError(phase, err)
+	}
+	defer func() { _ = conn.SetReadDeadline(time.Time{}) }()
+	for {
+		kind, data, err := conn.ReadMessage()
+		if err != nil {
+			var netErr net.Error
+			if errors.As(err, &netErr) && netErr.Timeout() {
+				return &kioskError{phase, "no answer before the deadline"}
+			}
+			return phaseError(phase, err)
+		}
+		if kind == websocket.TextMessage {
+			var message gatewayMessage
+			if err := json.Unmarshal(data, &message); err != nil || message.Type == "" {
+				return &kioskError{phase, "unreadable gateway message"}
+			}
+			if message.Type == "error" {
+				return &kioskError{phase, message.describeError()}
+			}
+		}
+		done, err := accept(kind, data)
+		if err != nil {
+			return phaseError(phase, err)
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+// kioskChannel: the data socket of a simulated kiosk (simulatedKiosk.ts), with
+// its control socket as a companion whose loss ends the channel too.
+type kioskChannel struct {
+	control, data *websocket.Conn
+	closing       chan struct{}
+	closeOnce     sync.Once
+	controlLost   chan error
+}
+
+func connectKiosk(ctx context.Context, wire *wireDetails, baseURL string, display displayAssignment, timeout time.Duration) (echoChannel, error) {
+	d := dialer(display.LocalAddress, timeout, wire.Subprotocol)
+	control, err := dialWS(ctx, d, baseURL+"/v1/displays/"+url.PathEscape(display.ID)+"/control")
+	if err != nil {
+		return nil, phaseError("hello", err)
+	}
+	fail := func(err error) (echoChannel, error) { _ = control.UnderlyingConn().Close(); return nil, err }
+	hello, _ := json.Marshal(map[string]any{"type": "hello", "protocol": wire.ProtocolVersion, "token": display.Token, "client": wire.Client})
+	if err := control.WriteMessage(websocket.TextMessage, hello); err != nil {
+		return fail(phaseError("hello", err))
+	}
+	var sessionID, sessionToken string
+	welcomed := false
+	start := time.Now()
+	// the welcome within the timeout, the project within twice it (as the Node kiosk)
+	err = readUntil(control, "hello", start.Add(timeout), func(kind int, data []byte) (bool, error) {
+		if kind != websocket.TextMessage {
+			return false, nil
+		}
+		var message gatewayMessage
+		_ = json.Unmarshal(data, &message)
+		return message.Type == "welcome", nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	welcomed = true
+	err = readUntil(control, "project", start.Add(2*timeout), func(kind int, data []byte) (bool, error) {
+		if kind != websocket.TextMessage {
+			return false, nil
+		}
+		var message gatewayMessage
+		_ = json.Unmarshal(data, &message)
+		if message.Type != "project" {
+			return false, nil
+		}
+		sessionID, sessionToken = message.SessionID, message.SessionToken
+		return true, nil
+	})
+	if err != nil || !welcomed {
+		return fail(err)
+	}
+	data, err := dialWS(ctx, d, baseURL+"/v1/sessions/"+url.PathEscape(sessionID)+"/data")
+	if err != nil {
+		return fail(phaseError("open", err))
+	}
+	failBoth := func(err error) (echoChannel, error) { _ = data.UnderlyingConn().Close(); return fail(err) }
+	open, _ := json.Marshal(map[string]string{"type": "open", "token": sessionToken})
+	if err := data.WriteMessage(websocket.TextMessage, open); err != nil {
+		return failBoth(phaseError("open", err))
+	}
+	if err := data.WriteMessage(websocket.BinaryMessage, display.ConnectionRequest); err != nil {
+		return failBoth(phaseError("open", err))
+	}
+	secured := false
+	err = readUntil(data, "secured", time.Now().Add(3*timeout), func(kind int, frame []byte) (bool, error) {
+		if kind == websocket.TextMessage {
+			var message gatewayMessage
+			_ = json.Unmarshal(frame, &message)
+			if message.Type == "secured" {
+				secured = true
+			}
+			return false, nil
+		}
+		if !secured {
+			return false, errors.New("binary frame before secured")
+		}
+		return true, expectTLSConfirm(frame, "gateway")
+	})
+	if err != nil {
+		return failBoth(err)
+	}
+	channel := &kioskChannel{control: control, data: data, closing: make(chan struct{}), controlLost: make(chan error, 1)}
+	go channel.watchControl()
+	return channel, nil
+}
+
+// watchControl reads the control socket (answering the gateway's pings) until it ends.
+func (k *kioskChannel) watchControl() {
+	for {
+		if _, _, err := k.control.NextReader(); err != nil {
+			k.controlLost <- &kioskError{"relay", "control socket closed: " + err.Error()}
+			// the data reader notices through the closed data socket
+			_ = k.data.UnderlyingConn().Close()
+			return
+		}
+	}
+}
+
+func (k *kioskChannel) send(pdu []byte) error {
+	return k.data.WriteMessage(websocket.BinaryMessage, pdu)
+}
+
+func (k *kioskChannel) readResponses(onResponses func(count int) error) error {
+	buf := make([]byte, 0, wsBufferBytes)
+	for {
+		kind, reader, err := k.data.NextReader()
+		if err != nil {
+			select {
+			case lost := <-k.controlLost:
+				return lost
+			default:
+			}
+			return &kioskError{"relay", "data socket closed: " + err.Error()}
+		}
+		buf = buf[:0]
+		for {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := reader.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return &kioskError{"relay", err.Error()}
+			}
+		}
+		if kind == websocket.TextMessage {
+			var message gatewayMessage
+			if err := json.Unmarshal(buf, &message); err != nil {
+				return &kioskError{"relay", "unreadable gateway message"}
+			}
+			switch message.Type {
+			case "error":
+				return &kioskError{"relay", message.describeError()}
+			case "ended":
+				return &kioskError{"relay", "session ended (" + message.Reason + ")"}
+			}
+			continue
+		}
+		count, err := countWholePdus(buf)
+		if err != nil {
+			return &kioskError{"relay", err.Error()}
+		}
+		if err := onResponses(count); err != nil {
+			return err
+		}
+	}
+}
+
+func (k *kioskChannel) close() {
+	k.closeOnce.Do(func() {
+		closeMessage := []byte(`{"type":"close"}`)
+		deadline := time.Now().Add(2 * time.Second)
+		_ = k.data.SetWriteDeadline(deadline)
+		_ = k.data.WriteMessage(websocket.TextMessage, closeMessage)
+		_ = k.data.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(1000, ""), deadline)
+		_ = k.control.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(1000, ""), deadline)
+		time.AfterFunc(2*time.Second, func() {
+			_ = k.data.UnderlyingConn().Close()
+			_ = k.control.UnderlyingConn().Close()
+		})
+	})
+}
+
+// streamChannel: a byte stream of PDUs (direct TLS, or a WebSocket relay that
+// forwards TCP chunks as they come: websockify, the pipe baseline).
+type streamChannel struct {
+	write   func([]byte) error
+	read    func() ([]byte, error)
+	counter pduCounter
+	closer  func()
+}
+
+func (s *streamChannel) send(pdu []byte) error { return s.write(pdu) }
+
+func (s *streamChannel) readResponses(onResponses func(count int) error) error {
+	for {
+		chunk, err := s.read()
+		if err != nil {
+			return err
+		}
+		count, err := s.counter.push(chunk)
+		if err != nil {
+			return err
+		}
+		if count > 0 {
+			if err := onResponses(count); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (s *streamChannel) close() { s.closer() }
+
+// connectDirect: X.224 in the clear, then TLS, straight to the echo host (directChannel.ts).
+func connectDirect(ctx context.Context, wire *wireDetails, host string, port int, timeout time.Duration) (echoChannel, error) {
+	netDialer := &net.Dialer{Timeout: timeout}
+	raw, err := netDialer.DialContext(ctx, "tcp", net.JoinHostPort(host, fmt.Sprint(port)))
+	if err != nil {
+		return nil, err
+	}
+	_ = raw.SetDeadline(time.Now().Add(timeout))
+	if _, err := raw.Write(wire.ConnectionRequest); err != nil {
+		_ = raw.Close()
+		return nil, err
+	}
+	reader := firstPduReader{max: 1024}
+	buf := make([]byte, 1024)
+	for {
+		n, err := raw.Read(buf)
+		if err != nil {
+			_ = raw.Close()
+			return nil, fmt.Errorf("server closed during the handshake: %w", err)
+		}
+		pdu, rest, done, err := reader.push(buf[:n])
+		if err != nil {
+			_ = raw.Close()
+			return nil, err
+		}
+		if !done {
+			continue
+		}
+		if err := expectTLSConfirm(pdu, "server"); err != nil {
+			_ = raw.Close()
+			return nil, err
+		}
+		if len(rest) > 0 {
+			_ = raw.Close()
+			return nil, errors.New("bytes after the confirm before tls")
+		}
+		break
+	}
+	// the echo host's certificate is self-signed on purpose: a measuring stick, not a trust decision
+	secure := tls.Client(raw, &tls.Config{InsecureSkipVerify: true})
+	if err := secure.HandshakeContext(ctx); err != nil {
+		_ = raw.Close()
+		return nil, fmt.Errorf("tls handshake: %w", err)
+	}
+	_ = raw.SetDeadline(time.Time{})
+	readBuf := make([]byte, 16384)
+	return &streamChannel{
+		write: func(pdu []byte) error { _, err := secure.Write(pdu); return err },
+		read: func() ([]byte, error) {
+			n, err := secure.Read(readBuf)
+			if err != nil {
+				return nil, errors.New("echo host closed the connection")
+			}
+			return readBuf[:n], nil
+		},
+		closer: func() {
+			_ = secure.CloseWrite()
+			time.AfterFunc(2*time.Second, func() { _ = raw.Close() })
+		},
+	}, nil
+}
+
+// connectStreamRelay: a WebSocket relay with no kiosk protocol (websockify,
+// the pipe): the Connection Request goes over the WebSocket, the echo host
+// (tls-first) confirms inside TLS, responses are counted on the byte stream.
+func connectStreamRelay(ctx context.Context, wire *wireDetails, address, localAddress, name string, timeout time.Duration) (echoChannel, error) {
+	conn, err := dialWS(ctx, dialer(localAddress, timeout, ""), address)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := conn.WriteMessage(websocket.BinaryMessage, wire.ConnectionRequest); err != nil {
+		_ = conn.UnderlyingConn().Close()
+		return nil, err
+	}
+	first := firstPduReader{max: 1024}
+	var rest []byte
+	err = readUntil(conn, "confirm", time.Now().Add(timeout), func(_ int, data []byte) (bool, error) {
+		pdu, after, done, err := first.push(data)
+		if err != nil || !done {
+			return false, err
+		}
+		rest = append([]byte(nil), after...)
+		return true, expectTLSConfirm(pdu, "echo host")
+	})
+	if err != nil {
+		_ = conn.UnderlyingConn().Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	channel := &streamChannel{
+		write: func(pdu []byte) error { return conn.WriteMessage(websocket.BinaryMessage, pdu) },
+		closer: func() {
+			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(1000, ""), time.Now().Add(2*time.Second))
+			time.AfterFunc(2*time.Second, func() { _ = conn.UnderlyingConn().Close() })
+		},
+	}
+	if _, err := channel.counter.push(rest); err != nil {
+		_ = conn.UnderlyingConn().Close()
+		return nil, err
+	}
+	buf := make([]byte, 0, wsBufferBytes)
+	channel.read = func() ([]byte, error) {
+		_, data, err := conn.NextReader()
+		if err != nil {
+			return nil, fmt.Errorf("%s closed: %w", name, err)
+		}
+		buf = buf[:0]
+		for {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := data.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err == io.EOF {
+				return buf, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return channel, nil
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// Process entry of the pipe baseline relay, so it runs pinned on the relay's
+// core and its CPU is measured as the gateway's is. Prints one JSON line when
+// listening.
+import { Command } from 'commander';
+import { startPipeRelay } from './pipeRelay.js';
+
+const options = new Command()
+  .name('lanterna-pipe-relay')
+  .description('WebSocket → TLS pipe to one target: the minimal Node relay baseline')
+  .requiredOption('--target-port <n>', 'target TLS port', Number)
+  .option('--target-host <address>', 'target host', '127.0.0.1')
+  .option('--host <address>', 'listen address', '127.0.0.1')
+  .option('--port <n>', 'listen port (0 = any)', Number, 0)
+  .parse()
+  .opts<{ targetPort: number; targetHost: string; host: string; port: number }>();
+
+const relay = await startPipeRelay({ host: options.host, port: options.port, target: { host: options.targetHost, port: options.targetPort } });
+process.stdout.write(`${JSON.stringify({ msg: 'listening', port: relay.port })}\n`);
+const shutdown = (): void => { void relay.close().then(() => process.exit(0)); };
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
