@@ -33,10 +33,7 @@ import { runLiveCases } from './liveKioskCases.js';
 import { serverBursts } from './replayBursts.js';
 
 /** Recordings this build cannot draw, and why. */
-const skipped: Readonly<Record<string, string>> = {
-  'static-gfx.dump': 'H.264 (GFX AVC444v2): no AVC decoder in the page until the WebCodecs issue',
-  'cold-shadow.dump': 'H.264 (its client advertised AVC444): no AVC decoder in the page until the WebCodecs issue',
-};
+const skipped: Readonly<Record<string, string>> = {};
 
 const width = 1920;
 const height = 1080;
