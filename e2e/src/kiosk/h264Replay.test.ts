@@ -1,0 +1,31 @@
+// GFX H.264 in the page: the shared recordings whose server sent AVC444 are
+// replayed into the replay lab page (WebCodecs decodes them) and the final
+// picture must match what native FreeRDP draws from the same recording (the
+// wasm client's native twin, FFmpeg's decoder) within PSNR ≥ 40 dB. Node has no
+// WebCodecs; wasm/test/replay.test.mjs checks that the same replay there ends
+// with `video-unsupported` instead.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeDifference, compareImages, readRecording, recordingPath } from '@lanterna/lab';
+import { keepImage } from './keepScreenshot.js';
+import { nativeReplay } from './nativeTwin.js';
+import { psnr } from './psnr.js';
+import { replayInPage } from './replayInPage.js';
+
+for (const name of ['cold-shadow', 'static-gfx']) {
+  test(`${name} (H.264 AVC444) replays in the page to native FreeRDP's picture, PSNR ≥ 40 dB`, async () => {
+    const path = recordingPath(name);
+    const native = await nativeReplay(path);
+    assert.ok(native.frames > 0, `the native twin drew nothing (${native.end})`);
+    const { records } = await readRecording(path);
+    const page = await replayInPage(records, name);
+    await keepImage(page.picture, `h264-replay-${name}`);
+    await keepImage(native.picture, `h264-replay-${name}-native`);
+    assert.deepEqual(page.problems, []);
+    assert.ok(page.frames > 0, `the page drew nothing (ended ${page.ended})`);
+    assert.ok(page.ended === null || page.ended === 'connection-reset', `the session ended ${page.ended}`);
+    const db = psnr(native.picture, page.picture);
+    console.log(`# ${name}: page ${page.frames} frames, native ${native.frames}; page vs native PSNR ${db.toFixed(2)} dB (${describeDifference(compareImages(native.picture, page.picture))})`);
+    assert.ok(db >= 40, `PSNR ${db.toFixed(2)} dB against native FreeRDP's picture, below 40`);
+  });
+}
