@@ -6,7 +6,7 @@
 // with `video-unsupported` instead.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeDifference, compareImages, readRecording, recordingPath } from '@lanterna/lab';
+import { describeDifference, compareImages, readRecording, recordingPath, type RecordedPdu } from '@lanterna/lab';
 import { keepImage } from './keepScreenshot.js';
 import { nativeReplay } from './nativeTwin.js';
 import { psnr } from './psnr.js';
@@ -29,3 +29,30 @@ for (const name of ['cold-shadow', 'static-gfx']) {
     assert.ok(db >= 40, `PSNR ${db.toFixed(2)} dB against native FreeRDP's picture, below 40`);
   });
 }
+
+/** Every SPS (start code, NAL type 7) in the server's PDUs gets profile_idc 42, which no decoder knows. */
+function withUnknownProfile(records: readonly RecordedPdu[]): { records: RecordedPdu[]; patched: number } {
+  let patched = 0;
+  const out = records.map((r) => {
+    if (r.direction !== 'server-to-client') return r;
+    let data: Buffer | null = null;
+    for (let i = 0; i + 4 < r.data.length; i++) {
+      if (r.data[i] === 0 && r.data[i + 1] === 0 && r.data[i + 2] === 1 && ((r.data[i + 3] ?? 0) & 0x1f) === 7 && r.data[i + 4] === 100) {
+        data ??= Buffer.from(r.data);
+        data[i + 4] = 42;
+        patched += 1;
+      }
+    }
+    return data ? { ...r, data } : r;
+  });
+  return { records: out, patched };
+}
+
+test('cold-shadow with an H.264 profile no decoder supports: the session ends video-unsupported and draws nothing', async () => {
+  const { records } = await readRecording(recordingPath('cold-shadow'));
+  const { records: broken, patched } = withUnknownProfile(records);
+  assert.ok(patched > 0, 'no SPS found in the recording (compressed GFX?)');
+  const page = await replayInPage(broken, 'cold-shadow-unknown-profile');
+  assert.equal(page.ended, 'video-unsupported');
+  assert.equal(page.frames, 0, 'something was drawn from a stream that could not be decoded');
+});

@@ -33,7 +33,8 @@ export async function replayInPage(records: readonly RecordedPdu[], name: string
   try {
     const kiosk = await openKiosk(`${web.origin}/lab/replay.html?data=${encodeURIComponent(gateway.dataUrl(name))}&width=1920&height=1080${query}`, 1920, 1080);
     try {
-      await Promise.race([recording.sent, sleep(60_000)]);
+      const input = { sent: false };
+      void recording.sent.then(() => { input.sent = true; });
       const deadline = Date.now() + 180_000;
       let probe: ReplayProbe;
       for (;;) {
@@ -43,8 +44,9 @@ export async function replayInPage(records: readonly RecordedPdu[], name: string
           return { ...p, idleMs: p.lastFrameAtMs === null ? null : performance.now() - p.lastFrameAtMs };
         });
         const idleMs = (probe as ReplayProbe & { idleMs: number | null }).idleMs;
-        if (probe.ended !== null || (idleMs !== null && idleMs >= QUIET_MS) || Date.now() > deadline) break;
-        if (idleMs === null && Date.now() > deadline - 150_000) break; // nothing drawn within 30 s
+        if (probe.ended !== null || Date.now() > deadline) break;
+        if (input.sent && idleMs !== null && idleMs >= QUIET_MS) break;
+        if (input.sent && idleMs === null && Date.now() > deadline - 150_000) break; // nothing drawn within 30 s
         await sleep(250);
       }
       const picture = await pageScreenshot(kiosk.page);
