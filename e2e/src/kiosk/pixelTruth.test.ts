@@ -220,17 +220,18 @@ test('weston (RDP backend, needs cliprdr), plain bitmaps: exact', async () => {
 const AVC444_NATIVE = ['/gfx:AVC444:on'];
 const AVC420_NATIVE = ['/gfx:AVC420:on,AVC444:off,RFX:off,progressive:off'];
 // The reference test card is beyond the shadow server's H.264 encoder (its
-// noise, gratings and zone plate): 24.56 dB for the kiosk, 24.14 for
-// xfreerdp3 (AVC444v2), so there only "no worse than native" is held and the
-// figure printed; 20 dB is a floor that says the picture is the scene at all.
-const H264_FLOOR_DB = { slide: 35, reference: 20 } as const;
+// noise, gratings and zone plate): AVC444v2 24.56 dB for the kiosk, 24.14 for
+// xfreerdp3; AVC420 20.08 dB for both (equal pictures). There only "no worse
+// than native" is held and the figure printed; 18 dB is a floor that says the
+// picture is the scene at all.
+const H264_FLOOR_DB = { slide: 35, reference: 18 } as const;
 for (const scene of ['slide', 'reference'] as const) {
   test(`${scene}, shadow TLS, GFX defaults (AVC444v2 through WebCodecs): at least ${H264_FLOOR_DB[scene]} dB, no worse than native FreeRDP`, async (t) => {
-    const { kioskDb } = await lossyPath(t, { name: `${scene}-shadow-tls-avc444`, scene, server: { auth: 'tls', gfx: true }, query: undefined, nativeArgs: AVC444_NATIVE, tolerance: null, settleDb: 18 });
+    const { kioskDb } = await lossyPath(t, { name: `${scene}-shadow-tls-avc444`, scene, server: { auth: 'tls', gfx: true }, query: undefined, nativeArgs: AVC444_NATIVE, tolerance: null, settleDb: 15 });
     assert.ok(kioskDb >= H264_FLOOR_DB[scene], `PSNR ${kioskDb.toFixed(2)} dB against the ${scene}, below ${H264_FLOOR_DB[scene]}`);
   });
   test(`${scene}, shadow TLS, AVC420 only (page ?codecs=planar,progressive,avc420): at least ${H264_FLOOR_DB[scene]} dB, within ±2 of native FreeRDP`, async (t) => {
-    const { kioskDb } = await lossyPath(t, { name: `${scene}-shadow-tls-avc420`, scene, server: { auth: 'tls', gfx: true }, query: 'codecs=planar,progressive,avc420', nativeArgs: AVC420_NATIVE, tolerance: 2, settleDb: 18 });
+    const { kioskDb } = await lossyPath(t, { name: `${scene}-shadow-tls-avc420`, scene, server: { auth: 'tls', gfx: true }, query: 'codecs=planar,progressive,avc420', nativeArgs: AVC420_NATIVE, tolerance: 2, settleDb: 15 });
     assert.ok(kioskDb >= H264_FLOOR_DB[scene], `PSNR ${kioskDb.toFixed(2)} dB against the ${scene}, below ${H264_FLOOR_DB[scene]}`);
   });
 }
