@@ -118,6 +118,8 @@ async function replay(path: string, origin: string, server: Server): Promise<Rep
     console.log(`| ${name} | ${(wireBytes / 1e6).toFixed(2)} | ${frames.length} | ${medianP95(decode)} | ${medianP95(handBack)} | ${medianP95(presents.map((p) => p.uploadMs))} | ${medianP95(cycle)} / ${meanCycle} | ${pageFps} | ${(pixels / 1e6).toFixed(1)} | ${copies} (${perFrameCopies}/frame) | ${(recordedMs / 1000).toFixed(1)} / ${(sum(cycle) / 1000).toFixed(1)} |`);
     const problems = [...probe.problems, ...kiosk.problems];
     if (problems.length > 0) console.log(`  page problems: ${problems.join('; ')}`);
+    const h264 = frames[frames.length - 1]?.h264;
+    if (h264) console.log(`  H.264: ${h264.pictures} pictures decoded by WebCodecs, ${(h264.decodeMs / h264.pictures).toFixed(2)} ms each (decode() → picture copied into the wasm heap; AVC444 frames are two pictures)`);
     console.log(`  ${presents.length} presents, renderer ${probe.renderer ?? '?'}, ended: ${probe.ended ?? 'not yet'}, engine sent ${gateway.binaryFramesReceived.length} binary frames, screenshot ${screenshotPath} (${colours} colours sampled)`);
     const failure = frames.length === 0 || pixels === 0 ? 'the page drew nothing'
       : colours <= 1 ? 'the page shows one flat colour'
