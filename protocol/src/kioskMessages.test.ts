@@ -85,7 +85,7 @@ void test('what is not a message, an unknown type and a bad field are typed fail
   refused(parseKioskDataMessage(json({ type: 'ping' })), 'invalid', /^ping\.t: expected number$/);
   refused(parseKioskDataMessage(json({ type: 'ping', t: 'now' })), 'invalid', /^ping\.t: /);
   refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 0 } })), 'invalid', /^project\.target\.port: value must be at least 1$/);
-  refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 1 }, settings: { codecs: ['avc'] } })), 'invalid', /^project\.settings\.codecs\.0: expected "planar" or "remotefx" or "progressive"$/);
+  refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 1 }, settings: { codecs: ['avc'] } })), 'invalid', /^project\.settings\.codecs\.0: expected "planar" or "remotefx" or "progressive" or "avc420" or "avc444"$/);
   refused(parseGatewayDataMessage(json({ type: 'secured', protocol: 'rdp', certificates: [], publicKey: '', trust: 'ca' })), 'invalid', /^secured\.protocol: expected "ssl" or "hybrid" or "hybrid-ex"$/);
   const unknown = parseGatewayDataMessage(json({ type: 'video' }));
   assert.equal(unknown.ok ? undefined : unknown.failure.type, 'video');

@@ -45,6 +45,8 @@ void test('sentences for known and unknown codes and engine ends', () => {
   assert.equal(sentenceForEngineEnd('stopped'), null);
   assert.equal(sentenceForEngineEnd('negotiation-failed'), ERROR_CODES['negotiation-failed'].sentence);
   assert.match(sentenceForEngineEnd('wrong-password') ?? '', /user name or password/);
+  assert.match(sentenceForEngineEnd('video-unsupported') ?? '', /H\.264.*cannot decode/);
+  assert.match(sentenceForEngineEnd('video-decode-failed') ?? '', /could not be decoded/);
   assert.equal(sentenceForEngineEnd('new-reason'), 'The presentation ended (new-reason).');
   assert.equal(sentenceForEngineEnd('constructor'), 'The presentation ended (constructor).');
 });

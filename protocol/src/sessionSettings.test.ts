@@ -9,7 +9,8 @@ void test('a request\'s settings are read strictly, the project message\'s lenie
   assert.equal(sessionSettingsSchema.safeParse({ ...settings, future: 1 }).success, false);
   assert.equal(sessionSettingsSchema.safeParse({ performance: { future: true } }).success, false);
   assert.equal(sessionSettingsSchema.safeParse({ codecs: ['avc'] }).success, false);
-  assert.equal(sessionSettingsSchema.safeParse({ codecs: ['planar', 'planar', 'planar', 'planar'] }).success, false);
+  assert.equal(sessionSettingsSchema.safeParse({ codecs: ['planar', 'planar', 'planar', 'planar', 'planar', 'planar'] }).success, false);
+  assert.equal(sessionSettingsSchema.safeParse({ codecs: ['planar', 'remotefx', 'progressive', 'avc420', 'avc444'] }).success, true);
   assert.equal(sessionSettingsSchema.safeParse({ colorDepth: 8 }).success, false);
   assert.deepEqual(projectSettingsSchema.parse({ ...settings, future: 1, assistance: { invitation: '<x/>', password: 'p' } }), {
     ...settings, assistance: { invitation: '<x/>', password: 'p' },

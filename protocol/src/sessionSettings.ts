@@ -1,6 +1,7 @@
 // What a projection request may give the display's RDP client, carried in
 // the `project` message's `settings` (docs/kiosk-protocol.md). Only what the
-// client supports: no AVC/H.264 codec until the kiosk decodes it. One shape,
+// client supports; `avc420`/`avc444` (GFX H.264) are wishes the display grants
+// only when its browser's WebCodecs decoder can decode them. One shape,
 // read two ways: strictly where the gateway takes a request (an unknown
 // setting is refused there), leniently in the message (unknown fields are
 // ignored, so an older display still reads a newer gateway's `project`).
@@ -18,7 +19,7 @@ const performanceShape = {
 const settingsShape = {
   colorDepth: z.optional(z.union([z.literal(16), z.literal(24), z.literal(32)])),
   gfx: z.optional(z.boolean()),
-  codecs: z.optional(z.array(z.enum(['planar', 'remotefx', 'progressive'])).check(z.maxLength(3))),
+  codecs: z.optional(z.array(z.enum(['planar', 'remotefx', 'progressive', 'avc420', 'avc444'])).check(z.maxLength(5))),
 };
 
 /** The settings a projection request may carry; unknown keys are refused. */

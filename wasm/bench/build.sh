@@ -17,20 +17,8 @@ export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 bash "$WASM/build.sh" >&2
 # shellcheck disable=SC1091
 source "$WASM/build/prefixes.env"
-FREERDP_ORIG=$(grep -o 'freerdp3_[^ ]*orig.tar.xz' "$WASM/build.sh" | head -1)
 
-NATIVE_KEY=$( { cat "$HERE/freerdp-native.sh" "$WASM/scripts/freerdp-source.sh" "$WASM"/patches/*.patch; echo "$FREERDP_ORIG"; gcc --version | sed -n 1p; } | sha256sum | cut -c1-16)
-NATIVE_DIR=$CACHE/bench/native-freerdp-$NATIVE_KEY
-exec 9>"$CACHE/.lock"
-flock 9
-if [ ! -f "$NATIVE_DIR/.stamp" ]; then
-  echo "[bench] building native FreeRDP (cold, minutes)" >&2
-  rm -rf "$NATIVE_DIR"
-  mkdir -p "$CACHE/bench"
-  bash "$HERE/freerdp-native.sh" "$CACHE/src/$FREERDP_ORIG" "$WASM/patches" "$NATIVE_DIR"
-  touch "$NATIVE_DIR/.stamp"
-fi
-flock -u 9
+NATIVE_DIR=$(bash "$HERE/native-freerdp.sh")
 
 OUT=$WASM/build/bench
 mkdir -p "$OUT"
@@ -47,7 +35,7 @@ emcc -O2 -pthread -msimd128 "$HERE/codec_bench.c" -I"$FREERDP_DIR/include/freerd
   -o "$OUT/codec_bench.js"
 gcc -O2 -w -pthread -msse4.2 -mssse3 "$HERE/codec_bench.c" -I"$NATIVE_DIR/include/freerdp3" -I"$NATIVE_DIR/include/winpr3" \
   -Wl,--start-group "$NATIVE_DIR/lib/libfreerdp3.a" "$NATIVE_DIR/lib/libwinpr3.a" -Wl,--end-group \
-  -lssl -lcrypto -lm -ldl -lz -o "$OUT/codec_bench"
+  -lavcodec -lavutil -lssl -lcrypto -lm -ldl -lz -o "$OUT/codec_bench"
 
 node "$HERE/compare.mjs" "$OUT/codec_bench" "$OUT/codec_bench.js" "$FRAMES" "$REPEATS"
 

@@ -4,6 +4,9 @@
 # system OpenSSL, so wasm and native run the same FreeRDP code. Static
 # libraries: WinPR, libfreerdp (core, GDI, codecs), client-common with the
 # same channels (unpacking, patches and channel list: ../scripts/freerdp-source.sh).
+# One difference on purpose: H.264 is decoded by FreeRDP's own FFmpeg backend
+# here (Debian's libavcodec), where the wasm build hands it to WebCodecs, so
+# the twin's picture is what native FreeRDP draws from the same stream.
 # Usage: freerdp-native.sh <orig tarball> <patch dir> <install prefix>
 set -euo pipefail
 # shellcheck source=../scripts/freerdp-source.sh
@@ -24,7 +27,8 @@ cmake "$WORK/src" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DWITH_CLIENT_COMMON=ON -DWITH_CHANNELS=ON -DWITH_CLIENT_CHANNELS=ON -DWITH_SERVER_CHANNELS=OFF \
   -DWITH_PROXY=OFF -DWITH_SHADOW=OFF -DWITH_PLATFORM_SERVER=OFF -DWITH_RDTK=OFF -DWITH_UWAC=OFF \
   -DWITH_WINPR_TOOLS=OFF -DWITH_MANPAGES=OFF -DBUILD_TESTING=OFF -DWITH_X11=OFF -DWITH_WAYLAND=OFF \
-  -DWITH_FFMPEG=OFF -DWITH_DSP_FFMPEG=OFF -DWITH_SWSCALE=OFF -DWITH_CAIRO=OFF -DWITH_OPENH264=OFF \
+  -DWITH_FFMPEG=ON -DWITH_VIDEO_FFMPEG=ON -DWITH_DSP_FFMPEG=OFF -DWITH_VAAPI=OFF \
+  -DWITH_SWSCALE=OFF -DWITH_CAIRO=OFF -DWITH_OPENH264=OFF \
   -DWITH_OPENCL=OFF -DWITH_JPEG=OFF -DWITH_PCSC=OFF -DWITH_CUPS=OFF -DWITH_FUSE=OFF -DWITH_KRB5=OFF \
   -DWITH_PKCS11=OFF -DWITH_AAD=OFF -DWITH_ALSA=OFF -DWITH_PULSE=OFF -DWITH_OSS=OFF -DWITH_SDL=OFF \
   -DWITH_CLIENT_SDL=OFF -DWITH_LIBSYSTEMD=OFF -DWITH_SMARTCARD_EMULATE=OFF -DWITH_FDK_AAC=OFF \

@@ -19,11 +19,12 @@ import { listRecordings, readRecording, recordingPath } from '@lanterna/lab';
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { timeWasmReplay } from './replayTiming.mjs';
 
+// H.264 decodes only in a browser (WebCodecs); its page figures: e2e/src/bench/kioskFrameBench.ts
 const SKIPPED = {
-  'static-gfx': 'GFX AVC444v2 (H.264): this build has no H.264 decoder',
+  'static-gfx': 'GFX AVC444v2 (H.264): Node has no WebCodecs (page vs native: e2e/src/kiosk/h264Replay.test.ts)',
+  'cold-shadow': 'GFX AVC444 (H.264): Node has no WebCodecs (page vs native: e2e/src/kiosk/h264Replay.test.ts)',
 };
 const ABOUT = {
-  'cold-shadow': 'FreeRDP shadow, connect; its client advertised AVC444, so all surfaces are H.264: activation only, no frames',
   'cold-xrdp': 'xrdp, connect and first frames: slow-path bitmaps',
   'xrdp-tls-default': 'xrdp, xterm typing 11 s: slow-path bitmaps, bulk-compressed',
   'static-nogfx-rfx': 'FreeRDP shadow, xterm typing 10.6 s: RemoteFX surface bits',

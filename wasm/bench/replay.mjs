@@ -8,9 +8,9 @@ import { readRecording, recordingPath } from '@lanterna/lab';
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { timeWasmReplay } from './replayTiming.mjs';
 
-// static-gfx.dump is H.264 (AVC444v2), which this build does not decode
+// static-gfx and cold-shadow are H.264, which decodes only in a browser (WebCodecs): Node ends them video-unsupported
 const names = process.argv.slice(2).length > 0 ? process.argv.slice(2)
-  : ['cold-shadow', 'cold-xrdp', 'xrdp-tls-default', 'static-nogfx-rfx', 'static-gfxprogressive'];
+  : ['cold-xrdp', 'xrdp-tls-default', 'static-nogfx-rfx', 'static-gfxprogressive'];
 
 const rdp = await loadLanternaRdp({ logLevel: 'OFF' });
 try {

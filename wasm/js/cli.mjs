@@ -9,12 +9,12 @@ import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 
-import { loadLanternaRdp } from './nodeLoader.js';
+import { loadLanternaRdp, NODE_VIDEO_DECODER } from './nodeLoader.js';
 import { runOverGateway } from './gatewaySession.js';
 import { encodeSurfacePng } from './framePng.js';
 
 const USAGE = 'usage: cli.mjs --gateway URL --session ID --token K [--user U --password P --domain D] '
-  + '--out FILE [--frames N | --seconds S] [--width W --height H] [--no-gfx] [--codecs planar,remotefx,progressive] '
+  + '--out FILE [--frames N | --seconds S] [--width W --height H] [--no-gfx] [--codecs planar,remotefx,progressive] (no avc420/avc444: Node has no WebCodecs) '
   + '[--timeout S] [--verbose]';
 
 function parseOptions(argv) {
@@ -66,7 +66,11 @@ async function main() {
     username: options.user, password: options.password, domain: options.domain,
     width: options.width, height: options.height, gfx: !options['no-gfx'],
     codecs: options.codecs?.split(','),
+    videoDecoder: NODE_VIDEO_DECODER,
   });
+  if (options.codecs?.includes('avc') || options.verbose) {
+    process.stderr.write(`AVC420/AVC444 (H.264) not advertised: ${NODE_VIDEO_DECODER.reason}\n`);
+  }
 
   const started = Date.now();
   let connectedAt = 0;

@@ -2,7 +2,8 @@
 
 export type SessionEndReason =
   | 'closed' | 'stopped' | 'wrong-password' | 'auth-failed' | 'connection-reset'
-  | 'protocol-error' | 'timeout' | 'negotiation-failed' | 'server-ended' | 'internal';
+  | 'protocol-error' | 'timeout' | 'negotiation-failed' | 'server-ended' | 'internal'
+  | 'video-unsupported' | 'video-decode-failed';
 
 export declare const REASONS: Readonly<Record<number, SessionEndReason>>;
 
@@ -16,7 +17,7 @@ export interface SessionEnd {
   readonly gatewayEnded?: string;
 }
 
-export type Codec = 'planar' | 'remotefx' | 'progressive';
+export type Codec = 'planar' | 'remotefx' | 'progressive' | 'avc420' | 'avc444';
 /** Bytes of one pixel in memory: B,G,R,X (FreeRDP's fastest) or R,G,B,X. X is not alpha. */
 export type PixelLayout = 'bgrx' | 'rgbx';
 
@@ -37,8 +38,13 @@ export interface SessionOptions {
   readonly colorDepth?: 16 | 24 | 32;
   /** Graphics pipeline (RDPEGFX) on or off (default on). */
   readonly gfx?: boolean;
-  /** Codecs advertised (default all three); AVC/H.264 is never advertised. */
+  /**
+   * Codecs advertised (default all five). AVC420/AVC444 (GFX H.264) are advertised only when
+   * `videoDecoder` says this environment can decode them; otherwise they are left out quietly.
+   */
   readonly codecs?: readonly Codec[];
+  /** What this environment's VideoDecoder can decode (h264Decoders.js probeAvcSupport); absent: no AVC. */
+  readonly videoDecoder?: AvcSupport;
   /** Desktop effects to ask for; false turns one off to save bandwidth. */
   readonly performance?: { readonly wallpaper?: boolean; readonly fullWindowDrag?: boolean; readonly menuAnimations?: boolean; readonly themes?: boolean };
   readonly pixelLayout?: PixelLayout;
@@ -91,6 +97,8 @@ export declare class RdpSession {
   readonly lateFrameAcks: number;
   /** Resolves with the end, like ondisconnected. */
   readonly closed: Promise<SessionEnd>;
+  /** Whether AVC420/AVC444 were advertised, and why not when they were asked for and left out. */
+  readonly avc: { readonly avc420: boolean; readonly avc444: boolean; readonly reason?: string };
 
   /** Bytes to send to the gateway as one binary frame (whole PDUs). */
   onsend: (bytes: Uint8Array) => void;
@@ -119,7 +127,16 @@ export declare class LanternaRdp {
   /** @param factory createLanternaRdp from the Emscripten build (lanterna-rdp.js) */
   static load(factory: (options: object) => Promise<unknown>, moduleOptions?: object, options?: { logLevel?: string }): Promise<LanternaRdp>;
   readonly module: unknown;
+  /** Totals over every H.264 decoder of the module: pictures decoded, ms spent (decode to picture in the heap), … */
+  readonly h264: { readonly stats: { pictures: number; decodeMs: number; skipped: number; failures: number; decoders: number } };
   createSession(options?: SessionOptions): RdpSession;
   /** Stops every session, waits for them to end (at most deadlineMs, 5 s), then ends every thread of the module; call when done with it in Node. */
   close(deadlineMs?: number): Promise<void>;
+}
+
+/** probeAvcSupport's answer: may AVC420/AVC444 be advertised here, and why not. */
+export interface AvcSupport {
+  readonly avc420: boolean;
+  readonly avc444: boolean;
+  readonly reason: string;
 }

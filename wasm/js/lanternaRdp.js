@@ -1,7 +1,9 @@
 // The JS face of the wasm FreeRDP client: owns the Emscripten module, turns the
 // C side's numbered events into callbacks, and moves bytes in and out. Knows
 // nothing of WebSockets (see gatewaySession.js) or of rendering (frames are
-// rectangles over the wasm heap). Works in a browser Worker and in Node.
+// rectangles over the wasm heap). Works in a browser Worker and in Node (where
+// there is no WebCodecs, so no H.264: h264Decoders.js).
+import { H264Decoders } from './h264Decoders.js';
 
 /** Why a session ended (enum lt_reason in wasm/src/session.h). */
 export const REASONS = Object.freeze({
@@ -15,12 +17,16 @@ export const REASONS = Object.freeze({
   8: 'negotiation-failed',
   9: 'server-ended',
   10: 'internal',
+  11: 'video-unsupported',
+  12: 'video-decode-failed',
 });
 
 const EVENT = Object.freeze({
   SEND: 1, CONNECTED: 2, DISCONNECTED: 3, RESIZE: 4, FRAME: 5,
   POINTER_SET: 6, POINTER_HIDE: 7, POINTER_DEFAULT: 8, POINTER_POSITION: 9,
+  H264_DECODE: 10, H264_CLOSE: 11,
 });
+const CODECS = ['planar', 'remotefx', 'progressive', 'avc420', 'avc444'];
 const FRAME_HEADER_WORDS = 7;
 const POINTER_HEADER_WORDS = 4;
 const LAYOUTS = { bgrx: 1, rgbx: 2 };
@@ -86,6 +92,8 @@ export class LanternaRdp {
     this.module = module;
     /** @type {Map<number, RdpSession>} */
     this.sessions = new Map();
+    /** H.264 decoders (WebCodecs) of every session, with their totals in `h264.stats`. */
+    this.h264 = new H264Decoders(module);
     module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
   }
 
@@ -124,6 +132,16 @@ export class LanternaRdp {
   }
 
   #dispatch(handle, kind, a, b, c, d) {
+    // decoders belong to FreeRDP's H.264 contexts, which may outlive nothing but
+    // are answered whether or not JS still knows the session
+    if (kind === EVENT.H264_DECODE) {
+      this.h264.decode(a);
+      return;
+    }
+    if (kind === EVENT.H264_CLOSE) {
+      this.h264.close(a);
+      return;
+    }
     const session = this.sessions.get(handle);
     const m = this.module;
     if (!session) {
@@ -175,22 +193,28 @@ export class RdpSession {
     if (options.serverName !== undefined) set('FreeRDP_ServerHostname', options.serverName);
     const gfx = options.gfx ?? true;
     set('FreeRDP_SupportGraphicsPipeline', bool(gfx));
-    const codecs = new Set(options.codecs ?? ['planar', 'remotefx', 'progressive']);
+    const codecs = new Set(options.codecs ?? CODECS);
     for (const c of codecs) {
-      if (!['planar', 'remotefx', 'progressive'].includes(c)) {
-        throw new RdpSessionError('internal', `unsupported codec ${c} (no avc/h264 in this build)`);
-      }
+      if (!CODECS.includes(c)) throw new RdpSessionError('internal', `unsupported codec ${c}`);
     }
     set('FreeRDP_GfxPlanar', bool(codecs.has('planar')));
     set('FreeRDP_RemoteFxCodec', bool(codecs.has('remotefx')));
     set('FreeRDP_GfxProgressive', bool(codecs.has('progressive')));
     set('FreeRDP_GfxProgressiveV2', bool(codecs.has('progressive')));
-    set('FreeRDP_GfxH264', 'FALSE');
-    set('FreeRDP_GfxAVC444', 'FALSE');
-    set('FreeRDP_GfxAVC444v2', 'FALSE');
+    // AVC only where the host checked that its VideoDecoder can decode it; otherwise
+    // left out quietly, and the server picks progressive or RemoteFX instead
+    const video = options.videoDecoder ?? { avc420: false, avc444: false, reason: 'no video decoder was checked (VideoDecoder.isConfigSupported)' };
+    const avc444 = codecs.has('avc444') && video.avc444;
+    const avc420 = (codecs.has('avc420') && video.avc420) || avc444;
+    this.avc = { avc420, avc444, ...(codecs.has('avc420') || codecs.has('avc444') ? {} : { reason: 'not asked for' }),
+      ...((codecs.has('avc420') && !video.avc420) || (codecs.has('avc444') && !video.avc444) ? { reason: video.reason } : {}) };
+    // GfxH264 alone: AVC420 in the 8.1 set and no 10.x sets (FreeRDP's rdpgfx); with AVC444 the 10.x sets allow AVC
+    set('FreeRDP_GfxH264', bool(avc420));
+    set('FreeRDP_GfxAVC444', bool(avc444));
+    set('FreeRDP_GfxAVC444v2', bool(avc444));
     // RDPGFX 10.1's capability set has no flags ([MS-RDPEGFX] 2.2.3.4), so it cannot say "no AVC",
-    // and a server that picks it may send H.264 (FreeRDP's shadow server does): never offer it
-    set('FreeRDP_GfxCapsFilter', GFX_CAPS_FILTER_VERSION_101);
+    // and a server that picks it may send H.264 (FreeRDP's shadow server does): offer it only with AVC
+    set('FreeRDP_GfxCapsFilter', avc444 ? 0 : GFX_CAPS_FILTER_VERSION_101);
     for (const [flag, name] of Object.entries(PERFORMANCE_FLAGS)) {
       const wanted = options.performance?.[flag];
       if (wanted !== undefined) set(name, bool(!wanted));

@@ -8,6 +8,18 @@ import { join, dirname } from 'node:path';
 
 import { LanternaRdp } from './lanternaRdp.js';
 
+/**
+ * What Node can decode of GFX H.264: nothing, there is no WebCodecs VideoDecoder.
+ * Sessions in Node never advertise AVC420/AVC444 (SessionOptions.videoDecoder), and
+ * one whose server sends H.264 anyway ends with `video-unsupported`; H.264 runs in
+ * the browser (the page's replay lab, e2e).
+ */
+export const NODE_VIDEO_DECODER = Object.freeze({
+  avc420: false,
+  avc444: false,
+  reason: 'AVC is unavailable in Node: no WebCodecs VideoDecoder (H.264 decodes only in a browser)',
+});
+
 export const DEFAULT_BUILD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'build');
 
 /** @param {{ buildDir?: string, logLevel?: string, print?: (s: string) => void }} [options] */

@@ -1,6 +1,7 @@
 // The web session worker's engine (web/src/session/rdpClientEngine.ts,
 // RdpEngineModule): the wasm client behind the page's transport and frame sink.
 // Loads lanterna-rdp.js next to this module's build output unless given a factory.
+import { probeAvcSupport } from './h264Decoders.js';
 import { LanternaRdp } from './lanternaRdp.js';
 import { sessionOptionsFromProject } from './projectSettings.js';
 
@@ -33,11 +34,14 @@ class WasmRdpEngine {
   }
 
   async connect(settings, transport, sink) {
+    const desktop = { width: settings.desktopWidth, height: settings.desktopHeight };
+    // AVC is advertised only if this browser's VideoDecoder says it can decode it here
+    const videoDecoder = await probeAvcSupport(desktop);
     // extra: the project message's settings (assistance, colour depth, codecs, performance), display's own last
-    const session = this.rdp.createSession(sessionOptionsFromProject(
-      { credentials: settings.credentials, settings: settings.extra ?? {}, target: settings.target },
-      { width: settings.desktopWidth, height: settings.desktopHeight },
-    ));
+    const session = this.rdp.createSession({
+      ...sessionOptionsFromProject({ credentials: settings.credentials, settings: settings.extra ?? {}, target: settings.target }, desktop),
+      videoDecoder,
+    });
     this.session = session;
     session.onsend = (bytes) => transport.send(bytes.buffer);
     session.onconnected = () => sink.onEvent({ type: 'connected' });

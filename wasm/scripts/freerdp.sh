@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stage 2: FreeRDP 3 (Debian trixie's orig tarball) + wasm/patches/*.patch as
 # static wasm libraries: WinPR, libfreerdp (core, GDI, codecs), client-common
-# with only the channels a projector needs (the list and why: freerdp-source.sh).
+# with only the channels a projector needs (the list and why: freerdp-source.sh),
+# and GFX H.264 through an external decoder the glue registers (patch 0010).
 # Usage: freerdp.sh <orig tarball> <patch dir> <openssl prefix> <install prefix>
 set -euo pipefail
 # shellcheck source=freerdp-source.sh
@@ -30,6 +31,7 @@ emcmake cmake "$WORK/src" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DWITH_PROXY=OFF -DWITH_SHADOW=OFF -DWITH_PLATFORM_SERVER=OFF -DWITH_RDTK=OFF -DWITH_UWAC=OFF \
   -DWITH_WINPR_TOOLS=OFF -DWITH_MANPAGES=OFF -DBUILD_TESTING=OFF -DWITH_X11=OFF -DWITH_WAYLAND=OFF \
   -DWITH_FFMPEG=OFF -DWITH_DSP_FFMPEG=OFF -DWITH_SWSCALE=OFF -DWITH_CAIRO=OFF -DWITH_OPENH264=OFF \
+  -DWITH_H264_EXTERNAL=ON \
   -DWITH_OPENCL=OFF -DWITH_JPEG=OFF -DWITH_PCSC=OFF -DWITH_CUPS=OFF -DWITH_FUSE=OFF -DWITH_KRB5=OFF \
   -DWITH_PKCS11=OFF -DWITH_AAD=OFF -DWITH_ALSA=OFF -DWITH_PULSE=OFF -DWITH_OSS=OFF -DWITH_SDL=OFF \
   -DWITH_CLIENT_SDL=OFF -DWITH_LIBSYSTEMD=OFF -DWITH_SMARTCARD_EMULATE=OFF -DWITH_FDK_AAC=OFF \

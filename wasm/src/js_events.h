@@ -18,7 +18,9 @@ enum lt_event_kind
 	LT_EVENT_POINTER_SET = 6,      /* a: pointer to a malloc'd pointer record (pointer_output.h); JS frees */
 	LT_EVENT_POINTER_HIDE = 7,     /* no arguments */
 	LT_EVENT_POINTER_DEFAULT = 8,  /* no arguments */
-	LT_EVENT_POINTER_POSITION = 9  /* a: x, b: y */
+	LT_EVENT_POINTER_POSITION = 9, /* a: x, b: y */
+	LT_EVENT_H264_DECODE = 10,     /* a: a decode record (h264_webcodecs.h) to decode into */
+	LT_EVENT_H264_CLOSE = 11       /* a: that record: its decoder is gone; JS frees it */
 	/* 100 and up: the test build's hooks (wasm/test/hooks/), never posted by the product */
 };
 

@@ -14,6 +14,7 @@
 #include "js_events.h"
 #include "pointer_output.h"
 #include "session_errors.h"
+#include "video_decoder.h"
 
 /* Room for several 256 KiB gateway frames; JS queues what does not fit. */
 #define LT_RING_CAPACITY (8u * 1024u * 1024u)
@@ -28,6 +29,8 @@ static BOOL lt_pre_connect(freerdp* instance)
 	                                        freerdp_client_OnChannelDisconnectedEventHandler) < 0)
 		return FALSE;
 	if (PubSub_SubscribeChannelConnected(context->pubSub, lt_clipboard_handshake_on_connected) < 0)
+		return FALSE;
+	if (!lt_video_decoder_install((LtContext*)context))
 		return FALSE;
 	if (PubSub_SubscribeChannelDisconnected(context->pubSub,
 	                                        lt_clipboard_handshake_on_disconnected) < 0)
@@ -58,6 +61,7 @@ static void lt_post_disconnect(freerdp* instance)
 	(void)PubSub_UnsubscribeChannelConnected(context->pubSub, lt_clipboard_handshake_on_connected);
 	(void)PubSub_UnsubscribeChannelDisconnected(context->pubSub,
 	                                            lt_clipboard_handshake_on_disconnected);
+	lt_video_decoder_uninstall((LtContext*)context);
 	gdi_free(instance);
 }
 
@@ -173,6 +177,9 @@ static int lt_reason(LtContext* lt, UINT32 lastError)
 		return LT_REASON_STOPPED;
 	if (atomic_load(&lt->timedOut))
 		return LT_REASON_TIMEOUT;
+	const int video = atomic_load(&lt->videoFailure);
+	if (video != 0)
+		return video;
 	/* FreeRDP says "transport failed" both when the stream ended and when it
 	 * could not parse what came; only the ring knows which */
 	if ((lastError == FREERDP_ERROR_CONNECT_TRANSPORT_FAILED) && !lt_ring_closed(lt->ring))
@@ -217,8 +224,13 @@ static void* lt_session_main(void* arg)
 	UINT32 lastError = freerdp_get_last_error(context);
 	if ((lt->layerConnects > 1) && (lt->layerCloseError != FREERDP_ERROR_SUCCESS))
 		lastError = lt->layerCloseError; /* what failed, not the refused retry */
-	const int reason = lt_reason(lt, lastError);
+	int reason = lt_reason(lt, lastError);
 	(void)freerdp_disconnect(instance);
+	/* the GFX channel's thread may still have been decoding what it queued when
+	 * this thread saw the input end; a video failure there is the better reason */
+	const int video = atomic_load(&lt->videoFailure);
+	if ((video != 0) && (reason != LT_REASON_STOPPED))
+		reason = video;
 	lt_post_event(lt->id, LT_EVENT_DISCONNECTED, reason, (int)lastError, 0, 0);
 	return NULL;
 }

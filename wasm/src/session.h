@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include <freerdp/client.h>
+#include <freerdp/client/rdpgfx.h>
 #include <freerdp/freerdp.h>
 
 #include "receive_ring.h"
@@ -24,7 +25,9 @@ enum lt_reason
 	LT_REASON_TIMEOUT = 7,            /* connect did not finish before its deadline */
 	LT_REASON_NEGOTIATION_FAILED = 8, /* security protocol negotiation failed */
 	LT_REASON_SERVER_ENDED = 9,       /* the server logged off or disconnected the session */
-	LT_REASON_INTERNAL = 10           /* out of memory, bad settings, a glue bug */
+	LT_REASON_INTERNAL = 10,          /* out of memory, bad settings, a glue bug */
+	LT_REASON_VIDEO_UNSUPPORTED = 11, /* H.264 came and no decoder here can decode it */
+	LT_REASON_VIDEO_FAILED = 12       /* the H.264 stream stayed undecodable, also with a new decoder */
 };
 
 enum lt_pixel_layout
@@ -61,6 +64,9 @@ typedef struct
 	UINT32 frameAckTimeoutMs;
 	HANDLE frameAck;
 	atomic_uint lateFrameAcks;
+
+	pcRdpgfxSurfaceCommand gfxSurfaceCommand; /* GDI's, wrapped by the video decoder */
+	atomic_int videoFailure;                  /* enum lt_reason once H.264 could not be decoded */
 } LtContext;
 
 LtContext* lt_session_create(void);

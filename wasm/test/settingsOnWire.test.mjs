@@ -2,9 +2,11 @@
 // a FreeRDP shadow server on a lab display behind the real gateway, every frame
 // the client sends on the data socket tapped on its way out (whole PDUs). Checked where a server reads them: performanceFlags
 // in the Client Info PDU, colour depth in the client core data of MCS
-// Connect-Initial, and the GFX CapsAdvertise, which must never offer AVC (this
-// build has no H.264 decoder). The sessions must also draw, so the fields are
-// those of a working session, not of one the server turned away.
+// Connect-Initial, and the GFX CapsAdvertise, which offers AVC only when the host
+// says its VideoDecoder can decode it (never in Node, which has no WebCodecs). The
+// sessions must also draw, so the fields are those of a working session, not of
+// one the server turned away; where AVC is offered to a Node client on purpose, the
+// server's H.264 must end the session with its clear reason instead.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
@@ -12,7 +14,7 @@ import WebSocket from 'ws';
 import { Lab } from '@lanterna/lab';
 import { startProjectingGateway } from '@lanterna/testkit';
 
-import { loadLanternaRdp } from '../js/nodeLoader.js';
+import { loadLanternaRdp, NODE_VIDEO_DECODER } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
 import { startFlatDesktop } from './flatDesktop.mjs';
 import { GFX, channelMessages, decodeClientSession, dynamicChannelMessages, readGfxCapsAdvertise, splitPdus } from './clientPdus.mjs';
@@ -51,18 +53,32 @@ function tappedSocket(url, sent) {
 }
 
 /** One session with these options until it has drawn twice; returns the client's PDUs, decoded. */
-async function sessionWire(options) {
+async function sessionWire(options, { mustDraw = true, onsession = () => {} } = {}) {
   const sent = [];
   const { dataUrl, token } = await projecting.project(server);
   const session = rdp.createSession({ width: 1024, height: 768, connectTimeoutMs: 15000, username: 'viewer', password: 'x', ...options });
   let frames = 0;
   session.onframe = () => { frames += 1; if (frames === 2) session.stop(); };
   const timer = setTimeout(() => session.stop(), 30000);
+  onsession(session);
   const end = await runOverGateway(session, tappedSocket(dataUrl, sent), { token });
   clearTimeout(timer);
-  assert.ok(frames >= 2, `the session drew ${frames} frames and ended ${end.reason}`);
+  if (mustDraw) assert.ok(frames >= 2, `the session drew ${frames} frames and ended ${end.reason}`);
   const pdus = sent.flatMap((frame) => splitPdus(frame));
-  return decodeClientSession(pdus);
+  return { ...decodeClientSession(pdus), end, frames };
+}
+
+/** A host whose VideoDecoder said yes (a browser's probeAvcSupport); Node never says it on its own. */
+const AVC_DECODER = { avc420: true, avc444: true, reason: 'supported (stated by the test)' };
+
+function assertNoAvc(sets) {
+  for (const { version, flags } of sets) {
+    const name = `caps 0x${version.toString(16)} flags 0x${flags.toString(16)}`;
+    assert.equal(flags & GFX.CAPS_FLAG_AVC420_ENABLED, 0, `${name}: AVC420 enabled`);
+    if (version >= 0x000a0002) assert.ok(flags & GFX.CAPS_FLAG_AVC_DISABLED, `${name}: AVC not disabled`);
+  }
+  assert.ok(sets.some((s) => s.version >= 0x000a0002), 'RDPGFX 10.x offered (AVC_DISABLED is how 10.x says no AVC)');
+  assert.ok(!sets.some((s) => s.version === 0x000a0100), 'RDPGFX 10.1 offered: it has no flag to refuse AVC');
 }
 
 /** Every GFX CapsAdvertise the client sent, whichever static channel carries drdynvc. */
@@ -101,13 +117,44 @@ test('all desktop effects asked for: none disabled; 32 bpp asked; GFX caps adver
   assert.equal(advertised.length, 1, 'one CapsAdvertise');
   const sets = advertised[0];
   assert.ok(sets.length >= 3, `${sets.length} capability sets`);
-  for (const { version, flags } of sets) {
-    const name = `caps 0x${version.toString(16)} flags 0x${flags.toString(16)}`;
-    assert.equal(flags & GFX.CAPS_FLAG_AVC420_ENABLED, 0, `${name}: AVC420 enabled`);
-    if (version >= 0x000a0002) assert.ok(flags & GFX.CAPS_FLAG_AVC_DISABLED, `${name}: AVC not disabled`);
-  }
-  assert.ok(sets.some((s) => s.version >= 0x000a0002), 'RDPGFX 10.x offered (AVC_DISABLED is how 10.x says no AVC)');
-  assert.ok(!sets.some((s) => s.version === 0x000a0100), 'RDPGFX 10.1 offered: it has no flag to refuse AVC');
+  assertNoAvc(sets);
+});
+
+test('avc420 and avc444 asked for in Node: left out quietly (no WebCodecs), the session draws with the others', async () => {
+  let avc;
+  const wire = await sessionWire({ codecs: ['planar', 'remotefx', 'progressive', 'avc420', 'avc444'], videoDecoder: NODE_VIDEO_DECODER }, {
+    onsession: (session) => { avc = session.avc; },
+  });
+  const advertised = gfxCapsAdvertised(wire);
+  assert.equal(advertised.length, 1, 'one CapsAdvertise');
+  assertNoAvc(advertised[0]);
+  assert.deepEqual({ avc420: avc.avc420, avc444: avc.avc444 }, { avc420: false, avc444: false });
+  assert.match(avc.reason, /AVC is unavailable in Node: no WebCodecs/);
+});
+
+test('a host that can decode AVC444: 8.1 with AVC420, every 10.x set without AVC_DISABLED, 10.1 offered; the server\'s H.264 then ends this Node client with video-unsupported', async () => {
+  const wire = await sessionWire({ videoDecoder: AVC_DECODER }, { mustDraw: false });
+  const [sets] = gfxCapsAdvertised(wire);
+  assert.ok(sets, 'a CapsAdvertise');
+  const v81 = sets.find((s) => s.version === 0x00080105);
+  assert.ok(v81 && (v81.flags & GFX.CAPS_FLAG_AVC420_ENABLED), 'RDPGFX 8.1 with AVC420');
+  const v10 = sets.filter((s) => s.version >= 0x000a0002);
+  assert.ok(v10.length > 0, 'RDPGFX 10.x offered');
+  for (const s of v10) assert.equal(s.flags & GFX.CAPS_FLAG_AVC_DISABLED, 0, `caps 0x${s.version.toString(16)}: AVC disabled`);
+  assert.ok(sets.some((s) => s.version === 0x000a0100), 'RDPGFX 10.1 offered (it implies AVC)');
+  // FreeRDP's shadow server sends H.264 to a client that offers it; Node cannot decode it
+  assert.equal(wire.end.reason, 'video-unsupported', `ended ${JSON.stringify(wire.end)}`);
+  assert.equal(wire.frames, 0, 'nothing drawn from H.264 it could not decode');
+});
+
+test('a host that can decode AVC420 only: AVC420 in the 8.1 set and no 10.x set (10.x would mean AVC444 too)', async () => {
+  const wire = await sessionWire({ codecs: ['planar', 'progressive', 'avc420'], videoDecoder: AVC_DECODER }, { mustDraw: false });
+  const [sets] = gfxCapsAdvertised(wire);
+  assert.ok(sets, 'a CapsAdvertise');
+  const v81 = sets.find((s) => s.version === 0x00080105);
+  assert.ok(v81 && (v81.flags & GFX.CAPS_FLAG_AVC420_ENABLED), 'RDPGFX 8.1 with AVC420');
+  assert.ok(!sets.some((s) => s.version >= 0x000a0002), `10.x offered: ${sets.map((s) => s.version.toString(16)).join(' ')}`);
+  assert.equal(wire.end.reason, 'video-unsupported', `ended ${JSON.stringify(wire.end)}`);
 });
 
 test('all desktop effects turned off and 16 bpp: the wire says so', async () => {

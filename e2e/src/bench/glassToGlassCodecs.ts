@@ -2,10 +2,9 @@
 // FreeRDP's shadow server send each one (it picks its GFX codec from its own
 // switches, whatever the client advertises, so the others are switched off)
 // and what the display page is told to advertise (?codecs=, the display's
-// own limit). H.264 joins by adding its entry once the page decodes AVC
-// (the WebCodecs issue), e.g.
-//   { name: 'h264', gfx: true, serverArgs: ['-gfx-progressive', '-gfx-rfx', '-gfx-planar'], kioskCodecs: 'h264' }
-// and running the benchmark with `--codecs h264` or with no --codecs at all.
+// own limit). H.264 needs no server switch: with its GFX defaults the shadow
+// server sends AVC444v2 to a client that offers it, and AVC420 to one that
+// offers only that (the page offers AVC only where WebCodecs decodes it).
 
 export interface ServerCodec {
   /** The name in the table and on the command line (--codecs). */
@@ -22,6 +21,8 @@ export const SERVER_CODECS: readonly ServerCodec[] = [
   { name: 'planar', gfx: true, serverArgs: ['-gfx-progressive', '-gfx-rfx'], kioskCodecs: 'planar' },
   { name: 'remotefx', gfx: false, serverArgs: [] },
   { name: 'progressive', gfx: true, serverArgs: [], kioskCodecs: 'progressive' },
+  { name: 'avc420', gfx: true, serverArgs: [], kioskCodecs: 'planar,progressive,avc420' },
+  { name: 'avc444', gfx: true, serverArgs: [] },
 ];
 
 /** The named codecs, in the table's order; throws naming the unknown ones. */

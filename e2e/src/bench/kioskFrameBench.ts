@@ -33,10 +33,7 @@ import { runLiveCases } from './liveKioskCases.js';
 import { serverBursts } from './replayBursts.js';
 
 /** Recordings this build cannot draw, and why. */
-const skipped: Readonly<Record<string, string>> = {
-  'static-gfx.dump': 'H.264 (GFX AVC444v2): no AVC decoder in the page until the WebCodecs issue',
-  'cold-shadow.dump': 'H.264 (its client advertised AVC444): no AVC decoder in the page until the WebCodecs issue',
-};
+const skipped: Readonly<Record<string, string>> = {};
 
 const width = 1920;
 const height = 1080;
@@ -91,6 +88,8 @@ async function replay(path: string, origin: string, server: Server): Promise<Rep
   const { records } = await readRecording(path);
   const bursts = serverBursts(records);
   const recordedMs = bursts[bursts.length - 1]?.atMs ?? 0;
+  // what the server sent: the bytes a gateway relays to the page for this session
+  const wireBytes = sum(records.filter((r) => r.direction === 'server-to-client').map((r) => r.data.length));
   const recording = replayRecording(bursts);
   const gateway = new GatewayStandIn(server, { dataScript: recording.dataScript });
   const dataUrl = gateway.dataUrl(name);
@@ -115,9 +114,12 @@ async function replay(path: string, origin: string, server: Server): Promise<Rep
     const copies = sum(presents.map((p) => p.copies));
     const perFrameCopies = frames.length === 0 ? '—' : (copies / frames.length).toFixed(2);
     const meanCycle = frames.length === 0 ? '—' : (sum(cycle) / frames.length).toFixed(1);
-    console.log(`| ${name} | ${frames.length} | ${medianP95(decode)} | ${medianP95(handBack)} | ${medianP95(presents.map((p) => p.uploadMs))} | ${medianP95(cycle)} / ${meanCycle} | ${(pixels / 1e6).toFixed(1)} | ${copies} (${perFrameCopies}/frame) | ${(recordedMs / 1000).toFixed(1)} / ${(sum(cycle) / 1000).toFixed(1)} |`);
+    const pageFps = frames.length === 0 ? '—' : (frames.length / (sum(cycle) / 1000)).toFixed(1);
+    console.log(`| ${name} | ${(wireBytes / 1e6).toFixed(2)} | ${frames.length} | ${medianP95(decode)} | ${medianP95(handBack)} | ${medianP95(presents.map((p) => p.uploadMs))} | ${medianP95(cycle)} / ${meanCycle} | ${pageFps} | ${(pixels / 1e6).toFixed(1)} | ${copies} (${perFrameCopies}/frame) | ${(recordedMs / 1000).toFixed(1)} / ${(sum(cycle) / 1000).toFixed(1)} |`);
     const problems = [...probe.problems, ...kiosk.problems];
     if (problems.length > 0) console.log(`  page problems: ${problems.join('; ')}`);
+    const h264 = frames[frames.length - 1]?.h264;
+    if (h264) console.log(`  H.264: ${h264.pictures} pictures decoded by WebCodecs, ${(h264.decodeMs / h264.pictures).toFixed(2)} ms each (decode() → picture copied into the wasm heap; AVC444 frames are two pictures)`);
     console.log(`  ${presents.length} presents, renderer ${probe.renderer ?? '?'}, ended: ${probe.ended ?? 'not yet'}, engine sent ${gateway.binaryFramesReceived.length} binary frames, screenshot ${screenshotPath} (${colours} colours sampled)`);
     const failure = frames.length === 0 || pixels === 0 ? 'the page drew nothing'
       : colours <= 1 ? 'the page shows one flat colour'
@@ -140,15 +142,15 @@ const live = option('--live');
 const liveSeconds = live === null ? null : Number(live || 10);
 
 console.log(`kiosk frame bench, ${width}×${height}, ${gpuSync ? 'GPU-synchronous' : 'display-page'} render timing, recordings from ${recordingsDir()}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-console.log(`| recording | frames | decode ms median / p95 | hand-back (upload) ms median / p95 | render worker upload ms per present median / p95 | decode+upload ms per frame median / p95 / mean | Mpixel uploaded | CPU copies | recorded / decode+upload s |`);
-console.log(`|---|---|---|---|---|---|---|---|---|`);
+console.log(`| recording | MB on the wire | frames | decode ms median / p95 | hand-back (upload) ms median / p95 | render worker upload ms per present median / p95 | decode+upload ms per frame median / p95 / mean | frames/s in the page | Mpixel uploaded | CPU copies | recorded / decode+upload s |`);
+console.log(`|---|---|---|---|---|---|---|---|---|---|---|`);
 const web = await startStaticServer(publicDir, labDir);
 const failures: string[] = [];
 try {
   for (const path of listRecordings().filter((p) => only === null || basename(p).includes(only))) {
     const reason = skipped[basename(path)];
     if (reason !== undefined) {
-      console.log(`| ${basename(path)} | skipped: ${reason} |||||||| `);
+      console.log(`| ${basename(path)} | skipped: ${reason} |||||||||| `);
       continue;
     }
     const row = await replay(path, web.origin, web.server);

@@ -73,14 +73,14 @@ test('shadow TLS, GFX with only the lossless planar codec: exact', async (t) => 
 // Lossy paths: PSNR against the server's display (the codec's loss), and the
 // kiosk's picture against what native FreeRDP (xfreerdp3 on its own lab
 // display) decodes from the same server: the wasm decoders should match it.
-async function nativePicture(lab: Lab, server: RdpEndpoint, args: readonly string[], truth: RgbImage): Promise<RgbImage> {
+async function nativePicture(lab: Lab, server: RdpEndpoint, args: readonly string[], truth: RgbImage, settleDb = 30): Promise<RgbImage> {
   const viewer = await startNativeViewer(lab, server, args);
   try {
     let previous: RgbImage | null = null;
     const end = Date.now() + 45_000;
     for (;;) {
       const image = await viewer.screenshot();
-      const settled = previous !== null && compareImages(previous, image) === undefined && psnr(truth, image) > 30;
+      const settled = previous !== null && compareImages(previous, image) === undefined && psnr(truth, image) > settleDb;
       if (settled || Date.now() > end) return image;
       previous = image;
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -104,6 +104,10 @@ interface LossyCase {
   server: { auth: 'tls' | 'nla'; gfx: boolean; extraArgs?: readonly string[] };
   query: string | undefined;
   nativeArgs: readonly string[];
+  /** Largest difference per channel allowed against native FreeRDP (default 1); null: printed only. */
+  tolerance?: number | null;
+  /** PSNR against the display above which a picture counts as the scene (default 30). */
+  settleDb?: number;
 }
 
 /** The kiosk's settled picture and native FreeRDP's from the same server, with their PSNR against the display. */
@@ -112,14 +116,15 @@ async function lossyPath(t: TestContext, c: LossyCase): Promise<{ kiosk: RgbImag
   const { display, screen: truth } = scenes[c.scene];
   const shadow = await lab.shadowServer({ display, ...c.server });
   t.after(() => shadow.stop());
+  const settleDb = c.settleDb ?? 30;
   // Settled: the same picture twice in a row.
   let previous: RgbImage | null = null;
   const { image, problems } = await projectAndCapture(shadow, c.query, (i) => {
-    const same = previous !== null && compareImages(previous, i) === undefined && psnr(truth, i) > 30;
+    const same = previous !== null && compareImages(previous, i) === undefined && psnr(truth, i) > settleDb;
     previous = i;
     return same;
   }, c.name);
-  const native = await nativePicture(lab, shadow, c.nativeArgs, truth);
+  const native = await nativePicture(lab, shadow, c.nativeArgs, truth, settleDb);
   const kioskDb = psnr(truth, image);
   const nativeDb = psnr(truth, native);
   console.log(`# ${c.name}: kiosk PSNR ${kioskDb.toFixed(2)} dB, native xfreerdp3 PSNR ${nativeDb.toFixed(2)} dB, kiosk vs native: ${describeDifference(compareImages(native, image))} (PSNR ${psnr(native, image).toFixed(2)} dB)`);
@@ -128,7 +133,9 @@ async function lossyPath(t: TestContext, c: LossyCase): Promise<{ kiosk: RgbImag
   // from the wasm build in a few thousand pixels (measured: 3,534 on the
   // reference, 1,091 on the slide, all by 1): more than ±1 would be the kiosk's own error.
   const worst = largestChannelDifference(native, image);
-  assert.ok(worst <= 1, `the kiosk differs from native FreeRDP by up to ${worst} per channel: ${describeDifference(compareImages(native, image))}`);
+  const tolerance = c.tolerance === undefined ? 1 : c.tolerance;
+  console.log(`# ${c.name}: largest difference from native FreeRDP ${worst} per channel`);
+  if (tolerance !== null) assert.ok(worst <= tolerance, `the kiosk differs from native FreeRDP by up to ${worst} per channel: ${describeDifference(compareImages(native, image))}`);
   // No loss of its own on top of the codec's:
   assert.ok(kioskDb >= nativeDb - 0.05, `PSNR ${kioskDb.toFixed(2)} dB against the display, below native FreeRDP's ${nativeDb.toFixed(2)} dB`);
   return { kiosk: image, truth, kioskDb, nativeDb };
@@ -200,3 +207,31 @@ test('weston (RDP backend, needs cliprdr), plain bitmaps: exact', async () => {
   assert.deepEqual(problems, []);
   assert.equal(describeDifference(compareImages(truth, image)), 'images are equal');
 });
+
+// GFX H.264: the page advertises AVC420/AVC444 (its VideoDecoder said yes) and
+// the shadow server, with its GFX defaults, sends AVC444v2; asked for AVC420
+// only, AVC420. WebCodecs decodes, FreeRDP combines and converts: at 35 dB or
+// more, and AVC420 within ±2 of native xfreerdp3 (FFmpeg; measured: equal). For
+// AVC444 the difference from xfreerdp3 is printed, not held: Debian's xfreerdp3
+// is FreeRDP 3.10.3, the wasm client 3.15.0, and their AVC444 pictures differ
+// (slide: up to several steps, 43 dB between them, the kiosk nearer the display);
+// against the same FreeRDP (the native twin) AVC444 decodes bit for bit equal
+// (h264Replay.test.ts).
+const AVC444_NATIVE = ['/gfx:AVC444:on'];
+const AVC420_NATIVE = ['/gfx:AVC420:on,AVC444:off,RFX:off,progressive:off'];
+// The reference test card is beyond the shadow server's H.264 encoder (its
+// noise, gratings and zone plate): AVC444v2 24.56 dB for the kiosk, 24.14 for
+// xfreerdp3; AVC420 20.08 dB for both (equal pictures). There only "no worse
+// than native" is held and the figure printed; 18 dB is a floor that says the
+// picture is the scene at all.
+const H264_FLOOR_DB = { slide: 35, reference: 18 } as const;
+for (const scene of ['slide', 'reference'] as const) {
+  test(`${scene}, shadow TLS, GFX defaults (AVC444v2 through WebCodecs): at least ${H264_FLOOR_DB[scene]} dB, no worse than native FreeRDP`, async (t) => {
+    const { kioskDb } = await lossyPath(t, { name: `${scene}-shadow-tls-avc444`, scene, server: { auth: 'tls', gfx: true }, query: undefined, nativeArgs: AVC444_NATIVE, tolerance: null, settleDb: 15 });
+    assert.ok(kioskDb >= H264_FLOOR_DB[scene], `PSNR ${kioskDb.toFixed(2)} dB against the ${scene}, below ${H264_FLOOR_DB[scene]}`);
+  });
+  test(`${scene}, shadow TLS, AVC420 only (page ?codecs=planar,progressive,avc420): at least ${H264_FLOOR_DB[scene]} dB, within ±2 of native FreeRDP`, async (t) => {
+    const { kioskDb } = await lossyPath(t, { name: `${scene}-shadow-tls-avc420`, scene, server: { auth: 'tls', gfx: true }, query: 'codecs=planar,progressive,avc420', nativeArgs: AVC420_NATIVE, tolerance: 2, settleDb: 15 });
+    assert.ok(kioskDb >= H264_FLOOR_DB[scene], `PSNR ${kioskDb.toFixed(2)} dB against the ${scene}, below ${H264_FLOOR_DB[scene]}`);
+  });
+}

@@ -110,7 +110,7 @@ function settings(random: SeededRandom): Record<string, unknown> {
   return {
     ...maybe(random, 'colorDepth', () => random.pick([16, 24, 32])),
     ...maybe(random, 'gfx', () => random.chance(0.5)),
-    ...maybe(random, 'codecs', () => ['planar', 'remotefx', 'progressive'].filter(() => random.chance(0.5))),
+    ...maybe(random, 'codecs', () => ['planar', 'remotefx', 'progressive', 'avc420', 'avc444'].filter(() => random.chance(0.5))),
     ...maybe(random, 'performance', () => ({ ...maybe(random, 'wallpaper', () => random.chance(0.5)), ...maybe(random, 'themes', () => random.chance(0.5)) })),
     ...maybe(random, 'assistance', () => ({ invitation: text(random), password: text(random) })),
   };

@@ -18,10 +18,11 @@ flock 9
 if [ ! -f "$OUT/.stamp" ]; then
   rm -rf "$OUT"
   mkdir -p "$OUT"
-  # js_events.c posts to JS (native_events.c stands in for it)
+  # js_events.c posts to JS (native_events.c stands in for it); h264_webcodecs.c
+  # decodes in JS (native_video.c leaves H.264 to FreeRDP's FFmpeg backend)
   glue=()
   for file in "$SRC"/*.c; do
-    case $(basename "$file") in js_events.c) ;; *) glue+=("$file") ;; esac
+    case $(basename "$file") in js_events.c | h264_webcodecs.c) ;; *) glue+=("$file") ;; esac
   done
   # -Wno-deprecated-declarations: FreeRDP's own headers trip it at every include.
   # The static channel clients are objects inside libfreerdp-client3.a; one link
@@ -31,7 +32,7 @@ if [ ! -f "$OUT/.stamp" ]; then
     "${glue[@]}" "$HERE"/*.c \
     -Wl,--start-group "$PREFIX/lib/libfreerdp-client3.a" "$PREFIX"/lib/freerdp3/*.a \
     "$PREFIX/lib/libfreerdp3.a" "$PREFIX/lib/libwinpr3.a" -Wl,--end-group \
-    -lssl -lcrypto -lm -ldl -lz -o "$OUT/replay_native" >&2
+    -lavcodec -lavutil -lssl -lcrypto -lm -ldl -lz -o "$OUT/replay_native" >&2
   touch "$OUT/.stamp"
 fi
 echo "$OUT/replay_native"

@@ -12,7 +12,9 @@
  * (the benchmark's instrument, not the client's work) is timed by the same
  * clocks there and here and left out of ms per frame and CPU time.
  *
- * Usage: replay_native <recording.dump> [--single-threaded] [--warmup]
+ * Usage: replay_native <recording.dump> [--single-threaded] [--warmup] [--picture FILE]
+ *   --picture FILE     also writes the final picture as a binary PPM (RGB), the
+ *                      picture the wasm client must match (e2e's H.264 replay test)
  *   --single-threaded  FreeRDP_ThreadingFlags = THREADING_FLAGS_DISABLE_THREADS
  *                      (no codec thread pool; the default uses it, as the kiosk does)
  *   --warmup           replay once untimed first (as the wasm side warms up)
@@ -58,6 +60,7 @@ static const char* const SETTINGS[][2] = {
 static const char* const REASONS[] = {
 	"internal",       "closed",  "stopped",            "wrong-password", "auth-failed",
 	"connection-reset", "protocol-error", "timeout", "negotiation-failed", "server-ended", "internal",
+	"video-unsupported", "video-decode-failed",
 };
 
 typedef struct
@@ -275,9 +278,26 @@ static void print_result(const char* path, BOOL threaded, const LtReplayResult* 
 	printf("\"end\":\"%s\"}\n", REASONS[reason]);
 }
 
+/* The final shadow (B,G,R,X rows) as a binary PPM. */
+static BOOL write_picture(const LtFrameShadow* shadow, const char* file)
+{
+	FILE* out = fopen(file, "wb");
+	if (!out)
+		return FALSE;
+	BOOL ok = fprintf(out, "P6\n%u %u\n255\n", shadow->width, shadow->height) > 0;
+	for (size_t i = 0; ok && (i < (size_t)shadow->width * shadow->height); i++)
+	{
+		const BYTE* p = &shadow->pixels[i * 4];
+		const BYTE rgb[3] = { p[2], p[1], p[0] };
+		ok = fwrite(rgb, 1, 3, out) == 3;
+	}
+	return (fclose(out) == 0) && ok;
+}
+
 int main(int argc, char** argv)
 {
 	const char* path = NULL;
+	const char* picture = NULL;
 	BOOL threaded = TRUE;
 	BOOL warmup = FALSE;
 	for (int i = 1; i < argc; i++)
@@ -286,6 +306,8 @@ int main(int argc, char** argv)
 			threaded = FALSE;
 		else if (strcmp(argv[i], "--warmup") == 0)
 			warmup = TRUE;
+		else if ((strcmp(argv[i], "--picture") == 0) && (i + 1 < argc))
+			picture = argv[++i];
 		else if (!path && (argv[i][0] != '-'))
 			path = argv[i];
 		else
@@ -296,7 +318,8 @@ int main(int argc, char** argv)
 	}
 	if (!path)
 	{
-		fprintf(stderr, "usage: replay_native <recording.dump> [--single-threaded] [--warmup]\n");
+		fprintf(stderr,
+		        "usage: replay_native <recording.dump> [--single-threaded] [--warmup] [--picture FILE]\n");
 		return 2;
 	}
 	/* replay.mjs loads the wasm module with logLevel OFF; the same here */
@@ -317,6 +340,11 @@ int main(int argc, char** argv)
 		lt_shadow_free(&result.shadow);
 	}
 	ok = ok && replay(&dump, threaded, &result);
+	if (ok && picture && ((result.frames == 0) || !write_picture(&result.shadow, picture)))
+	{
+		fprintf(stderr, "no picture written to %s (%zu frames)\n", picture, result.frames);
+		ok = FALSE;
+	}
 	if (ok)
 		print_result(path, threaded, &result);
 	else

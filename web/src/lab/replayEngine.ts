@@ -6,7 +6,8 @@
 //   GFX recording draws nothing. rdpEngine.js takes no raw FreeRDP settings
 //   (the gateway must not be able to set them), so the lab widens
 //   LanternaRdp's createSession in this worker only.
-// - Every end of paint is timed and reported on a BroadcastChannel. The stand-in
+// - Every end of paint is timed (with the module's H.264 totals, when it decoded any)
+//   and reported on a BroadcastChannel. The stand-in
 //   gateway sends the whole recording at once, so the RDP thread never waits
 //   for input: from one frame's hand-back to the next end of paint it decodes.
 //   (The session worker's DecodeClock times only the first paint after new
@@ -15,17 +16,24 @@ import { recordedClientSettings } from '../../../wasm/js/recordingReplay.js';
 import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } from '../session/rdpClientEngine.js';
 import { replayTimingChannel, type ReplayFrameTiming } from './replayProbe.js';
 
-type CreateSession = (this: unknown, options?: { freerdpSettings?: Record<string, unknown> }) => unknown;
+type CreateSession = (this: H264Totals, options?: { freerdpSettings?: Record<string, unknown> }) => unknown;
+interface H264Totals { readonly h264?: { readonly stats: { readonly pictures: number; readonly decodeMs: number } } }
 interface LanternaRdpModule { LanternaRdp: { prototype: { createSession: CreateSession } } }
 
 const wasmJs = new URL('../wasm/js/', import.meta.url);
 let widened = false;
+/** The LanternaRdp whose sessions this worker runs (captured in createSession), for its H.264 totals. */
+let client: H264Totals | null = null;
+function remember(rdp: H264Totals): void {
+  client = rdp;
+}
 
 function widenChannels(LanternaRdp: LanternaRdpModule['LanternaRdp']): void {
   if (widened) return;
   widened = true;
   const createSession = LanternaRdp.prototype.createSession;
-  LanternaRdp.prototype.createSession = function (this: unknown, options = {}) {
+  LanternaRdp.prototype.createSession = function (this: H264Totals, options = {}) {
+    remember(this);
     return createSession.call(this, { ...options, freerdpSettings: { ...recordedClientSettings, ...options.freerdpSettings } });
   };
 }
@@ -49,7 +57,11 @@ function timed(engine: RdpClientEngine): RdpClientEngine {
           const area = rects.reduce((total, r) => total + r.width * r.height, 0);
           sink.onFrame(rects, pixels, width, height, stride, format, () => {
             busySince = performance.now();
-            const timing: ReplayFrameTiming = { decodeMs, handBackMs: busySince - paintedAt, rects: rects.length, pixels: area };
+            const h264 = client?.h264?.stats;
+            const timing: ReplayFrameTiming = {
+              decodeMs, handBackMs: busySince - paintedAt, rects: rects.length, pixels: area,
+              ...(h264 && h264.pictures > 0 ? { h264: { pictures: h264.pictures, decodeMs: h264.decodeMs } } : {}),
+            };
             channel.postMessage(timing);
             release();
           });

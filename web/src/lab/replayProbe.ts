@@ -18,6 +18,8 @@ export interface ReplayFrameTiming {
   readonly handBackMs: number;
   readonly rects: number;
   readonly pixels: number;
+  /** The module's H.264 totals so far (WebCodecs decode → picture in the heap), when it has decoded any. */
+  readonly h264?: { readonly pictures: number; readonly decodeMs: number };
 }
 
 /** One present of the render worker that uploaded something (its own statistics). */

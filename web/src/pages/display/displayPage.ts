@@ -122,7 +122,8 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
       break;
     case 'decoded':
       hud.onDecode(event.decodeMs, event.latencyMs);
-      window.dispatchEvent(new CustomEvent('lanterna:decode', { detail: { decodeMs: event.decodeMs } }));
+      // bytesIn: what the data socket has brought so far (benchmarks compare codecs by it)
+      window.dispatchEvent(new CustomEvent('lanterna:decode', { detail: { decodeMs: event.decodeMs, bytesIn: session?.traffic.bytesIn ?? 0 } }));
       break;
     case 'failed':
       sessionNotice = `Showing “${project.target.name}” failed: ${event.message}`;

@@ -1,0 +1,61 @@
+// A recording replayed into the kiosk's replay lab page (web/src/lab/replay.html:
+// the display page's session worker, wasm engine and WebGL2 render worker, fed
+// by a stand-in gateway), waited on until nothing more is drawn, and its final
+// picture captured 1:1. The engine there is the page's own, so H.264 goes to
+// Chromium's WebCodecs VideoDecoder.
+import type { RecordedPdu } from '@lanterna/lab';
+import type { RgbImage } from '@lanterna/lab';
+import { GatewayStandIn, labDir, publicDir, replayRecording, startStaticServer } from '@lanterna/testkit';
+import type { ReplayProbe } from '../../../web/src/lab/replayProbe.js';
+import { serverBursts } from '../bench/replayBursts.js';
+import { openKiosk } from './kioskBrowser.js';
+import { pageScreenshot } from './pageScreenshot.js';
+
+export interface PageReplay {
+  readonly picture: RgbImage;
+  readonly frames: number;
+  /** The engine's end reason, or null when the session was still up when the replay was over. */
+  readonly ended: string | null;
+  readonly problems: readonly string[];
+}
+
+const QUIET_MS = 3000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Replays the records at 1920×1080; done when the session ended or drew nothing new for QUIET_MS. */
+export async function replayInPage(records: readonly RecordedPdu[], name: string, query = ''): Promise<PageReplay> {
+  const web = await startStaticServer(publicDir, labDir);
+  const recording = replayRecording(serverBursts(records));
+  const gateway = new GatewayStandIn(web.server, { dataScript: recording.dataScript });
+  try {
+    const kiosk = await openKiosk(`${web.origin}/lab/replay.html?data=${encodeURIComponent(gateway.dataUrl(name))}&width=1920&height=1080${query}`, 1920, 1080);
+    try {
+      const input = { sent: false };
+      void recording.sent.then(() => { input.sent = true; });
+      const deadline = Date.now() + 180_000;
+      let probe: ReplayProbe;
+      for (;;) {
+        probe = await kiosk.page.evaluate(() => {
+          const p = window.lanternaReplay;
+          if (!p) throw new Error('the replay page did not start');
+          return { ...p, idleMs: p.lastFrameAtMs === null ? null : performance.now() - p.lastFrameAtMs };
+        });
+        const idleMs = (probe as ReplayProbe & { idleMs: number | null }).idleMs;
+        if (probe.ended !== null || Date.now() > deadline) break;
+        if (input.sent && idleMs !== null && idleMs >= QUIET_MS) break;
+        if (input.sent && idleMs === null && Date.now() > deadline - 150_000) break; // nothing drawn within 30 s
+        await sleep(250);
+      }
+      const picture = await pageScreenshot(kiosk.page);
+      return { picture, frames: probe.frames.length, ended: probe.ended, problems: [...probe.problems, ...kiosk.problems] };
+    } finally {
+      await kiosk.close();
+    }
+  } finally {
+    gateway.close();
+    await web.close();
+  }
+}
