@@ -131,6 +131,7 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
     case 'ended': {
       session = null;
       sessionId = null;
+      screen.showRoomBadge(false);
       hud.setTraffic(null);
       screen.showIdle();
       const engineSentence = event.engineReason === null ? null : sentenceForEngineEnd(event.engineReason);
@@ -147,6 +148,7 @@ function endSession(): void {
   session?.dispose();
   session = null;
   sessionId = null;
+  screen.showRoomBadge(false);
   hud.setTraffic(null);
   screen.showIdle();
 }
@@ -155,6 +157,8 @@ async function startSession(project: ProjectMessage): Promise<void> {
   endSession();
   sessionNotice = null;
   screen.showSession(`Connecting to ${project.target.name}…`, `${project.target.host}:${project.target.port}`);
+  // Over the display's own signage the room PIN stays readable (a presenter must be able to take over); over a presenter's screen, nothing.
+  screen.showRoomBadge(project.signage === true);
   await engineReady;
   const size = devicePixels();
   sessionId = project.sessionId;
@@ -187,7 +191,7 @@ if (place.token === null) {
       url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`),
       token: place.token,
       client: clientName,
-      features: [KIOSK_FEATURES.room],
+      features: [KIOSK_FEATURES.room, KIOSK_FEATURES.signage],
     },
     {
       onstate: showControlState,
