@@ -2,7 +2,8 @@
 // room PIN readable: the kiosk page shows a corner badge (name, PIN, the
 // presenter page's address) over its own signage, whose picture hides the idle
 // screen. The badge goes while a presenter projects and comes back with the
-// signage after they stop. Real gateway, real FreeRDP shadow server (NLA),
+// signage after they stop (the presenter page lists the signage display as
+// free and takes it with the badge's PIN). Real gateway, real FreeRDP shadow server (NLA),
 // the display page in Debian's Chromium; the badge's PIN is the broker's and
 // opens a projection. With LANTERNA_E2E_SCREENSHOTS=<dir> it keeps
 // `signage-badge-*` and `signage-presenter-*` PNGs at 1920×1080 and 1280×720.
@@ -15,6 +16,7 @@ import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor }
 import { whilePaused } from './kioskRig.js';
 import { pageScreenshot } from './pageScreenshot.js';
 import { keepImage } from './keepScreenshot.js';
+import { fillAddress, outcome } from './presenterPage.js';
 
 const displayId = 'lobby-e2e';
 const displayName = 'Lobby screen';
@@ -106,15 +108,15 @@ test('signage display: a corner badge with the broker\'s room PIN over the signa
   }
   await page.setViewportSize(SIZES[0]);
 
-  // A presenter takes the display with that PIN (the signage gives way): no badge over their screen.
-  const asked = await fetch(`${gateway.httpUrl}/v1/displays/${displayId}/projection`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-lanterna-presenter': '1' },
-    body: JSON.stringify({ pin: shown.pin, target: { host: shadow.host, port: shadow.port }, credentials }),
-  });
-  const answer = await asked.json() as { stopToken?: string; code?: string };
-  assert.equal(asked.status, 202, `the badge's PIN opens a projection (${JSON.stringify(answer)})`);
-  await waitFor('the badge gone as the presenter\'s session starts', async () => !(await badge(page)).visible, 15_000, 50);
+  // A presenter on the presenter page sees the display free (signage gives way) and takes it with that PIN: no badge over their screen.
+  const presenter = await openWatchedPage(browser, SIZES[1]);
+  await presenter.page.goto(`${gateway.httpUrl}/present?display=${displayId}`);
+  const entry = presenter.page.locator(`button.display[data-id="${displayId}"]`);
+  await waitFor('the signage display listed as free', async () => ((await entry.textContent()) ?? '').includes('Free'), 15_000, 100);
+  await fillAddress(presenter.page, `${shadow.host}:${shadow.port}`, credentials.username, credentials.password, shown.pin);
+  await presenter.page.click('#start');
+  await waitFor('the badge gone as the presenter\'s session starts', async () => !(await badge(page)).visible, 30_000, 50);
+  await outcome(presenter.page, new RegExp(`${displayName} is showing your screen\\.`), 90_000);
   await waitFor('the presenter\'s picture on the kiosk', () => pictureShown(page), 90_000, 200);
   assert.equal((await badge(page)).visible, false, 'never over a presenter\'s projection');
   const presenting = await whilePaused(shadow.child, gateway, () => pageScreenshot(page));
@@ -122,14 +124,13 @@ test('signage display: a corner badge with the broker\'s room PIN over the signa
   assert.equal((await badge(page)).visible, false);
 
   // They stop: the signage comes back, and the badge with it, showing the PIN that replaced the used one.
-  const stopped = await fetch(`${gateway.httpUrl}/v1/displays/${displayId}/projection`, {
-    method: 'DELETE', headers: { 'x-lanterna-presenter': '1', 'x-lanterna-stop-token': answer.stopToken ?? '' },
-  });
-  assert.equal(stopped.status, 202);
+  await presenter.page.click('#stop');
+  await outcome(presenter.page, new RegExp(`Stopped\\. ${displayName} is free again\\.`));
   await waitFor('the badge back over the signage', async () => (await badge(page)).visible, 60_000, 100);
   const after = await badge(page);
   const rotated = await gateway.roomPin(displayId);
   assert.notEqual(rotated, brokerPin, 'the used PIN was replaced');
   assert.equal(after.pin, rotated, 'the badge shows the new PIN');
+  assert.deepEqual(presenter.problems, []);
   assert.deepEqual(kiosk.problems, []);
 });
