@@ -197,7 +197,10 @@ if (place.token === null) {
       onstate: showControlState,
       onproject: (project) => void startSession(project),
       onstop: (stop) => {
-        if (stop.sessionId === sessionId) endSession();
+        if (stop.sessionId !== sessionId) return;
+        endSession();
+        // The gateway's words for who ended it ("stopped by an administrator"): the room sees why the picture went.
+        screen.setProblem(stop.reason === '' ? 'The presentation was stopped.' : `Last presentation: ${stop.reason}.`, 'info');
       },
       onroom: (room) => screen.setRoom(room),
     },

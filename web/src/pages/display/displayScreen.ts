@@ -109,8 +109,10 @@ export class DisplayScreen {
     this.status.dataset.tone = tone;
   }
 
-  setProblem(text: string | null): void {
+  /** `info`: how the last presentation ended when nothing went wrong (an administrator or the presenter stopped it), in a quieter box. */
+  setProblem(text: string | null, tone: 'error' | 'info' = 'error'): void {
     setProblem(this.problem, text);
+    this.problem.dataset.tone = tone;
   }
 
   showIdle(): void {
