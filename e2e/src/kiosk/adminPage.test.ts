@@ -32,13 +32,20 @@ async function shootBothSizes(page: Page, name: string): Promise<void> {
     await page.setViewportSize(size);
     const layout = await page.evaluate(() => ({
       sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      // A card scrolls sideways (overflow-x: auto) rather than widen the page: that hides a column or a button just as well.
+      cardsScrolling: [...document.querySelectorAll('.card')].filter((card) => card.getClientRects().length > 0 && card.scrollWidth > card.clientWidth + 1).map((card) => {
+        const edge = card.getBoundingClientRect().right;
+        const beyond = [...card.querySelectorAll('*')].filter((inner) => inner.getBoundingClientRect().right > edge + 1).map((inner) => `${inner.tagName.toLowerCase()}${inner.id ? `#${inner.id}` : ''}.${inner.className}`);
+        return `${card.querySelector('h2')?.textContent ?? '?'} (${card.scrollWidth} > ${card.clientWidth}: ${beyond.slice(0, 4).join(', ')})`;
+      }),
       spilling: [...document.querySelectorAll('td, th, button')].filter((element) => element.scrollWidth > element.clientWidth + 1).map((element) => element.textContent),
       smallest: Math.min(...[...document.querySelectorAll('td, th, button, label, p, h2')].filter((element) => element.getClientRects().length > 0).map((element) => parseFloat(getComputedStyle(element).fontSize))),
     }));
     assert.ok(layout.sideways <= 0, `${name} ${size.width}×${size.height}: no sideways scrolling (${layout.sideways} px)`);
+    assert.deepEqual(layout.cardsScrolling, [], `${name} ${size.width}×${size.height}: every card shows its whole table`);
     assert.deepEqual(layout.spilling, [], `${name} ${size.width}×${size.height}: no text cut off in a cell or button`);
     assert.ok(layout.smallest >= 12, `${name} ${size.width}×${size.height}: no text under 12 px (${layout.smallest})`);
-    await keepScreenshot(page, `${name}-${size.width}x${size.height}`);
+    await keepScreenshot(page, `${name}-${size.width}x${size.height}`, { fullPage: true });
   }
   await page.setViewportSize(SIZES[0]);
 }
