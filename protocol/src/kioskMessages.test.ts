@@ -34,6 +34,7 @@ void test('every message of the document reads back as sent, in its own directio
     [parseKioskControlMessage, { type: 'bye' }],
     [parseGatewayControlMessage, { type: 'welcome', protocol: 1, display: { id: 'room', name: 'Room' }, heartbeatMs: 15000 }],
     [parseGatewayControlMessage, project],
+    [parseGatewayControlMessage, { type: 'project', sessionId: 's2', sessionToken: 'k2', target: { name: 'signage', host: '10.0.0.6', port: 3389 }, signage: true }],
     [parseGatewayControlMessage, { type: 'stop', sessionId: 's1', reason: 'stopped by an administrator' }],
     [parseGatewayControlMessage, { type: 'error', phase: 'hello', code: 'unauthorized', message: 'this display is not authorised', detail: {} }],
     [parseKioskDataMessage, { type: 'open', token: 'K' }],
@@ -85,6 +86,7 @@ void test('what is not a message, an unknown type and a bad field are typed fail
   refused(parseKioskDataMessage(json({ type: 'ping' })), 'invalid', /^ping\.t: expected number$/);
   refused(parseKioskDataMessage(json({ type: 'ping', t: 'now' })), 'invalid', /^ping\.t: /);
   refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 0 } })), 'invalid', /^project\.target\.port: value must be at least 1$/);
+  refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 1 }, signage: 'yes' })), 'invalid', /^project\.signage: expected boolean$/);
   refused(parseGatewayControlMessage(json({ type: 'project', sessionId: 's', sessionToken: 'k', target: { name: 'n', host: 'h', port: 1 }, settings: { codecs: ['avc'] } })), 'invalid', /^project\.settings\.codecs\.0: expected "planar" or "remotefx" or "progressive" or "avc420" or "avc444"$/);
   refused(parseGatewayDataMessage(json({ type: 'secured', protocol: 'rdp', certificates: [], publicKey: '', trust: 'ca' })), 'invalid', /^secured\.protocol: expected "ssl" or "hybrid" or "hybrid-ex"$/);
   const unknown = parseGatewayDataMessage(json({ type: 'video' }));

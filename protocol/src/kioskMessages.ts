@@ -17,6 +17,8 @@ export const MAX_JSON_FRAME_BYTES = 16 * 1024;
 export const KIOSK_FEATURES = {
   /** The `room` message: the room PIN and the presenter page's address for the idle screen. */
   room: 'room',
+  /** `project.signage`: the session is the display's own signage, not a presenter's (the page keeps the PIN in view over it). */
+  signage: 'signage',
 } as const;
 
 const errorMessage = z.object({
@@ -56,6 +58,13 @@ const project = z.object({
   target,
   credentials: z.optional(credentials),
   settings: z.optional(projectSettingsSchema),
+  /**
+   * True when the session is the display's own signage (its configured
+   * autoProject target), which gives way to any presenter: the display keeps
+   * the room PIN readable over it. Absent for presenters' and admins'
+   * projections, and for displays that did not announce `signage`.
+   */
+  signage: z.optional(z.boolean()),
 });
 const stop = z.object({ type: z.literal('stop'), sessionId: z.string(), reason: z._default(z.string(), '') });
 /** The room's PIN for the idle screen: on welcome and whenever it rotates (only to displays that announced `room`). */

@@ -13,6 +13,8 @@ export interface TestGateway {
   metricsText(): Promise<string>;
   stateDir: string;
   metrics: GatewayMetrics;
+  /** The display's room PIN as the broker's store holds it now (what a presenter must type), or undefined before one was drawn. */
+  roomPin(displayId: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
     metricsText: async () => (await fetch(`${config.listen.tls ? 'https' : 'http'}://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${identity.adminToken}` } })).text(),
     stateDir,
     metrics,
+    roomPin: async (displayId) => (await backend.store.getRoomPin(displayId))?.pin,
     close: async () => {
       await gateway.close(500);
       await backend.close();

@@ -13,10 +13,11 @@ async function keptDir(): Promise<string | undefined> {
   return dir;
 }
 
-export async function keepScreenshot(page: Page, name: string): Promise<void> {
+/** `fullPage`: the whole scrolling page (the admin page is taller than a screen), else what the viewport shows. */
+export async function keepScreenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
   const dir = await keptDir();
   if (dir === undefined) return;
-  await page.screenshot({ path: join(dir, `${name}.png`) });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: options.fullPage ?? false });
 }
 
 /** Keeps a picture the test already took (a second capture of a busy page can be slow). */

@@ -17,6 +17,7 @@ import { whilePaused } from './kioskRig.js';
 import { pageScreenshot } from './pageScreenshot.js';
 import { keepImage, keepScreenshot } from './keepScreenshot.js';
 import { waitForWords } from './pageText.js';
+import { fillAddress, outcome } from './presenterPage.js';
 
 const displayId = 'room-e2e';
 const displayName = 'Meeting room 2.14';
@@ -70,31 +71,12 @@ async function kioskPin(page: Page): Promise<string> {
   return page.evaluate(() => document.getElementById('room-pin')?.textContent ?? '');
 }
 
-async function outcome(page: Page, pattern: RegExp, deadlineMs = 20_000): Promise<string> {
-  const end = Date.now() + deadlineMs;
-  let last = '';
-  while (Date.now() < end) {
-    last = (await page.locator('#outcome').textContent()) ?? '';
-    if (pattern.test(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`the presenter page never said ${String(pattern)} within ${deadlineMs} ms; last: ${last}`);
-}
-
 /**
  * Chromium logs every refused fetch (4xx) as a console error; those are the
  * answers the tests ask for. Anything else is a page problem.
  */
 function pageProblems(page: WatchedPage): string[] {
   return page.problems.filter((problem) => !/^console error: Failed to load resource: the server responded with a status of 4(00|01|03|04|09|29) /.test(problem));
-}
-
-async function fillAddress(page: Page, endpoint: string, username: string, password: string, pin: string): Promise<void> {
-  await page.check('input[name="kind"][value="address"]');
-  await page.fill('#endpoint', endpoint);
-  await page.fill('#username', username);
-  await page.fill('#password', password);
-  await page.fill('#pin', pin);
 }
 
 /** Clicks Start and returns the gateway's answer to the projection request it sends. */

@@ -180,6 +180,7 @@ test('signage: projected when it comes online, again after each session with a g
   assert.equal(message.sessionId, sessionId);
   assert.deepEqual(message.target, { name: 'Lobby', host: '10.0.0.5', port: 3389 });
   assert.deepEqual(message.credentials, { username: 'kiosk', password: 'p' });
+  assert.equal(message.signage, true, 'the display is told it shows its own signage (it keeps the PIN in view)');
 
   const delays: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -353,6 +354,7 @@ test('an exclusive request (WS-Discovery Connect) is refused for an offline or p
   assert.equal(await broker.displayState('sign'), 'idle', 'showing its own signage is not presenting');
   const presenter = await broker.requestProjection({ displayId: 'sign', target: { host: '10.1.1.3', port: 3389 }, exclusive: true });
   assert.ok(presenter.ok);
+  assert.equal(projected(events).signage, undefined, 'a presenter\'s projection is not signage');
   const before = events.length;
   assert.equal(await broker.projectSignage('sign'), undefined, 'signage waits while a presenter has the display');
   assert.equal(events.length, before);

@@ -420,6 +420,8 @@ export class SessionBroker {
         target: { name: name ?? `${host}:${port}`, host, port },
         ...(request.credentials ? { credentials: request.credentials } : {}),
         ...(request.settings ?? request.assistance ? { settings: { ...request.settings, ...(request.assistance ? { assistance: request.assistance } : {}) } } : {}),
+        // The display keeps the room PIN in view over its own signage (it gives way to presenters); the control channel drops it for displays that did not ask.
+        ...(request.requestedBy?.kind === 'signage' ? { signage: true } : {}),
       },
     });
   }

@@ -10,7 +10,13 @@ import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import type { RoomAnnouncer } from './roomAnnouncer.js';
 
-interface ControlConnection { socket: WebSocket; owner: string; displayId: string }
+interface ControlConnection {
+  socket: WebSocket;
+  owner: string;
+  displayId: string;
+  /** The optional messages and fields the display announced in its hello (KIOSK_FEATURES). */
+  features: ReadonlySet<string>;
+}
 
 /**
  * The displays' control sockets: authentication, heartbeats, and carrying the
@@ -90,7 +96,7 @@ export class ControlChannels {
     }
     const previous = this.connections.get(displayId);
     if (previous) closeWithError(previous.socket, new SessionError('hello', 'replaced'));
-    const connection: ControlConnection = { socket, owner, displayId };
+    const connection: ControlConnection = { socket, owner, displayId, features: new Set(hello.features ?? []) };
     this.connections.set(displayId, connection);
     this.deps.metrics.displaysOnline.inc();
     log.info({ event: 'display-online', client: hello.client }, 'display online');
@@ -164,7 +170,10 @@ export class ControlChannels {
     switch (event.kind) {
       case 'project': {
         const connection = this.connections.get(event.displayId);
-        if (connection) sendJson(connection.socket, event.message);
+        if (!connection) break;
+        // A newer optional field goes only to displays that said they read it (docs/kiosk-protocol.md "Versioning").
+        const { signage, ...message } = event.message;
+        sendJson(connection.socket, signage !== undefined && connection.features.has(KIOSK_FEATURES.signage) ? { ...message, signage } : message);
         break;
       }
       case 'display-claimed': {

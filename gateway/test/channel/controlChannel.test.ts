@@ -57,6 +57,29 @@ test('a signage display (autoProject) is projected again after its session ends'
   await data.queue.closed();
   const again = await control.next('project', 8000);
   assert.notEqual(again.sessionId, first.sessionId, 'a fresh session, with a fresh token');
+  assert.equal(first.signage, undefined, 'no signage flag for a display that did not announce it');
+});
+
+test('`project.signage` goes to a display that announced it, only for its own signage, not for an admin\'s projection', { timeout: 20_000 }, async (t) => {
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  const gateway = await startTestGateway({
+    displays: [{ id: 'sign', token: TOKEN, autoProject: { host: '127.0.0.1', port: peer.port, name: 'Lobby' } }],
+    certificates: { mode: 'insecure' },
+  });
+  t.after(() => gateway.close());
+  const control = await connectControl(gateway.url, 'sign', TOKEN, undefined, { features: ['signage'] });
+  t.after(() => control.close());
+  const signage = await control.next('project');
+  assert.equal(signage.signage, true);
+  const asked = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
+    method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
+    body: JSON.stringify({ displayId: 'sign', target: { host: '127.0.0.1', port: peer.port, name: 'Admin laptop' } }),
+  });
+  assert.equal(asked.status, 202);
+  const admin = await control.next('project');
+  assert.equal(admin.target && (admin.target as { name?: string }).name, 'Admin laptop');
+  assert.equal(admin.signage, undefined);
 });
 
 test('an admin stop ends the session and tells the display', { timeout: 20_000 }, async (t) => {

@@ -220,14 +220,14 @@ class AdminPage {
     element('pins-empty').hidden = pins.length > 0;
     fill(element('pins').querySelector('tbody') ?? element('pins'), pins.map((pin) => {
       const row = document.createElement('tr');
-      const pinned = cell(shortFingerprint(pin.fingerprint));
+      const pinned = cell(shortFingerprint(pin.fingerprint), 'fingerprint');
       pinned.title = pin.fingerprint;
-      const changed = pin.changed ? cell(`${shortFingerprint(pin.changed.seen)} (${formatTime(pin.changed.at)})`, 'changed') : cell('');
+      const changed = pin.changed ? cell(`${shortFingerprint(pin.changed.seen)} (${formatTime(pin.changed.at)})`, 'changed fingerprint') : cell('');
       if (pin.changed) changed.title = pin.changed.seen;
       const actions = document.createElement('td');
       actions.className = 'actions';
       actions.append(button(pin.changed ? 'Accept the new certificate' : 'Forget', () => { void this.clearPin(pin); }, pin.changed ? 'danger' : 'quiet', `Clear the pin of ${pin.key}`));
-      row.append(cell(pin.key), pinned, changed, actions);
+      row.append(cell(pin.key, 'nowrap'), pinned, changed, actions);
       return row;
     }));
   }
@@ -237,7 +237,7 @@ class AdminPage {
     element<HTMLButtonElement>('audit-newest').disabled = this.auditBefore === undefined;
     fill(element('audit').querySelector('tbody') ?? element('audit'), entries.map((entry) => {
       const row = document.createElement('tr');
-      row.append(cell(formatTime(entry.at)), cell(entry.actor), cell(actionWord(entry.action)), cell(entry.displayId ?? ''), cell(detailText(entry.detail)));
+      row.append(cell(formatTime(entry.at), 'nowrap'), cell(entry.actor), cell(actionWord(entry.action)), cell(entry.displayId ?? '', 'nowrap'), cell(detailText(entry.detail), 'detail'));
       return row;
     }));
   }

@@ -65,7 +65,7 @@ void test('idle screen shows the display name; the token moves from the URL to l
   assert.equal(await page.locator('#display-name').textContent(), 'Room 1');
   assert.equal(await page.locator('#display-location').textContent(), 'Floor 3, east wing');
   assert.match((await page.locator('#how').textContent()) ?? '', /To present here, choose “Room 1”/);
-  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1', features: ['room'] }]);
+  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1', features: ['room', 'signage'] }]);
   assert.equal(await page.locator('#room').isVisible(), false, 'no PIN until the gateway sends one');
   const state = await page.evaluate(() => ({
     hash: location.hash,
@@ -157,4 +157,27 @@ void test('room: the PIN in groups, the presenter page\'s address and its QR cod
   await waitForText(page, '#status-text', /^Reconnecting/);
   assert.equal(await page.locator('#room').isVisible(), false, 'a PIN that may have rotated is not shown');
   assert.equal(await page.locator('#room-qr').isVisible(), false);
+});
+
+void test('signage: the room PIN stays in a corner badge over the display\'s own signage, never over a presenter\'s session', async (t) => {
+  const { page, standIn } = await openDisplay(t, `/display/${display.id}#token=${display.token}`, { width: 1920, height: 1080 });
+  // Without the engine a session ends on its own; the badge follows the `project` that started it.
+  await page.route('**/engine.json', (route) => route.fulfill({ json: { available: false } }));
+  await page.reload();
+  await waitForText(page, '#status-text', /^Ready/);
+  const presenterUrl = 'https://gateway.example:8443/present?display=room-1';
+  standIn.sendControl({ type: 'room', pin: '048213', expiresAt: Date.now() + 600_000, presenterUrl });
+  await waitForText(page, '#room-pin', /^048213$/);
+  assert.equal(await page.locator('#signage-room').isVisible(), false, 'no badge on the idle screen: the PIN is there already');
+  standIn.endDelayMs = 15_000;
+  standIn.project({ sessionId: 's-sign', sessionToken: 'k-sign', target: { name: 'Lobby loop', host: '127.0.0.1', port: 3389 }, signage: true });
+  await waitForText(page, '#session-title', /^Connecting to Lobby loop…$/);
+  await page.locator('#signage-room').waitFor({ state: 'visible', timeout: 5000 });
+  assert.equal(await page.locator('#signage-pin').textContent(), '048213');
+  assert.equal(await page.locator('#signage-url').textContent(), 'Present here: https://gateway.example:8443/present');
+  standIn.sendControl({ type: 'room', pin: '550123', expiresAt: Date.now() + 600_000, presenterUrl });
+  await waitForText(page, '#signage-pin', /^550123$/);
+  standIn.project({ sessionId: 's-presenter', sessionToken: 'k-presenter', target: { name: 'Ada’s laptop', host: '127.0.0.1', port: 3389 } });
+  await waitForText(page, '#session-title', /^Connecting to Ada’s laptop…$/);
+  assert.equal(await page.locator('#signage-room').isVisible(), false, 'a presenter\'s session has no badge');
 });

@@ -132,6 +132,7 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
     case 'ended': {
       session = null;
       sessionId = null;
+      screen.showRoomBadge(false);
       hud.setTraffic(null);
       screen.showIdle();
       const engineSentence = event.engineReason === null ? null : sentenceForEngineEnd(event.engineReason);
@@ -148,6 +149,7 @@ function endSession(): void {
   session?.dispose();
   session = null;
   sessionId = null;
+  screen.showRoomBadge(false);
   hud.setTraffic(null);
   screen.showIdle();
 }
@@ -156,6 +158,8 @@ async function startSession(project: ProjectMessage): Promise<void> {
   endSession();
   sessionNotice = null;
   screen.showSession(`Connecting to ${project.target.name}…`, `${project.target.host}:${project.target.port}`);
+  // Over the display's own signage the room PIN stays readable (a presenter must be able to take over); over a presenter's screen, nothing.
+  screen.showRoomBadge(project.signage === true);
   await engineReady;
   const size = devicePixels();
   sessionId = project.sessionId;
@@ -188,13 +192,16 @@ if (place.token === null) {
       url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`),
       token: place.token,
       client: clientName,
-      features: [KIOSK_FEATURES.room],
+      features: [KIOSK_FEATURES.room, KIOSK_FEATURES.signage],
     },
     {
       onstate: showControlState,
       onproject: (project) => void startSession(project),
       onstop: (stop) => {
-        if (stop.sessionId === sessionId) endSession();
+        if (stop.sessionId !== sessionId) return;
+        endSession();
+        // The gateway's words for who ended it ("stopped by an administrator"): the room sees why the picture went.
+        screen.setProblem(stop.reason === '' ? 'The presentation was stopped.' : `Last presentation: ${stop.reason}.`, 'info');
       },
       onroom: (room) => screen.setRoom(room),
     },

@@ -33,6 +33,12 @@ export class DisplayScreen {
   private readonly roomQr = byId('room-qr');
   private readonly roomQrCode = byId('room-qr-code');
   private shownUrl: string | null = null;
+  private readonly badge = byId('signage-room');
+  private readonly badgeName = byId('signage-name');
+  private readonly badgePin = byId('signage-pin');
+  private readonly badgeUrl = byId('signage-url');
+  private badgeWanted = false;
+  private hasRoom = false;
   private readonly how = byId('how');
   private readonly status = byId('status');
   private readonly statusText = byId('status-text');
@@ -46,6 +52,7 @@ export class DisplayScreen {
 
   setName(name: string): void {
     this.name.textContent = name;
+    this.badgeName.textContent = name;
     document.title = `${name} · Lanterna`;
     for (const ref of this.how.querySelectorAll('.name-ref')) ref.textContent = `“${name}”`;
   }
@@ -61,19 +68,40 @@ export class DisplayScreen {
     idle.dataset.room = room === null ? 'off' : 'on';
     this.room.hidden = room === null;
     this.roomQr.hidden = room === null;
+    this.hasRoom = room !== null;
+    this.updateBadge();
     if (room === null) return;
-    // Grouped as people read it aloud; the groups are elements, so the text is still the bare digits.
-    this.roomPin.replaceChildren(...pinGroups(room.pin).map((group) => {
-      const span = document.createElement('span');
-      span.textContent = group;
-      return span;
-    }));
-    this.roomPin.setAttribute('aria-label', `PIN ${room.pin.split('').join(' ')}`);
+    for (const element of [this.roomPin, this.badgePin]) {
+      // Grouped as people read it aloud; the groups are elements, so the text is still the bare digits.
+      element.replaceChildren(...pinGroups(room.pin).map((group) => {
+        const span = document.createElement('span');
+        span.textContent = group;
+        return span;
+      }));
+      element.setAttribute('aria-label', `PIN ${room.pin.split('').join(' ')}`);
+    }
     if (this.shownUrl !== room.presenterUrl) {
       this.shownUrl = room.presenterUrl;
       this.roomUrl.textContent = typedAddress(room.presenterUrl);
+      const address = document.createElement('strong');
+      address.textContent = typedAddress(room.presenterUrl);
+      this.badgeUrl.replaceChildren('Present here: ', address);
       this.roomQrCode.replaceChildren(qrSvg(room.presenterUrl, `QR code of ${room.presenterUrl}`));
     }
+  }
+
+  /**
+   * The corner badge with the name, the PIN and the presenter page, over the
+   * display's own signage (whose picture hides the idle screen); shown only
+   * while a PIN is known. Never asked for over a presenter's projection.
+   */
+  showRoomBadge(wanted: boolean): void {
+    this.badgeWanted = wanted;
+    this.updateBadge();
+  }
+
+  private updateBadge(): void {
+    this.badge.hidden = !(this.badgeWanted && this.hasRoom);
   }
 
   setConnection(text: string, tone: Tone): void {
@@ -81,8 +109,10 @@ export class DisplayScreen {
     this.status.dataset.tone = tone;
   }
 
-  setProblem(text: string | null): void {
+  /** `info`: how the last presentation ended when nothing went wrong (an administrator or the presenter stopped it), in a quieter box. */
+  setProblem(text: string | null, tone: 'error' | 'info' = 'error'): void {
     setProblem(this.problem, text);
+    this.problem.dataset.tone = tone;
   }
 
   showIdle(): void {
