@@ -78,6 +78,7 @@ export {
   type PongMessage,
   type ProjectMessage,
   type RoomMessage,
+  type DisplayMessage,
   type SecuredMessage,
   type StopMessage,
   type Target,

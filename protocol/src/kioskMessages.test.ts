@@ -93,6 +93,13 @@ void test('what is not a message, an unknown type and a bad field are typed fail
   assert.equal(unknown.ok ? undefined : unknown.failure.type, 'video');
 });
 
+void test('display: a rename or move while connected, read like welcome\'s display', () => {
+  const message = { type: 'display', display: { id: 'r', name: 'Boardroom 2.01', location: 'Floor 2' } };
+  assert.deepEqual(accepted(parseGatewayControlMessage(json(message))), message);
+  refused(parseGatewayControlMessage(json({ type: 'display', display: { id: 'r' } })), 'invalid', /^display\.display\.name: expected string$/);
+  refused(parseKioskControlMessage(json(message)), 'unknown-type', /unknown message type "display"/);
+});
+
 void test('a number that is not whole is not a protocol version', () => {
   refused(parseKioskControlMessage(json({ type: 'hello', protocol: 1.5, token: 'T' })), 'invalid', /^hello\.protocol: /);
 });

@@ -19,6 +19,8 @@ export const KIOSK_FEATURES = {
   room: 'room',
   /** `project.signage`: the session is the display's own signage, not a presenter's (the page keeps the PIN in view over it). */
   signage: 'signage',
+  /** The `display` message: the display's name or location changed while it was connected. */
+  display: 'display',
 } as const;
 
 const errorMessage = z.object({
@@ -43,10 +45,11 @@ const hello = z.object({
 const bye = z.object({ type: z.literal('bye') });
 
 // Control socket, gateway → kiosk.
+const displayInfo = z.object({ id: z.string(), name: z.string(), location: z.optional(z.string()) });
 const welcome = z.object({
   type: z.literal('welcome'),
   protocol: z.int(),
-  display: z.object({ id: z.string(), name: z.string(), location: z.optional(z.string()) }),
+  display: displayInfo,
   heartbeatMs: z._default(z.number().check(z.positive()), 15_000),
 });
 const target = z.object({ name: z.string(), host: z.string(), port: z.int().check(z.minimum(1), z.maximum(65_535)) });
@@ -68,6 +71,8 @@ const project = z.object({
 });
 const stop = z.object({ type: z.literal('stop'), sessionId: z.string(), reason: z._default(z.string(), '') });
 /** The room's PIN for the idle screen: on welcome and whenever it rotates (only to displays that announced `room`). */
+/** An admin renamed or moved the display: what the idle screen shows, without a reconnect. */
+const display = z.object({ type: z.literal('display'), display: displayInfo });
 const room = z.object({
   type: z.literal('room'),
   /** What a presenter types to project here; digits only. */
@@ -109,6 +114,7 @@ export type Credentials = z.infer<typeof credentials>;
 export type ProjectMessage = z.infer<typeof project>;
 export type StopMessage = z.infer<typeof stop>;
 export type RoomMessage = z.infer<typeof room>;
+export type DisplayMessage = z.infer<typeof display>;
 export type OpenMessage = z.infer<typeof open>;
 export type PingMessage = z.infer<typeof ping>;
 export type CloseMessage = z.infer<typeof close>;
@@ -119,7 +125,7 @@ export type PongMessage = z.infer<typeof pong>;
 /** What the kiosk sends on the control socket. */
 export type KioskControlMessage = HelloMessage | ByeMessage;
 /** What the gateway sends on the control socket. */
-export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | ErrorMessage;
+export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | DisplayMessage | ErrorMessage;
 /** What the kiosk sends as JSON on the data socket. */
 export type KioskDataMessage = OpenMessage | PingMessage | CloseMessage;
 /** What the gateway sends as JSON on the data socket. */
@@ -192,7 +198,7 @@ function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMiniType<M
 /** The gateway's reader of the control socket. */
 export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye });
 /** The display's reader of the control socket. */
-export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, error: errorMessage });
+export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, display, error: errorMessage });
 /** The gateway's reader of the data socket's JSON messages. */
 export const parseKioskDataMessage = messageReader<KioskDataMessage>({ open, ping, close });
 /** The display's reader of the data socket's JSON messages. */

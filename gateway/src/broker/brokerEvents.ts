@@ -16,6 +16,8 @@ export type BrokerEvent =
   /** The display was deleted or its token rotated: its control socket is closed (a new token must be used). */
   | { kind: 'display-revoked'; displayId: string }
   /** The display's room PIN changed: the worker holding its control socket reads it from the store and sends `room`. */
-  | { kind: 'room-changed'; displayId: string };
+  | { kind: 'room-changed'; displayId: string }
+  /** An admin renamed or moved the display: the worker holding its control socket tells the page (`display`). */
+  | { kind: 'display-changed'; displayId: string; name: string; location: string | undefined };
 
 export type PublishEvent = (event: BrokerEvent) => void;

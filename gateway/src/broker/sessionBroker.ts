@@ -184,6 +184,9 @@ export class SessionBroker {
     const before = found.value;
     const after: DisplayRecord = { ...before, name: change.name ?? before.name, location: change.location ?? before.location, updatedAt: this.clock() };
     if (!await this.deps.store.putDisplay(after, 'replace')) return unknownDisplay(displayId);
+    if (after.name !== before.name || after.location !== before.location) {
+      this.deps.publish({ kind: 'display-changed', displayId, name: after.name, location: after.location });
+    }
     if (after.name !== before.name) await this.audit(by, 'display-renamed', { displayId, detail: { from: before.name, to: after.name } });
     if (after.location !== before.location) await this.audit(by, 'display-moved', { displayId, detail: { from: before.location ?? '', to: after.location ?? '' } });
     return { ok: true, value: after };

@@ -199,6 +199,13 @@ export class ControlChannels {
       case 'room-changed':
         void this.deps.rooms?.announcer.refresh(event.displayId);
         break;
+      case 'display-changed': {
+        const connection = this.connections.get(event.displayId);
+        if (!connection?.features.has(KIOSK_FEATURES.display)) break;
+        const display = { id: event.displayId, name: event.name, ...(event.location === undefined ? {} : { location: event.location }) };
+        sendJson(connection.socket, { type: 'display', display });
+        break;
+      }
     }
   }
 }

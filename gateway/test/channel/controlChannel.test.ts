@@ -104,3 +104,25 @@ test('an admin stop ends the session and tells the display', { timeout: 20_000 }
   assert.deepEqual(await data.queue.nextText('ended'), { type: 'ended', reason: 'stopped' });
   assert.equal((await data.queue.closed()).code, 1000);
 });
+
+test('a rename or move reaches an open kiosk that announced `display`, and only such a kiosk', { timeout: 20_000 }, async (t) => {
+  const gateway = await startTestGateway({ displays: [] });
+  t.after(() => gateway.close());
+  const admin = (method: string, path: string, body?: unknown): Promise<Response> => fetch(`${gateway.httpUrl}${path}`, {
+    method, headers: { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const create = async (id: string): Promise<string> => {
+    const made = await admin('POST', '/v1/admin/displays', { id, name: `Room ${id}`, location: 'Floor 1' });
+    assert.equal(made.status, 201);
+    return ((await made.json()) as { token: string }).token;
+  };
+  const current = await connectControl(gateway.url, 'new', await create('new'), undefined, { features: ['display'] });
+  const older = await connectControl(gateway.url, 'old', await create('old'));
+  t.after(() => { current.close(); older.close(); });
+  assert.equal((await admin('PATCH', '/v1/admin/displays/new', { name: 'Boardroom 2.01', location: 'Floor 2, west wing' })).status, 200);
+  assert.deepEqual(await current.next('display'), { type: 'display', display: { id: 'new', name: 'Boardroom 2.01', location: 'Floor 2, west wing' } });
+  // A kiosk that did not announce it gets nothing: the next thing it hears is the revocation that follows.
+  assert.equal((await admin('PATCH', '/v1/admin/displays/old', { name: 'Renamed' })).status, 200);
+  assert.equal((await admin('POST', '/v1/admin/displays/old/token')).status, 200);
+  assert.equal((await older.next('error')).code, 'unauthorized');
+});

@@ -12,6 +12,7 @@ import {
   KIOSK_PROTOCOL_VERSION,
   KIOSK_SUBPROTOCOL,
   parseGatewayControlMessage,
+  type DisplayMessage,
   type ErrorMessage,
   type HelloMessage,
   type ProjectMessage,
@@ -42,6 +43,7 @@ export interface ControlChannelEvents {
   onproject?: (message: ProjectMessage) => void;
   onstop?: (message: StopMessage) => void;
   onroom?: (message: RoomMessage) => void;
+  ondisplay?: (message: DisplayMessage) => void;
 }
 
 export class ControlChannel {
@@ -144,6 +146,9 @@ export class ControlChannel {
         break;
       case 'room':
         this.events.onroom?.(message);
+        break;
+      case 'display':
+        this.events.ondisplay?.(message);
         break;
       case 'error':
         this.noteError(message);

@@ -65,7 +65,7 @@ void test('idle screen shows the display name; the token moves from the URL to l
   assert.equal(await page.locator('#display-name').textContent(), 'Room 1');
   assert.equal(await page.locator('#display-location').textContent(), 'Floor 3, east wing');
   assert.match((await page.locator('#how').textContent()) ?? '', /To present here, choose “Room 1”/);
-  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1', features: ['room', 'signage'] }]);
+  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1', features: ['room', 'signage', 'display'] }]);
   assert.equal(await page.locator('#room').isVisible(), false, 'no PIN until the gateway sends one');
   const state = await page.evaluate(() => ({
     hash: location.hash,
@@ -157,6 +157,16 @@ void test('room: the PIN in groups, the presenter page\'s address and its QR cod
   await waitForText(page, '#status-text', /^Reconnecting/);
   assert.equal(await page.locator('#room').isVisible(), false, 'a PIN that may have rotated is not shown');
   assert.equal(await page.locator('#room-qr').isVisible(), false);
+});
+
+void test('display: an admin\'s rename and move show on the open page without a reconnect', async (t) => {
+  const { page, standIn } = await openDisplay(t, `/display/${display.id}#token=${display.token}`, { width: 1920, height: 1080 });
+  await waitForText(page, '#status-text', /^Ready/);
+  assert.ok((standIn.hellos.at(-1) as { features?: string[] } | undefined)?.features?.includes('display'), 'the page asks for display updates');
+  standIn.sendControl({ type: 'display', display: { id: display.id, name: 'Boardroom 2.01', location: 'Floor 2, west wing' } });
+  await waitForText(page, '#display-name', /^Boardroom 2\.01$/);
+  await waitForText(page, '#display-location', /^Floor 2, west wing$/);
+  assert.match(await page.locator('#status-text').textContent() ?? '', /^Ready/, 'still connected: no reconnect was needed');
 });
 
 void test('signage: the room PIN stays in a corner badge over the display\'s own signage, never over a presenter\'s session', async (t) => {

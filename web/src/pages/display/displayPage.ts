@@ -3,7 +3,7 @@
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
 import { KIOSK_FEATURES, sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
-import type { ProjectMessage } from '@lanterna/protocol';
+import type { DisplayMessage, ProjectMessage } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
 import { DisplayScreen } from './displayScreen.js';
@@ -69,6 +69,13 @@ let online = false;
 let controlKind = 'starting';
 startKioskHeartbeat(() => ({ control: controlKind, presenting: session !== null }));
 
+/** The name and location from `welcome`, or from `display` when an admin changes them while the page is open. */
+function showDisplay(display: DisplayMessage['display']): void {
+  window.localStorage.setItem(nameKey, display.name);
+  screen.setName(display.name);
+  screen.setLocation(display.location ?? null);
+}
+
 function showControlState(state: ControlState): void {
   if (countdown !== null) clearInterval(countdown);
   countdown = null;
@@ -81,9 +88,7 @@ function showControlState(state: ControlState): void {
       screen.setConnection(state.attempt > 1 ? 'Reconnecting to the gateway…' : 'Connecting to the gateway…', 'busy');
       break;
     case 'online':
-      window.localStorage.setItem(nameKey, state.welcome.display.name);
-      screen.setName(state.welcome.display.name);
-      screen.setLocation(state.welcome.display.location ?? null);
+      showDisplay(state.welcome.display);
       screen.setConnection('Ready — waiting for a presenter', 'ok');
       screen.setProblem(null);
       break;
@@ -192,7 +197,7 @@ if (place.token === null) {
       url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`),
       token: place.token,
       client: clientName,
-      features: [KIOSK_FEATURES.room, KIOSK_FEATURES.signage],
+      features: [KIOSK_FEATURES.room, KIOSK_FEATURES.signage, KIOSK_FEATURES.display],
     },
     {
       onstate: showControlState,
@@ -204,6 +209,7 @@ if (place.token === null) {
         screen.setProblem(stop.reason === '' ? 'The presentation was stopped.' : `Last presentation: ${stop.reason}.`, 'info');
       },
       onroom: (room) => screen.setRoom(room),
+      ondisplay: (message) => showDisplay(message.display),
     },
   );
   control.start();
