@@ -133,7 +133,25 @@ func (g *generator) openAll(displays []displayAssignment) {
 	for range workers {
 		go worker()
 	}
+	// a slow open that progresses is not a stuck one (generatorPool.ts)
+	done := make(chan struct{})
+	go func() {
+		ticker := time.NewTicker(time.Second)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+				mu.Lock()
+				progress := openProgressMessage{Type: "open-progress", Opened: opened, Failed: fail}
+				mu.Unlock()
+				g.send(progress)
+			}
+		}
+	}()
 	wait.Wait()
+	close(done)
 	g.send(openedMessage{Type: "opened", Opened: opened, Failed: fail, FirstError: firstError})
 }
 
