@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -19,8 +18,8 @@ import (
 // echoChannel is what a paced connection needs from a client, whichever path
 // it takes (loadtest/src/echoChannel.ts).
 type echoChannel interface {
-	// send writes one whole request PDU; only the pacing goroutine calls it.
-	send(pdu []byte) error
+	// send writes the request, prepared at set-up, in one write.
+	send() error
 	// readResponses blocks, calling onResponses with how many whole response
 	// PDUs each arrival completed, until the channel breaks or is closed.
 	readResponses(onResponses func(count int) error) error
@@ -125,12 +124,15 @@ func readUntil(conn *websocket.Conn, phase string, deadline time.Time, accept fu
 }
 
 // kioskChannel: the data socket of a simulated kiosk (simulatedKiosk.ts), with
-// its control socket as a companion whose loss ends the channel too.
+// its control socket (gorilla: set-up and pings only) as a companion whose
+// loss ends the channel too. The data socket is wsConn: the hot path.
 type kioskChannel struct {
-	control, data *websocket.Conn
-	closing       chan struct{}
-	closeOnce     sync.Once
-	controlLost   chan error
+	control     *websocket.Conn
+	data        *wsConn
+	request     []byte
+	counter     pduCounter
+	closeOnce   sync.Once
+	controlLost chan error
 }
 
 func connectKiosk(ctx context.Context, wire *wireDetails, baseURL string, display displayAssignment, timeout time.Duration) (echoChannel, error) {
@@ -145,7 +147,6 @@ func connectKiosk(ctx context.Context, wire *wireDetails, baseURL string, displa
 		return fail(phaseError("hello", err))
 	}
 	var sessionID, sessionToken string
-	welcomed := false
 	start := time.Now()
 	// the welcome within the timeout, the project within twice it (as the Node kiosk)
 	err = readUntil(control, "hello", start.Add(timeout), func(kind int, data []byte) (bool, error) {
@@ -159,7 +160,6 @@ func connectKiosk(ctx context.Context, wire *wireDetails, baseURL string, displa
 	if err != nil {
 		return fail(err)
 	}
-	welcomed = true
 	err = readUntil(control, "project", start.Add(2*timeout), func(kind int, data []byte) (bool, error) {
 		if kind != websocket.TextMessage {
 			return false, nil
@@ -172,42 +172,67 @@ func connectKiosk(ctx context.Context, wire *wireDetails, baseURL string, displa
 		sessionID, sessionToken = message.SessionID, message.SessionToken
 		return true, nil
 	})
-	if err != nil || !welcomed {
+	if err != nil {
 		return fail(err)
 	}
-	data, err := dialWS(ctx, d, baseURL+"/v1/sessions/"+url.PathEscape(sessionID)+"/data")
+	data, err := dialWebSocket(ctx, baseURL+"/v1/sessions/"+url.PathEscape(sessionID)+"/data", display.LocalAddress, wire.Subprotocol, timeout)
 	if err != nil {
 		return fail(phaseError("open", err))
 	}
-	failBoth := func(err error) (echoChannel, error) { _ = data.UnderlyingConn().Close(); return fail(err) }
+	failBoth := func(err error) (echoChannel, error) { _ = data.raw.Close(); return fail(err) }
 	open, _ := json.Marshal(map[string]string{"type": "open", "token": sessionToken})
-	if err := data.WriteMessage(websocket.TextMessage, open); err != nil {
+	if err := data.writeFrame(opText, open); err != nil {
 		return failBoth(phaseError("open", err))
 	}
-	if err := data.WriteMessage(websocket.BinaryMessage, display.ConnectionRequest); err != nil {
+	if err := data.writeFrame(opBinary, display.ConnectionRequest); err != nil {
 		return failBoth(phaseError("open", err))
 	}
-	secured := false
-	err = readUntil(data, "secured", time.Now().Add(3*timeout), func(kind int, frame []byte) (bool, error) {
-		if kind == websocket.TextMessage {
-			var message gatewayMessage
-			_ = json.Unmarshal(frame, &message)
-			if message.Type == "secured" {
-				secured = true
-			}
-			return false, nil
-		}
-		if !secured {
-			return false, errors.New("binary frame before secured")
-		}
-		return true, expectTLSConfirm(frame, "gateway")
-	})
-	if err != nil {
+	if err := awaitSecured(data, time.Now().Add(3*timeout)); err != nil {
 		return failBoth(err)
 	}
-	channel := &kioskChannel{control: control, data: data, closing: make(chan struct{}), controlLost: make(chan error, 1)}
+	channel := &kioskChannel{control: control, data: data, request: data.maskedFrame(opBinary, wire.RequestPdu), controlLost: make(chan error, 1)}
 	go channel.watchControl()
 	return channel, nil
+}
+
+// awaitSecured reads the data socket until `secured` and the TLS Confirm after it.
+func awaitSecured(data *wsConn, deadline time.Time) error {
+	_ = data.raw.SetReadDeadline(deadline)
+	defer func() { _ = data.raw.SetReadDeadline(time.Time{}) }()
+	secured := false
+	for {
+		opcode, fin, payload, err := data.nextMessage()
+		if err != nil {
+			var netErr net.Error
+			if errors.As(err, &netErr) && netErr.Timeout() {
+				return &kioskError{"secured", "no answer before the deadline"}
+			}
+			return phaseError("secured", err)
+		}
+		if opcode == opText {
+			var message gatewayMessage
+			if err := json.Unmarshal(payload, &message); err != nil || message.Type == "" {
+				return &kioskError{"secured", "unreadable gateway message"}
+			}
+			switch message.Type {
+			case "error":
+				return &kioskError{"secured", message.describeError()}
+			case "secured":
+				secured = true
+			}
+			continue
+		}
+		if !secured {
+			return &kioskError{"secured", "binary frame before secured"}
+		}
+		if !fin {
+			return &kioskError{"secured", "fragmented connection confirm"}
+		}
+		if err := expectTLSConfirm(payload, "gateway"); err != nil {
+			return phaseError("secured", err)
+		}
+		return nil
+	}
 }
 
 // watchControl reads the control socket (answering the gateway's pings) until it ends.
@@ -216,45 +241,28 @@ func (k *kioskChannel) watchControl() {
 		if _, _, err := k.control.NextReader(); err != nil {
 			k.controlLost <- &kioskError{"relay", "control socket closed: " + err.Error()}
 			// the data reader notices through the closed data socket
-			_ = k.data.UnderlyingConn().Close()
+			_ = k.data.raw.Close()
 			return
 		}
 	}
 }
 
-func (k *kioskChannel) send(pdu []byte) error {
-	return k.data.WriteMessage(websocket.BinaryMessage, pdu)
-}
+func (k *kioskChannel) send() error { return k.data.writeRaw(k.request) }
 
 func (k *kioskChannel) readResponses(onResponses func(count int) error) error {
-	buf := make([]byte, 0, wsBufferBytes)
 	for {
-		kind, reader, err := k.data.NextReader()
+		opcode, fin, payload, err := k.data.nextMessage()
 		if err != nil {
 			select {
 			case lost := <-k.controlLost:
 				return lost
 			default:
 			}
-			return &kioskError{"relay", "data socket closed: " + err.Error()}
+			return &kioskError{"relay", "data socket: " + err.Error()}
 		}
-		buf = buf[:0]
-		for {
-			if len(buf) == cap(buf) {
-				buf = append(buf, 0)[:len(buf)]
-			}
-			n, err := reader.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return &kioskError{"relay", err.Error()}
-			}
-		}
-		if kind == websocket.TextMessage {
+		if opcode == opText {
 			var message gatewayMessage
-			if err := json.Unmarshal(buf, &message); err != nil {
+			if err := json.Unmarshal(payload, &message); err != nil {
 				return &kioskError{"relay", "unreadable gateway message"}
 			}
 			switch message.Type {
@@ -265,41 +273,43 @@ func (k *kioskChannel) readResponses(onResponses func(count int) error) error {
 			}
 			continue
 		}
-		count, err := countWholePdus(buf)
+		// the gateway's contract: a message holds whole PDUs (counted across its frames)
+		count, err := k.counter.push(payload)
 		if err != nil {
 			return &kioskError{"relay", err.Error()}
 		}
-		if err := onResponses(count); err != nil {
-			return err
+		if fin && !k.counter.atBoundary() {
+			return &kioskError{"relay", "message ends inside a pdu"}
+		}
+		if count > 0 {
+			if err := onResponses(count); err != nil {
+				return err
+			}
 		}
 	}
 }
 
 func (k *kioskChannel) close() {
 	k.closeOnce.Do(func() {
-		closeMessage := []byte(`{"type":"close"}`)
 		deadline := time.Now().Add(2 * time.Second)
-		_ = k.data.SetWriteDeadline(deadline)
-		_ = k.data.WriteMessage(websocket.TextMessage, closeMessage)
-		_ = k.data.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(1000, ""), deadline)
+		_ = k.data.raw.SetWriteDeadline(deadline)
+		_ = k.data.writeFrame(opText, []byte(`{"type":"close"}`))
+		k.data.closeGracefully(2 * time.Second)
 		_ = k.control.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(1000, ""), deadline)
-		time.AfterFunc(2*time.Second, func() {
-			_ = k.data.UnderlyingConn().Close()
-			_ = k.control.UnderlyingConn().Close()
-		})
+		time.AfterFunc(2*time.Second, func() { _ = k.control.UnderlyingConn().Close() })
 	})
 }
 
 // streamChannel: a byte stream of PDUs (direct TLS, or a WebSocket relay that
 // forwards TCP chunks as they come: websockify, the pipe baseline).
 type streamChannel struct {
-	write   func([]byte) error
+	write   func() error
 	read    func() ([]byte, error)
 	counter pduCounter
 	closer  func()
 }
 
-func (s *streamChannel) send(pdu []byte) error { return s.write(pdu) }
+func (s *streamChannel) send() error { return s.write() }
 
 func (s *streamChannel) readResponses(onResponses func(count int) error) error {
 	for {
@@ -368,7 +378,8 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 	_ = raw.SetDeadline(time.Time{})
 	readBuf := make([]byte, 16384)
 	return &streamChannel{
-		write: func(pdu []byte) error { _, err := secure.Write(pdu); return err },
+		// one TLS record, one write
+		write: func() error { _, err := secure.Write(wire.RequestPdu); return err },
 		read: func() ([]byte, error) {
 			n, err := secure.Read(readBuf)
 			if err != nil {
@@ -387,57 +398,57 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 // the pipe): the Connection Request goes over the WebSocket, the echo host
 // (tls-first) confirms inside TLS, responses are counted on the byte stream.
 func connectStreamRelay(ctx context.Context, wire *wireDetails, address, localAddress, name string, timeout time.Duration) (echoChannel, error) {
-	conn, err := dialWS(ctx, dialer(localAddress, timeout, ""), address)
+	conn, err := dialWebSocket(ctx, address, localAddress, "", timeout)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := conn.WriteMessage(websocket.BinaryMessage, wire.ConnectionRequest); err != nil {
-		_ = conn.UnderlyingConn().Close()
+	if err := conn.writeFrame(opBinary, wire.ConnectionRequest); err != nil {
+		_ = conn.raw.Close()
 		return nil, err
 	}
 	first := firstPduReader{max: 1024}
 	var rest []byte
-	err = readUntil(conn, "confirm", time.Now().Add(timeout), func(_ int, data []byte) (bool, error) {
-		pdu, after, done, err := first.push(data)
-		if err != nil || !done {
-			return false, err
+	_ = conn.raw.SetReadDeadline(time.Now().Add(timeout))
+	for {
+		opcode, _, payload, err := conn.nextMessage()
+		if err != nil {
+			_ = conn.raw.Close()
+			return nil, fmt.Errorf("%s: confirm: %w", name, err)
 		}
-		rest = append([]byte(nil), after...)
-		return true, expectTLSConfirm(pdu, "echo host")
-	})
-	if err != nil {
-		_ = conn.UnderlyingConn().Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		if opcode != opBinary {
+			continue
+		}
+		pdu, after, done, err := first.push(payload)
+		if err == nil && done {
+			rest = append([]byte(nil), after...)
+			err = expectTLSConfirm(pdu, "echo host")
+		}
+		if err != nil {
+			_ = conn.raw.Close()
+			return nil, fmt.Errorf("%s: confirm: %w", name, err)
+		}
+		if done {
+			break
+		}
 	}
+	_ = conn.raw.SetReadDeadline(time.Time{})
+	request := conn.maskedFrame(opBinary, wire.RequestPdu)
 	channel := &streamChannel{
-		write: func(pdu []byte) error { return conn.WriteMessage(websocket.BinaryMessage, pdu) },
-		closer: func() {
-			_ = conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(1000, ""), time.Now().Add(2*time.Second))
-			time.AfterFunc(2*time.Second, func() { _ = conn.UnderlyingConn().Close() })
-		},
+		write:  func() error { return conn.writeRaw(request) },
+		closer: func() { conn.closeGracefully(2 * time.Second) },
 	}
 	if _, err := channel.counter.push(rest); err != nil {
-		_ = conn.UnderlyingConn().Close()
+		_ = conn.raw.Close()
 		return nil, err
 	}
-	buf := make([]byte, 0, wsBufferBytes)
 	channel.read = func() ([]byte, error) {
-		_, data, err := conn.NextReader()
-		if err != nil {
-			return nil, fmt.Errorf("%s closed: %w", name, err)
-		}
-		buf = buf[:0]
 		for {
-			if len(buf) == cap(buf) {
-				buf = append(buf, 0)[:len(buf)]
-			}
-			n, err := data.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if err == io.EOF {
-				return buf, nil
-			}
+			opcode, _, payload, err := conn.nextMessage()
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("%s closed: %w", name, err)
+			}
+			if opcode == opBinary {
+				return payload, nil
 			}
 		}
 	}

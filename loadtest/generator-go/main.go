@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -32,10 +33,10 @@ type generator struct {
 	target      relayTarget
 	wire        wireDetails
 	pattern     trafficPattern
-	request     []byte
 	concurrency int
 	timeout     time.Duration
 	connections []*pacedConnection
+	wheel       *pacingWheel
 	roundTrips  *hdrhistogram.Histogram
 	lateness    *hdrhistogram.Histogram
 	counters    counters
@@ -96,7 +97,6 @@ func (g *generator) openAll(displays []displayAssignment) {
 		firstError         *string
 		wait               sync.WaitGroup
 	)
-	interval := time.Duration(g.pattern.IntervalMs) * time.Millisecond
 	worker := func() {
 		defer wait.Done()
 		for {
@@ -121,11 +121,11 @@ func (g *generator) openAll(displays []displayAssignment) {
 			}
 			opened++
 			mu.Unlock()
-			connection := newPacedConnection(channel, g, interval)
+			connection := newPacedConnection(channel, g)
 			g.mu.Lock()
 			g.connections = append(g.connections, connection)
 			g.mu.Unlock()
-			connection.start()
+			connection.start(g.wheel)
 		}
 	}
 	workers := min(g.concurrency, len(displays))
@@ -133,7 +133,25 @@ func (g *generator) openAll(displays []displayAssignment) {
 	for range workers {
 		go worker()
 	}
+	// a slow open that progresses is not a stuck one (generatorPool.ts)
+	done := make(chan struct{})
+	go func() {
+		ticker := time.NewTicker(time.Second)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ticker.C:
+				mu.Lock()
+				progress := openProgressMessage{Type: "open-progress", Opened: opened, Failed: fail}
+				mu.Unlock()
+				g.send(progress)
+			}
+		}
+	}()
 	wait.Wait()
+	close(done)
 	g.send(openedMessage{Type: "opened", Opened: opened, Failed: fail, FirstError: firstError})
 }
 
@@ -199,6 +217,11 @@ func (g *generator) closeAll() {
 }
 
 func main() {
+	// The heap is a few MB of long-lived connections and the hot path
+	// allocates next to nothing: collect rarely.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	g := &generator{
 		pattern: trafficPattern{UpBytes: 90, DownBytes: 90, IntervalMs: 100}, concurrency: 32, timeout: 15 * time.Second,
 		roundTrips: newHistogram(), lateness: newHistogram(), epoch: time.Now(), windowStart: time.Now(),
@@ -220,9 +243,9 @@ func main() {
 				os.Exit(2)
 			}
 			g.target, g.pattern, g.wire = *message.Target, *message.Pattern, *message.Wire
-			g.request = g.wire.RequestPdu
 			g.concurrency = max(1, message.ConnectConcurrency)
 			g.timeout = time.Duration(message.ConnectTimeoutMs) * time.Millisecond
+			g.wheel = newPacingWheel(time.Duration(g.pattern.IntervalMs) * time.Millisecond)
 		case "open":
 			go g.openAll(message.Displays)
 		case "begin-window":

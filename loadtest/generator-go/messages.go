@@ -57,6 +57,12 @@ type openedMessage struct {
 	FirstError *string `json:"firstError,omitempty"`
 }
 
+type openProgressMessage struct {
+	Type   string `json:"type"`
+	Opened int    `json:"opened"`
+	Failed int    `json:"failed"`
+}
+
 type windowMessage struct {
 	Type            string  `json:"type"`
 	Histogram       string  `json:"histogram"`

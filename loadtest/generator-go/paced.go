@@ -2,75 +2,60 @@ package main
 
 import (
 	"math/rand/v2"
+	"sync"
 	"time"
 )
 
 // pacedConnection drives one established channel: a request every interval on
-// its own timeline (start + k·interval, random phase), each response timed
-// (loadtest/src/pacedConnection.ts). Sends missed during a stall are skipped,
-// not caught up. How late each send fires is the generator's own delay: the
-// Go twin of the Node generator's event-loop delay.
+// its own timeline (a slot of the pacing wheel: random phase), each response
+// timed (loadtest/src/pacedConnection.ts). A reader goroutine per connection
+// waits in the runtime's poller; sending is the wheel's.
 type pacedConnection struct {
-	channel  echoChannel
-	gen      *generator
-	interval time.Duration
+	channel echoChannel
+	gen     *generator
 	// send times of unanswered requests, oldest first (guarded by gen.mu)
 	sendTimes []int64
 	head      int
 	alive     bool
-	stop      chan struct{}
 }
 
-func newPacedConnection(channel echoChannel, gen *generator, interval time.Duration) *pacedConnection {
-	return &pacedConnection{channel: channel, gen: gen, interval: interval, alive: true, stop: make(chan struct{})}
+func newPacedConnection(channel echoChannel, gen *generator) *pacedConnection {
+	return &pacedConnection{channel: channel, gen: gen, alive: true, sendTimes: make([]int64, 0, 16)}
 }
 
-func (p *pacedConnection) start() {
-	go p.pace(time.Duration(rand.Int64N(int64(p.interval))))
+func (p *pacedConnection) start(wheel *pacingWheel) {
+	wheel.add(p)
 	go p.read()
 }
 
-func (p *pacedConnection) pace(delay time.Duration) {
-	next := time.Now().Add(delay)
-	timer := time.NewTimer(delay)
-	defer timer.Stop()
-	request := p.gen.request
-	for {
-		select {
-		case <-timer.C:
-		case <-p.stop:
-			return
-		}
-		now := time.Now()
-		g := p.gen
-		g.mu.Lock()
-		if !p.alive {
-			g.mu.Unlock()
-			return
-		}
-		g.recordLateness(now.Sub(next))
-		p.sendTimes = append(p.sendTimes, g.monotonicNs(now))
-		g.counters.sent++
+// sendDue sends one request due at `due`; false once the connection is gone.
+func (p *pacedConnection) sendDue(due time.Time) bool {
+	g := p.gen
+	g.mu.Lock()
+	if !p.alive {
 		g.mu.Unlock()
-		if err := p.channel.send(request); err != nil {
-			p.failed(err)
-			return
-		}
-		next = next.Add(p.interval)
-		if now = time.Now(); !next.After(now) {
-			missed := now.Sub(next)/p.interval + 1
-			next = next.Add(missed * p.interval)
-		}
-		timer.Reset(next.Sub(now))
+		return false
 	}
+	// the time is taken under the lock so that no response can be matched before it is noted
+	now := time.Now()
+	g.recordLateness(now.Sub(due))
+	p.sendTimes = append(p.sendTimes, g.monotonicNs(now))
+	g.counters.sent++
+	g.mu.Unlock()
+	if err := p.channel.send(); err != nil {
+		// closing may wait on the peer: not on the wheel's goroutine
+		go p.failed(err)
+		return false
+	}
+	return true
 }
 
 func (p *pacedConnection) read() {
 	err := p.channel.readResponses(func(count int) error {
 		g := p.gen
-		now := g.monotonicNs(time.Now())
 		g.mu.Lock()
 		defer g.mu.Unlock()
+		now := g.monotonicNs(time.Now())
 		g.counters.received += int64(count)
 		for range count {
 			if p.head >= len(p.sendTimes) {
@@ -79,7 +64,9 @@ func (p *pacedConnection) read() {
 			g.recordRoundTrip(now - p.sendTimes[p.head])
 			p.head++
 		}
-		if p.head > 1024 && p.head*2 > len(p.sendTimes) {
+		if p.head == len(p.sendTimes) {
+			p.sendTimes, p.head = p.sendTimes[:0], 0
+		} else if p.head > 1024 && p.head*2 > len(p.sendTimes) {
 			p.sendTimes = append(p.sendTimes[:0], p.sendTimes[p.head:]...)
 			p.head = 0
 		}
@@ -101,18 +88,13 @@ func (p *pacedConnection) failed(err error) {
 	message := err.Error()
 	g.counters.lastFailure = &message
 	g.mu.Unlock()
-	close(p.stop)
 	p.channel.close()
 }
 
 func (p *pacedConnection) close() {
 	p.gen.mu.Lock()
-	wasAlive := p.alive
 	p.alive = false
 	p.gen.mu.Unlock()
-	if wasAlive {
-		close(p.stop)
-	}
 	p.channel.close()
 }
 
@@ -124,4 +106,78 @@ func (p *pacedConnection) oldestOutstandingNs(now int64) int64 {
 		return 0
 	}
 	return now - p.sendTimes[p.head]
+}
+
+// pacingWheel sends every connection's request once per interval from one
+// goroutine: the interval is cut into ticks, each connection sits in one
+// tick's slot (its phase), and each tick the slot's requests go out. One
+// wake-up per tick instead of a timer and a goroutine switch per request.
+// Ticks missed in a stall are sent once, late; a whole missed interval is
+// skipped, not caught up (as the Node generator's timers).
+type pacingWheel struct {
+	mu    sync.Mutex
+	tick  time.Duration
+	slots [][]*pacedConnection
+	count int
+	// wakes the wheel when its first connection arrives
+	wake  chan struct{}
+	epoch time.Time
+}
+
+const wheelTick = time.Millisecond
+
+func newPacingWheel(interval time.Duration) *pacingWheel {
+	slots := max(1, int(interval/wheelTick))
+	w := &pacingWheel{tick: interval / time.Duration(slots), slots: make([][]*pacedConnection, slots), wake: make(chan struct{}, 1), epoch: time.Now()}
+	go w.run()
+	return w
+}
+
+func (w *pacingWheel) add(p *pacedConnection) {
+	w.mu.Lock()
+	slot := rand.IntN(len(w.slots))
+	w.slots[slot] = append(w.slots[slot], p)
+	w.count++
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (w *pacingWheel) run() {
+	next := int64(0)
+	for {
+		w.mu.Lock()
+		empty := w.count == 0
+		w.mu.Unlock()
+		if empty {
+			<-w.wake
+		}
+		due := int64(time.Since(w.epoch) / w.tick)
+		if due-next >= int64(len(w.slots)) {
+			next = due - int64(len(w.slots)) + 1
+		}
+		for ; next <= due; next++ {
+			w.fire(int(next%int64(len(w.slots))), w.epoch.Add(time.Duration(next)*w.tick))
+		}
+		if wait := time.Until(w.epoch.Add(time.Duration(next) * w.tick)); wait > 0 {
+			time.Sleep(wait)
+		}
+	}
+}
+
+func (w *pacingWheel) fire(slot int, due time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	connections := w.slots[slot]
+	kept := connections[:0]
+	for _, p := range connections {
+		if p.sendDue(due) {
+			kept = append(kept, p)
+		}
+	}
+	clear(connections[len(kept):])
+	w.count -= len(connections) - len(kept)
+	w.slots[slot] = kept
 }

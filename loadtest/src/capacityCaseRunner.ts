@@ -28,7 +28,7 @@ export interface RunSettings {
   connectConcurrency: number;
   connectTimeoutMs: number;
   confirmHolds: number;
-  /** Which generator offers the load (goGenerator.ts); Node by default, `auto` is Go when it is built. */
+  /** Which generator offers the load (goGenerator.ts); `auto` (the default) is Go when it is built, else Node. */
   generator?: GeneratorKind | 'auto' | undefined;
   /** Node options for the relay's processes (gateway, pipe), e.g. --cpu-prof for a profile (loadtest/README.md, "Profiling"). */
   relayNodeOptions?: string[] | undefined;
@@ -61,7 +61,7 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
   let haproxy: HaproxyInstance | undefined;
   let generator: GeneratorKind = 'node';
   try {
-    generator = resolveGeneratorKind(settings.generator ?? 'node');
+    generator = resolveGeneratorKind(settings.generator ?? 'auto');
     progress.onPhase?.('starting echo host');
     const echo = await startEchoHostProcess({
       // websockify and the pipe carry no plaintext preamble: TLS from the first byte

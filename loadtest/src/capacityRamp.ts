@@ -82,7 +82,7 @@ export async function runRamp(participants: RampParticipants, options: RampOptio
     if (Date.now() > options.deadline) break;
     participants.onPhase?.(`opening ${target - opened} connections`);
     const batch: DisplayAssignment[] = participants.displays.slice(opened, target).map((display, offset) => ({ ...display, index: opened + offset }));
-    const openResult = await participants.pool.open(batch, options.connectTimeoutMs * 4 + batch.length * 50);
+    const openResult = await participants.pool.open(batch, options.connectTimeoutMs * 4);
     opened = target;
     participants.onPhase?.(`settling at ${target}`);
     await sleep(options.settleSeconds * 1000);

@@ -35,7 +35,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--hold-seconds <n>', 'measurement window per step', int)
   .option('--settle-seconds <n>', 'pause after opening a step\'s connections', int, 1)
   .addOption(new Option('--relay <kinds...>', 'relays for kw-v1/kw-v2.2 (direct = no relay, the floor; pipe = the minimal Node WebSocket → TLS relay)').choices(['lanterna', 'websockify', 'direct', 'pipe']))
-  .addOption(new Option('--generator <kind>', 'load generator: node, go (loadtest/generator-go), or auto (go when built)').choices(['auto', 'go', 'node']).default('node'))
+  .addOption(new Option('--generator <kind>', 'load generator: node, go (loadtest/generator-go), or auto (go when built)').choices(['auto', 'go', 'node']).default('auto'))
   .option('--relay-node-options <flags>', 'node flags for the relay process (gateway, pipe), space-separated, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"')
   .option('--up-bytes <n>', 'request PDU size', int)
   .option('--down-bytes <n>', 'response PDU size', int)

@@ -45,6 +45,8 @@ function connect(display: DisplayAssignment): Promise<EchoChannel> {
   }
 }
 
+const OPEN_PROGRESS_MS = 1000;
+
 async function openAll(displays: DisplayAssignment[]): Promise<void> {
   let opened = 0;
   let failed = 0;
@@ -67,7 +69,12 @@ async function openAll(displays: DisplayAssignment[]): Promise<void> {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(connectConcurrency, displays.length) }, () => worker()));
+  const progress = setInterval(() => { send({ type: 'open-progress', opened, failed }); }, OPEN_PROGRESS_MS);
+  try {
+    await Promise.all(Array.from({ length: Math.min(connectConcurrency, displays.length) }, () => worker()));
+  } finally {
+    clearInterval(progress);
+  }
   send({ type: 'opened', opened, failed, firstError });
 }
 

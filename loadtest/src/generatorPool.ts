@@ -14,6 +14,21 @@ type GeneratorHandle = IpcChild<GeneratorMessage, object>;
 
 export interface OpenResult { opened: number; failed: number; firstError: string | undefined }
 
+async function awaitOpened(generator: GeneratorHandle, stallTimeoutMs: number): Promise<Extract<GeneratorMessage, { type: 'opened' }>> {
+  let tried = 0;
+  let lastChange = Date.now();
+  for (;;) {
+    const left = lastChange + stallTimeoutMs - Date.now();
+    if (left <= 0) throw new Error(`${generator.process.name} opened no connection for ${stallTimeoutMs} ms (${tried} tried)`);
+    const message = await generator.nextOf(['opened', 'open-progress'], left);
+    if (message.type === 'opened') return message;
+    if (message.opened + message.failed !== tried) {
+      tried = message.opened + message.failed;
+      lastChange = Date.now();
+    }
+  }
+}
+
 export class GeneratorPool {
   private target: RelayTarget | undefined;
 
@@ -43,12 +58,17 @@ export class GeneratorPool {
     for (const generator of this.generators) this.post(generator, { type: 'configure', target, pattern, connectConcurrency, connectTimeoutMs });
   }
 
-  /** Opens the displays, round-robin over the generators; resolves when all tried. */
-  async open(displays: DisplayAssignment[], timeoutMs: number): Promise<OpenResult> {
+  /**
+   * Opens the displays, round-robin over the generators; resolves when all
+   * tried. Fails only when a generator's count of tried connections stands
+   * still for `stallTimeoutMs`: on a starved machine a large step opens
+   * slowly but steadily, and each connection has its own deadline anyway.
+   */
+  async open(displays: DisplayAssignment[], stallTimeoutMs: number): Promise<OpenResult> {
     const shares: DisplayAssignment[][] = this.generators.map(() => []);
     displays.forEach((display, index) => shares[index % shares.length]?.push(display));
     this.generators.forEach((generator, index) => this.post(generator, { type: 'open', displays: shares[index] ?? [] }));
-    const replies = await Promise.all(this.generators.map((generator) => generator.next('opened', timeoutMs)));
+    const replies = await Promise.all(this.generators.map((generator) => awaitOpened(generator, stallTimeoutMs)));
     return {
       opened: replies.reduce((sum, reply) => sum + reply.opened, 0),
       failed: replies.reduce((sum, reply) => sum + reply.failed, 0),

@@ -38,5 +38,7 @@ export interface WindowReport {
 export type GeneratorMessage =
   | { type: 'ready' }
   | { type: 'opened'; opened: number; failed: number; firstError: string | undefined }
+  /** Sent every second while opening: a slow open that progresses is not a stuck one. */
+  | { type: 'open-progress'; opened: number; failed: number }
   | WindowReport
   | { type: 'closed' };

@@ -18,10 +18,11 @@ export type GeneratorKind = 'node' | 'go';
 export function goGeneratorBuilt(): boolean { return existsSync(GO_GENERATOR_BINARY); }
 
 /**
- * `auto` is the Go generator when it is built (scripts/build.sh builds it when
- * Go is installed): it offers the same traffic for about a fifth of the CPU
- * (loadtest/README.md, "Generators"), so a one-core load side measures the
- * relay and not itself; otherwise the Node one.
+ * `auto` (the default) is the Go generator when it is built (scripts/build.sh
+ * builds it when Go is installed): it offers the same traffic for less CPU per
+ * round trip, falling with the session count (loadtest/README.md,
+ * "Generators"), so a one-core load side measures the relay further up the
+ * ramp; otherwise the Node one.
  */
 export function resolveGeneratorKind(requested: GeneratorKind | 'auto'): GeneratorKind {
   if (requested === 'auto') return goGeneratorBuilt() ? 'go' : 'node';

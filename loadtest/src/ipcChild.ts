@@ -48,9 +48,15 @@ export class IpcChild<Incoming extends { type: string }, Outgoing> {
   post(message: Outgoing): void { this.write(message); }
 
   async next<T extends Incoming['type']>(type: T, timeoutMs: number): Promise<Extract<Incoming, { type: T }>> {
+    return this.nextOf([type], timeoutMs);
+  }
+
+  /** The next message of any of `types`, in arrival order. */
+  async nextOf<T extends Incoming['type']>(types: readonly T[], timeoutMs: number): Promise<Extract<Incoming, { type: T }>> {
     const deadline = Date.now() + timeoutMs;
+    const type = types.join(' or ');
     for (;;) {
-      const index = this.inbox.findIndex((message) => message.type === type);
+      const index = this.inbox.findIndex((message) => (types as readonly string[]).includes(message.type));
       if (index >= 0) return this.inbox.splice(index, 1)[0] as Extract<Incoming, { type: T }>;
       if (!this.process.isAlive()) throw new Error(`${this.process.name} exited while waiting for ${type}\n${this.process.recentOutput()}`);
       const left = deadline - Date.now();
