@@ -90,8 +90,8 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
   await row.locator('text=Boardroom 2.01').waitFor();
   await row.locator('text=Floor 2, west wing').waitFor();
   // The open kiosk follows at once (the gateway's `display` message), without a reload.
-  await waitForWords(kiosk.page, /Boardroom 2\.01/, 10_000);
-  await waitForWords(kiosk.page, /Floor 2, west wing/, 10_000);
+  await kiosk.page.locator('#display-name', { hasText: 'Boardroom 2.01' }).waitFor({ timeout: 10_000 });
+  await kiosk.page.locator('#display-location', { hasText: 'Floor 2, west wing' }).waitFor({ timeout: 10_000 });
 
   // A projection, live on the page; the administrator ends it and the kiosk says so.
   const credentials = { username: first.username, password: first.password };
