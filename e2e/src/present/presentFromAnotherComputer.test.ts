@@ -30,8 +30,16 @@ const demoCli = fileURLToPath(new URL('../../../demo/dist/cli.js', import.meta.u
 const presentCli = fileURLToPath(new URL('../../../presenter/dist/cli.js', import.meta.url));
 const WIDTH = 1280;
 const HEIGHT = 720;
-/** The shadow server's GFX codecs are lossy; the demo's terminal scene scores far below this against the reference picture. */
-const MIN_PSNR_DB = 30;
+/**
+ * The shadow server's GFX codecs are lossy, H.264 (what it sends a page whose
+ * WebCodecs decodes it) most of all on the reference card's noise and
+ * gratings: 20–25 dB there on a quiet machine, against ≈35 for the tile codecs.
+ * The test also measures what the kiosk showed before (the demo's terminal
+ * signage) and requires it to score well below, so the bar still tells the
+ * presenter's screen from any other picture.
+ */
+const MIN_PSNR_DB = 20;
+const MIN_MARGIN_DB = 6;
 
 interface Run { code: number | null; lines: Record<string, unknown>[]; stderr: string }
 
@@ -110,6 +118,9 @@ test('a presenter on another computer finds the demo display, needs its room PIN
   assert.match(String(forbidden.lines[0].message), /^the display refused: .*port 22/);
   assert.equal(await kioskPin(page), pin, 'refusals leave the PIN on the display');
 
+  const before = psnr(presenterScreen, await pageScreenshot(page));
+  t.diagnostic(`kiosk PSNR against the presenter's screen before presenting (the demo's signage): ${before.toFixed(2)} dB`);
+  assert.ok(before < MIN_PSNR_DB - MIN_MARGIN_DB, `the kiosk's picture before presenting already resembles the presenter's screen (${before.toFixed(2)} dB): the bar would prove nothing`);
   const presenting = present(lan, env, ['present', 'Demo display', '--rdp-port', '3389', '--timeout', '2500', '--pin', pin]);
   t.after(() => { if (presenting.child.exitCode === null) presenting.child.kill('SIGKILL'); });
   await waitFor('lanterna-present says it is presenting', () => presenting.lines.some((line) => line.event === 'presenting'), 60_000)
