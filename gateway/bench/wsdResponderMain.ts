@@ -9,7 +9,7 @@ const [portText = '0', displaysText = '1', appMaxDelayText = '0', perSourceText 
 const responder = await WsdResponder.start({
   interfaces: ['lo'], ipv6: false, appMaxDelayMs: Number(appMaxDelayText), perSourceRate: Number(perSourceText), instanceId: 1,
   listen: { port: 8443, tls: true },
-  online: () => Promise.resolve(Array.from({ length: Number(displaysText) }, (_, i) => ({ id: `room${i}`, endpoint: `urn:uuid:00000000-0000-5000-8000-${String(i).padStart(12, '0')}` }))),
+  online: () => Promise.resolve({ online: Array.from({ length: Number(displaysText) }, (_, i) => ({ id: `room${i}`, endpoint: `urn:uuid:00000000-0000-5000-8000-${String(i).padStart(12, '0')}` })) }),
   logger: pino({ level: 'silent' }), metrics: createWsdUdpMetrics(new Registry()), port: Number(portText),
 });
 await responder.refresh();

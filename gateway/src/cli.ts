@@ -9,6 +9,7 @@ import { ensureGatewayIdentity, StateDirError } from './config/gatewayIdentity.j
 import { createGatewayMetrics, createWsdUdpMetrics } from './metrics/gatewayMetrics.js';
 import { relayBusInPrimary } from './cluster/gatewayBus.js';
 import { withPresenceFeed } from './broker/presenceFeed.js';
+import { newInstanceTag } from './broker/presenceOwner.js';
 import type { BrokerStore } from './broker/brokerStore.js';
 import { startDiscovery } from './wsd/discoveryService.js';
 import type { WsdResponder } from './wsd/wsdResponder.js';
@@ -44,6 +45,10 @@ if (options.check) {
 
 const logger = pino({ level: config.logLevel, base: { pid: process.pid, role: cluster.isPrimary ? 'primary' : 'worker' } });
 const workers = config.workers === 0 ? availableParallelism() : config.workers;
+/** How the primary hands its workers this gateway instance's tag (broker/presenceOwner.ts). */
+const INSTANCE_TAG_ENV = 'LANTERNA_INSTANCE_TAG';
+/** A worker tells the primary's WS-Discovery responder that presence changed (Redis: the primary hears nothing else). */
+const PRESENCE_CHANGED = 'lanternaPresenceChanged';
 
 async function runPrimary(): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
@@ -57,8 +62,10 @@ async function runPrimary(): Promise<void> {
   for (const repair of identity.repairs) logger.warn({ event: 'state-dir-repaired' }, repair);
   if (identity.tls.generated) logger.info({ fingerprint: identity.tls.fingerprint }, 'generated a self-signed certificate for the kiosk-facing listener');
   if (!config.adminToken) logger.info({ file: `${config.stateDir}/admin-token` }, 'admin token is in the state directory');
+  // In a farm sharing Redis, the presences this gateway's workers record name it: its responder announces those only.
+  const instanceTag = embedded ? undefined : newInstanceTag();
   if (workers <= 1) {
-    await runWorker(true);
+    await runWorker(true, instanceTag);
     return;
   }
   const primaryRegistry = new Registry();
@@ -66,14 +73,22 @@ async function runPrimary(): Promise<void> {
   if (embedded) {
     // One broker store for every worker: a session token is claimed once, whichever worker it reaches.
     // The one WS-Discovery responder sits beside it and hears every presence change.
-    // (With Redis every worker reaches the shared store and bus itself, and no responder runs in the primary.)
     relayBusInPrimary();
     const served = await withDiscovery(await EmbeddedBrokerStore.open(brokerStateFile(config.stateDir)), primaryRegistry, config.listen.port);
     discovery = served.discovery;
     serveBrokerStoreInPrimary(served.store, (loss) => {
       if (loss.sessionsEnded + loss.displaysOffline > 0) logger.warn({ event: 'worker-lost', worker: loss.workerPid, ...loss }, 'ended the sessions and cleared the displays a dead worker held');
     });
+  } else if (config.wsd.enabled) {
+    // With Redis every worker reaches the shared store and bus itself; the primary's responder reads
+    // presence from Redis too, and its workers say when they changed it.
+    const backend = await openBrokerBackend(config, 'single', logger);
+    discovery = (await withDiscovery(backend.store, primaryRegistry, config.listen.port, instanceTag, identity.sessionSecret)).discovery;
+    cluster.on('message', (_worker, message: unknown) => {
+      if (typeof message === 'object' && message !== null && PRESENCE_CHANGED in message) void discovery?.refresh();
+    });
   }
+  const workerEnv = instanceTag ? { [INSTANCE_TAG_ENV]: instanceTag } : {};
   const aggregator = new AggregatorRegistry();
   cluster.on('message', (worker, message: unknown) => {
     if (typeof message === 'object' && message !== null && 'lanternaMetricsRequest' in message) {
@@ -93,9 +108,9 @@ async function runPrimary(): Promise<void> {
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     logger.error({ worker: worker.process.pid, code, signal }, 'worker died, starting another');
-    cluster.fork();
+    cluster.fork(workerEnv);
   });
-  for (let i = 0; i < workers; i += 1) cluster.fork();
+  for (let i = 0; i < workers; i += 1) cluster.fork(workerEnv);
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
@@ -111,7 +126,7 @@ async function runPrimary(): Promise<void> {
   process.once('SIGINT', stop);
 }
 
-async function runWorker(single: boolean): Promise<void> {
+async function runWorker(single: boolean, singleInstanceTag?: string): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
   const metrics = createGatewayMetrics();
   if (config.diagnostics.timerCensus) startTimerCensus(metrics.registry);
@@ -123,11 +138,14 @@ async function runWorker(single: boolean): Promise<void> {
     metricsText = clusterMetricsText;
   }
   const backend = await openBrokerBackend(config, single ? 'single' : 'worker', logger);
-  const { store, discovery } = single ? await withDiscovery(backend.store, metrics.registry, config.listen.port) : { store: backend.store, discovery: undefined };
+  const instanceTag = single ? singleInstanceTag : process.env[INSTANCE_TAG_ENV];
+  const { store, discovery } = single
+    ? await withDiscovery(backend.store, metrics.registry, config.listen.port, instanceTag, identity.sessionSecret)
+    : { store: workerStore(backend.store), discovery: undefined };
   const gateway = createGatewayServer({
     config, identity, metrics, logger,
     bus: backend.bus, store, pins: backend.pins, storeProblem: backend.problem,
-    metricsText,
+    metricsText, instanceTag,
   });
   const port = await gateway.listen();
   if (single) logger.info({ port, workers: 1, tls: config.listen.tls }, 'listening');
@@ -142,17 +160,29 @@ async function runWorker(single: boolean): Promise<void> {
 }
 
 /**
+ * A worker's store. With Redis it reaches the store itself, so it tells the
+ * primary's responder when it changed presence (with the embedded store the
+ * primary serves the store and sees every change).
+ */
+function workerStore(base: BrokerStore): BrokerStore {
+  if (!config.wsd.enabled || config.broker.store !== 'redis') return base;
+  return withPresenceFeed(base, () => process.send?.({ [PRESENCE_CHANGED]: true }));
+}
+
+/**
  * The store wrapped so presence changes reach the WS-Discovery responder,
  * when discovery is on. A responder that cannot start (the port taken without
  * address reuse, no such interface) is logged, and the gateway runs without it:
  * the admin API and signage still work.
  */
-async function withDiscovery(base: BrokerStore, registry: Registry, listenPort: number): Promise<{ store: BrokerStore; discovery: WsdResponder | undefined }> {
+async function withDiscovery(
+  base: BrokerStore, registry: Registry, listenPort: number, instanceTag?: string, sessionSecret?: Buffer,
+): Promise<{ store: BrokerStore; discovery: WsdResponder | undefined }> {
   if (!config.wsd.enabled) return { store: base, discovery: undefined };
   let discovery: WsdResponder | undefined;
   const store = withPresenceFeed(base, () => void discovery?.refresh());
   try {
-    discovery = await startDiscovery({ config, store: base, logger, metrics: createWsdUdpMetrics(registry), listenPort });
+    discovery = await startDiscovery({ config, store: base, logger, metrics: createWsdUdpMetrics(registry), listenPort, instanceTag, sessionSecret });
   } catch (error) {
     logger.error({ event: 'wsd-failed', err: error }, 'WS-Discovery responder could not start; displays are not announced');
   }

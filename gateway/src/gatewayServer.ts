@@ -36,7 +36,7 @@ import { serveStatic } from './api/staticFiles.js';
 import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
 import { ConnectionLimits } from './api/connectionLimits.js';
 import { handleWsdRequest, type WsdHttpDeps } from './wsd/wsdHttpEndpoint.js';
-import { readDeviceSeed } from './wsd/wsdIdentity.js';
+import { deviceSeedOf, readDeviceSeed } from './wsd/wsdIdentity.js';
 import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 
 const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
@@ -58,6 +58,8 @@ export interface GatewayServerDeps {
   storeProblem?: () => string | undefined;
   /** The name resolver for targets (the system's by default). */
   lookup?: LookupAll;
+  /** This gateway instance's tag: the presences its workers record name it (broker/presenceOwner.ts). */
+  instanceTag?: string | undefined;
 }
 
 export interface GatewayServer {
@@ -108,6 +110,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     resolveTarget: (host) => resolveHost(host, { deadlineMs: config.timeouts.dnsMs, lookup }),
     publish: (event) => bus.publish(event),
     timeouts: { ...config.timeouts, resumeGraceMs: config.broker.resumeGraceMs },
+    instanceTag: deps.instanceTag,
   });
   broker.seedDisplays().catch((error: unknown) => logger.error({ err: error, event: 'seed-failed' }, 'configured displays not yet in the broker store: tried again on first use'));
   const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, pins,
@@ -145,7 +148,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   let deviceSeed: string | undefined;
   const wsd: WsdHttpDeps | undefined = config.wsd.enabled ? {
     broker, presenters, clientAddress, tls: config.listen.tls, metrics, version: gatewayVersion(),
-    deviceSeed: () => (deviceSeed ??= readDeviceSeed(config.stateDir)),
+    deviceSeed: () => (deviceSeed ??= deviceSeedOf(config.broker.store === 'redis', identity.sessionSecret, () => readDeviceSeed(config.stateDir))),
   } : undefined;
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;

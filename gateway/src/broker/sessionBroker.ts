@@ -19,6 +19,7 @@ import type {
   AuditAction, AuditInput, AuditPage, BrokerStore, DisplayRecord, PinConflict, ProjectionIntent, Requester, SessionRecord, SessionSample,
 } from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
+import { newPresenceOwner } from './presenceOwner.js';
 import { afterSessionEnd, projectedAt } from './reprojectBackoff.js';
 import { checkTarget, chooseInvitationTarget, type ResolveTarget } from './targetChoice.js';
 
@@ -105,6 +106,8 @@ export interface BrokerDeps {
   /** Seals what a resume needs (credentials); without it nothing is kept and nothing resumes. */
   sealer?: SealedBox | undefined;
   clock?: () => number;
+  /** This gateway instance's tag (presenceOwner.ts): presences it records name it. */
+  instanceTag?: string | undefined;
 }
 
 const DEFAULT_RESUME_GRACE_MS = 60_000;
@@ -250,7 +253,7 @@ export class SessionBroker {
    * backoff starts again. Returns the owner id that tells the sockets apart.
    */
   async displayOnline(displayId: string): Promise<string> {
-    const owner = randomBytes(8).toString('hex');
+    const owner = newPresenceOwner(this.deps.instanceTag);
     this.deps.publish({ kind: 'display-claimed', displayId, owner });
     await Promise.all([
       this.deps.store.setPresence({ displayId, owner, since: this.clock() }),

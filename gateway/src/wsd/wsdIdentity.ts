@@ -5,7 +5,7 @@
 // distinct between gateways. Written whole or not at all: temp file, fsync,
 // rename, fsync of the directory.
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 
 export interface WsdIdentity {
@@ -82,6 +82,23 @@ export function readDeviceSeed(stateDir: string): string {
   const seed = readState(stateDir)?.deviceSeed;
   if (!seed) throw new WsdStateError(`${wsdStateFile(stateDir)} has no device seed: the WS-Discovery responder has not started`);
   return seed;
+}
+
+/**
+ * The seed a farm of gateways sharing Redis uses, the same in every instance
+ * without asking the store: derived from the session secret the farm must
+ * share anyway (one-way, so the public endpoint UUIDs reveal nothing of it).
+ * A display moving between instances keeps its endpoint, and a presenter's
+ * computer sees one device, not one per gateway.
+ */
+export function farmDeviceSeed(sessionSecret: Buffer): string {
+  const hex = createHmac('sha256', sessionSecret).update('lanterna ws-discovery endpoint namespace v1').digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Where a gateway's endpoint seed comes from: the farm's (broker.store redis) or its own state directory's. */
+export function deviceSeedOf(shared: boolean, sessionSecret: Buffer, stateSeed: () => string): string {
+  return shared ? farmDeviceSeed(sessionSecret) : stateSeed();
 }
 
 /** A display's endpoint address: a name-based (version 5) UUID of the display id in the gateway's namespace. */

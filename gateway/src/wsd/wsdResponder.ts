@@ -11,6 +11,12 @@ import { discoveryLinks, type NetworkLink } from './networkLinks.js';
 import { WsdResponderCore, type AdvertisedDisplay, type Outgoing } from './wsdResponderCore.js';
 import type { WsdUdpMetrics } from '../metrics/gatewayMetrics.js';
 
+export interface AnnouncedDisplays {
+  readonly online: readonly AdvertisedDisplay[];
+  /** Gone from here because another gateway holds them now: no Bye (see WsdResponderCore.setDisplays). */
+  readonly handedOver?: ReadonlySet<string> | undefined;
+}
+
 export interface WsdResponderOptions {
   readonly interfaces: readonly string[];
   readonly ipv6: boolean;
@@ -19,8 +25,8 @@ export interface WsdResponderOptions {
   readonly instanceId: number;
   /** The gateway's listener, for XAddrs. */
   readonly listen: { readonly port: number; readonly tls: boolean };
-  /** The displays online now (ids and endpoints). */
-  readonly online: () => Promise<AdvertisedDisplay[]>;
+  /** The displays this responder announces now (ids and endpoints), and those another gateway of the farm took over. */
+  readonly online: () => Promise<AnnouncedDisplays>;
   readonly logger: Logger;
   readonly metrics: WsdUdpMetrics;
   /** The UDP port to serve (3702; tests and benches may move it). */
@@ -77,9 +83,9 @@ export class WsdResponder {
   refresh(): Promise<void> {
     this.refreshing = this.refreshing.then(async () => {
       if (this.closed) return;
-      const online = await this.options.online();
+      const { online, handedOver } = await this.options.online();
       // close() may have run while presence was read
-      if (!this.isClosed()) this.send(this.core.setDisplays(online, this.links));
+      if (!this.isClosed()) this.send(this.core.setDisplays(online, this.links, handedOver));
     }).catch((error: unknown) => this.options.logger.error({ event: 'wsd-refresh-failed', err: error }, 'could not read display presence'));
     return this.refreshing;
   }

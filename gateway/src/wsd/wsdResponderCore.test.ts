@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { DISCOVERY_URN, DISPLAY_TYPE, MATCH_BY, readWsdMessage, utf8Bytes, writeWsdMessage, type WsdMessage } from '@lanterna/protocol/wsd';
 import { WsdResponderCore, type Outgoing } from './wsdResponderCore.js';
 import { discoveryLinks, linkOf, type NetworkLink } from './networkLinks.js';
-import { displayEndpoint, startWsdInstance, wsdStateFile } from './wsdIdentity.js';
+import { displayEndpoint, farmDeviceSeed, startWsdInstance, wsdStateFile } from './wsdIdentity.js';
+import { newInstanceTag, newPresenceOwner, ownedByInstance } from '../broker/presenceOwner.js';
 
 const v4: NetworkLink = { interfaceName: 'eth0', family: 'IPv4', address: '10.0.0.2', netmask: '255.255.255.0' };
 const v6: NetworkLink = { interfaceName: 'eth0', family: 'IPv6', address: 'fe80::2', netmask: 'ffff:ffff:ffff:ffff::' };
@@ -116,4 +117,33 @@ test('InstanceId rises on every start and is written atomically; endpoint addres
   assert.match(displayEndpoint(first.deviceSeed, 'room'), /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   writeFileSync(wsdStateFile(dir), 'not json');
   assert.throws(() => startWsdInstance(dir), /not valid JSON/);
+});
+
+test('in a farm: a display handed over to another gateway leaves without a Bye; one online again (a new InstanceId) is announced again with it', () => {
+  const responder = core();
+  const moved = { ...room, instanceId: 1000 };
+  const hello = read(responder.setDisplays([moved], links)[0] as Outgoing);
+  assert.equal(hello.header.appSequence?.instanceId, 1000, 'the display\'s own InstanceId, not the gateway\'s');
+  assert.equal(hello.kind === 'hello' && hello.target.metadataVersion, 1000);
+  assert.deepEqual(responder.setDisplays([], links, new Set(['room'])), [], 'another gateway holds it now: its Hello announces the endpoint there');
+  const back = responder.setDisplays([{ ...room, instanceId: 1005 }], links);
+  assert.deepEqual(back.map((out) => out.kind), ['hello', 'hello']);
+  assert.equal(read(back[0] as Outgoing).header.appSequence?.instanceId, 1005);
+  assert.deepEqual(responder.setDisplays([{ ...room, instanceId: 1007 }], links).map((out) => out.kind), ['hello', 'hello'], 'online again between two reads: announced again');
+  const answer = responder.receive(probe('urn:uuid:p9'), { address: '10.0.0.9', port: 5000 }, true, links);
+  assert.equal(read(answer.outgoing[0] as Outgoing).header.appSequence?.instanceId, 1007);
+  assert.deepEqual(responder.setDisplays([], links).map((out) => out.kind), ['bye', 'bye'], 'offline everywhere: Bye');
+});
+
+test('a presence names its gateway instance; the farm\'s endpoint seed is one per session secret', () => {
+  const tag = newInstanceTag();
+  const owner = newPresenceOwner(tag);
+  assert.ok(ownedByInstance(owner, tag));
+  assert.ok(!ownedByInstance(owner, newInstanceTag()));
+  assert.ok(!ownedByInstance(newPresenceOwner(), tag), 'an untagged owner (one gateway, embedded store) names nobody');
+  assert.doesNotMatch(owner, /\s/, 'the Redis store keeps "<owner> <since>"');
+  const secret = Buffer.from('session-secret-shared-by-the-farm-0123456789');
+  assert.equal(farmDeviceSeed(secret), farmDeviceSeed(Buffer.from(secret)));
+  assert.notEqual(farmDeviceSeed(secret), farmDeviceSeed(Buffer.from('another-farm-session-secret-0123456789')));
+  assert.match(displayEndpoint(farmDeviceSeed(secret), 'room'), /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 });

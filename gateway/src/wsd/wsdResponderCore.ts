@@ -15,6 +15,14 @@ import { linkOf, type NetworkLink } from './networkLinks.js';
 export interface AdvertisedDisplay {
   readonly id: string;
   readonly endpoint: string;
+  /**
+   * AppSequence's InstanceId for this display's messages (the gateway's when
+   * absent). AppSequence orders one target service's messages; a display that
+   * moves to another gateway of a farm is sent from there with that gateway's
+   * numbers, so its InstanceId must rise at the move: the discovery service
+   * gives the time its control socket came online, in seconds.
+   */
+  readonly instanceId?: number | undefined;
 }
 
 export type WsdDropReason = WsdFailureReason | 'duplicate' | 'rate-limited' | 'foreign-network' | 'unsupported-match-rule' | 'no-message-id';
@@ -69,15 +77,22 @@ export class WsdResponderCore {
     this.global = { tokens: options.perSourceRate * GLOBAL_RATE_FACTOR, at: options.clock() };
   }
 
-  /** The displays online now: Hello for each new one, Bye for each gone, on every link. */
-  setDisplays(online: readonly AdvertisedDisplay[], links: readonly NetworkLink[]): Outgoing[] {
+  /**
+   * The displays online now: Hello for each new one (or one online again since
+   * the last call: a new InstanceId), Bye for each gone, on every link — but
+   * none for those `handedOver` to another gateway of the farm: that gateway's
+   * Hello announces the same endpoint there, and a Bye from here, racing it,
+   * would make a presenter's computer forget a display that is online.
+   */
+  setDisplays(online: readonly AdvertisedDisplay[], links: readonly NetworkLink[], handedOver: ReadonlySet<string> = new Set()): Outgoing[] {
     const next = new Map(online.map((display) => [display.id, display]));
     const out: Outgoing[] = [];
-    for (const [id, display] of this.displays) if (!next.has(id)) out.push(...this.byes([display], links));
+    for (const [id, display] of this.displays) if (!next.has(id) && !handedOver.has(id)) out.push(...this.byes([display], links));
     for (const [id, display] of next) {
-      if (this.displays.has(id)) continue;
+      const known = this.displays.get(id);
+      if (known && known.instanceId === display.instanceId) continue;
       for (const link of links) {
-        out.push(this.message({ kind: 'hello', header: this.header(DISCOVERY_URN), target: this.describe(display, link) }, { kind: 'multicast', link }, this.answerDelay(true)));
+        out.push(this.message({ kind: 'hello', header: this.header(display, DISCOVERY_URN), target: this.describe(display, link) }, { kind: 'multicast', link }, this.answerDelay(true)));
       }
     }
     this.displays = next;
@@ -110,7 +125,7 @@ export class WsdResponderCore {
         const verdict = probeMatches(message.probe, target);
         if (verdict === 'unsupported-rule') return { kind: 'probe', dropped: 'unsupported-match-rule', outgoing: [] };
         if (verdict === 'match') {
-          outgoing.push(this.message({ kind: 'probe-matches', header: this.header(ANONYMOUS, id), matches: [target] }, reply, this.answerDelay(multicast)));
+          outgoing.push(this.message({ kind: 'probe-matches', header: this.header(display, ANONYMOUS, id), matches: [target] }, reply, this.answerDelay(multicast)));
         }
       }
       return { kind: 'probe', outgoing };
@@ -118,14 +133,14 @@ export class WsdResponderCore {
     if (message.kind === 'resolve') {
       const display = [...this.displays.values()].find((candidate) => candidate.endpoint === message.endpoint);
       if (!display) return { kind: 'resolve', outgoing: [] };
-      return { kind: 'resolve', outgoing: [this.message({ kind: 'resolve-matches', header: this.header(ANONYMOUS, id), matches: [this.describe(display, link)] }, reply, this.answerDelay(multicast))] };
+      return { kind: 'resolve', outgoing: [this.message({ kind: 'resolve-matches', header: this.header(display, ANONYMOUS, id), matches: [this.describe(display, link)] }, reply, this.answerDelay(multicast))] };
     }
     // Hello, Bye and matches from other devices, and anything else: read, counted, not answered.
     return { kind: message.kind, outgoing: [] };
   }
 
   private byes(displays: readonly AdvertisedDisplay[], links: readonly NetworkLink[]): Outgoing[] {
-    return displays.flatMap((display) => links.map((link) => this.message({ kind: 'bye', header: this.header(DISCOVERY_URN), endpoint: display.endpoint }, { kind: 'multicast', link }, 0)));
+    return displays.flatMap((display) => links.map((link) => this.message({ kind: 'bye', header: this.header(display, DISCOVERY_URN), endpoint: display.endpoint }, { kind: 'multicast', link }, 0)));
   }
 
   private describe(display: AdvertisedDisplay, link: NetworkLink): TargetDescription {
@@ -134,14 +149,15 @@ export class WsdResponderCore {
       types: [DEVICE_TYPE, DISPLAY_TYPE],
       scopes: [`urn:lanterna:display:${encodeURIComponent(display.id)}`],
       xaddrs: [this.options.xaddrOf(display.id, link)],
-      // Metadata (name, location) comes from configuration, which changes only across a restart.
-      metadataVersion: this.options.instanceId,
+      // Metadata is read again when the display is announced again (a restart, a reconnect, a move).
+      metadataVersion: display.instanceId ?? this.options.instanceId,
     };
   }
 
-  private header(to: string, relatesTo?: string): WsdMessage['header'] {
+  private header(display: AdvertisedDisplay, to: string, relatesTo?: string): WsdMessage['header'] {
     this.messageNumber += 1;
-    return { messageId: this.options.newMessageId(), to, relatesTo, appSequence: { instanceId: this.options.instanceId, messageNumber: this.messageNumber } };
+    const instanceId = display.instanceId ?? this.options.instanceId;
+    return { messageId: this.options.newMessageId(), to, relatesTo, appSequence: { instanceId, messageNumber: this.messageNumber } };
   }
 
   private message(message: WsdMessage, destination: Destination, delayMs: number): Outgoing {
