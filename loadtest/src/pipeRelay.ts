@@ -59,7 +59,7 @@ export async function startPipeRelay(options: PipeRelayOptions): Promise<PipeRel
     httpsServer?.listen(options.port, options.host);
   });
   return {
-    port: ((httpsServer ?? server).address() as AddressInfo).port,
+    port: (listener.address() as AddressInfo).port,
     close: () => new Promise((resolve) => {
       for (const client of server.clients) client.terminate();
       // ws does not close a server it was handed
