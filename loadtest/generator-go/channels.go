@@ -57,13 +57,14 @@ func (m *gatewayMessage) describeError() string {
 // Small socket buffers: thousands of sockets, messages of at most a few KB.
 const wsBufferBytes = 4096
 
-func dialer(localAddress string, timeout time.Duration, subprotocol string) *websocket.Dialer {
+func dialer(localAddress string, timeout time.Duration, subprotocol string, trust *tls.Config) *websocket.Dialer {
 	netDialer := &net.Dialer{Timeout: timeout}
 	if localAddress != "" {
 		netDialer.LocalAddr = &net.TCPAddr{IP: net.ParseIP(localAddress)}
 	}
 	d := &websocket.Dialer{
 		NetDialContext:   netDialer.DialContext,
+		TLSClientConfig:  trust,
 		HandshakeTimeout: timeout,
 		ReadBufferSize:   wsBufferBytes,
 		WriteBufferSize:  wsBufferBytes,
@@ -135,8 +136,8 @@ type kioskChannel struct {
 	controlLost chan error
 }
 
-func connectKiosk(ctx context.Context, wire *wireDetails, baseURL string, display displayAssignment, timeout time.Duration) (echoChannel, error) {
-	d := dialer(display.LocalAddress, timeout, wire.Subprotocol)
+func connectKiosk(ctx context.Context, wire *wireDetails, baseURL string, trust *tls.Config, display displayAssignment, timeout time.Duration) (echoChannel, error) {
+	d := dialer(display.LocalAddress, timeout, wire.Subprotocol, trust)
 	control, err := dialWS(ctx, d, baseURL+"/v1/displays/"+url.PathEscape(display.ID)+"/control")
 	if err != nil {
 		return nil, phaseError("hello", err)
@@ -175,7 +176,7 @@ func connectKiosk(ctx context.Context, wire *wireDetails, baseURL string, displa
 	if err != nil {
 		return fail(err)
 	}
-	data, err := dialWebSocket(ctx, baseURL+"/v1/sessions/"+url.PathEscape(sessionID)+"/data", display.LocalAddress, wire.Subprotocol, timeout)
+	data, err := dialWebSocket(ctx, baseURL+"/v1/sessions/"+url.PathEscape(sessionID)+"/data", display.LocalAddress, wire.Subprotocol, trust, timeout)
 	if err != nil {
 		return fail(phaseError("open", err))
 	}
@@ -397,8 +398,8 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 // connectStreamRelay: a WebSocket relay with no kiosk protocol (websockify,
 // the pipe): the Connection Request goes over the WebSocket, the echo host
 // (tls-first) confirms inside TLS, responses are counted on the byte stream.
-func connectStreamRelay(ctx context.Context, wire *wireDetails, address, localAddress, name string, timeout time.Duration) (echoChannel, error) {
-	conn, err := dialWebSocket(ctx, address, localAddress, "", timeout)
+func connectStreamRelay(ctx context.Context, wire *wireDetails, address, localAddress, name string, trust *tls.Config, timeout time.Duration) (echoChannel, error) {
+	conn, err := dialWebSocket(ctx, address, localAddress, "", trust, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -8,6 +8,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 
 	"encoding/json"
 	"fmt"
@@ -31,6 +32,7 @@ type counters struct {
 type generator struct {
 	mu          sync.Mutex
 	target      relayTarget
+	trust       *tls.Config
 	wire        wireDetails
 	pattern     trafficPattern
 	concurrency int
@@ -81,9 +83,9 @@ func (g *generator) connect(display displayAssignment) (echoChannel, error) {
 	defer cancel()
 	switch g.target.Kind {
 	case "lanterna":
-		return connectKiosk(ctx, &g.wire, g.target.BaseURL, display, g.timeout)
+		return connectKiosk(ctx, &g.wire, g.target.BaseURL, g.trust, display, g.timeout)
 	case "websockify", "pipe":
-		return connectStreamRelay(ctx, &g.wire, g.target.URL, display.LocalAddress, g.target.Kind, g.timeout)
+		return connectStreamRelay(ctx, &g.wire, g.target.URL, display.LocalAddress, g.target.Kind, g.trust, g.timeout)
 	case "direct":
 		return connectDirect(ctx, &g.wire, g.target.Host, g.target.Port, g.timeout)
 	}
@@ -243,6 +245,12 @@ func main() {
 				os.Exit(2)
 			}
 			g.target, g.pattern, g.wire = *message.Target, *message.Pattern, *message.Wire
+			trust, err := relayTrust(g.target.CaPem)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "configure:", err)
+				os.Exit(2)
+			}
+			g.trust = trust
 			g.concurrency = max(1, message.ConnectConcurrency)
 			g.timeout = time.Duration(message.ConnectTimeoutMs) * time.Millisecond
 			g.wheel = newPacingWheel(time.Duration(g.pattern.IntervalMs) * time.Millisecond)

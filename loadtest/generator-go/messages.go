@@ -17,6 +17,9 @@ type relayTarget struct {
 	URL     string `json:"url"`
 	Host    string `json:"host"`
 	Port    int    `json:"port"`
+	// For wss:// (--kiosk-tls): the relay's self-signed certificate, the only
+	// authority trusted for it (trust.go).
+	CaPem string `json:"caPem,omitempty"`
 }
 
 // wireDetails come from @lanterna/protocol on the TypeScript side.

@@ -42,9 +42,9 @@ const (
 
 var errFramePayloadTooLarge = errors.New("websocket frame over 1 MiB")
 
-// dialWebSocket opens ws:// or wss:// (self-signed accepted: a measuring
-// stick, not a trust decision) and performs the opening handshake.
-func dialWebSocket(ctx context.Context, address, localAddress, subprotocol string, timeout time.Duration) (*wsConn, error) {
+// dialWebSocket opens ws:// or wss:// (verified against trust: see trust.go)
+// and performs the opening handshake.
+func dialWebSocket(ctx context.Context, address, localAddress, subprotocol string, trust *tls.Config, timeout time.Duration) (*wsConn, error) {
 	target, err := url.Parse(address)
 	if err != nil {
 		return nil, err
@@ -68,7 +68,9 @@ func dialWebSocket(ctx context.Context, address, localAddress, subprotocol strin
 	_ = raw.SetDeadline(deadline)
 	c := &wsConn{conn: raw, raw: raw, buf: make([]byte, readBufferBytes)}
 	if target.Scheme == "wss" {
-		secure := tls.Client(raw, &tls.Config{InsecureSkipVerify: true, ServerName: target.Hostname()})
+		config := trust.Clone()
+		config.ServerName = target.Hostname()
+		secure := tls.Client(raw, config)
 		if err := secure.HandshakeContext(ctx); err != nil {
 			_ = raw.Close()
 			return nil, fmt.Errorf("tls handshake: %w", err)

@@ -15,6 +15,7 @@ import { judgeCapacity, type Capacity } from './capacityVerdict.js';
 import type { RelayTarget } from './generatorProtocol.js';
 import { startPipeRelayProcess } from './pipeRelayInstance.js';
 import { resolveGeneratorKind, type GeneratorKind } from './goGenerator.js';
+import { generateLoopbackCertificate } from './selfSignedCertificate.js';
 
 export interface RunSettings {
   cpus: number;
@@ -32,7 +33,16 @@ export interface RunSettings {
   generator?: GeneratorKind | 'auto' | undefined;
   /** Node options for the relay's processes (gateway, pipe), e.g. --cpu-prof for a profile (loadtest/README.md, "Profiling"). */
   relayNodeOptions?: string[] | undefined;
+  /**
+   * `--kiosk-tls`: the gateway's kiosk listener and the pipe run TLS with a
+   * self-signed certificate made for the case, and the generators speak
+   * wss:// to them, trusting only that certificate (websockify stays ws://).
+   */
+  kioskTls?: boolean | undefined;
 }
+
+/** What the kiosk leg spoke: ws:// or wss:// (undefined for `direct`, which has no WebSocket). */
+export type KioskScheme = 'ws' | 'wss';
 
 export interface CaseResult {
   case: CapacityCase;
@@ -44,6 +54,14 @@ export interface CaseResult {
   haproxyConfig: string | undefined;
   /** The generator that offered the load. */
   generator: GeneratorKind;
+  /** The scheme of the URL the generators were given, read from the target rather than from the setting. */
+  kioskScheme: KioskScheme | undefined;
+}
+
+function schemeOf(target: RelayTarget | undefined): KioskScheme | undefined {
+  if (target === undefined || target.kind === 'direct') return undefined;
+  const protocol = new URL(target.kind === 'lanterna' ? target.baseUrl : target.url).protocol;
+  return protocol === 'wss:' ? 'wss' : 'ws';
 }
 
 export interface CaseProgress {
@@ -60,6 +78,7 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
   let error: string | undefined;
   let haproxy: HaproxyInstance | undefined;
   let generator: GeneratorKind = 'node';
+  let target: RelayTarget | undefined;
   try {
     generator = resolveGeneratorKind(settings.generator ?? 'auto');
     progress.onPhase?.('starting echo host');
@@ -73,15 +92,17 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     });
     cleanups.push(() => echo.process.stop());
     const displays = buildDisplayRoster(testCase.ramp.max);
+    const kioskTls = settings.kioskTls === true && (testCase.relay === 'lanterna' || testCase.relay === 'pipe')
+      ? await generateLoopbackCertificate('lanterna-loadtest-kiosk-leg')
+      : undefined;
 
-    let target: RelayTarget;
     let relayPids: () => number[];
     if (testCase.relay === 'lanterna') {
       progress.onPhase?.('starting gateway');
       const sessionSecret = randomBytes(32).toString('hex');
       const gateways: GatewayInstance[] = [];
       for (let index = 0; index < testCase.instances; index += 1) {
-        const gateway = await startGateway({ displays, echoPort: echo.port, workers: testCase.workers, cpus: layout.instanceCpus[index], sessionSecret, nodeOptions: settings.relayNodeOptions });
+        const gateway = await startGateway({ displays, echoPort: echo.port, workers: testCase.workers, cpus: layout.instanceCpus[index], sessionSecret, nodeOptions: settings.relayNodeOptions, tls: kioskTls });
         cleanups.push(() => gateway.stop());
         gateways.push(gateway);
       }
@@ -93,16 +114,18 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
         const balancer = haproxy;
         cleanups.push(() => balancer.stop());
       }
-      target = { kind: 'lanterna', baseUrl: haproxy?.baseUrl ?? gateways[0]?.baseUrl ?? '', distinctSourceAddresses: farm };
+      // HAProxy (mode tcp) passes TLS through to instances that share the certificate
+      const baseUrl = haproxy === undefined ? gateways[0]?.baseUrl ?? '' : haproxy.baseUrl.replace(/^ws:/, kioskTls === undefined ? 'ws:' : 'wss:');
+      target = { kind: 'lanterna', baseUrl, distinctSourceAddresses: farm, caPem: kioskTls?.certPem };
     } else if (testCase.relay === 'direct') {
       relayPids = () => [];
       target = { kind: 'direct', host: '127.0.0.1', port: echo.port, distinctSourceAddresses: false };
     } else if (testCase.relay === 'pipe') {
       progress.onPhase?.('starting pipe relay');
-      const pipe = await startPipeRelayProcess({ targetPort: echo.port, cpus: layout.relayCpus, nodeOptions: settings.relayNodeOptions });
+      const pipe = await startPipeRelayProcess({ targetPort: echo.port, cpus: layout.relayCpus, nodeOptions: settings.relayNodeOptions, tls: kioskTls });
       cleanups.push(() => pipe.stop());
       relayPids = () => [pipe.process.pid];
-      target = { kind: 'pipe', url: pipe.url, distinctSourceAddresses: false };
+      target = { kind: 'pipe', url: pipe.url, distinctSourceAddresses: false, caPem: pipe.caPem };
     } else {
       progress.onPhase?.('starting websockify');
       const websockify: WebsockifyInstance = await startWebsockify({ targetPort: echo.port, targetCertPem: echo.certificatePem, cpus: layout.relayCpus });
@@ -146,5 +169,6 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     connections: step.connections, established: step.established, p99Ms: step.latency.p99Ms, meanMs: step.latency.meanMs,
     generatorSaturated: step.generatorSaturated, lostSessions: step.lostSessions,
   })), settings.budgetMs);
-  return { case: testCase, layout, steps, capacity, error, durationSeconds: Math.round((performance.now() - started) / 100) / 10, haproxyConfig: haproxy?.config, generator };
+  return { case: testCase, layout, steps, capacity, error, durationSeconds: Math.round((performance.now() - started) / 100) / 10, haproxyConfig: haproxy?.config, generator,
+    kioskScheme: schemeOf(target) };
 }

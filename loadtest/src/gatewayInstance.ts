@@ -1,6 +1,7 @@
 // Starts one Lanterna gateway (gateway/dist/cli.js) for a run: a generated
 // config with one display per simulated kiosk, each auto-projecting to the
-// echo host, plain ws:// on loopback, and readiness from GET /readyz.
+// echo host, ws:// on loopback (wss:// with a given certificate: `--kiosk-tls`),
+// and readiness from GET /readyz.
 import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { ManagedProcess } from './managedProcess.js';
 import { pickFreePort } from './tcpPorts.js';
 import { waitForHttpOk, waitFor } from './httpReadiness.js';
 import type { DisplayIdentity } from './displayRoster.js';
+import type { CertificatePair } from './selfSignedCertificate.js';
 
 /**
  * The gateway the run starts: this checkout's, or the build named by
@@ -36,6 +38,12 @@ export interface GatewayInstanceOptions {
   prefix?: string[];
   /** Node options for the gateway process (its cluster workers inherit them): profiling flags. */
   nodeOptions?: string[] | undefined;
+  /**
+   * Serve the kiosk listener over TLS with this certificate (`listen.tls`,
+   * `tls.certFile`/`keyFile`), as a deployed gateway does: wss:// and https://.
+   * One pair for every instance of a farm, so one trusted certificate covers them.
+   */
+  tls?: CertificatePair | undefined;
 }
 
 export interface GatewayInstance {
@@ -43,13 +51,16 @@ export interface GatewayInstance {
   readonly baseUrl: string;
   /** http://host:port of the same listener, for the admin API and /metrics. */
   readonly httpUrl: string;
+  /** The certificate clients trust for wss:// and https:// (undefined: plain ws://). */
+  readonly caPem: string | undefined;
   readonly process: ManagedProcess;
   stop(): Promise<void>;
 }
 
 export function gatewayConfig(options: GatewayInstanceOptions, port: number, stateDir: string): Record<string, unknown> {
   return {
-    listen: { host: '127.0.0.1', port, tls: false },
+    listen: { host: '127.0.0.1', port, tls: options.tls !== undefined },
+    ...(options.tls === undefined ? {} : { tls: { certFile: join(stateDir, CERT_FILE), keyFile: join(stateDir, KEY_FILE) } }),
     stateDir,
     workers: options.workers,
     sessionSecret: options.sessionSecret,
@@ -70,11 +81,21 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
   };
 }
 
+const CERT_FILE = 'kiosk-cert.pem';
+const KEY_FILE = 'kiosk-key.pem';
+
 export async function startGateway(options: GatewayInstanceOptions): Promise<GatewayInstance> {
   const stateDir = await mkdtemp(join(tmpdir(), 'lanterna-loadtest-gw-'));
   const port = options.port ?? await pickFreePort();
   const configFile = join(stateDir, 'gateway.json');
+  if (options.tls !== undefined) {
+    await writeFile(join(stateDir, CERT_FILE), options.tls.certPem);
+    await writeFile(join(stateDir, KEY_FILE), options.tls.keyPem, { mode: 0o600 });
+  }
   await writeFile(configFile, JSON.stringify(gatewayConfig(options, port, stateDir)));
+  const secure = options.tls !== undefined;
+  const httpUrl = `${secure ? 'https' : 'http'}://127.0.0.1:${port}`;
+  const trust = { caPem: options.tls?.certPem };
   const prefix = options.prefix ?? [];
   let heardListening = false;
   const child = new ManagedProcess('gateway', {
@@ -88,11 +109,11 @@ export async function startGateway(options: GatewayInstanceOptions): Promise<Gat
     await rm(stateDir, { recursive: true, force: true });
   };
   try {
-    if (prefix.length === 0) await waitForHttpOk(`http://127.0.0.1:${port}/readyz`, 30_000, () => child.isAlive());
+    if (prefix.length === 0) await waitForHttpOk(`${httpUrl}/readyz`, 30_000, () => child.isAlive(), trust);
     else await waitFor(() => heardListening, 30_000, () => child.isAlive());
   } catch (error) {
     await stop();
     throw new Error(`gateway did not become ready: ${error instanceof Error ? error.message : String(error)}\n${child.recentOutput()}`);
   }
-  return { port, baseUrl: `ws://127.0.0.1:${port}`, httpUrl: `http://127.0.0.1:${port}`, process: child, stop };
+  return { port, baseUrl: `${secure ? 'wss' : 'ws'}://127.0.0.1:${port}`, httpUrl, caPem: trust.caPem, process: child, stop };
 }

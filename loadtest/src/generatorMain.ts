@@ -36,10 +36,11 @@ function connect(display: DisplayAssignment): Promise<EchoChannel> {
   const localAddress = target.distinctSourceAddresses ? sourceAddressFor(display.index) : undefined;
   switch (target.kind) {
     case 'lanterna':
-      return connectSimulatedKiosk({ baseUrl: target.baseUrl, displayId: display.id, displayToken: display.token, localAddress, timeoutMs: connectTimeoutMs });
+      return connectSimulatedKiosk({ baseUrl: target.baseUrl, displayId: display.id, displayToken: display.token, localAddress, caPem: target.caPem, timeoutMs: connectTimeoutMs });
     case 'websockify':
-    case 'pipe':
       return connectWebsockifyKiosk({ url: target.url, localAddress, timeoutMs: connectTimeoutMs });
+    case 'pipe':
+      return connectWebsockifyKiosk({ url: target.url, localAddress, caPem: target.caPem, timeoutMs: connectTimeoutMs });
     case 'direct':
       return connectDirectChannel({ host: target.host, port: target.port, timeoutMs: connectTimeoutMs });
   }

@@ -2,11 +2,18 @@
 import type { TrafficPattern } from './trafficPattern.js';
 import type { DisplayIdentity } from './displayRoster.js';
 
+/**
+ * For wss:// (`--kiosk-tls`): the relay's self-signed certificate, the only
+ * certificate authority the generators trust for it, so they verify the
+ * relay as a kiosk would a pinned gateway instead of accepting anything.
+ */
+export interface KioskTrust { caPem?: string | undefined }
+
 export type RelayTarget =
-  | { kind: 'lanterna'; baseUrl: string; distinctSourceAddresses: boolean }
+  | ({ kind: 'lanterna'; baseUrl: string; distinctSourceAddresses: boolean } & KioskTrust)
   | { kind: 'websockify'; url: string; distinctSourceAddresses: boolean }
   /** The minimal WebSocket → TLS pipe (pipeRelay.ts): the websockify client's wire. */
-  | { kind: 'pipe'; url: string; distinctSourceAddresses: boolean }
+  | ({ kind: 'pipe'; url: string; distinctSourceAddresses: boolean } & KioskTrust)
   | { kind: 'direct'; host: string; port: number; distinctSourceAddresses: boolean };
 
 export interface DisplayAssignment extends DisplayIdentity { index: number }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { executePlan } from './runPlan.js';
 import { GO_GENERATOR_BINARY, goGeneratorBuilt, toGoMessage } from './goGenerator.js';
 import { deriveFigures } from './runReport.js';
+import { markdownReport } from './markdownReport.js';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../generator-go/build.sh', import.meta.url));
 const goInstalled = spawnSync('go', ['version']).status === 0;
@@ -54,4 +55,38 @@ void test('the go generator completes a tiny run against the direct echo host, t
   }
   const derived = deriveFigures(report);
   assert.ok(derived.perCore['kw-v1']?.pipe !== undefined, 'the pipe baseline is in the per-core figures');
+});
+
+void test('--kiosk-tls: both generators speak wss:// to the gateway and the pipe, trusting only their certificate, and the reports say wss', { timeout: 300_000, skip: goInstalled ? false : 'go is not installed' }, async () => {
+  execFileSync('bash', [BUILD_SCRIPT], { stdio: 'pipe' });
+  const connections = 10;
+  for (const generator of ['go', 'node'] as const) {
+    const report = await executePlan({
+      scenarios: ['kw-v1'],
+      overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['lanterna', 'pipe'] },
+      settings: {
+        cpus: os.availableParallelism(), generators: 1, budgetMs: 40, stopP99Ms: Number.POSITIVE_INFINITY, settleSeconds: 1, caseDeadlineSeconds: 60,
+        saturation: { cpuCores: 0.9, loopDelayMs: 15 }, connectConcurrency: 8, connectTimeoutMs: 15_000, confirmHolds: 0, generator, kioskTls: true,
+      },
+      throughputSeconds: 1, lfnBufferBytes: [], lfnSeconds: 1, showProgress: false, command: 'kiosk tls test',
+    });
+    assert.deepEqual(report.capacity.map((result) => result.case.id), ['kw-v1/lanterna', 'kw-v1/pipe']);
+    for (const result of report.capacity) {
+      const label = `${generator}/${result.case.id}`;
+      assert.equal(result.error, undefined, `${label}: ${result.error ?? ''}`);
+      assert.equal(result.generator, generator);
+      // read from the URL the generators were given: an ignored option leaves ws
+      assert.equal(result.kioskScheme, 'wss', label);
+      const [step] = result.steps;
+      assert.ok(step, `${label}: no step`);
+      assert.equal(step.established, connections, `${label}: ${step.firstConnectError ?? step.lastFailure ?? ''}`);
+      assert.equal(step.lostSessions, 0, `${label}: ${step.lastFailure ?? ''}`);
+      assert.ok(step.received > connections * 10, `${label}: ${step.received} responses`);
+      assert.ok(step.relayCpuUsPerRoundTrip !== undefined && step.relayCpuUsPerRoundTrip > 0, `${label}: relay cpu per round trip`);
+    }
+    assert.deepEqual(deriveFigures(report).perCore['kw-v1']?.kioskSchemes, { lanterna: 'wss', websockify: undefined, pipe: 'wss' });
+    const markdown = markdownReport(report);
+    assert.match(markdown, /kiosk leg wss:\/\//);
+    assert.doesNotMatch(markdown, /kiosk leg ws:\/\//);
+  }
 });

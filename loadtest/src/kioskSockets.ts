@@ -35,6 +35,8 @@ export interface KioskSocketOptions {
   timeoutMs: number;
   /** Source address, so a source-hashing balancer sees one display as one client. */
   localAddress?: string | undefined;
+  /** For wss://: the gateway's certificate, trusted as the only authority (a kiosk pinned to its gateway). */
+  caPem?: string | undefined;
 }
 
 /** A kiosk WebSocket; `endpoint` resolves with its local address once the upgrade is answered. */
@@ -43,6 +45,7 @@ export function openKioskSocket(url: string, options: KioskSocketOptions): { soc
     ...loadClientSocketOptions,
     handshakeTimeout: options.timeoutMs,
     ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+    ...(options.caPem === undefined ? {} : { ca: options.caPem }),
   });
   const endpoint = new Promise<SocketEndpoint>((resolve, reject) => {
     socket.once('upgrade', (response) => resolve({ address: response.socket.localAddress ?? '', port: response.socket.localPort ?? 0 }));

@@ -5,7 +5,10 @@
 // X.224 Connection Request over the WebSocket and the echo host (tls-first)
 // confirms inside TLS, as for websockify. Backpressure is the least that keeps
 // memory bounded: each side pauses the other while its buffer is full.
+// With a certificate it listens on wss:// (node:https, as the gateway's
+// listener), so `--kiosk-tls` compares like with like.
 import tls from 'node:tls';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type RawData } from 'ws';
 
@@ -13,6 +16,8 @@ export interface PipeRelayOptions {
   host: string;
   port: number;
   target: { host: string; port: number };
+  /** Listen with TLS (wss://) using this certificate and key. */
+  tls?: { certPem: string; keyPem: string } | undefined;
 }
 
 export interface PipeRelay { port: number; close(): Promise<void> }
@@ -20,7 +25,11 @@ export interface PipeRelay { port: number; close(): Promise<void> }
 const HIGH_WATER_BYTES = 1 << 20;
 
 export async function startPipeRelay(options: PipeRelayOptions): Promise<PipeRelay> {
-  const server = new WebSocketServer({ host: options.host, port: options.port, perMessageDeflate: false, maxPayload: 1 << 20 });
+  const wsOptions = { perMessageDeflate: false, maxPayload: 1 << 20 } as const;
+  const httpsServer = options.tls === undefined ? undefined : createHttpsServer({ cert: options.tls.certPem, key: options.tls.keyPem });
+  const server = httpsServer === undefined
+    ? new WebSocketServer({ host: options.host, port: options.port, ...wsOptions })
+    : new WebSocketServer({ server: httpsServer, ...wsOptions });
   server.on('connection', (ws) => {
     // a measuring stick toward the load test's self-signed echo host, not a trust decision
     const target = tls.connect({ ...options.target, rejectUnauthorized: false });
@@ -43,12 +52,18 @@ export async function startPipeRelay(options: PipeRelayOptions): Promise<PipeRel
     target.on('close', () => ws.terminate());
     target.on('error', () => ws.terminate());
   });
-  await new Promise<void>((resolve, reject) => { server.once('listening', resolve); server.once('error', reject); });
+  const listener = httpsServer ?? server;
+  await new Promise<void>((resolve, reject) => {
+    listener.once('listening', resolve);
+    listener.once('error', reject);
+    httpsServer?.listen(options.port, options.host);
+  });
   return {
-    port: (server.address() as AddressInfo).port,
+    port: (listener.address() as AddressInfo).port,
     close: () => new Promise((resolve) => {
       for (const client of server.clients) client.terminate();
-      server.close(() => resolve());
+      // ws does not close a server it was handed
+      server.close(() => { if (httpsServer === undefined) resolve(); else httpsServer.close(() => resolve()); });
     }),
   };
 }

@@ -1,6 +1,6 @@
 // The run's result model and the figures derived from it (per-core
 // capacities, websockify ratio, farm scaling), kept apart from rendering.
-import type { CaseResult } from './capacityCaseRunner.js';
+import type { CaseResult, KioskScheme } from './capacityCaseRunner.js';
 import type { ChaosPhaseResult } from './chaosRun.js';
 import type { SoakResult } from './soakRun.js';
 
@@ -55,6 +55,8 @@ export interface DerivedFigures {
     pipe?: number | undefined; pipeRatio?: number | undefined;
     /** Relay CPU µs per round trip at the largest step both reached: gateway, pipe, and their ratio. */
     cpuPerRoundTrip?: { connections: number; lanternaUs: number | undefined; pipeUs: number | undefined } | undefined;
+    /** What each relay's kiosk leg spoke (ws or wss: `--kiosk-tls`), so a ratio is seen to be like for like. */
+    kioskSchemes: { lanterna?: KioskScheme | undefined; websockify?: KioskScheme | undefined; pipe?: KioskScheme | undefined };
     lowerBound: boolean;
   }>;
   /** Capacity added by each server past the first, as a fraction of one server's capacity. */
@@ -94,6 +96,7 @@ export function deriveFigures(report: RunReport): DerivedFigures {
         pipeRatio: lanternaPerCore !== undefined && pipe.capacity.byP99 > 0 ? lanternaPerCore / pipe.capacity.byP99 : undefined,
         cpuPerRoundTrip: sharedStepCost(lanterna, pipe),
       } : {}),
+      kioskSchemes: { lanterna: lanterna?.kioskScheme, websockify: websockify?.kioskScheme, pipe: pipe?.kioskScheme },
       lowerBound: (lanterna?.capacity.lowerBoundOnly ?? false) || (websockify?.capacity.lowerBoundOnly ?? false) || (pipe?.capacity.lowerBoundOnly ?? false),
     };
   }

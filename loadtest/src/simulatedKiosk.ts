@@ -17,12 +17,14 @@ import { ChannelEnd, type EchoChannel } from './echoChannel.js';
 import { awaitMessage, describeGatewayError, KioskError, messageOf, openDataSession, openKioskSocket, whenOpen } from './kioskSockets.js';
 
 export interface SimulatedKioskOptions {
-  /** ws://host:port of the gateway (or of the load balancer in front of it). */
+  /** ws://host:port or wss://host:port of the gateway (or of the load balancer in front of it). */
   baseUrl: string;
   displayId: string;
   displayToken: string;
   /** Source address for both sockets, so a source-hashing balancer sees one display as one client. */
   localAddress?: string | undefined;
+  /** For wss://: the gateway's certificate, the only one trusted. */
+  caPem?: string | undefined;
   timeoutMs: number;
 }
 

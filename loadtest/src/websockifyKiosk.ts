@@ -11,6 +11,8 @@ import { ChannelEnd, loadClientSocketOptions, type EchoChannel } from './echoCha
 export interface WebsockifyKioskOptions {
   url: string;
   localAddress?: string | undefined;
+  /** For wss:// (the pipe under `--kiosk-tls`): the relay's certificate, the only one trusted. */
+  caPem?: string | undefined;
   timeoutMs: number;
 }
 
@@ -19,6 +21,7 @@ export async function connectWebsockifyKiosk(options: WebsockifyKioskOptions): P
     ...loadClientSocketOptions,
     handshakeTimeout: options.timeoutMs,
     ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+    ...(options.caPem === undefined ? {} : { ca: options.caPem }),
   });
   socket.on('error', () => { /* reported through the handshake promise or onFailure */ });
   const counter = new PduStreamCounter();
