@@ -84,7 +84,7 @@ export async function startKioskRig(options: KioskRigOptions): Promise<KioskRig>
       await gateway.close();
       gateway = await startTestGateway(gatewayConfig(port));
     },
-    screenshot: () => (target.child ? whilePaused(target.child, gateway, () => pageScreenshot(kiosk.page)) : pageScreenshot(kiosk.page)),
+    screenshot: () => (target.child ? whilePaused(target.child, gateway, () => desktopScreenshot(kiosk.page)) : desktopScreenshot(kiosk.page)),
     async close() {
       try {
         await kiosk.close();
@@ -124,6 +124,25 @@ async function untilRelayQuiet(gateway: TestGateway): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 25));
     const now = await relayedToKiosk(gateway);
     if (now !== last) { last = now; quietSince = Date.now(); }
+  }
+}
+
+/**
+ * The page as the decoded desktop shows it. The rig's display projects its
+ * autoProject target, i.e. its own signage, over which the page keeps the room
+ * PIN in a corner badge (signagePin.test.ts checks that): an overlay, not the
+ * decoded picture the pixel tests compare, so it is hidden for the capture.
+ */
+async function desktopScreenshot(page: Page): Promise<RgbImage> {
+  const hide = (hidden: boolean): Promise<void> => page.evaluate((value) => {
+    const badge = document.getElementById('signage-room');
+    if (badge) badge.style.visibility = value ? 'hidden' : '';
+  }, hidden);
+  await hide(true);
+  try {
+    return await pageScreenshot(page);
+  } finally {
+    await hide(false);
   }
 }
 
