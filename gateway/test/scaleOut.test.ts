@@ -107,7 +107,8 @@ test('kill -9 of the gateway holding a kiosk: the kiosk comes back through HAPro
 
   assert.equal((await project(other, 'room', peer.port)).status, 202);
   const first = await kiosk.securedSession(0);
-  assert.ok(holder.logs.some((entry) => entry.sessionId === first.sessionId && entry.event === 'secured'), 'the session relays on the gateway holding the kiosk');
+  // The holder's log line comes through its stdout pipe, possibly after the kiosk already saw `secured`.
+  await waitFor('the session relays on the gateway holding the kiosk', () => holder.logs.some((entry) => entry.sessionId === first.sessionId && entry.event === 'secured'), 5_000);
 
   const killedAt = performance.now();
   await holder.kill();
