@@ -16,6 +16,7 @@ import type { RelayTarget } from './generatorProtocol.js';
 import { startPipeRelayProcess } from './pipeRelayInstance.js';
 import { resolveGeneratorKind, type GeneratorKind } from './goGenerator.js';
 import { generateLoopbackCertificate } from './selfSignedCertificate.js';
+import { stopInReverse } from './stopInReverse.js';
 
 export interface RunSettings {
   cpus: number;
@@ -161,9 +162,7 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     error = caught instanceof Error ? caught.message : String(caught);
   } finally {
     progress.onPhase?.('stopping');
-    for (const cleanup of cleanups.reverse()) {
-      try { await cleanup(); } catch { /* keep stopping the rest */ }
-    }
+    await stopInReverse(cleanups);
   }
   const capacity = judgeCapacity(steps.map((step) => ({
     connections: step.connections, established: step.established, p99Ms: step.latency.p99Ms, meanMs: step.latency.meanMs,

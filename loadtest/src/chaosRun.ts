@@ -21,6 +21,7 @@ import { summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
 import { oneMinuteLoad } from './machineInfo.js';
 import type { TrafficShape } from './trafficShapes.js';
 import { percentile } from './percentile.js';
+import { stopInReverse } from './stopInReverse.js';
 
 export type ChaosPhase = 'worker' | 'instance';
 export const CHAOS_PHASES: readonly ChaosPhase[] = ['worker', 'instance'];
@@ -315,9 +316,7 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     result.error = error instanceof Error ? error.message : String(error);
   } finally {
     note('stopping');
-    for (const cleanup of cleanups.reverse()) {
-      try { await cleanup(); } catch { /* keep stopping the rest */ }
-    }
+    await stopInReverse(cleanups);
   }
   result.loadAverage.end = oneMinuteLoad();
   result.durationSeconds = Math.round((performance.now() - started) / 100) / 10;

@@ -9,6 +9,7 @@ import { startGateway } from './gatewayInstance.js';
 import { buildDisplayRoster } from './displayRoster.js';
 import { measureThroughput } from './throughputClientProcess.js';
 import type { LongFatNetworkResult } from './runReport.js';
+import { stopInReverse } from './stopInReverse.js';
 
 const PDU_BYTES = 16_000;
 
@@ -52,7 +53,7 @@ export async function runLongFatNetwork(options: { bufferBytes: number[]; second
   } catch (error) {
     results.push({ rttMs: options.rttMs, bufferBytes: 0, path: 'raw-tls', megabytesPerSecond: 0, windowLimitMegabytesPerSecond: 0, error: error instanceof Error ? error.message.split('\n')[0] : String(error) });
   } finally {
-    for (const cleanup of cleanups.reverse()) { try { await cleanup(); } catch { /* keep stopping */ } }
+    await stopInReverse(cleanups);
     await pair.remove();
   }
   return results;

@@ -15,6 +15,7 @@ import { sampleGateway, type GatewaySample } from './gatewaySampler.js';
 import { mergeEncoded, summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
 import { oneMinuteLoad } from './machineInfo.js';
 import { KW_V1_SHAPE, type TrafficShape } from './trafficShapes.js';
+import { stopInReverse } from './stopInReverse.js';
 
 export interface SoakOptions {
   sessions: number;
@@ -248,9 +249,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     result.error = error instanceof Error ? error.message : String(error);
   } finally {
     note('stopping');
-    for (const cleanup of cleanups.reverse()) {
-      try { await cleanup(); } catch { /* keep stopping the rest */ }
-    }
+    await stopInReverse(cleanups);
   }
   result.loadAverage.end = oneMinuteLoad();
   result.durationSeconds = Math.round((performance.now() - started) / 100) / 10;

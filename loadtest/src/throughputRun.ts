@@ -9,6 +9,7 @@ import { planCpuLayout } from './cpuLayout.js';
 import { measureThroughput } from './throughputClientProcess.js';
 import { coresBetween, sampleProcessTree } from './processTreeUsage.js';
 import type { ThroughputResult } from './runReport.js';
+import { stopInReverse } from './stopInReverse.js';
 
 const PDU_BYTES = 16_000;
 const WARMUP_SECONDS = 1;
@@ -55,7 +56,7 @@ export async function runThroughput(options: { seconds: number; cpus: number }):
     } catch (error) {
       results.push({ path, pduBytes: PDU_BYTES, seconds: 0, megabytesPerSecond: 0, relayCpuCores: undefined, error: error instanceof Error ? error.message.split('\n')[0] : String(error) });
     } finally {
-      for (const cleanup of cleanups.reverse()) { try { await cleanup(); } catch { /* keep stopping */ } }
+      await stopInReverse(cleanups);
     }
   }
   return results;
