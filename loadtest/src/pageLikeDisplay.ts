@@ -11,8 +11,10 @@
 import type WebSocket from 'ws';
 import {
   codeForClose,
+  DISPLAY_WELCOME_TIMEOUT_MS,
   KIOSK_PROTOCOL_VERSION,
   parseGatewayControlMessage,
+  ReconnectBackoff,
   type HelloMessage,
   type ProjectMessage,
 } from '@lanterna/protocol';
@@ -21,7 +23,6 @@ import { dataEchoChannel } from './simulatedKiosk.js';
 import { PacedConnection, type WindowCounters } from './pacedConnection.js';
 import type { LatencyRecorder } from './latencyHistogram.js';
 import type { TrafficShape } from './trafficShapes.js';
-import { PageBackoff, PAGE_WELCOME_TIMEOUT_MS } from './pageBackoff.js';
 
 export interface PageLikeDisplayOptions {
   baseUrl: string;
@@ -60,7 +61,7 @@ const nowNs = (): number => Number(process.hrtime.bigint());
 interface RunningSession { sessionId: string; paced: PacedConnection; endpoint: SocketEndpoint; answered: boolean; lastResponseNs: number }
 
 export class PageLikeDisplay {
-  private readonly backoff = new PageBackoff();
+  private readonly backoff = new ReconnectBackoff();
   private control: WebSocket | undefined;
   private controlEndpoint: SocketEndpoint | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -137,7 +138,7 @@ export class PageLikeDisplay {
       this.welcomeTimer = setTimeout(() => {
         this.lastError = 'timeout';
         socket.close(4408, 'no welcome');
-      }, PAGE_WELCOME_TIMEOUT_MS);
+      }, DISPLAY_WELCOME_TIMEOUT_MS);
     });
     socket.on('message', (data: Buffer, isBinary: boolean) => {
       if (isBinary) {

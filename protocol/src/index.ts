@@ -37,6 +37,7 @@ export {
 } from './readOnePdu.js';
 export { eventByteSource, type ChunkEmitter, type EventByteSource, type EventByteSourceOptions } from './eventByteSource.js';
 export { PduStreamCounter } from './pduStreamCounter.js';
+export { DISPLAY_RECONNECT_BASE_MS, DISPLAY_RECONNECT_CAP_MS, DISPLAY_WELCOME_TIMEOUT_MS, ReconnectBackoff } from './displayReconnect.js';
 export {
   closeCodeFor,
   codeForClose,

@@ -6,12 +6,13 @@
 // by themselves, but a page cannot see them, and protocol v1 has no
 // application-level ping. So the page relies on the socket's close event and
 // on the browser's "online" signal to retry at once.
-import { Backoff } from './backoff.js';
 import {
   codeForClose,
+  DISPLAY_WELCOME_TIMEOUT_MS,
   KIOSK_PROTOCOL_VERSION,
   KIOSK_SUBPROTOCOL,
   parseGatewayControlMessage,
+  ReconnectBackoff,
   type DisplayMessage,
   type ErrorMessage,
   type HelloMessage,
@@ -35,7 +36,7 @@ export interface ControlChannelOptions {
   readonly features?: readonly string[];
   /** How long to wait for `welcome` after the socket opens. */
   readonly welcomeTimeoutMs?: number;
-  readonly backoff?: Backoff;
+  readonly backoff?: ReconnectBackoff;
 }
 
 export interface ControlChannelEvents {
@@ -53,13 +54,13 @@ export class ControlChannel {
   private lastError: string | null = null;
   private attempt = 0;
   private stopped = false;
-  private readonly backoff: Backoff;
+  private readonly backoff: ReconnectBackoff;
   private readonly retryNow = (): void => {
     if (this.retryTimer !== null) this.connect();
   };
 
   constructor(private readonly options: ControlChannelOptions, private readonly events: ControlChannelEvents) {
-    this.backoff = options.backoff ?? new Backoff();
+    this.backoff = options.backoff ?? new ReconnectBackoff();
     globalThis.addEventListener('online', this.retryNow);
   }
 
@@ -96,7 +97,7 @@ export class ControlChannel {
       this.welcomeTimer = setTimeout(() => {
         this.lastError = 'timeout';
         socket.close(4408, 'no welcome');
-      }, this.options.welcomeTimeoutMs ?? 10_000);
+      }, this.options.welcomeTimeoutMs ?? DISPLAY_WELCOME_TIMEOUT_MS);
     };
     socket.onmessage = (event: MessageEvent<unknown>) => {
       if (typeof event.data !== 'string') {
