@@ -10,7 +10,8 @@ export interface ControlSession {
 
 const TEST_TIMEOUT_MS = 10_000;
 
-function openSocket(url: string, ca?: string): Promise<WebSocket> {
+/** Opens a kiosk-protocol socket (subprotocol lanterna.v1, no compression); rejects on an error or a refused upgrade. */
+export function openKioskSocket(url: string, ca?: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, 'lanterna.v1', { ca, perMessageDeflate: false });
     socket.once('open', () => resolve(socket));
@@ -75,7 +76,7 @@ export class MessageQueue {
 
 /** Opens a display's control socket and says hello. */
 export async function connectControl(base: string, displayId: string, token: string, ca?: string, options: { features?: readonly string[] } = {}): Promise<ControlSession & { queue: MessageQueue }> {
-  const socket = await openSocket(`${base}/v1/displays/${displayId}/control`, ca);
+  const socket = await openKioskSocket(`${base}/v1/displays/${displayId}/control`, ca);
   const queue = new MessageQueue(socket);
   socket.send(JSON.stringify({ type: 'hello', protocol: 1, token, client: 'lanterna-test/1', ...(options.features ? { features: options.features } : {}) }));
   const welcome = await queue.nextText('welcome');
@@ -88,7 +89,7 @@ export async function connectControl(base: string, displayId: string, token: str
 
 /** Opens a session's data socket and sends `open`; the caller sends the Connection Request. */
 export async function openData(base: string, sessionId: string, sessionToken: string, ca?: string): Promise<{ socket: WebSocket; queue: MessageQueue }> {
-  const socket = await openSocket(`${base}/v1/sessions/${sessionId}/data`, ca);
+  const socket = await openKioskSocket(`${base}/v1/sessions/${sessionId}/data`, ca);
   const queue = new MessageQueue(socket);
   socket.send(JSON.stringify({ type: 'open', token: sessionToken }));
   return { socket, queue };

@@ -5,63 +5,25 @@
 // not ask for `room` never gets one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
-import { WebSocket } from 'ws';
-import { configSchema } from '../config/configSchema.js';
-import { createGatewayMetrics } from '../metrics/gatewayMetrics.js';
-import { LocalBus } from '../cluster/gatewayBus.js';
-import { createGatewayServer } from '../gatewayServer.js';
+import { openControlInbox, startTestGateway, type ControlInbox } from '@lanterna/testkit';
 
 const ADMIN = 'admin-token-0123456789abcdef';
 const DISPLAY_TOKEN = 'display-token-0123456789';
 
 async function startGateway(t: { after(fn: () => Promise<void>): void }): Promise<{ url: string; port: number }> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'lanterna-presenter-'));
-  const config = {
-    ...configSchema.parse({
-      listen: { host: '127.0.0.1', port: 0, tls: false },
-      policy: { allowNetworks: ['10.0.0.0/8'], allowPorts: ['3389'] },
-      displays: [{ id: 'room', token: DISPLAY_TOKEN, name: 'Room 1', location: 'Floor 2' }],
-      roomPin: { perSource: { max: 3, windowMs: 60_000 } },
-      logLevel: 'silent',
-    }),
-    stateDir,
-  };
-  const identity = { adminToken: ADMIN, sessionSecret: Buffer.alloc(32, 7), tls: { cert: '', key: '', fingerprint: '', generated: false }, repairs: [] };
-  const gateway = createGatewayServer({ config, identity, metrics: createGatewayMetrics(), logger: pino({ level: 'silent' }), bus: new LocalBus(), lookup: (host) => Promise.resolve([host]) });
-  const port = await gateway.listen();
-  t.after(async () => { await gateway.close(100); rmSync(stateDir, { recursive: true, force: true }); });
-  return { url: `http://127.0.0.1:${port}`, port };
+  const gateway = await startTestGateway({
+    adminToken: ADMIN,
+    policy: { allowNetworks: ['10.0.0.0/8'], allowPorts: ['3389'] },
+    displays: [{ id: 'room', token: DISPLAY_TOKEN, name: 'Room 1', location: 'Floor 2' }],
+    roomPin: { perSource: { max: 3, windowMs: 60_000 } },
+  });
+  t.after(() => gateway.close());
+  return { url: gateway.httpUrl, port: gateway.port };
 }
 
-/** A display's control socket that keeps every message it receives. */
-async function display(url: string, features?: string[]): Promise<{ messages: Record<string, unknown>[]; next(type: string): Promise<Record<string, unknown>>; close(): void }> {
-  const socket = new WebSocket(`${url.replace('http', 'ws')}/v1/displays/room/control`, 'lanterna.v1');
-  const messages: Record<string, unknown>[] = [];
-  socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as Record<string, unknown>));
-  await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
-  socket.send(JSON.stringify({ type: 'hello', protocol: 1, token: DISPLAY_TOKEN, ...(features ? { features } : {}) }));
-  // Each message is taken once, in order within its type (a new PIN and the `project` it let in may come in either order).
-  const taken = new Set<number>();
-  return {
-    messages,
-    async next(type) {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const index = messages.findIndex((message, i) => !taken.has(i) && message.type === type);
-        if (index >= 0) {
-          taken.add(index);
-          return messages[index] ?? {};
-        }
-        if (Date.now() > deadline) throw new Error(`no ${type} within 5 s; got ${JSON.stringify(messages)}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
-    close: () => socket.close(),
-  };
+/** The display's control socket, keeping every message it receives. */
+function display(url: string, features?: string[]): Promise<ControlInbox> {
+  return openControlInbox(url, 'room', DISPLAY_TOKEN, features ? { features } : {});
 }
 
 const presenterHeaders = { 'content-type': 'application/json', 'x-lanterna-presenter': '1' };
@@ -76,9 +38,9 @@ test('the PIN reaches the display, lets one projection in, rotates, and the stop
   const { url, port } = await startGateway(t);
   const kiosk = await display(url, ['room']);
   t.after(() => kiosk.close());
-  const welcome = await kiosk.next('welcome');
+  const welcome = await kiosk.take('welcome');
   assert.deepEqual(welcome.display, { id: 'room', name: 'Room 1', location: 'Floor 2' });
-  const room = await kiosk.next('room');
+  const room = await kiosk.take('room');
   assert.match(String(room.pin), /^\d{6}$/);
   assert.equal(room.presenterUrl, `http://127.0.0.1:${port}/present?display=room`);
 
@@ -92,9 +54,9 @@ test('the PIN reaches the display, lets one projection in, rotates, and the stop
   const started = await project(url, { pin: room.pin, target, credentials: { username: 'me', password: 'secret' } });
   assert.equal(started.status, 202);
   const body = await started.json() as { sessionId: string; stopToken: string };
-  const message = await kiosk.next('project');
+  const message = await kiosk.take('project');
   assert.equal(message.sessionId, body.sessionId);
-  const rotated = await kiosk.next('room');
+  const rotated = await kiosk.take('room');
   assert.notEqual(rotated.pin, room.pin, 'a new PIN after the use');
 
   const state = await fetch(`${url}/v1/displays/room/projection`, { headers: { 'x-lanterna-stop-token': body.stopToken } });
@@ -107,7 +69,7 @@ test('the PIN reaches the display, lets one projection in, rotates, and the stop
   assert.equal(noHeader.status, 400, 'a write without the presenter header is refused');
   const stopped = await fetch(`${url}/v1/displays/room/projection`, { method: 'DELETE', headers: { 'x-lanterna-presenter': '1', 'x-lanterna-stop-token': body.stopToken } });
   assert.equal(stopped.status, 202);
-  assert.equal((await kiosk.next('stop')).sessionId, body.sessionId);
+  assert.equal((await kiosk.take('stop')).sessionId, body.sessionId);
   const after = await (await fetch(`${url}/v1/displays`)).json() as { displays: { state: string }[] };
   assert.equal(after.displays[0]?.state, 'idle');
 });
@@ -116,7 +78,7 @@ test('writes from another site, without the header or not as JSON are refused; a
   const { url } = await startGateway(t);
   const kiosk = await display(url, ['room']);
   t.after(() => kiosk.close());
-  const { pin } = await kiosk.next('room');
+  const { pin } = await kiosk.take('room');
   const body = { pin, target };
   const refusals = await Promise.all([
     project(url, body, { 'content-type': 'application/json' }),
@@ -144,9 +106,9 @@ test('a display that did not ask for room messages gets none', async (t) => {
   const { url } = await startGateway(t);
   const kiosk = await display(url);
   t.after(() => kiosk.close());
-  await kiosk.next('welcome');
+  await kiosk.take('welcome');
   const started = await fetch(`${url}/v1/admin/sessions`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ displayId: 'room', target }) });
   assert.equal(started.status, 202);
-  await kiosk.next('project');
+  await kiosk.take('project');
   assert.deepEqual(kiosk.messages.map((message) => message.type), ['welcome', 'project']);
 });

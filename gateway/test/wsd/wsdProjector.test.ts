@@ -7,69 +7,35 @@
 // before the PIN is looked at.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
-import { WebSocket } from 'ws';
 import {
   ANONYMOUS, projectorFaultOf, readWsdMessage, writeWsdMessage, type ConnectRequest, type WsdMessage,
 } from '@lanterna/protocol/wsd';
-import { configSchema } from '../config/configSchema.js';
-import { createGatewayMetrics } from '../metrics/gatewayMetrics.js';
-import { LocalBus } from '../cluster/gatewayBus.js';
-import { createGatewayServer } from '../gatewayServer.js';
+import { openControlInbox, startTestGateway, type ControlInbox } from '@lanterna/testkit';
 
 const ADMIN = 'admin-token-0123456789abcdef';
 const DISPLAY_TOKEN = 'display-token-0123456789';
 const target = { host: '10.0.0.5', port: 3389 };
 
 async function startGateway(t: { after(fn: () => Promise<void>): void }): Promise<string> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'lanterna-wsd-projector-'));
-  const config = {
-    ...configSchema.parse({
-      listen: { host: '127.0.0.1', port: 0, tls: false },
-      policy: { allowNetworks: ['10.0.0.0/8'], allowPorts: ['3389'] },
-      displays: [{ id: 'room', token: DISPLAY_TOKEN, name: 'Room 1' }],
-      roomPin: { perSource: { max: 3, windowMs: 60_000 } },
-      wsd: { enabled: true },
-      logLevel: 'silent',
-    }),
-    stateDir,
-  };
-  const identity = { adminToken: ADMIN, sessionSecret: Buffer.alloc(32, 7), tls: { cert: '', key: '', fingerprint: '', generated: false }, repairs: [] };
-  const gateway = createGatewayServer({ config, identity, metrics: createGatewayMetrics(), logger: pino({ level: 'silent' }), bus: new LocalBus(), lookup: (host) => Promise.resolve([host]) });
-  const port = await gateway.listen();
-  t.after(async () => { await gateway.close(100); rmSync(stateDir, { recursive: true, force: true }); });
-  return `http://127.0.0.1:${port}`;
+  const gateway = await startTestGateway({
+    adminToken: ADMIN,
+    policy: { allowNetworks: ['10.0.0.0/8'], allowPorts: ['3389'] },
+    displays: [{ id: 'room', token: DISPLAY_TOKEN, name: 'Room 1' }],
+    roomPin: { perSource: { max: 3, windowMs: 60_000 } },
+    wsd: { enabled: true },
+  });
+  t.after(() => gateway.close());
+  return gateway.httpUrl;
 }
 
-interface Kiosk { pin(): string | undefined; next(type: string): Promise<Record<string, unknown>>; close(): void }
+/** The display's control socket, asking for the room message; `latest('room')` is the PIN it shows now. */
+function kiosk(url: string): Promise<ControlInbox> {
+  return openControlInbox(url, 'room', DISPLAY_TOKEN, { features: ['room'] });
+}
 
-/** The display's control socket, asking for the room message; `pin()` is the PIN it shows now. */
-async function kiosk(url: string): Promise<Kiosk> {
-  const socket = new WebSocket(`${url.replace('http', 'ws')}/v1/displays/room/control`, 'lanterna.v1');
-  const messages: Record<string, unknown>[] = [];
-  socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString('utf8')) as Record<string, unknown>));
-  await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
-  socket.send(JSON.stringify({ type: 'hello', protocol: 1, token: DISPLAY_TOKEN, features: ['room'] }));
-  const taken = new Set<number>();
-  return {
-    pin: () => messages.findLast((message) => message.type === 'room')?.pin as string | undefined,
-    async next(type) {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const index = messages.findIndex((message, i) => !taken.has(i) && message.type === type);
-        if (index >= 0) {
-          taken.add(index);
-          return messages[index] ?? {};
-        }
-        if (Date.now() > deadline) throw new Error(`no ${type} within 5 s; got ${JSON.stringify(messages)}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
-    close: () => socket.close(),
-  };
+function shownPin(display: ControlInbox): string | undefined {
+  const pin = display.latest('room')?.pin;
+  return typeof pin === 'string' ? pin : undefined;
 }
 
 async function connect(url: string, request: ConnectRequest): Promise<{ status: number; retryAfter: string | null; message: WsdMessage }> {
@@ -99,8 +65,8 @@ test('Connect without the room PIN or with a wrong one is a fault in plain words
   const url = await startGateway(t);
   const display = await kiosk(url);
   t.after(() => display.close());
-  await display.next('room');
-  const pin = display.pin() ?? '';
+  await display.take('room');
+  const pin = shownPin(display) ?? '';
   assert.match(pin, /^\d{6}$/);
 
   const missing = await connect(url, { target, presenter: 'alice-laptop' });
@@ -110,21 +76,21 @@ test('Connect without the room PIN or with a wrong one is a fault in plain words
   const wrong = await connect(url, { target, pin: otherPin(pin), presenter: 'alice-laptop' });
   assert.equal(wrong.status, 400);
   assert.deepEqual(fault(wrong), { subcode: 'PinWrong', reason: 'the room PIN is wrong: read it off the display again (2 more tries before a pause)' });
-  assert.equal(display.pin(), pin, 'refusals leave the PIN on the screen');
+  assert.equal(shownPin(display), pin, 'refusals leave the PIN on the screen');
 
   const accepted = await connect(url, { target, credentials: { username: 'u', password: 'p' }, pin, presenter: 'alice-laptop' });
   assert.equal(accepted.status, 200);
   const { message } = accepted;
   if (message.kind !== 'connect-response') throw new Error(`a ConnectResponse was expected: ${JSON.stringify(message)}`);
-  const project = await display.next('project');
+  const project = await display.take('project');
   assert.equal(message.response.sessionId, project.sessionId);
-  const rotated = await display.next('room');
+  const rotated = await display.take('room');
   assert.notEqual(rotated.pin, pin, 'the used PIN was replaced');
 
   // Busy is said before the PIN is looked at: the new PIN stays.
   const busy = await connect(url, { target, pin: String(rotated.pin), presenter: 'bob-laptop' });
   assert.equal(fault(busy).subcode, 'DisplayBusy');
-  assert.equal(display.pin(), rotated.pin);
+  assert.equal(shownPin(display), rotated.pin);
 
   const entries = await audit(url);
   const requested = entries.find((entry) => entry.action === 'projection-requested');
@@ -138,8 +104,8 @@ test('wrong PINs over WS-Discovery and over the presenter page share one budget 
   const url = await startGateway(t);
   const display = await kiosk(url);
   t.after(() => display.close());
-  await display.next('room');
-  const pin = display.pin() ?? '';
+  await display.take('room');
+  const pin = shownPin(display) ?? '';
   const page = await fetch(`${url}/v1/displays/room/projection`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-lanterna-presenter': '1' }, body: JSON.stringify({ target, pin: otherPin(pin) }),
   });
@@ -152,5 +118,5 @@ test('wrong PINs over WS-Discovery and over the presenter page share one budget 
   assert.equal(fault(locked).subcode, 'PinLocked');
   assert.match(fault(locked).reason, /^too many wrong room PINs from this computer; try again in \d+ seconds$/);
   assert.ok(Number(locked.retryAfter) > 0 && Number(locked.retryAfter) <= 60, `Retry-After ${locked.retryAfter}`);
-  assert.equal(display.pin(), pin, 'a locked-out request uses nothing');
+  assert.equal(shownPin(display), pin, 'a locked-out request uses nothing');
 });
