@@ -10,4 +10,4 @@ export { COVERAGE_GLOBAL, instrumentModule, type InstrumentedModule } from './co
 export { runFuzzLoop, type Crash, type Finding, type FuzzLoopOptions, type LoopStats } from './fuzzLoop.js';
 export { dictionaryBytes, type CampaignTargetSpec, type FuzzTarget } from './fuzzTarget.js';
 export { SeededRandom } from './seededRandom.js';
-export { describeCrashes, runShortFuzz, type ShortRunResult } from './shortRun.js';
+export { assertShortFuzz, describeCrashes, runShortFuzz, type ShortRunResult } from './shortRun.js';

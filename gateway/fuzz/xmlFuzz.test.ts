@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { describeCrashes, readCorpus, runShortFuzz, SeededRandom, type FuzzTarget } from '@lanterna/fuzzer';
+import { assertShortFuzz, SeededRandom, type FuzzTarget } from '@lanterna/fuzzer';
 import { checkBoundedXml, fuzzTarget as boundedXmlTarget } from './boundedXmlFuzzTarget.js';
 import { corpusDir } from './fuzzTargets.js';
 import { fuzzTarget as raInvitationTarget } from './raInvitationFuzzTarget.js';
@@ -12,12 +12,7 @@ import { forbiddenMarkup, generateXmlDocument } from './xmlDocuments.js';
 const MUTATIONS = 3000;
 
 function shortRun(target: FuzzTarget, minimumCorpus: number): void {
-  const corpus = corpusDir(target.name);
-  assert.ok(readCorpus(corpus).length >= minimumCorpus, `${corpus} holds fewer than ${minimumCorpus} inputs`);
-  const { stats, crashes } = runShortFuzz(target, { corpusDir: corpus, mutations: MUTATIONS });
-  assert.equal(crashes.length, 0, describeCrashes(crashes));
-  assert.equal(stats.executions, stats.corpusEntries + MUTATIONS);
-  assert.ok(stats.outcomes > 1, `only ${stats.outcomes} distinct outcome`);
+  assertShortFuzz(target, { corpusDir: corpusDir(target.name), minimumCorpus, mutations: MUTATIONS });
 }
 
 void test('fuzz: the bounded XML reader keeps its invariant on its corpus and mutations of it', () => shortRun(boundedXmlTarget, 8));

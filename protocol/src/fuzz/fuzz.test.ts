@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { describeCrashes, readCorpus, runShortFuzz, type FuzzTarget } from '@lanterna/fuzzer';
+import { assertShortFuzz, type FuzzTarget } from '@lanterna/fuzzer';
 import { checkFramerCase, fuzzPduFramer, fuzzTarget as framerTarget } from './framerFuzzTarget.js';
 import { corpusDir } from './fuzzTargets.js';
 import { fuzzTarget as kioskMessagesTarget } from './kioskMessagesFuzzTarget.js';
@@ -13,12 +13,7 @@ import { fuzzTarget as x224Target, fuzzX224 } from './x224FuzzTarget.js';
 const MUTATIONS = 3000;
 
 function shortRun(target: FuzzTarget, minimumCorpus: number): void {
-  const corpus = corpusDir(target.name);
-  assert.ok(readCorpus(corpus).length >= minimumCorpus, `${corpus} holds fewer than ${minimumCorpus} inputs`);
-  const { stats, crashes } = runShortFuzz(target, { corpusDir: corpus, mutations: MUTATIONS });
-  assert.equal(crashes.length, 0, describeCrashes(crashes));
-  assert.equal(stats.executions, stats.corpusEntries + MUTATIONS);
-  assert.ok(stats.outcomes > 1, `only ${stats.outcomes} distinct outcome`);
+  assertShortFuzz(target, { corpusDir: corpusDir(target.name), minimumCorpus, mutations: MUTATIONS });
 }
 
 void test('fuzz: the PDU framer keeps its invariant on its corpus and mutations of it', () => shortRun(framerTarget, 10));
