@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { probeNative } from './client/probeNative.js';
@@ -9,18 +9,24 @@ import { pidsWithEnv } from './process/procTable.js';
 
 const CLI = fileURLToPath(new URL('./cli.js', import.meta.url));
 
-test('lanterna-lab shadow prints connection details, serves a client, and stops everything on SIGTERM', async (t) => {
-  const child = spawn(process.execPath, [CLI, 'shadow', '--auth', 'tls', '--scene', 'terminal', '--width', '1024', '--height', '768'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+interface CliRun {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  /** Its first stdout line (the JSON connection details); rejects after 30 s or if the CLI exits first. */
+  readonly firstLine: Promise<string>;
+  readonly stderr: () => string;
+}
+
+/** Starts lanterna-lab with these arguments; killed with SIGKILL at the test's end if still running. */
+function startCli(t: { after(fn: () => void): void }, args: readonly string[]): CliRun {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   t.after(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
-
-  const line = await new Promise<string>((resolve, reject) => {
+  const firstLine = new Promise<string>((resolve, reject) => {
     let stdout = '';
     const timer = setTimeout(() => reject(new Error(`no JSON line within 30 s; stderr: ${stderr}`)), 30_000);
     child.stdout.on('data', (chunk: Buffer) => {
@@ -31,9 +37,14 @@ test('lanterna-lab shadow prints connection details, serves a client, and stops 
         resolve(stdout.slice(0, newline));
       }
     });
-    void exited.then((code) => reject(new Error(`cli exited with ${code ?? 'a signal'} before printing; stderr: ${stderr}`)));
+    void exited.then((code) => { clearTimeout(timer); reject(new Error(`cli exited with ${code ?? 'a signal'} before printing; stderr: ${stderr}`)); });
   });
-  const details = JSON.parse(line) as { labId: string; host: string; port: number; username: string; password: string; display: string; server: string };
+  return { child, exited, firstLine, stderr: () => stderr };
+}
+
+test('lanterna-lab shadow prints connection details, serves a client, and stops everything on SIGTERM', async (t) => {
+  const { child, exited, firstLine, stderr } = startCli(t, ['shadow', '--auth', 'tls', '--scene', 'terminal', '--width', '1024', '--height', '768']);
+  const details = JSON.parse(await firstLine) as { labId: string; host: string; port: number; username: string; password: string; display: string; server: string };
   assert.equal(details.server, 'freerdp-shadow');
   assert.equal(details.host, '127.0.0.1');
   assert.match(details.display, /^:\d+$/);
@@ -42,30 +53,13 @@ test('lanterna-lab shadow prints connection details, serves a client, and stops 
 
   child.kill('SIGTERM');
   const code = await Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 15_000))]);
-  assert.equal(code, 0, `cli did not exit cleanly: ${String(code)}; stderr: ${stderr}`);
+  assert.equal(code, 0, `cli did not exit cleanly: ${String(code)}; stderr: ${stderr()}`);
   assert.deepEqual(pidsWithEnv(LAB_ID_VARIABLE, details.labId), [], 'processes outlived the cli');
 });
 
 test('lanterna-lab xrdp survives repeated SIGTERMs while closing and removes its test user', async (t) => {
-  const child = spawn(process.execPath, [CLI, 'xrdp', '--scene', 'reference'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  t.after(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  const line = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`no JSON line within 30 s; stderr: ${stderr}`)), 30_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      if (stdout.includes('\n')) {
-        clearTimeout(timer);
-        resolve(stdout.slice(0, stdout.indexOf('\n')));
-      }
-    });
-  });
-  const details = JSON.parse(line) as { labId: string; username: string; server: string };
+  const { child, exited, firstLine, stderr } = startCli(t, ['xrdp', '--scene', 'reference']);
+  const details = JSON.parse(await firstLine) as { labId: string; username: string; server: string };
   assert.equal(details.server, 'xrdp');
   assert.match(readFileSync('/etc/passwd', 'utf8'), new RegExp(`^${details.username}:`, 'm'));
   child.kill('SIGTERM');
@@ -74,7 +68,7 @@ test('lanterna-lab xrdp survives repeated SIGTERMs while closing and removes its
   const repeat = setInterval(() => child.kill('SIGTERM'), 5);
   const code = await Promise.race([exited, new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 20_000))]);
   clearInterval(repeat);
-  assert.equal(code, 0, `cli did not exit cleanly: ${String(code)} (${String(child.signalCode)}); stderr: ${stderr}`);
+  assert.equal(code, 0, `cli did not exit cleanly: ${String(code)} (${String(child.signalCode)}); stderr: ${stderr()}`);
   assert.doesNotMatch(readFileSync('/etc/passwd', 'utf8'), new RegExp(`^${details.username}:`, 'm'), 'test user left behind');
   assert.deepEqual(pidsWithEnv(LAB_ID_VARIABLE, details.labId), []);
 });
