@@ -8,7 +8,7 @@
 // which imports the protocol package.
 //
 //   npx tsc -b gateway/fuzz && node gateway/fuzz/dist/realTrafficSeeds.js
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect as connectTcp, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { connect as connectTls, TLSSocket } from 'node:tls';
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { saveEntry } from '@lanterna/fuzzer';
 import { Lab, probeNative, readRecording, recordingPath, type RdpEndpoint, type RecordedPdu } from '@lanterna/lab';
 import { buildConnectionConfirm, buildConnectionRequest, framingModeFor, parseConnectionConfirm, PROTOCOL, relayedProtocolName, splitWholePdus, type FramingMode } from '@lanterna/protocol';
-import { readOneTpkt } from '@lanterna/testkit';
+import { findServerKeyFiles, readOneTpkt } from '@lanterna/testkit';
 
 const corpusRoot = fileURLToPath(new URL('../../../protocol/fuzz/corpus/', import.meta.url));
 const FRAMER_CORPUS = join(corpusRoot, 'pdu-framer');
@@ -132,19 +132,6 @@ async function capturingProxy(server: RdpEndpoint, cert: string, key: string): P
   };
 }
 
-function findFile(dir: string, name: string): string | undefined {
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) {
-      const found = findFile(path, name);
-      if (found) return found;
-    } else if (entry === name) {
-      return path;
-    }
-  }
-  return undefined;
-}
-
 /** Runs xfreerdp3 /auth-only through the proxy; its verdict does not matter, only what passed. */
 async function captureSession(server: RdpEndpoint, certFile: string, keyFile: string, extraArgs: readonly string[]): Promise<Capture> {
   const proxy = await capturingProxy(server, readFileSync(certFile, 'utf8'), readFileSync(keyFile, 'utf8'));
@@ -209,9 +196,9 @@ async function main(): Promise<void> {
     const display = await lab.display({ width: 1024, height: 768 });
     for (const auth of ['nla', 'tls'] as const) {
       const server = await lab.shadowServer({ display, auth });
-      const cert = findFile(lab.dir, 'shadow.crt');
-      const key = findFile(lab.dir, 'shadow.key');
-      if (!cert || !key) throw new Error('the shadow server wrote no certificate and key');
+      const keys = findServerKeyFiles(lab.dir, 'freerdp-shadow');
+      if (!keys) throw new Error('the shadow server wrote no certificate and key');
+      const { cert, key } = keys;
       saveCapture(`shadow-${auth}`, await captureSession(server, cert, key, []), shadowRecording);
       if (auth === 'nla') {
         // Other requests; the server answers them as the first (HYBRID), so their streams add nothing.
@@ -221,9 +208,9 @@ async function main(): Promise<void> {
       await server.stop();
     }
     const xrdp = await lab.xrdp({ scene: 'reference', width: 1024, height: 768 });
-    const cert = findFile(lab.dir, 'cert.pem');
-    const key = findFile(lab.dir, 'key.pem');
-    if (!cert || !key) throw new Error('xrdp wrote no certificate and key');
+    const keys = findServerKeyFiles(lab.dir, 'xrdp');
+    if (!keys) throw new Error('xrdp wrote no certificate and key');
+    const { cert, key } = keys;
     saveCapture('xrdp-tls', await captureSession(xrdp, cert, key, ['/sec:tls']), xrdpRecording);
     saveCapture('xrdp-default', await captureSession(xrdp, cert, key, []), xrdpRecording);
     saveCapture('xrdp-legacy', await captureSession(xrdp, cert, key, ['/sec:rdp']), xrdpRecording);

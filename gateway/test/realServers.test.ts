@@ -2,10 +2,9 @@
 // FreeRDP client (xfreerdp3) acting as the kiosk through a test bridge.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
-import { startTestGateway, type TestGateway, connectControl, startNativeClientBridge, type BridgeObservation } from '@lanterna/testkit';
+import { startTestGateway, type TestGateway, connectControl, findServerKeyFiles, startNativeClientBridge, type BridgeObservation } from '@lanterna/testkit';
 import { Lab, probeNative, type RdpEndpoint } from '@lanterna/lab';
 
 /**
@@ -28,19 +27,6 @@ const UPDATES_FOR_SESSION_UP = 30;
 function sessionStreaming(observation: BridgeObservation): boolean {
   const connected = observation.toClient.findIndex(isMcsConnectResponse);
   return connected >= 0 && observation.toClient.length - connected > UPDATES_FOR_SESSION_UP;
-}
-
-function findFile(dir: string, name: string): string | undefined {
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) {
-      const found = findFile(path, name);
-      if (found) return found;
-    } else if (entry === name) {
-      return path;
-    }
-  }
-  return undefined;
 }
 
 async function sessionThroughGateway(
@@ -84,13 +70,12 @@ for (const auth of ['tls', 'nla'] as const) {
     const display = await lab.display();
     await display.showScene('reference');
     const server = await lab.shadowServer({ display, auth });
-    const certPath = findFile(lab.dir, 'shadow.crt');
-    const keyPath = findFile(lab.dir, 'shadow.key');
-    assert.ok(certPath && keyPath && server.certificateDer, 'the shadow server wrote its certificate and key');
+    const keys = findServerKeyFiles(lab.dir, 'freerdp-shadow');
+    assert.ok(keys && server.certificateDer, 'the shadow server wrote its certificate and key');
     const gateway = await startTestGateway({ displays: [{ id: 'lab', token: TOKEN }], certificates: { mode: 'first-use' } });
     t.after(() => gateway.close());
 
-    const first = await sessionThroughGateway(lab, gateway, server, readFileSync(certPath, 'utf8'), readFileSync(keyPath, 'utf8'));
+    const first = await sessionThroughGateway(lab, gateway, server, readFileSync(keys.cert, 'utf8'), readFileSync(keys.key, 'utf8'));
     assert.equal(first.error, undefined, JSON.stringify(first.error));
     const secured = first.secured ?? {};
     assert.equal(secured.trust, 'first-use');
@@ -104,7 +89,7 @@ for (const auth of ['tls', 'nla'] as const) {
     assert.ok(first.toServer.some((pdu) => pdu[0] === 0x03 && pdu[7] === 0x7f && pdu[8] === 0x65), 'MCS Connect-Initial went through');
 
     // The second time the recorded pin is what vouches for the server.
-    const second = await sessionThroughGateway(lab, gateway, server, readFileSync(certPath, 'utf8'), readFileSync(keyPath, 'utf8'));
+    const second = await sessionThroughGateway(lab, gateway, server, readFileSync(keys.cert, 'utf8'), readFileSync(keys.key, 'utf8'));
     assert.equal(second.secured?.trust, 'pinned');
     const metrics = await gateway.metricsText();
     assert.match(metrics, /lanterna_sessions_total 2\b/);
@@ -116,12 +101,11 @@ test('xrdp (TLS, xorgxrdp) through the gateway: login, MCS Connect Response, scr
   const lab = await Lab.create({ name: 'gateway-xrdp' });
   t.after(() => lab.close());
   const server = await lab.xrdp({ scene: 'reference', width: 1024, height: 768 });
-  const certPath = findFile(lab.dir, 'cert.pem');
-  const keyPath = findFile(lab.dir, 'key.pem');
-  assert.ok(certPath && keyPath && server.certificateDer, 'the lab wrote xrdp\'s certificate and key');
+  const keys = findServerKeyFiles(lab.dir, 'xrdp');
+  assert.ok(keys && server.certificateDer, 'the lab wrote xrdp\'s certificate and key');
   const gateway = await startTestGateway({ displays: [{ id: 'lab', token: TOKEN }], certificates: { mode: 'first-use' } });
   t.after(() => gateway.close());
-  const observation = await sessionThroughGateway(lab, gateway, server, readFileSync(certPath, 'utf8'), readFileSync(keyPath, 'utf8'), server.sessionUp);
+  const observation = await sessionThroughGateway(lab, gateway, server, readFileSync(keys.cert, 'utf8'), readFileSync(keys.key, 'utf8'), server.sessionUp);
   assert.equal(observation.error, undefined, JSON.stringify(observation.error));
   assert.equal(observation.secured?.protocol, 'ssl');
   assert.equal(observation.secured.publicKey, rsaSubjectPublicKey(server.certificateDer).toString('base64'));

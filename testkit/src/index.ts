@@ -16,6 +16,7 @@ export { openControlInbox, type ControlInbox, type ControlMessage } from './cont
 export { startReconnectingKiosk, type ReconnectingKiosk, type KioskSession } from './reconnectingKiosk.js';
 export { startNativeClientBridge, type BridgeOptions, type BridgeObservation } from './nativeClientBridge.js';
 export { readOneTpkt } from './socketPdu.js';
+export { findServerKeyFiles, type LabServerKind } from './labServerKeys.js';
 
 // Page tests: Chromium, the built pages served with the gateway's headers, pixels.
 export { launchChromium, openWatchedPage, chromiumPath, baseFlags, webGlFlags, type WatchedPage, type WebGlBackend } from './chromium.js';
