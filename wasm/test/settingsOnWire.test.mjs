@@ -9,7 +9,6 @@
 // server's H.264 must end the session with its clear reason instead.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 
 import { Lab } from '@lanterna/lab';
 import { startProjectingGateway } from '@lanterna/testkit';
@@ -17,6 +16,7 @@ import { startProjectingGateway } from '@lanterna/testkit';
 import { loadLanternaRdp, NODE_VIDEO_DECODER } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
 import { startFlatDesktop } from './flatDesktop.mjs';
+import { tappedSocket } from './tappedSocket.mjs';
 import { GFX, channelMessages, decodeClientSession, dynamicChannelMessages, readGfxCapsAdvertise, splitPdus } from './clientPdus.mjs';
 
 const HIGH_COLOR_16BPP = 0x10;
@@ -40,17 +40,6 @@ after(async () => {
   await lab?.close();
   await rdp?.close();
 });
-
-/** A data socket whose binary sends (the client's whole PDUs) are also kept in sent. */
-function tappedSocket(url, sent) {
-  const socket = new WebSocket(url, 'lanterna.v1');
-  const send = socket.send.bind(socket);
-  socket.send = (data, ...rest) => {
-    if (typeof data !== 'string') sent.push(Buffer.from(data));
-    return send(data, ...rest);
-  };
-  return socket;
-}
 
 /** One session with these options until it has drawn twice; returns the client's PDUs, decoded. */
 async function sessionWire(options, { mustDraw = true, onsession = () => {} } = {}) {

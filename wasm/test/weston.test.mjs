@@ -14,13 +14,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import WebSocket from 'ws';
 import { Lab, SLIDE_REGIONS, compareImages, describeDifference } from '@lanterna/lab';
 import { startProjectingGateway, waitFor } from '@lanterna/testkit';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
 import { psnr, stableFrameOverGateway } from './gatewayFrame.mjs';
+import { tappedSocket } from './tappedSocket.mjs';
 import { CLIPRDR, channelMessages, decodeClientSession, readCliprdrGeneralCapability, readCliprdrPdu, splitPdus } from './clientPdus.mjs';
 
 const SIZE = { width: 1920, height: 1080 };
@@ -32,17 +32,6 @@ const CB_USE_LONG_FORMAT_NAMES = 0x2;
  * channels from 1004 in the order of the client's list (and let the client
  * skip the channel joins, so there are none on the wire to read ids from).
  */
-/** A data socket whose binary sends (the client's whole PDUs) are also kept in sent. */
-function tappedSocket(url, sent) {
-  const socket = new WebSocket(url, 'lanterna.v1');
-  const send = socket.send.bind(socket);
-  socket.send = (data, ...rest) => {
-    if (typeof data !== 'string') sent.push(Buffer.from(data));
-    return send(data, ...rest);
-  };
-  return socket;
-}
-
 function clientClipboardMessages(wire) {
   if (!wire.connectInitial) return null;
   const index = wire.connectInitial.channels.indexOf('cliprdr');
