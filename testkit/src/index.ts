@@ -15,6 +15,7 @@ export { connectControl, openData, MessageQueue, type ControlSession } from './k
 export { startReconnectingKiosk, type ReconnectingKiosk, type KioskSession } from './reconnectingKiosk.js';
 export { startNativeClientBridge, type BridgeOptions, type BridgeObservation } from './nativeClientBridge.js';
 export { readOneTpkt } from './socketPdu.js';
+export { startRecordingTlsProxy, type RecordingTlsProxy, type ProxiedPdu } from './recordingTlsProxy.js';
 
 // Page tests: Chromium, the built pages served with the gateway's headers, pixels.
 export { launchChromium, openWatchedPage, chromiumPath, baseFlags, webGlFlags, type WatchedPage, type WebGlBackend } from './chromium.js';
