@@ -24,3 +24,4 @@ export { probeNative, type ProbeNativeOptions, type ProbeNativeResult } from './
 export { NativeProbeError } from './client/nativeProbeError.js';
 export { parseRecording, readRecording, iterateRecording, RecordingError, type ReadRecordingOptions, type PduDirection, type RecordedPdu, type Recording } from './recording/recordingReader.js';
 export { recordingsDir, recordingPath, listRecordings, RecordingsMissingError, RECORDINGS_VARIABLE } from './recording/sharedRecordings.js';
+export { encodeRecording, type PduToRecord } from './recording/recordingWriter.js';

@@ -17,6 +17,7 @@ export { startReconnectingKiosk, type ReconnectingKiosk, type KioskSession } fro
 export { startNativeClientBridge, type BridgeOptions, type BridgeObservation } from './nativeClientBridge.js';
 export { readOneTpkt } from './socketPdu.js';
 export { findServerKeyFiles, type LabServerKind } from './labServerKeys.js';
+export { startRecordingTlsProxy, type RecordingTlsProxy, type ProxiedPdu } from './recordingTlsProxy.js';
 
 // Page tests: Chromium, the built pages served with the gateway's headers, pixels.
 export { launchChromium, openWatchedPage, chromiumPath, baseFlags, webGlFlags, type WatchedPage, type WebGlBackend } from './chromium.js';

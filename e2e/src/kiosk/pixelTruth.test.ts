@@ -12,6 +12,7 @@ import { startNativeViewer } from './nativeViewer.js';
 import { startKioskRig, waitForPicture, type ProjectedTarget } from './kioskRig.js';
 import { psnr } from './psnr.js';
 import { keepImage } from './keepScreenshot.js';
+import { projectRecorded } from './recordedProjection.js';
 
 const reference = generateReferenceImage();
 const equalsReference = (image: RgbImage): boolean => compareImages(reference, image) === undefined;
@@ -104,10 +105,16 @@ interface LossyCase {
   server: { auth: 'tls' | 'nla'; gfx: boolean; extraArgs?: readonly string[] };
   query: string | undefined;
   nativeArgs: readonly string[];
-  /** Largest difference per channel allowed against native FreeRDP (default 1); null: printed only. */
-  tolerance?: number | null;
-  /** PSNR against the display above which a picture counts as the scene (default 30). */
-  settleDb?: number;
+}
+
+/** Settled: the same picture twice in a row, above `settleDb` against the display (the scene, not a blank or half-drawn screen). */
+function settledOn(truth: RgbImage, settleDb: number): (image: RgbImage) => boolean {
+  let previous: RgbImage | null = null;
+  return (image) => {
+    const same = previous !== null && compareImages(previous, image) === undefined && psnr(truth, image) > settleDb;
+    previous = image;
+    return same;
+  };
 }
 
 /** The kiosk's settled picture and native FreeRDP's from the same server, with their PSNR against the display. */
@@ -116,15 +123,8 @@ async function lossyPath(t: TestContext, c: LossyCase): Promise<{ kiosk: RgbImag
   const { display, screen: truth } = scenes[c.scene];
   const shadow = await lab.shadowServer({ display, ...c.server });
   t.after(() => shadow.stop());
-  const settleDb = c.settleDb ?? 30;
-  // Settled: the same picture twice in a row.
-  let previous: RgbImage | null = null;
-  const { image, problems } = await projectAndCapture(shadow, c.query, (i) => {
-    const same = previous !== null && compareImages(previous, i) === undefined && psnr(truth, i) > settleDb;
-    previous = i;
-    return same;
-  }, c.name);
-  const native = await nativePicture(lab, shadow, c.nativeArgs, truth, settleDb);
+  const { image, problems } = await projectAndCapture(shadow, c.query, settledOn(truth, 30), c.name);
+  const native = await nativePicture(lab, shadow, c.nativeArgs, truth);
   const kioskDb = psnr(truth, image);
   const nativeDb = psnr(truth, native);
   console.log(`# ${c.name}: kiosk PSNR ${kioskDb.toFixed(2)} dB, native xfreerdp3 PSNR ${nativeDb.toFixed(2)} dB, kiosk vs native: ${describeDifference(compareImages(native, image))} (PSNR ${psnr(native, image).toFixed(2)} dB)`);
@@ -133,9 +133,8 @@ async function lossyPath(t: TestContext, c: LossyCase): Promise<{ kiosk: RgbImag
   // from the wasm build in a few thousand pixels (measured: 3,534 on the
   // reference, 1,091 on the slide, all by 1): more than ±1 would be the kiosk's own error.
   const worst = largestChannelDifference(native, image);
-  const tolerance = c.tolerance === undefined ? 1 : c.tolerance;
   console.log(`# ${c.name}: largest difference from native FreeRDP ${worst} per channel`);
-  if (tolerance !== null) assert.ok(worst <= tolerance, `the kiosk differs from native FreeRDP by up to ${worst} per channel: ${describeDifference(compareImages(native, image))}`);
+  assert.ok(worst <= 1, `the kiosk differs from native FreeRDP by up to ${worst} per channel: ${describeDifference(compareImages(native, image))}`);
   // No loss of its own on top of the codec's:
   assert.ok(kioskDb >= nativeDb - 0.05, `PSNR ${kioskDb.toFixed(2)} dB against the display, below native FreeRDP's ${nativeDb.toFixed(2)} dB`);
   return { kiosk: image, truth, kioskDb, nativeDb };
@@ -210,28 +209,82 @@ test('weston (RDP backend, needs cliprdr), plain bitmaps: exact', async () => {
 
 // GFX H.264: the page advertises AVC420/AVC444 (its VideoDecoder said yes) and
 // the shadow server, with its GFX defaults, sends AVC444v2; asked for AVC420
-// only, AVC420. WebCodecs decodes, FreeRDP combines and converts: at 35 dB or
-// more, and AVC420 within ±2 of native xfreerdp3 (FFmpeg; measured: equal). For
-// AVC444 the difference from xfreerdp3 is printed, not held: Debian's xfreerdp3
-// is FreeRDP 3.10.3, the wasm client 3.15.0, and their AVC444 pictures differ
-// (slide: up to several steps, 43 dB between them, the kiosk nearer the display);
-// against the same FreeRDP (the native twin) AVC444 decodes bit for bit equal
-// (h264Replay.test.ts).
+// only, AVC420. WebCodecs decodes, FreeRDP combines and converts. The encoder
+// is not deterministic from one session to the next, so "the same picture as
+// native FreeRDP" is held on the same input: the kiosk projects through a
+// recording proxy (testkit's recordingTlsProxy: TLS terminated on both legs,
+// the plaintext PDUs recorded), the proxy holds the server's stream once the
+// picture has settled, and the very PDUs the kiosk received are replayed into
+// the native twin (nativeTwin.ts: the same FreeRDP 3.15 and glue, FFmpeg's
+// decoder): within ±2 per channel. Debian's xfreerdp3 (FreeRDP 3.10.3) on its
+// own session is printed beside it for information (and AVC420 still held to
+// it, measured equal): its AVC444 pictures differ from 3.15's (up to 162 per
+// channel on the reference), not the kiosk's doing.
 const AVC444_NATIVE = ['/gfx:AVC444:on'];
 const AVC420_NATIVE = ['/gfx:AVC420:on,AVC444:off,RFX:off,progressive:off'];
+const TWIN_TOLERANCE = 2;
 // The reference test card is beyond the shadow server's H.264 encoder (its
-// noise, gratings and zone plate): AVC444v2 24.56 dB for the kiosk, 24.14 for
-// xfreerdp3; AVC420 20.08 dB for both (equal pictures). There only "no worse
-// than native" is held and the figure printed; 18 dB is a floor that says the
-// picture is the scene at all.
+// noise, gratings and zone plate): AVC444v2 24.4–24.7 dB for the kiosk, 24.1–24.2
+// for xfreerdp3; AVC420 19.9–20.1 dB for both (equal pictures). It does not
+// refine with time, even while the encoder keeps sending P-frames: with the
+// timestamp strip changing the top 64 rows every frame, PSNR below them,
+// sampled every second for 20 s (e2e/dist/bench/h264Refinement.js), stayed at
+// 24.44 dB (AVC444v2) and 19.90 dB (AVC420) from the first picture on, the same
+// as without the strip (24.35 / 19.89). Why: after its first frame, FreeRDP's
+// H.264 encoder lists in the metablock only the 64×64 tiles whose input changed
+// (libfreerdp/codec/h264.c, detect_changes), and the client copies only those
+// rectangles from the decoded picture, so a still area keeps the first frame's
+// quality whatever later frames carry (and Debian's shadow server fixes the
+// rate at 10 Mbit/s VBR with no option). 35 dB on the card is therefore out of
+// reach without patching the server: there only "no worse than native" is held
+// and the figure printed; 18 dB is a floor that says the picture is the scene at all.
 const H264_FLOOR_DB = { slide: 35, reference: 18 } as const;
+
+interface H264Case {
+  name: string;
+  scene: 'reference' | 'slide';
+  query: string | undefined;
+  nativeArgs: readonly string[];
+  /** Largest difference per channel allowed against xfreerdp3's own session; null: printed only. */
+  xfreerdpTolerance: number | null;
+}
+
+async function h264Path(t: TestContext, c: H264Case): Promise<{ kioskDb: number }> {
+  const { lab, scenes } = await sharedLab();
+  const { display, screen: truth } = scenes[c.scene];
+  const shadow = await lab.shadowServer({ display, auth: 'tls', gfx: true });
+  t.after(() => shadow.stop());
+  // The reference card arrives near 20 dB through this encoder: 15 says "the scene".
+  const settleDb = 15;
+  const { image, problems, twin, serverPdus } = await projectRecorded(shadow, {
+    ...(c.query !== undefined ? { query: c.query } : {}),
+    name: c.name,
+    deadlineMs: 45_000,
+    accept: settledOn(truth, settleDb),
+  });
+  const native = await nativePicture(lab, shadow, c.nativeArgs, truth, settleDb);
+  const kioskDb = psnr(truth, image);
+  const nativeDb = psnr(truth, native);
+  const twinWorst = largestChannelDifference(twin.picture, image);
+  const nativeWorst = largestChannelDifference(native, image);
+  console.log(`# ${c.name}: kiosk PSNR ${kioskDb.toFixed(2)} dB, twin (same ${serverPdus} server PDUs, ${twin.frames} frames) ${psnr(truth, twin.picture).toFixed(2)} dB, native xfreerdp3 (own session) ${nativeDb.toFixed(2)} dB`);
+  console.log(`# ${c.name}: kiosk vs twin: ${describeDifference(compareImages(twin.picture, image))}, largest ${twinWorst} per channel`);
+  console.log(`# ${c.name}: kiosk vs xfreerdp3 3.10.3: ${describeDifference(compareImages(native, image))} (PSNR ${psnr(native, image).toFixed(2)} dB), largest ${nativeWorst} per channel`);
+  assert.deepEqual(problems, []);
+  assert.ok(twin.frames > 0, `the native twin drew nothing from the recording (${twin.end})`);
+  assert.ok(twinWorst <= TWIN_TOLERANCE, `the kiosk differs from native FreeRDP 3.15 on the same PDUs by up to ${twinWorst} per channel: ${describeDifference(compareImages(twin.picture, image))}`);
+  if (c.xfreerdpTolerance !== null) assert.ok(nativeWorst <= c.xfreerdpTolerance, `the kiosk differs from xfreerdp3 by up to ${nativeWorst} per channel`);
+  assert.ok(kioskDb >= nativeDb - 0.05, `PSNR ${kioskDb.toFixed(2)} dB against the display, below xfreerdp3's ${nativeDb.toFixed(2)} dB`);
+  return { kioskDb };
+}
+
 for (const scene of ['slide', 'reference'] as const) {
-  test(`${scene}, shadow TLS, GFX defaults (AVC444v2 through WebCodecs): at least ${H264_FLOOR_DB[scene]} dB, no worse than native FreeRDP`, async (t) => {
-    const { kioskDb } = await lossyPath(t, { name: `${scene}-shadow-tls-avc444`, scene, server: { auth: 'tls', gfx: true }, query: undefined, nativeArgs: AVC444_NATIVE, tolerance: null, settleDb: 15 });
+  test(`${scene}, shadow TLS, GFX defaults (AVC444v2 through WebCodecs): at least ${H264_FLOOR_DB[scene]} dB, within ±${TWIN_TOLERANCE} of native FreeRDP on the same PDUs`, async (t) => {
+    const { kioskDb } = await h264Path(t, { name: `${scene}-shadow-tls-avc444`, scene, query: undefined, nativeArgs: AVC444_NATIVE, xfreerdpTolerance: null });
     assert.ok(kioskDb >= H264_FLOOR_DB[scene], `PSNR ${kioskDb.toFixed(2)} dB against the ${scene}, below ${H264_FLOOR_DB[scene]}`);
   });
-  test(`${scene}, shadow TLS, AVC420 only (page ?codecs=planar,progressive,avc420): at least ${H264_FLOOR_DB[scene]} dB, within ±2 of native FreeRDP`, async (t) => {
-    const { kioskDb } = await lossyPath(t, { name: `${scene}-shadow-tls-avc420`, scene, server: { auth: 'tls', gfx: true }, query: 'codecs=planar,progressive,avc420', nativeArgs: AVC420_NATIVE, tolerance: 2, settleDb: 15 });
+  test(`${scene}, shadow TLS, AVC420 only (page ?codecs=planar,progressive,avc420): at least ${H264_FLOOR_DB[scene]} dB, within ±${TWIN_TOLERANCE} of native FreeRDP on the same PDUs`, async (t) => {
+    const { kioskDb } = await h264Path(t, { name: `${scene}-shadow-tls-avc420`, scene, query: 'codecs=planar,progressive,avc420', nativeArgs: AVC420_NATIVE, xfreerdpTolerance: 2 });
     assert.ok(kioskDb >= H264_FLOOR_DB[scene], `PSNR ${kioskDb.toFixed(2)} dB against the ${scene}, below ${H264_FLOOR_DB[scene]}`);
   });
 }
