@@ -5,7 +5,7 @@
 export { FramingError, type FramingErrorCode } from './framingError.js';
 export { FRAMING_MODES, framingModeFor, modeAfterPduStartingWith, nextFramingMode, TPKT_VERSION, type FramingMode, type RelayDirection, type SecurityProtocolName } from './framingMode.js';
 export { DEFAULT_MAX_FRAME_BYTES, DEFAULT_MAX_PDU_BYTES, framingLimits, type FramingLimits } from './framingLimits.js';
-export { MAX_HEADER_BYTES, MIN_TPKT_LENGTH, readPduHeader, type PduHeader, type PduKind } from './pduHeader.js';
+export { MAX_HEADER_BYTES, MIN_TPKT_LENGTH, readPduHeader, readPduLength, type PduHeader, type PduKind } from './pduHeader.js';
 export { coalescePdus, type PduBatch } from './pduCoalescer.js';
 export { PduFramer, type PduFramerOptions, type PduFramerStats } from './pduFramer.js';
 export { countWholePdus, splitWholePdus, type WholePduCount } from './wholePdus.js';

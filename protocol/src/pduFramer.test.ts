@@ -235,3 +235,84 @@ void test('countWholePdus counts the PDUs of a frame and carries the mode over t
   assert.throws(() => countWholePdus(connectInitial.subarray(0, 6), 'rdp'), { code: 'pdu-invalid', message: /ends inside a 9-byte tpkt pdu/ });
   assert.throws(() => countWholePdus(Buffer.from([0x01]), 'rdp'), { code: 'pdu-invalid', message: /unknown pdu header byte 0x01/ });
 });
+
+/** Feeds `chunks` as the relay does (takeWhole first, push otherwise); returns the frames and PDUs, or the error. */
+interface RelayFrames {
+  framer: PduFramer<Buffer>;
+  taken: number;
+  frames: Buffer[];
+  pdus: Buffer[];
+  error?: FramingError;
+}
+
+function relayFrames(chunks: Buffer[], mode: FramingMode, useTakeWhole: boolean, maxFrameBytes?: number): RelayFrames {
+  const framer = new PduFramer<Buffer>(maxFrameBytes === undefined ? { mode } : { mode, maxFrameBytes });
+  const frames: Buffer[] = [];
+  const pdus: Buffer[] = [];
+  let taken = 0;
+  try {
+    for (const chunk of chunks) {
+      const whole = useTakeWhole ? framer.takeWhole(chunk) : 0;
+      if (whole > 0) {
+        taken++;
+        frames.push(chunk);
+        assert.equal(framer.lastPdus().length, whole);
+      } else {
+        frames.push(...framer.push(chunk));
+      }
+      pdus.push(...framer.lastPdus());
+    }
+  } catch (error) {
+    return { error: error as FramingError, framer, taken, frames, pdus };
+  }
+  return { frames, pdus, framer, taken };
+}
+
+void test('takeWhole takes chunks of whole PDUs as one frame and leaves every other chunk to push, with the same PDUs, counts and mode', () => {
+  const stream = [
+    Buffer.from([0x30, 0x03, 0x02, 0x01, 0x06]),
+    Buffer.concat([Buffer.from([0x30, 0x82, 0x01, 0x00]), Buffer.alloc(0x100, 0xa5)]),
+    Buffer.from([0x00, 0x00, 0x00, 0x00]),
+    tpkt([0x02, 0xf0, 0x80, 0x7f, 0x66]),
+    Buffer.from([0x30, 0x05, 0x01, 0x02, 0x03]),
+    tpkt(Array.from({ length: 1665 }, (_, i) => i & 0xff)),
+    Buffer.from([0x00, 0x83, 0x00, ...Array.from({ length: 0x300 - 3 }, () => 7)]),
+  ];
+  const joined = Buffer.concat(stream);
+  for (const size of [1, 3, 5, 261, 1669, joined.length]) {
+    const chunks: Buffer[] = [];
+    for (let offset = 0; offset < joined.length; offset += size) chunks.push(joined.subarray(offset, offset + size));
+    // Chunks on PDU boundaries too: each PDU alone, and pairs.
+    for (const split of [chunks, stream, [Buffer.concat(stream.slice(0, 2)), Buffer.concat(stream.slice(2))]]) {
+      const fast = relayFrames(split, 'nla-ex', true);
+      const plain = relayFrames(split, 'nla-ex', false);
+      assert.equal(fast.error, undefined);
+      assertSamePdus(fast.pdus, stream, `chunks of ${size}`);
+      assertSamePdus(fast.pdus, plain.pdus, `chunks of ${size}, against push`);
+      assert.ok(Buffer.concat(fast.frames).equals(joined));
+      const state = ({ framer }: RelayFrames): unknown => ({ stats: { ...framer.stats }, mode: framer.mode, offset: framer.offset, boundary: framer.atPduBoundary });
+      assert.deepEqual(state(fast), state(plain));
+    }
+  }
+  assert.equal(relayFrames(stream, 'nla-ex', true).taken, stream.length, 'each whole PDU is taken');
+  assert.equal(relayFrames([joined.subarray(0, 7), joined.subarray(7)], 'nla-ex', true).taken, 0, 'a chunk ending inside a PDU, and the one after it, are pushed');
+  // Over maxFrameBytes: pushed, and split into frames that fit.
+  const big = tpkt(Array.from({ length: 65531 }, () => 1));
+  const capped = relayFrames([Buffer.concat([big, big])], 'rdp', true, 65535 + 100);
+  assert.equal(capped.taken, 0);
+  assert.equal(capped.frames.length, 2);
+});
+
+void test('takeWhole throws push\'s FramingError, and the framer stays failed', () => {
+  const good = tpkt([0x02, 0xf0, 0x80]);
+  for (const bad of [Buffer.from([0x03, 0x01, 0x00, 0x07]), Buffer.from([0x01]), Buffer.from([0x00, 0x01])]) {
+    const chunk = Buffer.concat([good, bad]);
+    const fast = relayFrames([chunk], 'rdp', true);
+    const plain = relayFrames([chunk], 'rdp', false);
+    assert.ok(fast.error instanceof FramingError, `${bad.toString('hex')}: throws`);
+    assert.equal(fast.error.message, plain.error?.message);
+    assert.equal(fast.error.code, plain.error?.code);
+    assert.throws(() => fast.framer.takeWhole(good), { message: fast.error.message });
+    assert.throws(() => fast.framer.push(good), { message: fast.error.message });
+  }
+});

@@ -6,10 +6,11 @@
 // chunk's own kind (a Node Buffer stays a Buffer, see byteViews.ts).
 import { concatLike } from './byteViews.js';
 import { FramingError } from './framingError.js';
-import { assertFramingMode, nextFramingMode, type FramingMode } from './framingMode.js';
+import { assertFramingMode, modeAfterPduStartingWith, nextFramingMode, type FramingMode } from './framingMode.js';
 import { coalescePdus, type PduBatch } from './pduCoalescer.js';
 import { framingLimits } from './framingLimits.js';
-import { MAX_HEADER_BYTES, readPduHeader } from './pduHeader.js';
+import { MAX_HEADER_BYTES, readPduHeader, readPduLength } from './pduHeader.js';
+import { splitWholePdus } from './wholePdus.js';
 
 export interface PduFramerOptions<Bytes extends Uint8Array = Uint8Array> {
   readonly mode: FramingMode;
@@ -48,7 +49,10 @@ export class PduFramer<Bytes extends Uint8Array = Uint8Array> {
   /** Stream offset of the first byte not yet returned. */
   #offset = 0;
   #failure: FramingError | undefined;
-  #lastPdus: Bytes[] = [];
+  #lastPdus: Bytes[] | undefined = [];
+  /** The chunk takeWhole() took last and the mode it started in: its single PDUs are made only if lastPdus() asks. */
+  #lastWhole: Bytes | undefined;
+  #lastWholeMode: FramingMode;
   readonly #allocate: ((length: number) => Bytes) | undefined;
   #taken: PduFramerStats = { pdus: 0, bytes: 0, batches: 0, copies: 0, copiedBytes: 0 };
 
@@ -58,6 +62,7 @@ export class PduFramer<Bytes extends Uint8Array = Uint8Array> {
     this.maxPduBytes = limits.maxPduBytes;
     this.maxFrameBytes = limits.maxFrameBytes;
     this.#mode = options.mode;
+    this.#lastWholeMode = options.mode;
     this.#allocate = options.allocate;
   }
 
@@ -105,6 +110,7 @@ export class PduFramer<Bytes extends Uint8Array = Uint8Array> {
   /** As push(), but one array per PDU, uncoalesced. */
   pushPdus(chunk: Bytes): Bytes[] {
     if (this.#failure) throw this.#failure;
+    this.#lastWhole = undefined;
     try {
       this.#lastPdus = this.#frame(chunk);
       return this.#lastPdus;
@@ -115,8 +121,51 @@ export class PduFramer<Bytes extends Uint8Array = Uint8Array> {
     }
   }
 
+  /**
+   * The common case without a view, array or batch object: when nothing is
+   * pending and `chunk` holds whole PDUs only and fits one frame, takes it
+   * and returns its PDU count; the caller sends `chunk` itself as that frame.
+   * Otherwise takes nothing and returns 0: push the chunk as usual. Checks
+   * every header as push() does and throws the same FramingError.
+   */
+  takeWhole(chunk: Bytes): number {
+    if (this.#failure) throw this.#failure;
+    if (this.#pendingBytes > 0 || chunk.length === 0 || chunk.length > this.maxFrameBytes) return 0;
+    const startMode = this.#mode;
+    let mode = startMode;
+    let position = 0;
+    let count = 0;
+    try {
+      while (position < chunk.length) {
+        const length = readPduLength(chunk, position, chunk.length, mode, this.maxPduBytes, this.#offset + position);
+        if (length < 0 || position + length > chunk.length) return 0;
+        mode = modeAfterPduStartingWith(mode, chunk[position] ?? 0);
+        position += length;
+        count++;
+      }
+    } catch (error) {
+      this.#lastPdus = [];
+      this.#lastWhole = undefined;
+      if (error instanceof FramingError) this.#failure = error;
+      throw error;
+    }
+    this.#mode = mode;
+    this.#offset += chunk.length;
+    this.stats.pdus += count;
+    this.stats.bytes += chunk.length;
+    this.stats.batches++;
+    this.#lastPdus = undefined;
+    this.#lastWhole = chunk;
+    this.#lastWholeMode = startMode;
+    return count;
+  }
+
   /** The single PDUs the last push returned (inside its frames). */
   lastPdus(): readonly Bytes[] {
+    if (this.#lastPdus === undefined) {
+      const whole = this.#lastWhole;
+      this.#lastPdus = whole === undefined ? [] : splitWholePdus(whole, this.#lastWholeMode, { maxPduBytes: this.maxPduBytes });
+    }
     return this.#lastPdus;
   }
 

@@ -36,70 +36,97 @@ export function readPduHeader(
   maxPduBytes: number,
   streamOffset: number,
 ): PduHeader | undefined {
+  const length = readPduLength(bytes, start, end, mode, maxPduBytes, streamOffset);
+  return length < 0 ? undefined : { kind: pduKindOf(bytes[start] ?? 0, mode), length };
+}
+
+/** Which kind of PDU a header whose length was read starts with (its first byte and the mode decide). */
+function pduKindOf(first: number, mode: FramingMode): PduKind {
+  if (first === TPKT_VERSION) return 'tpkt';
+  if (mode === 'rdp') return 'fast-path';
+  return first === DER_SEQUENCE ? 'ts-request' : 'early-user-auth';
+}
+
+function invalid(message: string, streamOffset: number): FramingError {
+  return new FramingError('pdu-invalid', `${message} at offset ${streamOffset}`, streamOffset);
+}
+
+function checked(first: number, mode: FramingMode, length: number, maxPduBytes: number, streamOffset: number): number {
+  if (length > maxPduBytes) {
+    throw new FramingError(
+      'pdu-too-large',
+      `${pduKindOf(first, mode)} pdu of ${length} bytes exceeds the ${maxPduBytes}-byte limit at offset ${streamOffset}`,
+      streamOffset,
+    );
+  }
+  return length;
+}
+
+/**
+ * As readPduHeader, the length alone: -1 when the header is not all there.
+ * The relay's hot path reads every PDU's header with it, so it makes no
+ * object or closure per PDU.
+ */
+export function readPduLength(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  mode: FramingMode,
+  maxPduBytes: number,
+  streamOffset: number,
+): number {
   const available = end - start;
-  if (available < 1) return undefined;
+  if (available < 1) return -1;
   const first = bytes[start] ?? 0;
-  const invalid = (message: string): FramingError =>
-    new FramingError('pdu-invalid', `${message} at offset ${streamOffset}`, streamOffset);
-  const checked = (kind: PduKind, length: number): PduHeader => {
-    if (length > maxPduBytes) {
-      throw new FramingError(
-        'pdu-too-large',
-        `${kind} pdu of ${length} bytes exceeds the ${maxPduBytes}-byte limit at offset ${streamOffset}`,
-        streamOffset,
-      );
-    }
-    return { kind, length };
-  };
 
   if (first === TPKT_VERSION) {
-    if (available < 4) return undefined;
+    if (available < 4) return -1;
     const reserved = bytes[start + 1] ?? 0;
-    if (reserved !== 0) throw invalid(`tpkt reserved byte is ${hexByte(reserved)}, not 0x00,`);
+    if (reserved !== 0) throw invalid(`tpkt reserved byte is ${hexByte(reserved)}, not 0x00,`, streamOffset);
     const length = ((bytes[start + 2] ?? 0) << 8) | (bytes[start + 3] ?? 0);
-    if (length < MIN_TPKT_LENGTH) throw invalid(`tpkt length ${length} is below ${MIN_TPKT_LENGTH}`);
-    return checked('tpkt', length);
+    if (length < MIN_TPKT_LENGTH) throw invalid(`tpkt length ${length} is below ${MIN_TPKT_LENGTH}`, streamOffset);
+    return checked(first, mode, length, maxPduBytes, streamOffset);
   }
 
   if (mode === 'rdp') {
-    if ((first & 0x03) !== 0) throw invalid(`unknown pdu header byte ${hexByte(first)}`);
-    if (available < 2) return undefined;
+    if ((first & 0x03) !== 0) throw invalid(`unknown pdu header byte ${hexByte(first)}`, streamOffset);
+    if (available < 2) return -1;
     const second = bytes[start + 1] ?? 0;
     if ((second & 0x80) === 0) {
-      if (second < 2) throw invalid(`fast-path length ${second} is shorter than its header`);
-      return checked('fast-path', second);
+      if (second < 2) throw invalid(`fast-path length ${second} is shorter than its header`, streamOffset);
+      return checked(first, mode, second, maxPduBytes, streamOffset);
     }
-    if (available < 3) return undefined;
+    if (available < 3) return -1;
     const length = ((second & 0x7f) << 8) | (bytes[start + 2] ?? 0);
-    if (length < 3) throw invalid(`fast-path length ${length} is shorter than its header`);
-    return checked('fast-path', length);
+    if (length < 3) throw invalid(`fast-path length ${length} is shorter than its header`, streamOffset);
+    return checked(first, mode, length, maxPduBytes, streamOffset);
   }
 
   if (first === DER_SEQUENCE) {
-    if (available < 2) return undefined;
+    if (available < 2) return -1;
     const lengthByte = bytes[start + 1] ?? 0;
     if (lengthByte < 0x80) {
-      if (lengthByte === 0) throw invalid('empty ts-request');
-      return checked('ts-request', 2 + lengthByte);
+      if (lengthByte === 0) throw invalid('empty ts-request', streamOffset);
+      return checked(first, mode, 2 + lengthByte, maxPduBytes, streamOffset);
     }
     const lengthBytes = lengthByte & 0x7f;
-    if (lengthBytes === 0) throw invalid('ts-request with indefinite length');
-    if (lengthBytes > 4) throw invalid(`ts-request length of ${lengthBytes} bytes`);
-    if (available < 2 + lengthBytes) return undefined;
+    if (lengthBytes === 0) throw invalid('ts-request with indefinite length', streamOffset);
+    if (lengthBytes > 4) throw invalid(`ts-request length of ${lengthBytes} bytes`, streamOffset);
+    if (available < 2 + lengthBytes) return -1;
     let contentLength = 0;
     for (let i = 0; i < lengthBytes; i++) contentLength = contentLength * 256 + (bytes[start + 2 + i] ?? 0);
-    if (contentLength === 0) throw invalid('empty ts-request');
-    return checked('ts-request', 2 + lengthBytes + contentLength);
+    if (contentLength === 0) throw invalid('empty ts-request', streamOffset);
+    return checked(first, mode, 2 + lengthBytes + contentLength, maxPduBytes, streamOffset);
   }
 
   if (mode === 'nla-ex' && (first === EARLY_USER_AUTH_SUCCESS || first === EARLY_USER_AUTH_DENIED)) {
-    if (available < EARLY_USER_AUTH_LENGTH) return undefined;
+    if (available < EARLY_USER_AUTH_LENGTH) return -1;
     for (let i = 1; i < EARLY_USER_AUTH_LENGTH; i++) {
       const byte = bytes[start + i] ?? 0;
-      if (byte !== 0) throw invalid(`early user authorization result byte ${i} is ${hexByte(byte)}, not 0x00,`);
+      if (byte !== 0) throw invalid(`early user authorization result byte ${i} is ${hexByte(byte)}, not 0x00,`, streamOffset);
     }
-    return checked('early-user-auth', EARLY_USER_AUTH_LENGTH);
+    return checked(first, mode, EARLY_USER_AUTH_LENGTH, maxPduBytes, streamOffset);
   }
 
-  throw invalid(`unknown pdu header byte ${hexByte(first)} during nla`);
+  throw invalid(`unknown pdu header byte ${hexByte(first)} during nla`, streamOffset);
 }

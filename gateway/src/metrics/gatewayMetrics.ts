@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { TalliedHistogram } from './talliedHistogram.js';
 
 /**
  * The relay's per-message counts, as plain numbers: the pump adds to them
@@ -63,7 +64,8 @@ export function createGatewayMetrics(registry = new Registry()) {
       name: 'lanterna_handshake_phase_seconds', help: 'Duration of each handshake phase toward the RDP server',
       labelNames: ['phase'] as const, buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
     }),
-    relayLatency: new Histogram({
+    // Observed once per frame to a kiosk: tallied in plain numbers (talliedHistogram.ts), exported as prom-client's.
+    relayLatency: new TalliedHistogram({
       name: 'lanterna_relay_latency_seconds', help: 'TLS read to WebSocket write completion, server to kiosk',
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.5], registers: [registry],
     }),

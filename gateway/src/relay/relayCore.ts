@@ -89,6 +89,13 @@ export class RelayCore {
     this.lastActivity = this.clock();
     let batches;
     try {
+      // Most reads are whole PDUs that fit one frame: sent as they came, with nothing made per read.
+      const whole = this.toClient.takeWhole(chunk);
+      if (whole > 0) {
+        this.out.sendToClient(chunk);
+        this.meter.toKiosk(chunk.length, whole, 1, 0);
+        return;
+      }
       batches = this.toClient.pushBatches(chunk);
     } catch (error) {
       this.finish({ reason: 'error', error: framingFailure(error, 'server') });

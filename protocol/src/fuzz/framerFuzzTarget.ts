@@ -64,6 +64,10 @@ export function checkFramerCase(input: FramerFuzzCase): FramerCaseResult {
     ...(plain ? {} : { allocate: (length: number) => Buffer.allocUnsafe(length) }),
   });
   const counter = new PduStreamCounter({ mode: input.mode, maxPduBytes: input.maxPduBytes });
+  // The relay's way: takeWhole first, push when it declines; it must see the same PDUs and the same error.
+  const relayed = new PduFramer<Uint8Array>({ mode: input.mode, maxPduBytes: input.maxPduBytes, maxFrameBytes: input.maxFrameBytes });
+  const relayedPdus: Uint8Array[] = [];
+  let relayedFailure: FramingError | undefined;
   const pdus: Uint8Array[] = [];
   const frames: Uint8Array[] = [];
   let failure: FramingError | undefined;
@@ -79,6 +83,16 @@ export function checkFramerCase(input: FramerFuzzCase): FramerCaseResult {
       frames.push(...batches.map((batch) => batch.data));
       pdus.push(...last);
     });
+    relayedFailure ??= framingFailure(() => {
+      const whole = relayed.takeWhole(chunk);
+      if (whole > 0) {
+        check(whole === relayed.lastPdus().length && chunk.length <= relayed.maxFrameBytes, 'takeWhole took a chunk that is not one frame of whole pdus');
+      } else {
+        relayed.pushBatches(chunk);
+      }
+      relayedPdus.push(...relayed.lastPdus());
+    });
+    check(relayedFailure?.message === failure?.message, 'takeWhole and push disagree on an error');
     if (counterFailure) {
       check(framingFailure(() => counter.push(chunk)) === counterFailure, 'a failed counter accepted another chunk');
     } else {
@@ -97,6 +111,7 @@ export function checkFramerCase(input: FramerFuzzCase): FramerCaseResult {
     check(framingFailure(() => framer.push(stream.subarray(0, 1))) === failure, 'a failed framer accepted another chunk');
   } else {
     check(returned === consumed, `returned ${returned} bytes but consumed ${consumed}`);
+    check(relayed.offset === consumed && relayedPdus.length === pdus.length && relayedPdus.every((pdu, i) => { const other = pdus[i]; return other !== undefined && sameBytes(pdu, other); }), 'takeWhole and push returned other pdus');
   }
   const prefix = stream.subarray(0, returned);
   check(sameBytes(Buffer.concat(pdus), prefix), 'pdus do not concatenate to the consumed prefix');
