@@ -9,6 +9,7 @@ import { pinKey } from '../policy/pinKey.js';
 import { canonicalAddress } from '../policy/canonicalHost.js';
 import { readOneTpkt, ReadError } from './socketReads.js';
 import { resolveHost, ResolveError, type LookupAll } from './hostResolver.js';
+import { targetTlsContext } from './targetTlsContext.js';
 
 export interface ConnectTimeouts { dnsMs: number; connectMs: number; confirmMs: number; tlsMs: number }
 
@@ -229,8 +230,7 @@ function startTls(tcp: Socket, request: ConnectRequest, timeoutMs: number): Prom
       // leaves as "localhost": a certificate for localhost passed for any IP
       // target. Only the chain is Node's job; judgeCertificate checks the identity.
       checkServerIdentity: () => undefined,
-      ca: request.ca,
-      minVersion: 'TLSv1.2',
+      secureContext: targetTlsContext(request.ca),
     });
     const { fail, settled } = phaseGuard('tls', timeoutMs, signal, socket, reject,
       () => new SessionError('tls', 'timeout', `the TLS handshake did not finish within ${timeoutMs} ms`, { phase: 'tls' }));
