@@ -133,7 +133,7 @@ function soakOptions(options: { sessions?: number; durationMinutes: number; work
     churnPercentPerMinute: options.churnPercent, churnPauseMs: 5000, minuteMs: 60_000,
     startSpreadMs: sessions * 25, startDeadlineMs: sessions * 25 + 120_000, mix: SOAK_MIX,
     onPhase: progressLine,
-    onMinute: (minute: SoakMinute) => progressLine(`[soak] minute ${minute.minute}: RSS ${(minute.gateway.rssBytes / 2 ** 20).toFixed(1)} MB, fds ${minute.gateway.openFds}, timers ${minute.gateway.timers ?? minute.gateway.resources.Timeout ?? 0}, relaying ${minute.relaying}, p99 ${minute.latency.p99Ms} ms, losses ${minute.losses}, load ${minute.loadAverage}`),
+    onMinute: (minute: SoakMinute) => progressLine(`[soak] minute ${minute.minute}: RSS ${(minute.gateway.rssBytes / 2 ** 20).toFixed(1)} MB (heap new/old ${((minute.gateway.heapSpaceTotalBytes.new ?? 0) / 2 ** 20).toFixed(1)}/${((minute.gateway.heapSpaceTotalBytes.old ?? 0) / 2 ** 20).toFixed(1)} MB), fds ${minute.gateway.openFds}, timers ${minute.gateway.timers ?? minute.gateway.resources.Timeout ?? 0}, relaying ${minute.relaying}, p99 ${minute.latency.p99Ms} ms, losses ${minute.losses}, load ${minute.loadAverage}`),
   };
 }
 

@@ -22,6 +22,8 @@ export interface GatewaySample {
   heapUsedBytes: number | undefined;
   /** V8's committed heap: what the JavaScript heap holds of the RSS. */
   heapTotalBytes: number | undefined;
+  /** The committed heap by V8 space (new, old, code, large_object…): which part of the heap grows. */
+  heapSpaceTotalBytes: Record<string, number>;
   /** Memory V8 does not own but tracks (Buffers, ArrayBuffers): the relay's data in flight. */
   externalBytes: number | undefined;
   sessionsActive: number | undefined;
@@ -52,6 +54,7 @@ export async function sampleGateway(rootPid: number, httpUrl: string, token: str
     timers: metrics.get('lanterna_debug_timers'),
     heapUsedBytes: metrics.get('nodejs_heap_size_used_bytes'),
     heapTotalBytes: metrics.get('nodejs_heap_size_total_bytes'),
+    heapSpaceTotalBytes: byLabel(metrics, 'nodejs_heap_space_size_total_bytes', 'space'),
     externalBytes: metrics.get('nodejs_external_memory_bytes'),
     sessionsActive: metrics.get('lanterna_sessions_active'),
     displaysOnline: metrics.get('lanterna_displays_online'),

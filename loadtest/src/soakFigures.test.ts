@@ -8,7 +8,7 @@ function minute(index: number, rssMb: number, fds: number, timers: number, round
   for (let i = 0; i < 100; i += 1) recorder.recordNanoseconds((i >= 95 ? roundTripMs : 1) * 1e6);
   return {
     minute: index,
-    gateway: { processes: 1, rssBytes: rssMb * 2 ** 20, openFds: fds, resources: { TCPSocketWrap: fds - 20 }, timers, heapUsedBytes: 50 * 2 ** 20, heapTotalBytes: 60 * 2 ** 20, externalBytes: 10 * 2 ** 20, sessionsActive: 500, displaysOnline: 500 },
+    gateway: { processes: 1, rssBytes: rssMb * 2 ** 20, openFds: fds, resources: { TCPSocketWrap: fds - 20 }, timers, heapUsedBytes: 50 * 2 ** 20, heapTotalBytes: 60 * 2 ** 20, heapSpaceTotalBytes: { new: 16 * 2 ** 20, old: 40 * 2 ** 20 }, externalBytes: 10 * 2 ** 20, sessionsActive: 500, displaysOnline: 500 },
     histograms: { 'kw-v1': recorder.encode() },
     latency: recorder.summary(),
     sent: 100, received: 100, failures: 0, losses, lastLoss: undefined, churned: 15, relaying: 500, fleetCpuCores: 0.2, fleetLoopDelayP99Ms: 1, loadAverage: 2,

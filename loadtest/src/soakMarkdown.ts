@@ -36,9 +36,9 @@ export function soakMarkdown(soak: SoakResult): string {
   out.push('');
   out.push('<details><summary>every minute</summary>');
   out.push('');
-  out.push(table(['minute', 'RSS MB', 'heap used MB', 'heap committed MB', 'external MB', 'rest of RSS MB', 'fds', 'timers', 'TCP sockets', 'sessions', 'displays online', 'relaying', 'p99 ms', 'max ms', 'failures', 'losses', 'churned', 'fleet CPU', 'load avg'],
+  out.push(table(['minute', 'RSS MB', 'heap used MB', 'heap committed MB', 'new / old space MB', 'external MB', 'rest of RSS MB', 'fds', 'timers', 'TCP sockets', 'sessions', 'displays online', 'relaying', 'p99 ms', 'max ms', 'failures', 'losses', 'churned', 'fleet CPU', 'load avg'],
     soak.minutes.map((minute) => [minute.minute, mb(minute.gateway.rssBytes), mb(minute.gateway.heapUsedBytes), mb(minute.gateway.heapTotalBytes),
-      mb(minute.gateway.externalBytes), nativeMb(minute.gateway), minute.gateway.openFds, minute.gateway.timers ?? minute.gateway.resources.Timeout ?? 0,
+      `${mb(minute.gateway.heapSpaceTotalBytes.new)} / ${mb(minute.gateway.heapSpaceTotalBytes.old)}`, mb(minute.gateway.externalBytes), nativeMb(minute.gateway), minute.gateway.openFds, minute.gateway.timers ?? minute.gateway.resources.Timeout ?? 0,
       minute.gateway.resources.TCPSocketWrap ?? 0, minute.gateway.sessionsActive ?? '–', minute.gateway.displaysOnline ?? '–', minute.relaying,
       minute.latency.p99Ms, minute.latency.maxMs, minute.failures, minute.losses, minute.churned, minute.fleetCpuCores, minute.loadAverage])));
   out.push('');
