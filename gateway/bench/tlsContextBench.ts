@@ -4,29 +4,13 @@
 // connect for both ends together. Prints figures, asserts nothing.
 //   node gateway/bench/dist/tlsContextBench.js [connects per round] [rounds]
 import { connect, createSecureContext, createServer, type ConnectionOptions, type SecureContext } from 'node:tls';
-import { generateKeyPairSync } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { generateTestCertificate } from '@lanterna/testkit';
 
 const perRound = Number(process.argv[2] ?? 300);
 const rounds = Number(process.argv[3] ?? 3);
 
-function selfSigned(): { key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'lanterna-tlsbench-'));
-  try {
-    const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    writeFileSync(join(dir, 'key.pem'), key);
-    execFileSync('openssl', ['req', '-x509', '-key', join(dir, 'key.pem'), '-subj', '/CN=bench', '-days', '1', '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
-    return { key, cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const { key, cert } = selfSigned();
+const { key, cert } = await generateTestCertificate('bench');
 const server = createServer({ key, cert }, (socket) => { socket.on('error', () => undefined); socket.end(); });
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const { port } = server.address() as AddressInfo;
