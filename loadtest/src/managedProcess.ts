@@ -2,6 +2,7 @@
 // that fork, like websockify, go down with it), optionally pinned to CPUs with
 // taskset, its output kept for diagnostics, and always stopped with a deadline.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 
 /**
  * Niceness for every process a run starts. On a machine shared with niced
@@ -26,6 +27,22 @@ export interface ManagedProcessOptions {
   onStdoutLine?: (line: string) => void;
 }
 
+/**
+ * Linux's autogroup scheduling (on by default) shares a CPU equally between
+ * sessions whatever their tasks' nice values, and a detached child leads a
+ * session of its own: measured with a nice 19 build in another session on
+ * the gateway's core, the nice -10 gateway got half of it and its p99 went
+ * from 7 ms to hundreds. The group's niceness is what counts between
+ * sessions, so the child's group gets the run's niceness too.
+ */
+export function setAutogroupNiceness(pid: number, niceness: string): void {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, niceness);
+  } catch {
+    // No autogroup in this kernel (nothing to set), or not allowed to raise priority: nice alone then applies.
+  }
+}
+
 export class ManagedProcess {
   readonly child: ChildProcess;
   private readonly tail: string[] = [];
@@ -41,6 +58,7 @@ export class ManagedProcess {
     const stdin = options.stdinPipe === true ? 'pipe' : 'ignore';
     const stdio: StdioOptions = options.ipc === true ? [stdin, 'pipe', 'pipe', 'ipc'] : [stdin, 'pipe', 'pipe'];
     this.child = spawn(command, args, { stdio, detached: true, env: options.env ?? process.env, cwd: options.cwd });
+    if (niceness !== undefined && niceness !== '' && this.child.pid !== undefined) setAutogroupNiceness(this.child.pid, niceness);
     this.exitPromise = new Promise((resolve) => this.child.once('exit', () => { this.exited = true; resolve(); }));
     const lineReader = (onLine: (line: string) => void): (chunk: Buffer) => void => {
       let partial = '';
