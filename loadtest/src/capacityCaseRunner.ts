@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CapacityCase } from './scenarios.js';
 import { planCpuLayout, type CpuLayout } from './cpuLayout.js';
-import { startEchoHostProcess } from './echoHostProcess.js';
+import { resolveEchoHostKind, startEchoHostProcess, type EchoHostKind } from './echoHostProcess.js';
 import { buildDisplayRoster } from './displayRoster.js';
 import { startGateway, type GatewayInstance } from './gatewayInstance.js';
 import { startHaproxy, type HaproxyInstance } from './haproxyInstance.js';
@@ -32,6 +32,8 @@ export interface RunSettings {
   confirmHolds: number;
   /** Which generator offers the load (goGenerator.ts); `auto` (the default) is Go when it is built, else Node. */
   generator?: GeneratorKind | 'auto' | undefined;
+  /** Which echo host answers (echoHostProcess.ts); `auto` (the default) is Go when it is built, else Node. */
+  echoHost?: EchoHostKind | 'auto' | undefined;
   /** Node options for the relay's processes (gateway, pipe), e.g. --cpu-prof for a profile (loadtest/README.md, "Profiling"). */
   relayNodeOptions?: string[] | undefined;
   /**
@@ -55,6 +57,8 @@ export interface CaseResult {
   haproxyConfig: string | undefined;
   /** The generator that offered the load. */
   generator: GeneratorKind;
+  /** The echo host that answered it. */
+  echoHost: EchoHostKind;
   /** The scheme of the URL the generators were given, read from the target rather than from the setting. */
   kioskScheme: KioskScheme | undefined;
 }
@@ -79,11 +83,14 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
   let error: string | undefined;
   let haproxy: HaproxyInstance | undefined;
   let generator: GeneratorKind = 'node';
+  let echoHost: EchoHostKind = 'node';
   let target: RelayTarget | undefined;
   try {
     generator = resolveGeneratorKind(settings.generator ?? 'auto');
+    echoHost = resolveEchoHostKind(settings.echoHost ?? 'auto');
     progress.onPhase?.('starting echo host');
     const echo = await startEchoHostProcess({
+      kind: echoHost,
       // websockify and the pipe carry no plaintext preamble: TLS from the first byte
       handshake: testCase.relay === 'websockify' || testCase.relay === 'pipe' ? 'tls-first' : 'x224-then-tls',
       // websockify's TLS client hangs on TLS 1.3 session tickets (NOTES.md)
@@ -168,6 +175,6 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     connections: step.connections, established: step.established, p99Ms: step.latency.p99Ms, meanMs: step.latency.meanMs,
     generatorSaturated: step.generatorSaturated, lostSessions: step.lostSessions,
   })), settings.budgetMs);
-  return { case: testCase, layout, steps, capacity, error, durationSeconds: Math.round((performance.now() - started) / 100) / 10, haproxyConfig: haproxy?.config, generator,
+  return { case: testCase, layout, steps, capacity, error, durationSeconds: Math.round((performance.now() - started) / 100) / 10, haproxyConfig: haproxy?.config, generator, echoHost,
     kioskScheme: schemeOf(target) };
 }

@@ -129,7 +129,7 @@ export function markdownReport(report: RunReport): string {
   for (const result of report.capacity) {
     out.push('');
     out.push(`### ${result.case.id} — ${describePattern(result.case.pattern)}, ${result.case.workers} worker(s), ${result.case.instances} instance(s)`);
-    out.push(`CPU layout: relay on ${result.layout.relayCpus}, load side on ${result.layout.loadCpus}${result.layout.shared ? ' (shared)' : ''}; ${result.generator} generator; ${result.kioskScheme === undefined ? 'no kiosk leg' : `kiosk leg ${result.kioskScheme}://`}; ${result.durationSeconds} s.${result.error === undefined ? '' : ` Error: ${result.error}`}`);
+    out.push(`CPU layout: relay on ${result.layout.relayCpus}, load side on ${result.layout.loadCpus}${result.layout.shared ? ' (shared)' : ''}; ${result.generator} generator, ${result.echoHost} echo host; ${result.kioskScheme === undefined ? 'no kiosk leg' : `kiosk leg ${result.kioskScheme}://`}; ${result.durationSeconds} s.${result.error === undefined ? '' : ` Error: ${result.error}`}`);
     out.push('');
     out.push(table(['connections', 'established', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms', 'p99 of each hold', 'responses', 'relay CPU', 'relay CPU µs per round trip', 'generator CPU µs per round trip', 'relay MB', 'balancer CPU', 'echo CPU', 'generator CPU', 'generator lag p99 ms', 'CPU busy per core (machine)', 'flags'],
       result.steps.map((step) => [step.connections, step.established, step.latency.p50Ms, step.latency.p95Ms, step.latency.p99Ms, step.latency.maxMs, step.latency.meanMs, step.holdP99Ms.join(' / '),
