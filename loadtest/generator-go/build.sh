@@ -11,7 +11,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${LANTERNA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/lanterna}/generator-go
 # binary name and the package it is built from
-PROGRAMS=("lanterna-generator ." "lanterna-echo-host ./cmd/echo-host")
+PROGRAMS=("lanterna-generator ." "lanterna-echo-host ./cmd/echo-host" "lanterna-pipe-relay ./cmd/pipe-relay")
 log() { printf '[generator-go] %s\n' "$*" >&2; }
 
 if ! command -v go >/dev/null; then
