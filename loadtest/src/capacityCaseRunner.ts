@@ -91,8 +91,8 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     progress.onPhase?.('starting echo host');
     const echo = await startEchoHostProcess({
       kind: echoHost,
-      // websockify and the pipe carry no plaintext preamble: TLS from the first byte
-      handshake: testCase.relay === 'websockify' || testCase.relay === 'pipe' ? 'tls-first' : 'x224-then-tls',
+      // websockify and the pipes carry no plaintext preamble: TLS from the first byte
+      handshake: testCase.relay === 'websockify' || testCase.relay === 'pipe' || testCase.relay === 'pipe-go' ? 'tls-first' : 'x224-then-tls',
       // websockify's TLS client hangs on TLS 1.3 session tickets (NOTES.md)
       sessionTickets: testCase.relay !== 'websockify',
       replyBytes: testCase.pattern.downBytes === testCase.pattern.upBytes ? undefined : testCase.pattern.downBytes,
@@ -100,7 +100,7 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     });
     cleanups.push(() => echo.process.stop());
     const displays = buildDisplayRoster(testCase.ramp.max);
-    const kioskTls = settings.kioskTls === true && (testCase.relay === 'lanterna' || testCase.relay === 'pipe')
+    const kioskTls = settings.kioskTls === true && (testCase.relay === 'lanterna' || testCase.relay === 'pipe' || testCase.relay === 'pipe-go')
       ? await generateLoopbackCertificate('lanterna-loadtest-kiosk-leg')
       : undefined;
 
@@ -128,12 +128,13 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     } else if (testCase.relay === 'direct') {
       relayPids = () => [];
       target = { kind: 'direct', host: '127.0.0.1', port: echo.port, distinctSourceAddresses: false };
-    } else if (testCase.relay === 'pipe') {
-      progress.onPhase?.('starting pipe relay');
-      const pipe = await startPipeRelayProcess({ targetPort: echo.port, cpus: layout.relayCpus, nodeOptions: settings.relayNodeOptions, tls: kioskTls });
+    } else if (testCase.relay === 'pipe' || testCase.relay === 'pipe-go') {
+      const implementation = testCase.relay === 'pipe-go' ? 'go' : 'node';
+      progress.onPhase?.(`starting ${testCase.relay} relay`);
+      const pipe = await startPipeRelayProcess({ implementation, targetPort: echo.port, cpus: layout.relayCpus, nodeOptions: settings.relayNodeOptions, tls: kioskTls });
       cleanups.push(() => pipe.stop());
       relayPids = () => [pipe.process.pid];
-      target = { kind: 'pipe', url: pipe.url, distinctSourceAddresses: false, caPem: pipe.caPem };
+      target = { kind: testCase.relay, url: pipe.url, distinctSourceAddresses: false, caPem: pipe.caPem };
     } else {
       progress.onPhase?.('starting websockify');
       const websockify: WebsockifyInstance = await startWebsockify({ targetPort: echo.port, targetCertPem: echo.certificatePem, cpus: layout.relayCpus });
