@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lanterna/loadtest-generator/internal/rawsocket"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
 
@@ -149,10 +150,13 @@ func (s *echoServer) handle(raw net.Conn) {
 		return
 	}
 	defer s.untrack(raw)
-	if tcp, ok := raw.(*net.TCPConn); ok {
-		_ = tcp.SetNoDelay(true)
+	tcp, ok := raw.(*net.TCPConn)
+	if !ok {
+		return
 	}
-	secure, pending, err := s.secure(raw)
+	_ = tcp.SetNoDelay(true)
+	// the hot path's reads and writes without the scheduler's hand-offs (internal/rawsocket)
+	secure, pending, err := s.secure(rawsocket.Wrap(tcp))
 	if err != nil {
 		return
 	}
