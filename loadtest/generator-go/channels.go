@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/lanterna/loadtest-generator/internal/rawsocket"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
 
@@ -341,6 +342,7 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 	if err != nil {
 		return nil, err
 	}
+	raw = rawsocket.Wrap(raw)
 	_ = raw.SetDeadline(time.Now().Add(timeout))
 	if _, err := raw.Write(wire.ConnectionRequest); err != nil {
 		_ = raw.Close()
