@@ -5,7 +5,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 echo "[build] tsc -b"
 npx --no-install tsc -b
-echo "[build] go load generator (cached; skipped without Go)"
+echo "[build] go load generator, echo host and pipe-go relay (cached; skipped without Go)"
 bash loadtest/generator-go/build.sh
 echo "[build] wasm (FreeRDP 3 client; cached, cold build ≈10 min)"
 bash wasm/build.sh

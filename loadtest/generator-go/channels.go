@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/lanterna/loadtest-generator/internal/rawsocket"
+	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
 
 // echoChannel is what a paced connection needs from a client, whichever path
@@ -131,7 +134,7 @@ type kioskChannel struct {
 	control     *websocket.Conn
 	data        *wsConn
 	request     []byte
-	counter     pduCounter
+	counter     rdpwire.Counter
 	closeOnce   sync.Once
 	controlLost chan error
 }
@@ -229,7 +232,7 @@ func awaitSecured(data *wsConn, deadline time.Time) error {
 		if !fin {
 			return &kioskError{"secured", "fragmented connection confirm"}
 		}
-		if err := expectTLSConfirm(payload, "gateway"); err != nil {
+		if err := rdpwire.ExpectTLSConfirm(payload, "gateway"); err != nil {
 			return phaseError("secured", err)
 		}
 		return nil
@@ -275,11 +278,11 @@ func (k *kioskChannel) readResponses(onResponses func(count int) error) error {
 			continue
 		}
 		// the gateway's contract: a message holds whole PDUs (counted across its frames)
-		count, err := k.counter.push(payload)
+		count, err := k.counter.Push(payload)
 		if err != nil {
 			return &kioskError{"relay", err.Error()}
 		}
-		if fin && !k.counter.atBoundary() {
+		if fin && !k.counter.AtBoundary() {
 			return &kioskError{"relay", "message ends inside a pdu"}
 		}
 		if count > 0 {
@@ -306,7 +309,7 @@ func (k *kioskChannel) close() {
 type streamChannel struct {
 	write   func() error
 	read    func() ([]byte, error)
-	counter pduCounter
+	counter rdpwire.Counter
 	closer  func()
 }
 
@@ -318,7 +321,7 @@ func (s *streamChannel) readResponses(onResponses func(count int) error) error {
 		if err != nil {
 			return err
 		}
-		count, err := s.counter.push(chunk)
+		count, err := s.counter.Push(chunk)
 		if err != nil {
 			return err
 		}
@@ -339,12 +342,13 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 	if err != nil {
 		return nil, err
 	}
+	raw = rawsocket.Wrap(raw)
 	_ = raw.SetDeadline(time.Now().Add(timeout))
 	if _, err := raw.Write(wire.ConnectionRequest); err != nil {
 		_ = raw.Close()
 		return nil, err
 	}
-	reader := firstPduReader{max: 1024}
+	reader := rdpwire.FirstPduReader{Max: 1024}
 	buf := make([]byte, 1024)
 	for {
 		n, err := raw.Read(buf)
@@ -352,7 +356,7 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 			_ = raw.Close()
 			return nil, fmt.Errorf("server closed during the handshake: %w", err)
 		}
-		pdu, rest, done, err := reader.push(buf[:n])
+		pdu, rest, done, err := reader.Push(buf[:n])
 		if err != nil {
 			_ = raw.Close()
 			return nil, err
@@ -360,7 +364,7 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 		if !done {
 			continue
 		}
-		if err := expectTLSConfirm(pdu, "server"); err != nil {
+		if err := rdpwire.ExpectTLSConfirm(pdu, "server"); err != nil {
 			_ = raw.Close()
 			return nil, err
 		}
@@ -407,7 +411,7 @@ func connectStreamRelay(ctx context.Context, wire *wireDetails, address, localAd
 		_ = conn.raw.Close()
 		return nil, err
 	}
-	first := firstPduReader{max: 1024}
+	first := rdpwire.FirstPduReader{Max: 1024}
 	var rest []byte
 	_ = conn.raw.SetReadDeadline(time.Now().Add(timeout))
 	for {
@@ -419,10 +423,10 @@ func connectStreamRelay(ctx context.Context, wire *wireDetails, address, localAd
 		if opcode != opBinary {
 			continue
 		}
-		pdu, after, done, err := first.push(payload)
+		pdu, after, done, err := first.Push(payload)
 		if err == nil && done {
 			rest = append([]byte(nil), after...)
-			err = expectTLSConfirm(pdu, "echo host")
+			err = rdpwire.ExpectTLSConfirm(pdu, "echo host")
 		}
 		if err != nil {
 			_ = conn.raw.Close()
@@ -438,7 +442,7 @@ func connectStreamRelay(ctx context.Context, wire *wireDetails, address, localAd
 		write:  func() error { return conn.writeRaw(request) },
 		closer: func() { conn.closeGracefully(2 * time.Second) },
 	}
-	if _, err := channel.counter.push(rest); err != nil {
+	if _, err := channel.counter.Push(rest); err != nil {
 		_ = conn.raw.Close()
 		return nil, err
 	}

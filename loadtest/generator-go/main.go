@@ -84,7 +84,7 @@ func (g *generator) connect(display displayAssignment) (echoChannel, error) {
 	switch g.target.Kind {
 	case "lanterna":
 		return connectKiosk(ctx, &g.wire, g.target.BaseURL, g.trust, display, g.timeout)
-	case "websockify", "pipe":
+	case "websockify", "pipe", "pipe-go":
 		return connectStreamRelay(ctx, &g.wire, g.target.URL, display.LocalAddress, g.target.Kind, g.trust, g.timeout)
 	case "direct":
 		return connectDirect(ctx, &g.wire, g.target.Host, g.target.Port, g.timeout)

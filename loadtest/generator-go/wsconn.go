@@ -12,6 +12,8 @@ import (
 	"net"
 	"net/url"
 	"time"
+
+	"github.com/lanterna/loadtest-generator/internal/rawsocket"
 )
 
 // wsConn is the hot path's WebSocket client (RFC 6455), by hand rather than
@@ -61,6 +63,8 @@ func dialWebSocket(ctx context.Context, address, localAddress, subprotocol strin
 	if err != nil {
 		return nil, err
 	}
+	// the hot path's reads and writes without the scheduler's hand-offs (internal/rawsocket)
+	raw = rawsocket.Wrap(raw)
 	deadline := time.Now().Add(timeout)
 	if until, ok := ctx.Deadline(); ok && until.Before(deadline) {
 		deadline = until

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CapacityCase } from './scenarios.js';
 import { planCpuLayout, type CpuLayout } from './cpuLayout.js';
-import { startEchoHostProcess } from './echoHostProcess.js';
+import { resolveEchoHostKind, startEchoHostProcess, type EchoHostKind } from './echoHostProcess.js';
 import { buildDisplayRoster } from './displayRoster.js';
 import { startGateway, type GatewayInstance } from './gatewayInstance.js';
 import { startHaproxy, type HaproxyInstance } from './haproxyInstance.js';
@@ -32,6 +32,8 @@ export interface RunSettings {
   confirmHolds: number;
   /** Which generator offers the load (goGenerator.ts); `auto` (the default) is Go when it is built, else Node. */
   generator?: GeneratorKind | 'auto' | undefined;
+  /** Which echo host answers (echoHostProcess.ts); `auto` (the default) is Go when it is built, else Node. */
+  echoHost?: EchoHostKind | 'auto' | undefined;
   /** Node options for the relay's processes (gateway, pipe), e.g. --cpu-prof for a profile (loadtest/README.md, "Profiling"). */
   relayNodeOptions?: string[] | undefined;
   /**
@@ -55,6 +57,8 @@ export interface CaseResult {
   haproxyConfig: string | undefined;
   /** The generator that offered the load. */
   generator: GeneratorKind;
+  /** The echo host that answered it. */
+  echoHost: EchoHostKind;
   /** The scheme of the URL the generators were given, read from the target rather than from the setting. */
   kioskScheme: KioskScheme | undefined;
 }
@@ -79,13 +83,16 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
   let error: string | undefined;
   let haproxy: HaproxyInstance | undefined;
   let generator: GeneratorKind = 'node';
+  let echoHost: EchoHostKind = 'node';
   let target: RelayTarget | undefined;
   try {
     generator = resolveGeneratorKind(settings.generator ?? 'auto');
+    echoHost = resolveEchoHostKind(settings.echoHost ?? 'auto');
     progress.onPhase?.('starting echo host');
     const echo = await startEchoHostProcess({
-      // websockify and the pipe carry no plaintext preamble: TLS from the first byte
-      handshake: testCase.relay === 'websockify' || testCase.relay === 'pipe' ? 'tls-first' : 'x224-then-tls',
+      kind: echoHost,
+      // websockify and the pipes carry no plaintext preamble: TLS from the first byte
+      handshake: testCase.relay === 'websockify' || testCase.relay === 'pipe' || testCase.relay === 'pipe-go' ? 'tls-first' : 'x224-then-tls',
       // websockify's TLS client hangs on TLS 1.3 session tickets (NOTES.md)
       sessionTickets: testCase.relay !== 'websockify',
       replyBytes: testCase.pattern.downBytes === testCase.pattern.upBytes ? undefined : testCase.pattern.downBytes,
@@ -93,7 +100,7 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     });
     cleanups.push(() => echo.process.stop());
     const displays = buildDisplayRoster(testCase.ramp.max);
-    const kioskTls = settings.kioskTls === true && (testCase.relay === 'lanterna' || testCase.relay === 'pipe')
+    const kioskTls = settings.kioskTls === true && (testCase.relay === 'lanterna' || testCase.relay === 'pipe' || testCase.relay === 'pipe-go')
       ? await generateLoopbackCertificate('lanterna-loadtest-kiosk-leg')
       : undefined;
 
@@ -121,12 +128,13 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     } else if (testCase.relay === 'direct') {
       relayPids = () => [];
       target = { kind: 'direct', host: '127.0.0.1', port: echo.port, distinctSourceAddresses: false };
-    } else if (testCase.relay === 'pipe') {
-      progress.onPhase?.('starting pipe relay');
-      const pipe = await startPipeRelayProcess({ targetPort: echo.port, cpus: layout.relayCpus, nodeOptions: settings.relayNodeOptions, tls: kioskTls });
+    } else if (testCase.relay === 'pipe' || testCase.relay === 'pipe-go') {
+      const implementation = testCase.relay === 'pipe-go' ? 'go' : 'node';
+      progress.onPhase?.(`starting ${testCase.relay} relay`);
+      const pipe = await startPipeRelayProcess({ implementation, targetPort: echo.port, cpus: layout.relayCpus, nodeOptions: settings.relayNodeOptions, tls: kioskTls });
       cleanups.push(() => pipe.stop());
       relayPids = () => [pipe.process.pid];
-      target = { kind: 'pipe', url: pipe.url, distinctSourceAddresses: false, caPem: pipe.caPem };
+      target = { kind: testCase.relay, url: pipe.url, distinctSourceAddresses: false, caPem: pipe.caPem };
     } else {
       progress.onPhase?.('starting websockify');
       const websockify: WebsockifyInstance = await startWebsockify({ targetPort: echo.port, targetCertPem: echo.certificatePem, cpus: layout.relayCpus });
@@ -168,6 +176,6 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     connections: step.connections, established: step.established, p99Ms: step.latency.p99Ms, meanMs: step.latency.meanMs,
     generatorSaturated: step.generatorSaturated, lostSessions: step.lostSessions,
   })), settings.budgetMs);
-  return { case: testCase, layout, steps, capacity, error, durationSeconds: Math.round((performance.now() - started) / 100) / 10, haproxyConfig: haproxy?.config, generator,
+  return { case: testCase, layout, steps, capacity, error, durationSeconds: Math.round((performance.now() - started) / 100) / 10, haproxyConfig: haproxy?.config, generator, echoHost,
     kioskScheme: schemeOf(target) };
 }

@@ -13,6 +13,7 @@ import { deriveFigures } from './runReport.js';
 import { runSmoke } from './smokeRun.js';
 import { NICENESS_ENV } from './managedProcess.js';
 import type { GeneratorKind } from './goGenerator.js';
+import type { EchoHostKind } from './echoHostProcess.js';
 
 const int = (value: string): number => {
   const parsed = Number(value);
@@ -34,9 +35,10 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--step <n>', 'connections added per step', int)
   .option('--hold-seconds <n>', 'measurement window per step', int)
   .option('--settle-seconds <n>', 'pause after opening a step\'s connections', int, 1)
-  .addOption(new Option('--relay <kinds...>', 'relays for kw-v1/kw-v2.2 (direct = no relay, the floor; pipe = the minimal Node WebSocket → TLS relay)').choices(['lanterna', 'websockify', 'direct', 'pipe']))
+  .addOption(new Option('--relay <kinds...>', 'relays for kw-v1/kw-v2.2 (direct = no relay, the floor; pipe = the minimal Node WebSocket → TLS relay; pipe-go = the same in Go)').choices(['lanterna', 'websockify', 'direct', 'pipe', 'pipe-go']))
   .addOption(new Option('--generator <kind>', 'load generator: node, go (loadtest/generator-go), or auto (go when built)').choices(['auto', 'go', 'node']).default('auto'))
-  .option('--kiosk-tls', 'the gateway\'s kiosk listener and the pipe serve TLS (a self-signed certificate made for the case) and both generators speak wss://, trusting only it; websockify stays ws://')
+  .addOption(new Option('--echo-host <kind>', 'stand-in RDP server: node, go (loadtest/generator-go/cmd/echo-host), or auto (go when built)').choices(['auto', 'go', 'node']).default('auto'))
+  .option('--kiosk-tls', 'the gateway\'s kiosk listener and the pipes serve TLS (a self-signed certificate made for the case) and both generators speak wss://, trusting only it; websockify stays ws://')
   .option('--relay-node-options <flags>', 'node flags for the relay process (gateway, pipe), space-separated, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"')
   .option('--up-bytes <n>', 'request PDU size', int)
   .option('--down-bytes <n>', 'response PDU size', int)
@@ -69,7 +71,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
     upBytes?: number; downBytes?: number; intervalMs?: number; workers?: number; farmSizes?: number[]; generators: number; budgetMs: number;
     stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number; confirmHolds: number;
     throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string;
-    generator: GeneratorKind | 'auto'; relayNodeOptions?: string; kioskTls?: boolean;
+    generator: GeneratorKind | 'auto'; echoHost: EchoHostKind | 'auto'; relayNodeOptions?: string; kioskTls?: boolean;
     sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; fleets: number;
     durationMinutes: number; churnPercent: number;
   }) => {
@@ -87,7 +89,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
         settleSeconds: options.settleSeconds, caseDeadlineSeconds: options.caseDeadlineSeconds,
         saturation: { cpuCores: options.generatorMaxCpu, loopDelayMs: options.generatorMaxLagMs },
         connectConcurrency: options.connectConcurrency, connectTimeoutMs: 15_000, confirmHolds: options.confirmHolds,
-        generator: options.generator, relayNodeOptions: options.relayNodeOptions?.split(' ').filter((flag) => flag !== ''),
+        generator: options.generator, echoHost: options.echoHost, relayNodeOptions: options.relayNodeOptions?.split(' ').filter((flag) => flag !== ''),
         kioskTls: options.kioskTls === true,
       },
       throughputSeconds: options.throughputSeconds, lfnBufferBytes: options.lfnBuffers, lfnSeconds: options.lfnSeconds,

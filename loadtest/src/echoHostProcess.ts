@@ -1,11 +1,37 @@
-// Runs the echo host as its own process and waits for its "listening" line.
+// Runs the echo host as its own process and waits for its "listening" line:
+// the Node one (echoHostMain.ts) or the Go one (loadtest/generator-go/cmd/echo-host),
+// which take the same arguments and print the same line.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess } from './managedProcess.js';
 import type { EchoHandshake } from './echoHost.js';
 
 const ECHO_MAIN = fileURLToPath(new URL('./echoHostMain.js', import.meta.url));
+/** Where loadtest/generator-go/build.sh puts the Go echo host (git-ignored; built beside the Go generator). */
+export const GO_ECHO_HOST_BINARY = fileURLToPath(new URL('../generator-go/bin/lanterna-echo-host', import.meta.url));
+
+export type EchoHostKind = 'node' | 'go';
+
+export function goEchoHostBuilt(): boolean { return existsSync(GO_ECHO_HOST_BINARY); }
+
+/**
+ * `auto` is the Go echo host when it is built: it answers a KW v1 request for
+ * a fraction of the Node one's CPU, and the echo host shares the load core
+ * with the generator (loadtest/README.md, "Echo hosts"); otherwise the Node one.
+ */
+export function resolveEchoHostKind(requested: EchoHostKind | 'auto'): EchoHostKind {
+  if (requested === 'auto') return goEchoHostBuilt() ? 'go' : 'node';
+  if (requested === 'go' && !goEchoHostBuilt()) throw new Error(`the go echo host is not built (${GO_ECHO_HOST_BINARY}): run bash loadtest/generator-go/build.sh`);
+  return requested;
+}
 
 export interface EchoHostProcessOptions {
+  /**
+   * Which implementation (default node: the throughput, long-fat-network,
+   * chaos and soak runs keep the one their published figures were taken with;
+   * capacity cases choose with `--echo-host`).
+   */
+  kind?: EchoHostKind | undefined;
   handshake: EchoHandshake;
   sessionTickets: boolean;
   replyBytes?: number | undefined;
@@ -17,10 +43,12 @@ export interface EchoHostProcessOptions {
   prefix?: string[];
 }
 
-export interface EchoHostProcess { port: number; certificatePem: string; process: ManagedProcess }
+export interface EchoHostProcess { port: number; certificatePem: string; kind: EchoHostKind; process: ManagedProcess }
 
 export async function startEchoHostProcess(options: EchoHostProcessOptions): Promise<EchoHostProcess> {
-  const args = [ECHO_MAIN, '--handshake', options.handshake];
+  const kind = options.kind ?? 'node';
+  const command = kind === 'go' ? GO_ECHO_HOST_BINARY : process.execPath;
+  const args = [...(kind === 'go' ? [] : [ECHO_MAIN]), '--handshake', options.handshake];
   if (!options.sessionTickets) args.push('--no-session-tickets');
   if (options.replyBytes !== undefined) args.push('--reply-bytes', String(options.replyBytes));
   if (options.sizedReplies === true) args.push('--sized-replies');
@@ -30,8 +58,8 @@ export async function startEchoHostProcess(options: EchoHostProcessOptions): Pro
   let announce: (value: { port: number; certificatePem: string }) => void = () => undefined;
   const announced = new Promise<{ port: number; certificatePem: string }>((resolve) => { announce = resolve; });
   const child = new ManagedProcess('echo-host', {
-    command: prefix[0] ?? process.execPath,
-    args: prefix.length > 0 ? [...prefix.slice(1), process.execPath, ...args] : args,
+    command: prefix[0] ?? command,
+    args: prefix.length > 0 ? [...prefix.slice(1), command, ...args] : args,
     cpus: options.cpus,
     onLine: (line) => {
       if (!line.startsWith('{')) return;
@@ -49,7 +77,7 @@ export async function startEchoHostProcess(options: EchoHostProcessOptions): Pro
   timeout.catch(() => { /* observed through the race below; later exits are expected */ });
   try {
     const { port, certificatePem } = await Promise.race([announced, timeout]);
-    return { port, certificatePem, process: child };
+    return { port, certificatePem, kind, process: child };
   } catch (error) {
     await child.stop();
     throw error;

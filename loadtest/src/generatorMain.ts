@@ -40,6 +40,7 @@ function connect(display: DisplayAssignment): Promise<EchoChannel> {
     case 'websockify':
       return connectWebsockifyKiosk({ url: target.url, localAddress, timeoutMs: connectTimeoutMs });
     case 'pipe':
+    case 'pipe-go':
       return connectWebsockifyKiosk({ url: target.url, localAddress, caPem: target.caPem, timeoutMs: connectTimeoutMs });
     case 'direct':
       return connectDirectChannel({ host: target.host, port: target.port, timeoutMs: connectTimeoutMs });

@@ -12,8 +12,8 @@ export interface KioskTrust { caPem?: string | undefined }
 export type RelayTarget =
   | ({ kind: 'lanterna'; baseUrl: string; distinctSourceAddresses: boolean } & KioskTrust)
   | { kind: 'websockify'; url: string; distinctSourceAddresses: boolean }
-  /** The minimal WebSocket → TLS pipe (pipeRelay.ts): the websockify client's wire. */
-  | ({ kind: 'pipe'; url: string; distinctSourceAddresses: boolean } & KioskTrust)
+  /** The minimal WebSocket → TLS pipe (pipeRelay.ts, or its Go twin for pipe-go): the websockify client's wire. */
+  | ({ kind: 'pipe' | 'pipe-go'; url: string; distinctSourceAddresses: boolean } & KioskTrust)
   | { kind: 'direct'; host: string; port: number; distinctSourceAddresses: boolean };
 
 export interface DisplayAssignment extends DisplayIdentity { index: number }

@@ -23,23 +23,24 @@ void test('the go generator gets the wire details from the protocol package, per
   assert.equal(open.displays[0]?.localAddress, '127.1.1.2');
 });
 
-void test('the go generator completes a tiny run against the direct echo host, the gateway and the pipe, with correct reports', { timeout: 240_000, skip: goInstalled ? false : 'go is not installed' }, async () => {
+void test('the go generator completes a tiny run against the go echo host directly, through the gateway, the pipe and pipe-go, with correct reports', { timeout: 300_000, skip: goInstalled ? false : 'go is not installed' }, async () => {
   execFileSync('bash', [BUILD_SCRIPT], { stdio: 'pipe' });
   assert.ok(goGeneratorBuilt(), `build.sh left no binary at ${GO_GENERATOR_BINARY}`);
   const connections = 20;
   const report = await executePlan({
     scenarios: ['kw-v1'],
-    overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['direct', 'lanterna', 'pipe'] },
+    overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['direct', 'lanterna', 'pipe', 'pipe-go'] },
     settings: {
       cpus: os.availableParallelism(), generators: 1, budgetMs: 40, stopP99Ms: Number.POSITIVE_INFINITY, settleSeconds: 1, caseDeadlineSeconds: 60,
-      saturation: { cpuCores: 0.9, loopDelayMs: 15 }, connectConcurrency: 8, connectTimeoutMs: 15_000, confirmHolds: 0, generator: 'go',
+      saturation: { cpuCores: 0.9, loopDelayMs: 15 }, connectConcurrency: 8, connectTimeoutMs: 15_000, confirmHolds: 0, generator: 'go', echoHost: 'go',
     },
     throughputSeconds: 1, lfnBufferBytes: [], lfnSeconds: 1, showProgress: false, command: 'go generator test',
   });
-  assert.deepEqual(report.capacity.map((result) => result.case.id), ['kw-v1/direct', 'kw-v1/lanterna', 'kw-v1/pipe']);
+  assert.deepEqual(report.capacity.map((result) => result.case.id), ['kw-v1/direct', 'kw-v1/lanterna', 'kw-v1/pipe', 'kw-v1/pipe-go']);
   for (const result of report.capacity) {
     assert.equal(result.error, undefined, `${result.case.id}: ${result.error ?? ''}`);
     assert.equal(result.generator, 'go');
+    assert.equal(result.echoHost, 'go');
     const [step] = result.steps;
     assert.ok(step, `${result.case.id}: no step`);
     assert.equal(step.established, connections, `${result.case.id}: ${step.firstConnectError ?? step.lastFailure ?? ''}`);
@@ -54,27 +55,36 @@ void test('the go generator completes a tiny run against the direct echo host, t
     if (result.case.relay !== 'direct') assert.ok(step.relayCpuUsPerRoundTrip !== undefined && step.relayCpuUsPerRoundTrip > 0, `${result.case.id}: relay cpu per round trip`);
   }
   const derived = deriveFigures(report);
-  assert.ok(derived.perCore['kw-v1']?.pipe !== undefined, 'the pipe baseline is in the per-core figures');
+  const perCore = derived.perCore['kw-v1'];
+  assert.ok(perCore, 'kw-v1 has per-core figures');
+  assert.ok(perCore.pipe !== undefined, 'the pipe baseline is in the per-core figures');
+  assert.ok(perCore.pipeGo !== undefined, 'the pipe-go baseline is in the per-core figures');
+  const cost = perCore.cpuPerRoundTrip;
+  assert.equal(cost?.connections, connections);
+  for (const relay of ['lanternaUs', 'pipeUs', 'pipeGoUs'] as const) assert.ok((cost[relay] ?? 0) > 0, `${relay} at the shared step`);
+  assert.match(markdownReport(report), /go generator, go echo host/);
 });
 
-void test('--kiosk-tls: both generators speak wss:// to the gateway and the pipe, trusting only their certificate, and the reports say wss', { timeout: 300_000, skip: goInstalled ? false : 'go is not installed' }, async () => {
+void test('--kiosk-tls: both generators speak wss:// to the gateway and both pipes, trusting only their certificate, and the reports say wss', { timeout: 420_000, skip: goInstalled ? false : 'go is not installed' }, async () => {
   execFileSync('bash', [BUILD_SCRIPT], { stdio: 'pipe' });
   const connections = 10;
   for (const generator of ['go', 'node'] as const) {
     const report = await executePlan({
       scenarios: ['kw-v1'],
-      overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['lanterna', 'pipe'] },
+      overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['lanterna', 'pipe', 'pipe-go'] },
       settings: {
         cpus: os.availableParallelism(), generators: 1, budgetMs: 40, stopP99Ms: Number.POSITIVE_INFINITY, settleSeconds: 1, caseDeadlineSeconds: 60,
-        saturation: { cpuCores: 0.9, loopDelayMs: 15 }, connectConcurrency: 8, connectTimeoutMs: 15_000, confirmHolds: 0, generator, kioskTls: true,
+        // each generator with the echo host of its language
+        saturation: { cpuCores: 0.9, loopDelayMs: 15 }, connectConcurrency: 8, connectTimeoutMs: 15_000, confirmHolds: 0, generator, echoHost: generator, kioskTls: true,
       },
       throughputSeconds: 1, lfnBufferBytes: [], lfnSeconds: 1, showProgress: false, command: 'kiosk tls test',
     });
-    assert.deepEqual(report.capacity.map((result) => result.case.id), ['kw-v1/lanterna', 'kw-v1/pipe']);
+    assert.deepEqual(report.capacity.map((result) => result.case.id), ['kw-v1/lanterna', 'kw-v1/pipe', 'kw-v1/pipe-go']);
     for (const result of report.capacity) {
       const label = `${generator}/${result.case.id}`;
       assert.equal(result.error, undefined, `${label}: ${result.error ?? ''}`);
       assert.equal(result.generator, generator);
+      assert.equal(result.echoHost, generator);
       // read from the URL the generators were given: an ignored option leaves ws
       assert.equal(result.kioskScheme, 'wss', label);
       const [step] = result.steps;
@@ -84,7 +94,7 @@ void test('--kiosk-tls: both generators speak wss:// to the gateway and the pipe
       assert.ok(step.received > connections * 10, `${label}: ${step.received} responses`);
       assert.ok(step.relayCpuUsPerRoundTrip !== undefined && step.relayCpuUsPerRoundTrip > 0, `${label}: relay cpu per round trip`);
     }
-    assert.deepEqual(deriveFigures(report).perCore['kw-v1']?.kioskSchemes, { lanterna: 'wss', websockify: undefined, pipe: 'wss' });
+    assert.deepEqual(deriveFigures(report).perCore['kw-v1']?.kioskSchemes, { lanterna: 'wss', websockify: undefined, pipe: 'wss', 'pipe-go': 'wss' });
     const markdown = markdownReport(report);
     assert.match(markdown, /kiosk leg wss:\/\//);
     assert.doesNotMatch(markdown, /kiosk leg ws:\/\//);

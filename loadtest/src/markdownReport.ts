@@ -59,14 +59,15 @@ export function markdownReport(report: RunReport): string {
     return [scenario, figures.lanterna === undefined ? 'n/a' : `${figures.lowerBound ? '≥ ' : ''}${Math.round(figures.lanterna)}`,
       figures.websockify ?? 'n/a', figures.ratio === undefined ? 'n/a' : `${figures.ratio.toFixed(1)}×`,
       figures.pipe ?? 'n/a', figures.pipeRatio === undefined ? 'n/a' : `${figures.pipeRatio.toFixed(2)}×`,
-      figures.cpuPerRoundTrip ? `${fixed(figures.cpuPerRoundTrip.lanternaUs, 1)} / ${fixed(figures.cpuPerRoundTrip.pipeUs, 1)} µs at ${figures.cpuPerRoundTrip.connections}` : 'n/a',
+      figures.pipeGo ?? 'n/a', figures.pipeGoRatio === undefined ? 'n/a' : `${figures.pipeGoRatio.toFixed(2)}×`,
+      figures.cpuPerRoundTrip ? `${fixed(figures.cpuPerRoundTrip.lanternaUs, 1)} / ${fixed(figures.cpuPerRoundTrip.pipeUs, 1)} / ${fixed(figures.cpuPerRoundTrip.pipeGoUs, 1)} µs at ${figures.cpuPerRoundTrip.connections}` : 'n/a',
       kioskLegs(figures.kioskSchemes),
       published ? `${published.connections} on ${published.cores} cores (${Math.round(published.connections / published.cores)}/core)` : 'n/a'];
   });
   if (perCoreRows.length > 0) {
     out.push('## Capacity per core (p99 < budget)');
     out.push('');
-    out.push(table(['workload', 'Lanterna per gateway core', 'websockify (one relay core)', 'Lanterna / websockify', 'pipe (minimal Node relay, one core)', 'Lanterna / pipe', 'relay CPU per round trip, Lanterna / pipe', 'kiosk leg', 'RD Gateway (whitepaper)'], perCoreRows));
+    out.push(table(['workload', 'Lanterna per gateway core', 'websockify (one relay core)', 'Lanterna / websockify', 'pipe (minimal Node relay, one core)', 'Lanterna / pipe', 'pipe-go (minimal Go relay, one core)', 'Lanterna / pipe-go', 'relay CPU per round trip, Lanterna / pipe / pipe-go', 'kiosk leg', 'RD Gateway (whitepaper)'], perCoreRows));
     out.push('');
   }
 
@@ -129,7 +130,7 @@ export function markdownReport(report: RunReport): string {
   for (const result of report.capacity) {
     out.push('');
     out.push(`### ${result.case.id} — ${describePattern(result.case.pattern)}, ${result.case.workers} worker(s), ${result.case.instances} instance(s)`);
-    out.push(`CPU layout: relay on ${result.layout.relayCpus}, load side on ${result.layout.loadCpus}${result.layout.shared ? ' (shared)' : ''}; ${result.generator} generator; ${result.kioskScheme === undefined ? 'no kiosk leg' : `kiosk leg ${result.kioskScheme}://`}; ${result.durationSeconds} s.${result.error === undefined ? '' : ` Error: ${result.error}`}`);
+    out.push(`CPU layout: relay on ${result.layout.relayCpus}, load side on ${result.layout.loadCpus}${result.layout.shared ? ' (shared)' : ''}; ${result.generator} generator, ${result.echoHost} echo host; ${result.kioskScheme === undefined ? 'no kiosk leg' : `kiosk leg ${result.kioskScheme}://`}; ${result.durationSeconds} s.${result.error === undefined ? '' : ` Error: ${result.error}`}`);
     out.push('');
     out.push(table(['connections', 'established', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'mean ms', 'p99 of each hold', 'responses', 'relay CPU', 'relay CPU µs per round trip', 'generator CPU µs per round trip', 'relay MB', 'balancer CPU', 'echo CPU', 'generator CPU', 'generator lag p99 ms', 'CPU busy per core (machine)', 'flags'],
       result.steps.map((step) => [step.connections, step.established, step.latency.p50Ms, step.latency.p95Ms, step.latency.p99Ms, step.latency.maxMs, step.latency.meanMs, step.holdP99Ms.join(' / '),

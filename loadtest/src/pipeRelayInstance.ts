@@ -1,5 +1,9 @@
-// Starts the pipe baseline relay (pipeRelayMain.ts) as its own pinned process
-// and waits for its "listening" line; with a certificate, on wss://.
+// Starts a pipe baseline relay as its own pinned process and waits for its
+// "listening" line; with a certificate, on wss://. The Node one
+// (pipeRelayMain.ts, `--relay pipe`) or the Go one
+// (loadtest/generator-go/cmd/pipe-relay, `--relay pipe-go`): the same
+// arguments and the same line.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +12,8 @@ import { ManagedProcess } from './managedProcess.js';
 import type { CertificatePair } from './selfSignedCertificate.js';
 
 const PIPE_MAIN = fileURLToPath(new URL('./pipeRelayMain.js', import.meta.url));
+/** Where loadtest/generator-go/build.sh puts the Go pipe (git-ignored). */
+export const GO_PIPE_RELAY_BINARY = fileURLToPath(new URL('../generator-go/bin/lanterna-pipe-relay', import.meta.url));
 
 export interface PipeRelayInstance {
   url: string;
@@ -18,14 +24,19 @@ export interface PipeRelayInstance {
 }
 
 export interface PipeRelayProcessOptions {
+  /** node (the default): pipeRelayMain.ts; go: the Go twin. */
+  implementation?: 'node' | 'go' | undefined;
   targetPort: number;
   cpus?: string | undefined;
+  /** For the Node pipe only. */
   nodeOptions?: string[] | undefined;
   /** Listen on wss:// with this certificate (`--kiosk-tls`). */
   tls?: CertificatePair | undefined;
 }
 
 export async function startPipeRelayProcess(options: PipeRelayProcessOptions): Promise<PipeRelayInstance> {
+  const go = options.implementation === 'go';
+  if (go && !existsSync(GO_PIPE_RELAY_BINARY)) throw new Error(`the go pipe relay is not built (${GO_PIPE_RELAY_BINARY}): run bash loadtest/generator-go/build.sh`);
   const tlsDir = options.tls === undefined ? undefined : await mkdtemp(join(tmpdir(), 'lanterna-loadtest-pipe-'));
   const removeTlsDir = async (): Promise<void> => { if (tlsDir !== undefined) await rm(tlsDir, { recursive: true, force: true }); };
   const tlsArgs: string[] = [];
@@ -36,9 +47,10 @@ export async function startPipeRelayProcess(options: PipeRelayProcessOptions): P
   }
   let announce: (port: number) => void = () => undefined;
   const announced = new Promise<number>((resolve) => { announce = resolve; });
-  const child = new ManagedProcess('pipe-relay', {
-    command: process.execPath,
-    args: [...(options.nodeOptions ?? []), PIPE_MAIN, '--target-port', String(options.targetPort), ...tlsArgs],
+  const relayArgs = ['--target-port', String(options.targetPort), ...tlsArgs];
+  const child = new ManagedProcess(go ? 'pipe-go' : 'pipe-relay', {
+    command: go ? GO_PIPE_RELAY_BINARY : process.execPath,
+    args: go ? relayArgs : [...(options.nodeOptions ?? []), PIPE_MAIN, ...relayArgs],
     cpus: options.cpus,
     onLine: (line) => {
       if (!line.startsWith('{')) return;

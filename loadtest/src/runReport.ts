@@ -53,10 +53,12 @@ export interface DerivedFigures {
     lanterna: number | undefined; websockify: number | undefined; ratio: number | undefined;
     /** The minimal Node relay (`--relay pipe`) on one core, and the gateway's capacity as a share of it. */
     pipe?: number | undefined; pipeRatio?: number | undefined;
-    /** Relay CPU µs per round trip at the largest step both reached: gateway, pipe, and their ratio. */
-    cpuPerRoundTrip?: { connections: number; lanternaUs: number | undefined; pipeUs: number | undefined } | undefined;
+    /** The minimal Go relay (`--relay pipe-go`) on one core, and the gateway's capacity as a share of it. */
+    pipeGo?: number | undefined; pipeGoRatio?: number | undefined;
+    /** Relay CPU µs per round trip at the largest step every one of them that ran reached: gateway, pipe, pipe-go. */
+    cpuPerRoundTrip?: RelayCostAtSharedStep | undefined;
     /** What each relay's kiosk leg spoke (ws or wss: `--kiosk-tls`), so a ratio is seen to be like for like. */
-    kioskSchemes: { lanterna?: KioskScheme | undefined; websockify?: KioskScheme | undefined; pipe?: KioskScheme | undefined };
+    kioskSchemes: { lanterna?: KioskScheme | undefined; websockify?: KioskScheme | undefined; pipe?: KioskScheme | undefined; 'pipe-go'?: KioskScheme | undefined };
     lowerBound: boolean;
   }>;
   /** Capacity added by each server past the first, as a fraction of one server's capacity. */
@@ -69,13 +71,22 @@ function capacityOf(report: RunReport, id: string): CaseResult | undefined {
   return report.capacity.find((result) => result.case.id === id && result.error === undefined);
 }
 
-/** Relay CPU per round trip of the gateway and the pipe at the largest connection count both held. */
-function sharedStepCost(lanterna: CaseResult | undefined, pipe: CaseResult): { connections: number; lanternaUs: number | undefined; pipeUs: number | undefined } | undefined {
-  if (!lanterna) return undefined;
-  const pipeSteps = new Map(pipe.steps.map((step) => [step.connections, step]));
-  const shared = lanterna.steps.filter((step) => pipeSteps.has(step.connections)).at(-1);
-  if (!shared) return undefined;
-  return { connections: shared.connections, lanternaUs: shared.relayCpuUsPerRoundTrip, pipeUs: pipeSteps.get(shared.connections)?.relayCpuUsPerRoundTrip };
+export interface RelayCostAtSharedStep {
+  connections: number;
+  lanternaUs: number | undefined;
+  pipeUs: number | undefined;
+  pipeGoUs?: number | undefined;
+}
+
+/** Relay CPU per round trip of the gateway and the pipes at the largest connection count all of those that ran (two at least) reached. */
+function sharedStepCost(lanterna: CaseResult | undefined, pipe: CaseResult | undefined, pipeGo: CaseResult | undefined): RelayCostAtSharedStep | undefined {
+  const ran = [lanterna, pipe, pipeGo].filter((result): result is CaseResult => result !== undefined);
+  if (ran.length < 2) return undefined;
+  const shared = ran[0]?.steps.map((step) => step.connections)
+    .filter((connections) => ran.every((result) => result.steps.some((step) => step.connections === connections))).at(-1);
+  if (shared === undefined) return undefined;
+  const costAt = (result: CaseResult | undefined): number | undefined => result?.steps.find((step) => step.connections === shared)?.relayCpuUsPerRoundTrip;
+  return { connections: shared, lanternaUs: costAt(lanterna), pipeUs: costAt(pipe), ...(pipeGo ? { pipeGoUs: costAt(pipeGo) } : {}) };
 }
 
 export function deriveFigures(report: RunReport): DerivedFigures {
@@ -84,7 +95,8 @@ export function deriveFigures(report: RunReport): DerivedFigures {
     const lanterna = capacityOf(report, `${scenario}/lanterna`);
     const websockify = capacityOf(report, `${scenario}/websockify`);
     const pipe = capacityOf(report, `${scenario}/pipe`);
-    if (!lanterna && !websockify && !pipe) continue;
+    const pipeGo = capacityOf(report, `${scenario}/pipe-go`);
+    if (!lanterna && !websockify && !pipe && !pipeGo) continue;
     const lanternaPerCore = lanterna ? lanterna.capacity.byP99 / (lanterna.case.workers * lanterna.case.instances) : undefined;
     const websockifyPerCore = websockify?.capacity.byP99;
     perCore[scenario] = {
@@ -94,10 +106,17 @@ export function deriveFigures(report: RunReport): DerivedFigures {
       ...(pipe ? {
         pipe: pipe.capacity.byP99,
         pipeRatio: lanternaPerCore !== undefined && pipe.capacity.byP99 > 0 ? lanternaPerCore / pipe.capacity.byP99 : undefined,
-        cpuPerRoundTrip: sharedStepCost(lanterna, pipe),
       } : {}),
-      kioskSchemes: { lanterna: lanterna?.kioskScheme, websockify: websockify?.kioskScheme, pipe: pipe?.kioskScheme },
-      lowerBound: (lanterna?.capacity.lowerBoundOnly ?? false) || (websockify?.capacity.lowerBoundOnly ?? false) || (pipe?.capacity.lowerBoundOnly ?? false),
+      ...(pipeGo ? {
+        pipeGo: pipeGo.capacity.byP99,
+        pipeGoRatio: lanternaPerCore !== undefined && pipeGo.capacity.byP99 > 0 ? lanternaPerCore / pipeGo.capacity.byP99 : undefined,
+      } : {}),
+      ...(pipe || pipeGo ? { cpuPerRoundTrip: sharedStepCost(lanterna, pipe, pipeGo) } : {}),
+      kioskSchemes: {
+        lanterna: lanterna?.kioskScheme, websockify: websockify?.kioskScheme, pipe: pipe?.kioskScheme,
+        ...(pipeGo ? { 'pipe-go': pipeGo.kioskScheme } : {}),
+      },
+      lowerBound: [lanterna, websockify, pipe, pipeGo].some((result) => result?.capacity.lowerBoundOnly ?? false),
     };
   }
   const farm = report.capacity.filter((result) => result.case.scenario === 'farm' && result.error === undefined)

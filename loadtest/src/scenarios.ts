@@ -5,9 +5,10 @@ import type { TrafficPattern } from './trafficPattern.js';
 
 /**
  * `direct` = no relay: the client talks to the echo host itself (the floor);
- * `pipe` = the least a Node relay can do (pipeRelay.ts), the gateway's baseline.
+ * `pipe` = the least a Node relay can do (pipeRelay.ts), the gateway's baseline;
+ * `pipe-go` = the same in Go (generator-go/cmd/pipe-relay), the native floor.
  */
-export type RelayKind = 'lanterna' | 'websockify' | 'direct' | 'pipe';
+export type RelayKind = 'lanterna' | 'websockify' | 'direct' | 'pipe' | 'pipe-go';
 
 export interface RampShape { step: number; max: number; holdSeconds: number }
 

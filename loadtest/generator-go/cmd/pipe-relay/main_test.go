@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// echoTarget: a TLS server that sends back what it reads (the echo host's tls-first mode, minus X.224).
+func echoTarget(t *testing.T) string {
+	t.Helper()
+	server := httptest.NewUnstartedServer(nil)
+	server.StartTLS() // only for its certificate
+	certificate := server.TLS.Certificates[0]
+	server.Close()
+	listener, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{certificate}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = listener.Close() })
+	go func() {
+		for {
+			conn, err := listener.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer conn.Close(); _, _ = io.Copy(conn, conn) }()
+		}
+	}()
+	return listener.Addr().String()
+}
+
+func TestRelaysBinaryMessagesToTheTargetAndItsBytesBackAndEndsWithTheTarget(t *testing.T) {
+	relay := httptest.NewServer(relayHandler(echoTarget(t)))
+	defer relay.Close()
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(relay.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	_ = ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for _, size := range []int{90, 20_000} {
+		sent := bytes.Repeat([]byte{byte(size)}, size)
+		if err := ws.WriteMessage(websocket.BinaryMessage, sent); err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		for len(got) < size {
+			kind, data, err := ws.ReadMessage()
+			if err != nil || kind != websocket.BinaryMessage {
+				t.Fatalf("size %d: kind %d, %v", size, kind, err)
+			}
+			got = append(got, data...)
+		}
+		if !bytes.Equal(got, sent) {
+			t.Fatalf("size %d: %d bytes back, not the same", size, len(got))
+		}
+	}
+	// a relay to a target that is gone closes the WebSocket
+	deadTarget, _ := net.Listen("tcp", "127.0.0.1:0")
+	address := deadTarget.Addr().String()
+	_ = deadTarget.Close()
+	dead := httptest.NewServer(relayHandler(address))
+	defer dead.Close()
+	ws2, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(dead.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws2.Close()
+	_ = ws2.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, _, err := ws2.ReadMessage(); err == nil || strings.Contains(err.Error(), "timeout") {
+		t.Fatalf("the websocket outlived its unreachable target: %v", err)
+	}
+}

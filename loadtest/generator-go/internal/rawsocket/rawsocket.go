@@ -1,0 +1,122 @@
+// Package rawsocket gives the load test's Go programs a TCP connection whose
+// Read and Write make their system call with syscall.RawSyscall, without
+// telling the scheduler, and wait in Go's poller only when the socket would
+// block.
+//
+// Why: a goroutine in an ordinary system call leaves its P in the "syscall"
+// state, and with one P (the generator and the echo host are pinned to one
+// CPU) the runtime's monitor thread keeps waking every 20 µs to take that P
+// back from writes that run the loopback's receive path (~10 µs), handing it
+// to another thread and back. In profiles at 400 KW v1 sessions the monitor's
+// wake-ups and those hand-offs were a quarter of the echo host's CPU and
+// 39 % of the generator's. Reads and writes on a non-blocking socket never
+// block, so nothing is gained by releasing the P around them.
+package rawsocket
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// Conn is a *net.TCPConn (deadlines, Close, CloseWrite, addresses as usual)
+// with raw Read and Write. Safe for concurrent use as net.Conn is: a Write
+// goes out whole before another starts.
+type Conn struct {
+	*net.TCPConn
+	raw               syscall.RawConn
+	readMu, writeMu   sync.Mutex
+	readBuf, writeBuf []byte
+	readN, writeN     int
+	readErr, writeErr syscall.Errno
+	// bound once, so that a call allocates nothing
+	readOnce, writeOnce func(fd uintptr) bool
+}
+
+// Wrap returns conn as a Conn when it is a TCP connection, else conn itself.
+func Wrap(conn net.Conn) net.Conn {
+	tcp, ok := conn.(*net.TCPConn)
+	if !ok {
+		return conn
+	}
+	raw, err := tcp.SyscallConn()
+	if err != nil {
+		return conn
+	}
+	c := &Conn{TCPConn: tcp, raw: raw}
+	c.readOnce = c.tryRead
+	c.writeOnce = c.tryWrite
+	return c
+}
+
+// tryRead and tryWrite return false (wait for readiness, then call again) on EAGAIN.
+func (c *Conn) tryRead(fd uintptr) bool {
+	for {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.readBuf[0])), uintptr(len(c.readBuf)))
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		c.readN, c.readErr = int(n), errno
+		return true
+	}
+}
+
+func (c *Conn) tryWrite(fd uintptr) bool {
+	for {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.writeBuf[0])), uintptr(len(c.writeBuf)))
+		switch errno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		c.writeN, c.writeErr = int(n), errno
+		return true
+	}
+}
+
+func (c *Conn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	c.readMu.Lock()
+	defer c.readMu.Unlock()
+	c.readBuf = b
+	err := c.raw.Read(c.readOnce)
+	c.readBuf = nil
+	switch {
+	case err != nil:
+		// a deadline or a close: the poller's own errors
+		return 0, err
+	case c.readErr != 0:
+		return 0, os.NewSyscallError("read", c.readErr)
+	case c.readN == 0:
+		return 0, io.EOF
+	}
+	return c.readN, nil
+}
+
+func (c *Conn) Write(b []byte) (int, error) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	written := 0
+	for written < len(b) {
+		c.writeBuf = b[written:]
+		err := c.raw.Write(c.writeOnce)
+		c.writeBuf = nil
+		if err != nil {
+			return written, err
+		}
+		if c.writeErr != 0 {
+			return written, os.NewSyscallError("write", c.writeErr)
+		}
+		written += c.writeN
+	}
+	return written, nil
+}
