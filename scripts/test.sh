@@ -8,4 +8,9 @@ bash scripts/setup.sh
 bash scripts/build.sh
 echo "[test] eslint"
 npx --no-install eslint --max-warnings=0 .
+# The Go load side's own tests (its binaries are also driven by loadtest/dist/*.test.js).
+if command -v go >/dev/null; then
+  echo "[test] go vet + go test (loadtest/generator-go)"
+  (cd loadtest/generator-go && go vet ./... && go test ./...)
+fi
 exec node scripts/run-tests.mjs "$@"
