@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { ManagedProcess, NICENESS_ENV } from './managedProcess.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { ManagedProcess, NICENESS_ENV, OUTPUT_DIR_ENV } from './managedProcess.js';
 
 test('a child started with the run\'s niceness carries it in its own autogroup too, so it holds between sessions', async () => {
   const before = process.env[NICENESS_ENV];
@@ -23,5 +26,22 @@ test('a child started with the run\'s niceness carries it in its own autogroup t
   } finally {
     process.env[NICENESS_ENV] = before ?? '';
     await child.stop(1000);
+  }
+});
+
+test('with an output folder set, a child\'s whole output is kept there, not only the tail', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-output-'));
+  const before = process.env[OUTPUT_DIR_ENV];
+  process.env[OUTPUT_DIR_ENV] = dir;
+  try {
+    const child = new ManagedProcess('counter', { command: 'seq', args: ['1', '100'] });
+    await once(child.child, 'close');
+    const lines = readFileSync(join(dir, `counter-${child.pid}.log`), 'utf8').trimEnd().split('\n');
+    assert.equal(lines.length, 100);
+    assert.equal(lines[99], '100');
+    assert.equal(child.recentOutput().split('\n').length, 40, 'the kept tail stays 40 lines');
+  } finally {
+    process.env[OUTPUT_DIR_ENV] = before ?? '';
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -2,7 +2,8 @@
 // that fork, like websockify, go down with it), optionally pinned to CPUs with
 // taskset, its output kept for diagnostics, and always stopped with a deadline.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * Niceness for every process a run starts. On a machine shared with niced
@@ -10,6 +11,13 @@ import { writeFileSync } from 'node:fs';
  * builds (the load test then sees what a dedicated gateway host would).
  */
 export const NICENESS_ENV = 'LANTERNA_LOADTEST_NICE';
+
+/**
+ * A folder to which every child's whole output is appended (`<name>-<pid>.log`),
+ * for profiling flags that print as they go (`--trace-gc-nvp`): the kept tail
+ * holds only the last lines.
+ */
+export const OUTPUT_DIR_ENV = 'LANTERNA_LOADTEST_OUTPUT_DIR';
 
 export interface ManagedProcessOptions {
   command: string;
@@ -68,7 +76,10 @@ export class ManagedProcess {
         for (const line of lines) onLine(line);
       };
     };
+    const outputDir = process.env[OUTPUT_DIR_ENV];
+    const outputFile = outputDir === undefined || outputDir === '' ? undefined : join(outputDir, `${name}-${this.child.pid ?? 'unstarted'}.log`);
     const keep = (line: string): void => {
+      if (outputFile !== undefined) appendFileSync(outputFile, `${line}\n`);
       this.tail.push(line);
       if (this.tail.length > 40) this.tail.shift();
       options.onLine?.(line);
