@@ -6,9 +6,9 @@ import (
 	"io"
 	"net"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/lanterna/loadtest-generator/internal/edgeloop"
 	"github.com/lanterna/loadtest-generator/internal/rawsocket"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
@@ -52,7 +52,7 @@ type echoServer struct {
 	conns  map[io.Closer]struct{}
 	closed bool
 	// answers established connections (request/response modes; streaming keeps a goroutine)
-	loop *eventLoop
+	loop *edgeloop.Loop
 }
 
 func newEchoServer(options echoOptions, certificate tls.Certificate) (*echoServer, error) {
@@ -79,7 +79,7 @@ func newEchoServer(options echoOptions, certificate tls.Certificate) (*echoServe
 		if s.streamPdu, err = rdpwire.BuildTpktPdu(options.streamPduBytes); err != nil {
 			return nil, err
 		}
-	} else if s.loop, err = newEventLoop(); err != nil {
+	} else if s.loop, err = edgeloop.New(readBufferBytes); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -164,7 +164,7 @@ func (s *echoServer) handle(raw net.Conn) {
 	_ = tcp.SetNoDelay(true)
 	// the handshake's reads and writes without the scheduler's hand-offs (internal/rawsocket)
 	secure, under, pending, err := s.secure(rawsocket.Wrap(tcp))
-	if err == nil && s.loop != nil && under.handshakeConsumed() {
+	if err == nil && s.loop != nil && handshakeConsumed(under) {
 		s.handOff(tcp, secure, under, pending)
 		return
 	}
@@ -182,8 +182,8 @@ func (s *echoServer) handle(raw net.Conn) {
 
 // handOff answers what came with the handshake, then gives the connection to
 // the event loop (its descriptor leaves Go's poller). It owns the connection.
-func (s *echoServer) handOff(tcp *net.TCPConn, secure *tls.Conn, under *handoffConn, pending []byte) {
-	c := &loopConn{under: under, secure: secure, responder: s.newResponder(), loop: s.loop, server: s}
+func (s *echoServer) handOff(tcp *net.TCPConn, secure *tls.Conn, under *edgeloop.Socket, pending []byte) {
+	c := &loopConn{under: under, secure: secure, responder: s.newResponder(), server: s}
 	if len(pending) > 0 {
 		out, err := c.responder.answer(pending)
 		if err == nil && len(out) > 0 {
@@ -195,38 +195,35 @@ func (s *echoServer) handOff(tcp *net.TCPConn, secure *tls.Conn, under *handoffC
 			return
 		}
 	}
-	err := under.handOff(tcp)
+	err := under.HandOff(tcp)
 	s.untrack(tcp)
 	if err != nil {
 		_ = tcp.Close()
-		if under.fd >= 0 {
-			_ = syscall.Close(under.fd)
-		}
 		return
 	}
 	if !s.track(c) {
-		_ = syscall.Close(under.fd)
+		s.loop.Remove(under)
 		return
 	}
 	// records the handshake's reads took in with it (a request right behind
 	// the client's Finished) bring no readiness event: answered here first
-	under.drained = true
-	if !c.answerBuffered(make([]byte, readBufferBytes)) {
+	under.Drained()
+	if !c.answerReady(make([]byte, readBufferBytes)) {
 		return
 	}
-	if err := s.loop.add(c); err != nil {
-		s.loop.drop(c)
+	if err := s.loop.Add(under, c.answerReady); err != nil {
+		c.drop()
 	}
 }
 
 // secure runs the handshake under one deadline and returns the TLS stream
 // (over a handoffConn, so the loop can take the socket over) with any request
 // bytes that came in the Connection Request's read.
-func (s *echoServer) secure(raw net.Conn) (*tls.Conn, *handoffConn, []byte, error) {
+func (s *echoServer) secure(raw net.Conn) (*tls.Conn, *edgeloop.Socket, []byte, error) {
 	_ = raw.SetDeadline(time.Now().Add(handshakeTimeout))
 	defer func() { _ = raw.SetDeadline(time.Time{}) }()
 	if s.options.handshake == handshakeTLSFirst {
-		under := newHandoffConn(raw)
+		under := edgeloop.NewSocket(raw)
 		secure := tls.Server(under, s.tlsConfig)
 		if err := secure.Handshake(); err != nil {
 			return nil, nil, nil, err
@@ -242,7 +239,7 @@ func (s *echoServer) secure(raw net.Conn) (*tls.Conn, *handoffConn, []byte, erro
 	if len(rest) > 0 {
 		prefixed = &prefixedConn{Conn: raw, prefix: append([]byte(nil), rest...)}
 	}
-	under := newHandoffConn(prefixed)
+	under := edgeloop.NewSocket(prefixed)
 	secure := tls.Server(under, s.tlsConfig)
 	return secure, under, nil, secure.Handshake()
 }
