@@ -25,3 +25,22 @@ test('a child started with the run\'s niceness carries it in its own autogroup t
     await child.stop(1000);
   }
 });
+
+test('a child started with batch scheduling runs under SCHED_BATCH, pinned as asked', async () => {
+  const child = new ManagedProcess('sleeper', { command: 'sleep', args: ['30'], cpus: '0', batchScheduling: true });
+  try {
+    // taskset and chrt each become the next command: read the policy once `sleep` runs
+    const deadline = Date.now() + 5000;
+    let stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    while (!stat.includes('(sleep)') && Date.now() < deadline) {
+      await new Promise((resolve) => setImmediate(resolve));
+      stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const SCHED_BATCH = 3;
+    assert.equal(Number(fields[38]), SCHED_BATCH, 'the policy field of /proc/<pid>/stat');
+    assert.match(readFileSync(`/proc/${child.pid}/status`, 'utf8'), /Cpus_allowed_list:\s+0\n/);
+  } finally {
+    await child.stop(1000);
+  }
+});
