@@ -14,6 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/lanterna/loadtest-generator/internal/edgeloop"
 	"github.com/lanterna/loadtest-generator/internal/rawsocket"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
@@ -335,14 +336,22 @@ func (s *streamChannel) readResponses(onResponses func(count int) error) error {
 
 func (s *streamChannel) close() { s.closer() }
 
-// connectDirect: X.224 in the clear, then TLS, straight to the echo host (directChannel.ts).
+// connectDirect: X.224 in the clear, then TLS, straight to the echo host
+// (directChannel.ts). Once secured, the socket leaves Go's poller for the
+// generator's event loop (internal/edgeloop): responses are read there, with
+// no goroutine per connection.
 func connectDirect(ctx context.Context, wire *wireDetails, host string, port int, timeout time.Duration) (echoChannel, error) {
 	netDialer := &net.Dialer{Timeout: timeout}
-	raw, err := netDialer.DialContext(ctx, "tcp", net.JoinHostPort(host, fmt.Sprint(port)))
+	dialed, err := netDialer.DialContext(ctx, "tcp", net.JoinHostPort(host, fmt.Sprint(port)))
 	if err != nil {
 		return nil, err
 	}
-	raw = rawsocket.Wrap(raw)
+	tcp, ok := dialed.(*net.TCPConn)
+	if !ok {
+		_ = dialed.Close()
+		return nil, errors.New("not a tcp connection")
+	}
+	raw := rawsocket.Wrap(tcp)
 	_ = raw.SetDeadline(time.Now().Add(timeout))
 	if _, err := raw.Write(wire.ConnectionRequest); err != nil {
 		_ = raw.Close()
@@ -374,29 +383,90 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 		}
 		break
 	}
+	under := edgeloop.NewSocket(raw)
 	// the echo host's certificate is self-signed on purpose: a measuring stick, not a trust decision
-	secure := tls.Client(raw, &tls.Config{InsecureSkipVerify: true})
+	secure := tls.Client(under, &tls.Config{InsecureSkipVerify: true})
 	if err := secure.HandshakeContext(ctx); err != nil {
 		_ = raw.Close()
 		return nil, fmt.Errorf("tls handshake: %w", err)
 	}
 	_ = raw.SetDeadline(time.Time{})
-	readBuf := make([]byte, 16384)
-	return &streamChannel{
-		// one TLS record, one write
-		write: func() error { _, err := secure.Write(wire.RequestPdu); return err },
-		read: func() ([]byte, error) {
-			n, err := secure.Read(readBuf)
-			if err != nil {
-				return nil, errors.New("echo host closed the connection")
+	if err := under.HandOff(tcp); err != nil {
+		_ = raw.Close()
+		return nil, err
+	}
+	return &directChannel{under: under, secure: secure, request: wire.RequestPdu}, nil
+}
+
+// directChannel: TLS straight to the echo host, read by the event loop.
+type directChannel struct {
+	under   *edgeloop.Socket
+	secure  *tls.Conn
+	request []byte
+	counter rdpwire.Counter
+	loop    *edgeloop.Loop
+	// set by attach; called on the loop's goroutine
+	onResponses func(count int) error
+	onFailure   func(err error)
+}
+
+// one TLS record, one write
+func (d *directChannel) send() error { _, err := d.secure.Write(d.request); return err }
+
+// readResponses: unused (the loop reads: attach)
+func (d *directChannel) readResponses(func(count int) error) error {
+	return errors.New("a direct channel is read by the event loop")
+}
+
+// attach hands the channel to the loop; onFailure runs once, on the loop's
+// goroutine, when the channel breaks.
+func (d *directChannel) attach(loop *edgeloop.Loop, onResponses func(count int) error, onFailure func(err error)) {
+	d.loop, d.onResponses, d.onFailure = loop, onResponses, onFailure
+	// a record the handshake's reads took in brings no readiness event: read it first
+	d.under.Drained()
+	if !d.readReady(nil) {
+		return
+	}
+	if err := loop.Add(d.under, d.readReady); err != nil {
+		d.fail(err)
+	}
+}
+
+// readReady counts the responses read until a read would wait; false once the channel failed.
+func (d *directChannel) readReady(buf []byte) bool {
+	if buf == nil {
+		buf = make([]byte, 16384)
+	}
+	for {
+		n, err := d.secure.Read(buf)
+		if n > 0 {
+			count, pushErr := d.counter.Push(buf[:n])
+			if pushErr == nil && count > 0 {
+				pushErr = d.onResponses(count)
 			}
-			return readBuf[:n], nil
-		},
-		closer: func() {
-			_ = secure.CloseWrite()
-			time.AfterFunc(2*time.Second, func() { _ = raw.Close() })
-		},
-	}, nil
+			if pushErr != nil {
+				d.fail(pushErr)
+				return false
+			}
+		}
+		if err != nil {
+			if errors.Is(err, edgeloop.ErrWouldBlock) {
+				return true
+			}
+			d.fail(errors.New("echo host closed the connection"))
+			return false
+		}
+	}
+}
+
+func (d *directChannel) fail(err error) {
+	d.loop.Remove(d.under)
+	d.onFailure(err)
+}
+
+func (d *directChannel) close() {
+	_ = d.secure.CloseWrite()
+	time.AfterFunc(2*time.Second, func() { d.loop.Remove(d.under) })
 }
 
 // connectStreamRelay: a WebSocket relay with no kiosk protocol (websockify,

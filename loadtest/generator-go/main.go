@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/lanterna/loadtest-generator/internal/edgeloop"
 )
 
 const highestTrackableUs = 120_000_000
@@ -39,6 +41,8 @@ type generator struct {
 	timeout     time.Duration
 	connections []*pacedConnection
 	wheel       *pacingWheel
+	// reads the direct channels (internal/edgeloop)
+	loop        *edgeloop.Loop
 	roundTrips  *hdrhistogram.Histogram
 	lateness    *hdrhistogram.Histogram
 	counters    counters
@@ -127,7 +131,7 @@ func (g *generator) openAll(displays []displayAssignment) {
 			g.mu.Lock()
 			g.connections = append(g.connections, connection)
 			g.mu.Unlock()
-			connection.start(g.wheel)
+			connection.start(g.wheel, g.loop)
 		}
 	}
 	workers := min(g.concurrency, len(displays))
@@ -254,6 +258,12 @@ func main() {
 			g.concurrency = max(1, message.ConnectConcurrency)
 			g.timeout = time.Duration(message.ConnectTimeoutMs) * time.Millisecond
 			g.wheel = newPacingWheel(time.Duration(g.pattern.IntervalMs) * time.Millisecond)
+			if g.target.Kind == "direct" && g.loop == nil {
+				if g.loop, err = edgeloop.New(16384); err != nil {
+					fmt.Fprintln(os.Stderr, "configure:", err)
+					os.Exit(2)
+				}
+			}
 		case "open":
 			go g.openAll(message.Displays)
 		case "begin-window":

@@ -2,6 +2,8 @@ package main
 
 import (
 	"math/rand/v2"
+
+	"github.com/lanterna/loadtest-generator/internal/edgeloop"
 	"sync"
 	"time"
 )
@@ -23,8 +25,18 @@ func newPacedConnection(channel echoChannel, gen *generator) *pacedConnection {
 	return &pacedConnection{channel: channel, gen: gen, alive: true, sendTimes: make([]int64, 0, 16)}
 }
 
-func (p *pacedConnection) start(wheel *pacingWheel) {
+// loopedChannel: a channel read by the generator's event loop (direct)
+// instead of a reader goroutine.
+type loopedChannel interface {
+	attach(loop *edgeloop.Loop, onResponses func(count int) error, onFailure func(err error))
+}
+
+func (p *pacedConnection) start(wheel *pacingWheel, loop *edgeloop.Loop) {
 	wheel.add(p)
+	if looped, ok := p.channel.(loopedChannel); ok && loop != nil {
+		looped.attach(loop, p.responses, p.failed)
+		return
+	}
 	go p.read()
 }
 
@@ -51,28 +63,30 @@ func (p *pacedConnection) sendDue(due time.Time) bool {
 }
 
 func (p *pacedConnection) read() {
-	err := p.channel.readResponses(func(count int) error {
-		g := p.gen
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		now := g.monotonicNs(time.Now())
-		g.counters.received += int64(count)
-		for range count {
-			if p.head >= len(p.sendTimes) {
-				return &kioskError{"relay", "response without an outstanding request"}
-			}
-			g.recordRoundTrip(now - p.sendTimes[p.head])
-			p.head++
+	p.failed(p.channel.readResponses(p.responses))
+}
+
+// responses times `count` responses that just arrived against the oldest requests.
+func (p *pacedConnection) responses(count int) error {
+	g := p.gen
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.monotonicNs(time.Now())
+	g.counters.received += int64(count)
+	for range count {
+		if p.head >= len(p.sendTimes) {
+			return &kioskError{"relay", "response without an outstanding request"}
 		}
-		if p.head == len(p.sendTimes) {
-			p.sendTimes, p.head = p.sendTimes[:0], 0
-		} else if p.head > 1024 && p.head*2 > len(p.sendTimes) {
-			p.sendTimes = append(p.sendTimes[:0], p.sendTimes[p.head:]...)
-			p.head = 0
-		}
-		return nil
-	})
-	p.failed(err)
+		g.recordRoundTrip(now - p.sendTimes[p.head])
+		p.head++
+	}
+	if p.head == len(p.sendTimes) {
+		p.sendTimes, p.head = p.sendTimes[:0], 0
+	} else if p.head > 1024 && p.head*2 > len(p.sendTimes) {
+		p.sendTimes = append(p.sendTimes[:0], p.sendTimes[p.head:]...)
+		p.head = 0
+	}
+	return nil
 }
 
 // failed counts a broken channel once; a deliberate close is not a failure.

@@ -61,6 +61,8 @@ export async function startEchoHostProcess(options: EchoHostProcessOptions): Pro
     command: prefix[0] ?? command,
     args: prefix.length > 0 ? [...prefix.slice(1), command, ...args] : args,
     cpus: options.cpus,
+    // shares its CPU with the Go generator: both under SCHED_BATCH (managedProcess.ts)
+    batchScheduling: kind === 'go',
     onLine: (line) => {
       if (!line.startsWith('{')) return;
       const parsed = JSON.parse(line) as { msg?: string; port?: number; certificatePem?: string };

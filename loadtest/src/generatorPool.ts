@@ -35,7 +35,8 @@ export class GeneratorPool {
   private constructor(private readonly generators: GeneratorHandle[], readonly kind: GeneratorKind) {}
 
   static async start(count: number, cpus: string | undefined, kind: GeneratorKind = 'node'): Promise<GeneratorPool> {
-    const main = kind === 'go' ? { command: GO_GENERATOR_BINARY, args: [] } : GENERATOR_MAIN;
+    // the Go generator shares its CPU with the Go echo host: both under SCHED_BATCH (managedProcess.ts)
+    const main = kind === 'go' ? { command: GO_GENERATOR_BINARY, args: [], batchScheduling: true } : GENERATOR_MAIN;
     const generators: GeneratorHandle[] = Array.from({ length: count }, (_unused, index) => new IpcChild(`generator-${index}`, main, cpus));
     const pool = new GeneratorPool(generators, kind);
     try {

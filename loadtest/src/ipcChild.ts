@@ -6,7 +6,7 @@
 import { ManagedProcess } from './managedProcess.js';
 
 /** A native child that speaks JSON lines on stdin/stdout. */
-export interface JsonLinesCommand { command: string; args: string[] }
+export interface JsonLinesCommand { command: string; args: string[]; batchScheduling?: boolean }
 
 export class IpcChild<Incoming extends { type: string }, Outgoing> {
   private readonly inbox: Incoming[] = [];
@@ -26,7 +26,7 @@ export class IpcChild<Incoming extends { type: string }, Outgoing> {
       this.write = (message) => { this.process.child.send(message as object); };
     } else {
       this.process = new ManagedProcess(name, {
-        command: main.command, args: main.args, cpus, stdinPipe: true,
+        command: main.command, args: main.args, cpus, stdinPipe: true, batchScheduling: main.batchScheduling === true,
         onStdoutLine: (line) => {
           if (line.trim() === '') return;
           try {

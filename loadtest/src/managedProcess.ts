@@ -24,6 +24,14 @@ export interface ManagedProcessOptions {
   args: string[];
   /** taskset CPU list, e.g. "0" or "1-3"; unset = no pinning. */
   cpus?: string | undefined;
+  /**
+   * Run under SCHED_BATCH (`chrt -b 0`; its niceness kept): the kernel then
+   * lets no wake-up of the process preempt the task running on its CPU. For
+   * the Go load processes, which share one CPU: with preemption on every
+   * wake-up, each write of the generator switched to the echo host and back
+   * (loadtest/README.md, "Generators").
+   */
+  batchScheduling?: boolean;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** Adds an IPC channel (the child must be node). */
@@ -58,9 +66,10 @@ export class ManagedProcess {
   private readonly exitPromise: Promise<void>;
 
   constructor(readonly name: string, options: ManagedProcessOptions) {
-    let [command, args] = options.cpus === undefined
-      ? [options.command, options.args]
-      : ['taskset', ['-c', options.cpus, options.command, ...options.args]];
+    let [command, args] = options.batchScheduling === true
+      ? ['chrt', ['-b', '0', options.command, ...options.args]]
+      : [options.command, options.args];
+    if (options.cpus !== undefined) [command, args] = ['taskset', ['-c', options.cpus, command, ...args]];
     const niceness = process.env[NICENESS_ENV];
     if (niceness !== undefined && niceness !== '' && niceness !== '0') [command, args] = ['nice', ['-n', niceness, command, ...args]];
     const stdin = options.stdinPipe === true ? 'pipe' : 'ignore';

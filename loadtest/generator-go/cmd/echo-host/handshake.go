@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 
+	"github.com/lanterna/loadtest-generator/internal/edgeloop"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
 
@@ -60,4 +61,12 @@ func (p *prefixedConn) Read(b []byte) (int, error) {
 		return n, nil
 	}
 	return p.Conn.Read(b)
+}
+
+// handshakeConsumed: no bytes of the Connection Request's read are left to
+// replay, so the socket alone holds what comes next (the event loop reads
+// the descriptor itself).
+func handshakeConsumed(under *edgeloop.Socket) bool {
+	prefixed, ok := under.Conn.(*prefixedConn)
+	return !ok || len(prefixed.prefix) == 0
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lanterna/loadtest-generator/internal/edgeloop"
 	"github.com/lanterna/loadtest-generator/internal/rawsocket"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
@@ -47,8 +48,11 @@ type echoServer struct {
 	streamPdu []byte
 	listener  net.Listener
 	mu        sync.Mutex
-	conns     map[net.Conn]struct{}
-	closed    bool
+	// every open connection: Go's before and during the handshake, the loop's after
+	conns  map[io.Closer]struct{}
+	closed bool
+	// answers established connections (request/response modes; streaming keeps a goroutine)
+	loop *edgeloop.Loop
 }
 
 func newEchoServer(options echoOptions, certificate tls.Certificate) (*echoServer, error) {
@@ -64,7 +68,7 @@ func newEchoServer(options echoOptions, certificate tls.Certificate) (*echoServe
 		config.MaxVersion = tls.VersionTLS12
 		config.SessionTicketsDisabled = true
 	}
-	s := &echoServer{options: options, tlsConfig: config, conns: map[net.Conn]struct{}{}}
+	s := &echoServer{options: options, tlsConfig: config, conns: map[io.Closer]struct{}{}}
 	var err error
 	if options.replyBytes != 0 {
 		if s.reply, err = rdpwire.BuildTpktPdu(options.replyBytes); err != nil {
@@ -75,6 +79,8 @@ func newEchoServer(options echoOptions, certificate tls.Certificate) (*echoServe
 		if s.streamPdu, err = rdpwire.BuildTpktPdu(options.streamPduBytes); err != nil {
 			return nil, err
 		}
+	} else if s.loop, err = edgeloop.New(readBufferBytes); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -107,7 +113,7 @@ func (s *echoServer) serve() {
 	}
 }
 
-func (s *echoServer) track(conn net.Conn) bool {
+func (s *echoServer) track(conn io.Closer) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -117,7 +123,7 @@ func (s *echoServer) track(conn net.Conn) bool {
 	return true
 }
 
-func (s *echoServer) untrack(conn net.Conn) {
+func (s *echoServer) untrack(conn io.Closer) {
 	s.mu.Lock()
 	delete(s.conns, conn)
 	s.mu.Unlock()
@@ -134,7 +140,7 @@ func (s *echoServer) close() {
 	s.mu.Lock()
 	s.closed = true
 	conns := s.conns
-	s.conns = map[net.Conn]struct{}{}
+	s.conns = map[io.Closer]struct{}{}
 	s.mu.Unlock()
 	if s.listener != nil {
 		_ = s.listener.Close()
@@ -145,18 +151,25 @@ func (s *echoServer) close() {
 }
 
 func (s *echoServer) handle(raw net.Conn) {
-	defer raw.Close()
 	if !s.track(raw) {
+		_ = raw.Close()
 		return
 	}
-	defer s.untrack(raw)
 	tcp, ok := raw.(*net.TCPConn)
 	if !ok {
+		s.untrack(raw)
+		_ = raw.Close()
 		return
 	}
 	_ = tcp.SetNoDelay(true)
-	// the hot path's reads and writes without the scheduler's hand-offs (internal/rawsocket)
-	secure, pending, err := s.secure(rawsocket.Wrap(tcp))
+	// the handshake's reads and writes without the scheduler's hand-offs (internal/rawsocket)
+	secure, under, pending, err := s.secure(rawsocket.Wrap(tcp))
+	if err == nil && s.loop != nil && handshakeConsumed(under) {
+		s.handOff(tcp, secure, under, pending)
+		return
+	}
+	defer raw.Close()
+	defer s.untrack(raw)
 	if err != nil {
 		return
 	}
@@ -167,29 +180,68 @@ func (s *echoServer) handle(raw net.Conn) {
 	s.answerRequests(secure, pending)
 }
 
+// handOff answers what came with the handshake, then gives the connection to
+// the event loop (its descriptor leaves Go's poller). It owns the connection.
+func (s *echoServer) handOff(tcp *net.TCPConn, secure *tls.Conn, under *edgeloop.Socket, pending []byte) {
+	c := &loopConn{under: under, secure: secure, responder: s.newResponder(), server: s}
+	if len(pending) > 0 {
+		out, err := c.responder.answer(pending)
+		if err == nil && len(out) > 0 {
+			_, err = secure.Write(out)
+		}
+		if err != nil {
+			s.untrack(tcp)
+			_ = tcp.Close()
+			return
+		}
+	}
+	err := under.HandOff(tcp)
+	s.untrack(tcp)
+	if err != nil {
+		_ = tcp.Close()
+		return
+	}
+	if !s.track(c) {
+		s.loop.Remove(under)
+		return
+	}
+	// records the handshake's reads took in with it (a request right behind
+	// the client's Finished) bring no readiness event: answered here first
+	under.Drained()
+	if !c.answerReady(make([]byte, readBufferBytes)) {
+		return
+	}
+	if err := s.loop.Add(under, c.answerReady); err != nil {
+		c.drop()
+	}
+}
+
 // secure runs the handshake under one deadline and returns the TLS stream
-// with any request bytes that came in the Connection Request's read.
-func (s *echoServer) secure(raw net.Conn) (*tls.Conn, []byte, error) {
+// (over a handoffConn, so the loop can take the socket over) with any request
+// bytes that came in the Connection Request's read.
+func (s *echoServer) secure(raw net.Conn) (*tls.Conn, *edgeloop.Socket, []byte, error) {
 	_ = raw.SetDeadline(time.Now().Add(handshakeTimeout))
 	defer func() { _ = raw.SetDeadline(time.Time{}) }()
 	if s.options.handshake == handshakeTLSFirst {
-		secure := tls.Server(raw, s.tlsConfig)
+		under := edgeloop.NewSocket(raw)
+		secure := tls.Server(under, s.tlsConfig)
 		if err := secure.Handshake(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		pending, err := answerConnectionRequest(secure)
-		return secure, pending, err
+		return secure, under, pending, err
 	}
 	rest, err := answerConnectionRequest(raw)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var under net.Conn = raw
+	var prefixed net.Conn = raw
 	if len(rest) > 0 {
-		under = &prefixedConn{Conn: raw, prefix: append([]byte(nil), rest...)}
+		prefixed = &prefixedConn{Conn: raw, prefix: append([]byte(nil), rest...)}
 	}
+	under := edgeloop.NewSocket(prefixed)
 	secure := tls.Server(under, s.tlsConfig)
-	return secure, nil, secure.Handshake()
+	return secure, under, nil, secure.Handshake()
 }
 
 func (s *echoServer) newResponder() responder {

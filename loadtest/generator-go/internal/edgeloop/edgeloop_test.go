@@ -1,0 +1,149 @@
+package edgeloop
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+// handedOff: a socket handed off from a loopback connection, and its peer.
+func handedOff(t *testing.T) (*Socket, net.Conn) {
+	t.Helper()
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		conn, _ := listener.Accept()
+		accepted <- conn
+	}()
+	conn, err := net.Dial("tcp", listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := <-accepted
+	t.Cleanup(func() { _ = peer.Close() })
+	s := NewSocket(conn)
+	if err := s.HandOff(conn.(*net.TCPConn)); err != nil {
+		t.Fatal(err)
+	}
+	return s, peer
+}
+
+// reader: a serve callback that collects what it reads and reports the end.
+type reader struct {
+	s     *Socket
+	loop  *Loop
+	got   chan []byte
+	ended chan error
+}
+
+func (r *reader) serve(buf []byte) bool {
+	for {
+		n, err := r.s.Read(buf)
+		if n > 0 {
+			r.got <- append([]byte(nil), buf[:n]...)
+		}
+		if errors.Is(err, ErrWouldBlock) {
+			return true
+		}
+		if err != nil {
+			r.loop.Remove(r.s)
+			r.ended <- err
+			return false
+		}
+	}
+}
+
+func (r *reader) collect(t *testing.T, want int) []byte {
+	t.Helper()
+	var all []byte
+	for len(all) < want {
+		select {
+		case chunk := <-r.got:
+			all = append(all, chunk...)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%d of %d bytes", len(all), want)
+		}
+	}
+	return all
+}
+
+func TestTheLoopReadsEachArrivalAndWhatCameBeforeItWasAdded(t *testing.T) {
+	loop, err := New(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, peer := handedOff(t)
+	r := &reader{s: s, loop: loop, got: make(chan []byte, 64), ended: make(chan error, 1)}
+	// before Add: reported at once
+	_, _ = peer.Write([]byte("early"))
+	if err := loop.Add(s, r.serve); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.collect(t, 5); string(got) != "early" {
+		t.Fatalf("%q", got)
+	}
+	// after a short read the socket counts as drained: each later arrival is an edge of its own
+	for _, part := range []string{"one", "two", "three"} {
+		_, _ = peer.Write([]byte(part))
+		if got := r.collect(t, len(part)); string(got) != part {
+			t.Fatalf("%q, want %q", got, part)
+		}
+	}
+	// more than the loop's 16-byte buffer at once: read in full reads until short
+	long := bytes.Repeat([]byte("0123456789"), 10)
+	_, _ = peer.Write(long)
+	if got := r.collect(t, len(long)); !bytes.Equal(got, long) {
+		t.Fatalf("%q", got)
+	}
+	if _, err := s.Write([]byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	answer := make([]byte, 6)
+	if _, err := io.ReadFull(peer, answer); err != nil || string(answer) != "answer" {
+		t.Fatalf("%q %v", answer, err)
+	}
+	_ = peer.Close()
+	select {
+	case err := <-r.ended:
+		if !errors.Is(err, io.EOF) {
+			t.Fatalf("ended with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the end was not seen")
+	}
+	if _, err := s.Write([]byte("late")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write after remove: %v", err)
+	}
+}
+
+func TestShutdownEndsAHandedOffSocketThroughItsLoop(t *testing.T) {
+	loop, err := New(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := handedOff(t)
+	r := &reader{s: s, loop: loop, got: make(chan []byte, 4), ended: make(chan error, 1)}
+	if err := loop.Add(s, r.serve); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-r.ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("shutdown was not seen by the loop")
+	}
+	// removed once: a second remove and a shutdown after it do nothing
+	loop.Remove(s)
+	if err := s.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+}
