@@ -7,27 +7,14 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/lanterna/loadtest-generator/internal/loopbacktest"
 )
 
 // handedOff: a socket handed off from a loopback connection, and its peer.
 func handedOff(t *testing.T) (*Socket, net.Conn) {
 	t.Helper()
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer listener.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		conn, _ := listener.Accept()
-		accepted <- conn
-	}()
-	conn, err := net.Dial("tcp", listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer := <-accepted
-	t.Cleanup(func() { _ = peer.Close() })
+	conn, peer := loopbacktest.Pair(t)
 	s := NewSocket(conn)
 	if err := s.HandOff(conn.(*net.TCPConn)); err != nil {
 		t.Fatal(err)
