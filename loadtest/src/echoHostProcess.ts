@@ -1,18 +1,15 @@
 // Runs the echo host as its own process and waits for its "listening" line:
 // the Node one (echoHostMain.ts) or the Go one (loadtest/generator-go/cmd/echo-host),
 // which take the same arguments and print the same line.
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess } from './managedProcess.js';
+import { goProgramPath, resolveImplementation, type Implementation } from './goPrograms.js';
 import type { EchoHandshake } from './echoHost.js';
 
 const ECHO_MAIN = fileURLToPath(new URL('./echoHostMain.js', import.meta.url));
-/** Where loadtest/generator-go/build.sh puts the Go echo host (git-ignored; built beside the Go generator). */
-export const GO_ECHO_HOST_BINARY = fileURLToPath(new URL('../generator-go/bin/lanterna-echo-host', import.meta.url));
+export const GO_ECHO_HOST_BINARY = goProgramPath('lanterna-echo-host');
 
-export type EchoHostKind = 'node' | 'go';
-
-export function goEchoHostBuilt(): boolean { return existsSync(GO_ECHO_HOST_BINARY); }
+export type EchoHostKind = Implementation;
 
 /**
  * `auto` is the Go echo host when it is built: it answers a KW v1 request for
@@ -20,9 +17,7 @@ export function goEchoHostBuilt(): boolean { return existsSync(GO_ECHO_HOST_BINA
  * with the generator (loadtest/README.md, "Echo hosts"); otherwise the Node one.
  */
 export function resolveEchoHostKind(requested: EchoHostKind | 'auto'): EchoHostKind {
-  if (requested === 'auto') return goEchoHostBuilt() ? 'go' : 'node';
-  if (requested === 'go' && !goEchoHostBuilt()) throw new Error(`the go echo host is not built (${GO_ECHO_HOST_BINARY}): run bash loadtest/generator-go/build.sh`);
-  return requested;
+  return resolveImplementation('echo host', GO_ECHO_HOST_BINARY, requested);
 }
 
 export interface EchoHostProcessOptions {

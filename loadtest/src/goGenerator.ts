@@ -4,16 +4,15 @@
 // written once, in @lanterna/protocol and tpktPdu.ts. The scenarios stay
 // TypeScript's too: the traffic pattern arrives in `configure`.
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { buildConnectionRequest, KIOSK_PROTOCOL_VERSION, KIOSK_SUBPROTOCOL, PROTOCOL } from '@lanterna/protocol';
 import type { CoordinatorMessage, RelayTarget } from './generatorProtocol.js';
 import { buildTpktPdu } from './tpktPdu.js';
 import { sourceAddressFor } from './displayRoster.js';
+import { goProgramPath, resolveImplementation, type Implementation } from './goPrograms.js';
 
-/** Where loadtest/generator-go/build.sh puts the binary (git-ignored; built from a cache keyed by its inputs). */
-export const GO_GENERATOR_BINARY = fileURLToPath(new URL('../generator-go/bin/lanterna-generator', import.meta.url));
+export const GO_GENERATOR_BINARY = goProgramPath('lanterna-generator');
 
-export type GeneratorKind = 'node' | 'go';
+export type GeneratorKind = Implementation;
 
 export function goGeneratorBuilt(): boolean { return existsSync(GO_GENERATOR_BINARY); }
 
@@ -25,9 +24,7 @@ export function goGeneratorBuilt(): boolean { return existsSync(GO_GENERATOR_BIN
  * ramp; otherwise the Node one.
  */
 export function resolveGeneratorKind(requested: GeneratorKind | 'auto'): GeneratorKind {
-  if (requested === 'auto') return goGeneratorBuilt() ? 'go' : 'node';
-  if (requested === 'go' && !goGeneratorBuilt()) throw new Error(`the go generator is not built (${GO_GENERATOR_BINARY}): run bash loadtest/generator-go/build.sh`);
-  return requested;
+  return resolveImplementation('generator', GO_GENERATOR_BINARY, requested);
 }
 
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');

@@ -70,12 +70,12 @@ export class ManagedProcess {
       ? ['chrt', ['-b', '0', options.command, ...options.args]]
       : [options.command, options.args];
     if (options.cpus !== undefined) [command, args] = ['taskset', ['-c', options.cpus, command, ...args]];
-    const niceness = process.env[NICENESS_ENV];
-    if (niceness !== undefined && niceness !== '' && niceness !== '0') [command, args] = ['nice', ['-n', niceness, command, ...args]];
+    const niceness = process.env[NICENESS_ENV] || undefined;
+    if (niceness !== undefined && niceness !== '0') [command, args] = ['nice', ['-n', niceness, command, ...args]];
     const stdin = options.stdinPipe === true ? 'pipe' : 'ignore';
     const stdio: StdioOptions = options.ipc === true ? [stdin, 'pipe', 'pipe', 'ipc'] : [stdin, 'pipe', 'pipe'];
     this.child = spawn(command, args, { stdio, detached: true, env: options.env ?? process.env, cwd: options.cwd });
-    if (niceness !== undefined && niceness !== '' && this.child.pid !== undefined) setAutogroupNiceness(this.child.pid, niceness);
+    if (niceness !== undefined && this.child.pid !== undefined) setAutogroupNiceness(this.child.pid, niceness);
     this.exitPromise = new Promise((resolve) => this.child.once('exit', () => { this.exited = true; resolve(); }));
     const lineReader = (onLine: (line: string) => void): (chunk: Buffer) => void => {
       let partial = '';

@@ -3,17 +3,16 @@
 // (pipeRelayMain.ts, `--relay pipe`) or the Go one
 // (loadtest/generator-go/cmd/pipe-relay, `--relay pipe-go`): the same
 // arguments and the same line.
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ManagedProcess } from './managedProcess.js';
+import { goProgramPath, resolveImplementation, type Implementation } from './goPrograms.js';
 import type { CertificatePair } from './selfSignedCertificate.js';
 
 const PIPE_MAIN = fileURLToPath(new URL('./pipeRelayMain.js', import.meta.url));
-/** Where loadtest/generator-go/build.sh puts the Go pipe (git-ignored). */
-export const GO_PIPE_RELAY_BINARY = fileURLToPath(new URL('../generator-go/bin/lanterna-pipe-relay', import.meta.url));
+export const GO_PIPE_RELAY_BINARY = goProgramPath('lanterna-pipe-relay');
 
 export interface PipeRelayInstance {
   url: string;
@@ -25,7 +24,7 @@ export interface PipeRelayInstance {
 
 export interface PipeRelayProcessOptions {
   /** node (the default): pipeRelayMain.ts; go: the Go twin. */
-  implementation?: 'node' | 'go' | undefined;
+  implementation?: Implementation | undefined;
   targetPort: number;
   cpus?: string | undefined;
   /** For the Node pipe only. */
@@ -35,8 +34,7 @@ export interface PipeRelayProcessOptions {
 }
 
 export async function startPipeRelayProcess(options: PipeRelayProcessOptions): Promise<PipeRelayInstance> {
-  const go = options.implementation === 'go';
-  if (go && !existsSync(GO_PIPE_RELAY_BINARY)) throw new Error(`the go pipe relay is not built (${GO_PIPE_RELAY_BINARY}): run bash loadtest/generator-go/build.sh`);
+  const go = resolveImplementation('pipe relay', GO_PIPE_RELAY_BINARY, options.implementation ?? 'node') === 'go';
   const tlsDir = options.tls === undefined ? undefined : await mkdtemp(join(tmpdir(), 'lanterna-loadtest-pipe-'));
   const removeTlsDir = async (): Promise<void> => { if (tlsDir !== undefined) await rm(tlsDir, { recursive: true, force: true }); };
   const tlsArgs: string[] = [];
