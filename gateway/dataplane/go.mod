@@ -1,0 +1,3 @@
+module lanterna/dataplane
+
+go 1.26.8
