@@ -97,4 +97,3 @@ type Connected struct {
 const relayedProtocols = pdu.ProtocolSSL | pdu.ProtocolHybrid | pdu.ProtocolHybridEx
 const nlaProtocols = pdu.ProtocolHybrid | pdu.ProtocolHybridEx
 
-var _ = context.Background
