@@ -36,3 +36,17 @@ test('trusted proxies are addresses or networks; anything else is refused with i
   assert.equal(networkProblem('10.0.0.0/8/1'), 'bad network "10.0.0.0/8/1"');
   assert.throws(() => new TrustedProxies(['10.0.0.0/x']), /bad network "10.0.0.0\/x"/);
 });
+
+test('over the native data plane\'s Unix socket (no IP peer) the last hop is the client; only there, and then trusted hops as usual', () => {
+  const request = (remoteAddress: string | undefined, forwardedFor?: string): Parameters<TrustedProxies['clientAddress']>[0] =>
+    ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as Parameters<TrustedProxies['clientAddress']>[0];
+  const local = new TrustedProxies([], { localProxy: true });
+  assert.equal(local.clientAddress(request(undefined, '198.51.100.1, 192.0.2.7')), '192.0.2.7', 'the data plane\'s appended peer, not what the client wrote');
+  assert.equal(local.clientAddress(request(undefined, '::ffff:192.0.2.7')), '192.0.2.7');
+  assert.equal(local.clientAddress(request(undefined)), undefined, 'no header: no address');
+  assert.equal(local.clientAddress(request(undefined, 'garbage')), undefined);
+  assert.equal(local.clientAddress(request('192.0.2.9', '192.0.2.7')), '192.0.2.9', 'a TCP peer is not the data plane: its header is ignored');
+  const behindProxy = new TrustedProxies(['10.0.0.5'], { localProxy: true });
+  assert.equal(behindProxy.clientAddress(request(undefined, '192.0.2.7, 10.0.0.5')), '192.0.2.7', 'the data plane\'s peer is a trusted proxy: its hop is read too');
+  assert.equal(new TrustedProxies([]).clientAddress(request(undefined, '192.0.2.7')), undefined, 'without the native engine nothing changes');
+});
