@@ -219,7 +219,7 @@ func RelayedProtocolName(selected uint32) (string, bool) {
 	return "", false
 }
 
-func tpkt(code byte, sourceRef uint16, variable ...[]byte) []byte {
+func x224Tpkt(code byte, sourceRef uint16, variable ...[]byte) []byte {
 	length := tpktHeader + tpduCrCcHeader
 	for _, part := range variable {
 		length += len(part)
@@ -253,21 +253,21 @@ func BuildConnectionRequest(protocols uint32, cookie string) []byte {
 		parts = append(parts, []byte(cookiePrefix+cookie+"\r\n"))
 	}
 	parts = append(parts, negotiationBlock(typeRdpNegReq, 0, protocols))
-	return tpkt(tpduConnectionRequest, 0, parts...)
+	return x224Tpkt(tpduConnectionRequest, 0, parts...)
 }
 
 // BuildLegacyConnectionRequest makes a Connection Request without RDP_NEG_REQ.
 func BuildLegacyConnectionRequest() []byte {
-	return tpkt(tpduConnectionRequest, 0)
+	return x224Tpkt(tpduConnectionRequest, 0)
 }
 
 // BuildConnectionConfirm makes a Connection Confirm (for tests and test servers).
 func BuildConnectionConfirm(confirm Confirm) []byte {
 	switch confirm.Kind {
 	case ConfirmSuccess:
-		return tpkt(tpduConnectionConfirm, 0x1234, negotiationBlock(typeRdpNegRsp, confirm.Flags, confirm.SelectedProtocol))
+		return x224Tpkt(tpduConnectionConfirm, 0x1234, negotiationBlock(typeRdpNegRsp, confirm.Flags, confirm.SelectedProtocol))
 	case ConfirmFailure:
-		return tpkt(tpduConnectionConfirm, 0x1234, negotiationBlock(typeRdpNegFailure, 0, confirm.FailureCode))
+		return x224Tpkt(tpduConnectionConfirm, 0x1234, negotiationBlock(typeRdpNegFailure, 0, confirm.FailureCode))
 	}
-	return tpkt(tpduConnectionConfirm, 0x1234)
+	return x224Tpkt(tpduConnectionConfirm, 0x1234)
 }
