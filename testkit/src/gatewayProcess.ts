@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { allocateFreePort } from '@lanterna/lab';
 import { waitFor } from './waiting.js';
+import { withTestRelayEngine } from './testGateway.js';
 
 export interface GatewayProcess {
   readonly child: ChildProcess;
@@ -37,6 +38,7 @@ export async function startGatewayProcess(config: Record<string, unknown>, optio
     listen: { host: '127.0.0.1', port, tls: false, ...(typeof listen === 'object' ? listen : {}) }, stateDir: join(dir, 'state'), workers: 1,
     policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] },
     ...rest,
+    relay: withTestRelayEngine(rest.relay),
   }));
   const child = spawn(process.execPath, [cliPath(), '--config', join(dir, 'config.json')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   const logs: Record<string, unknown>[] = [];
