@@ -233,7 +233,9 @@ func TestASelfSignedServerIsSecuredWithNodesFacts(t *testing.T) {
 	// The connection relays: TCP_NODELAY on, the echo comes back.
 	raw, _ := connected.Conn.NetConn().(*net.TCPConn).SyscallConn()
 	noDelay := 0
-	_ = raw.Control(func(fd uintptr) { noDelay, _ = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY) })
+	_ = raw.Control(func(fd uintptr) {
+		noDelay, _ = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
+	})
 	if noDelay == 0 {
 		t.Error("TCP_NODELAY is off")
 	}

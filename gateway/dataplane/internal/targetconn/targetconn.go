@@ -96,4 +96,3 @@ type Connected struct {
 // Relayed security protocols (the bits CheckRequest wants one of).
 const relayedProtocols = pdu.ProtocolSSL | pdu.ProtocolHybrid | pdu.ProtocolHybridEx
 const nlaProtocols = pdu.ProtocolHybrid | pdu.ProtocolHybridEx
-
