@@ -70,6 +70,8 @@ export class DataPlaneProcess {
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
         this.rpc.close('the data plane exited');
+        // Our end of the pair would stay open (and keep this process alive) after the child's is gone.
+        channel.destroy();
         const error = new Error(`the data plane exited (${signal ?? `code ${String(code)}`})`);
         this.ready?.reject(error);
         this.ready = undefined;

@@ -31,7 +31,7 @@ interface NativeGateway {
   close(answerDrain?: boolean): Promise<void>;
 }
 
-async function startNativeGateway(): Promise<NativeGateway> {
+async function startNativeGateway(options: { onDataPlaneExit?: (error: Error) => void; binary?: string } = {}): Promise<NativeGateway> {
   const driver = await startRpcDriver();
   const stateDir = mkdtempSync(join(tmpdir(), 'lanterna-gw-native-'));
   const config = {
@@ -50,11 +50,22 @@ async function startNativeGateway(): Promise<NativeGateway> {
   const backend = await openBrokerBackend(config, 'single', logger);
   const gateway = createGatewayServer({
     config, identity, metrics: createGatewayMetrics(), logger, bus: backend.bus, store: backend.store, pins: backend.pins,
-    dataPlaneBinary: driver.binary,
-    onDataPlaneExit: (error) => { throw error; },
+    dataPlaneBinary: options.binary ?? driver.binary,
+    onDataPlaneExit: options.onDataPlaneExit ?? ((error) => { throw error; }),
   });
   const listening = gateway.listen();
-  const configure = await driver.next('configure');
+  let configure: Record<string, unknown>;
+  try {
+    // A gateway that cannot start rejects listen() instead of configuring anything.
+    await Promise.race([driver.connected, listening.then(() => { throw new Error('listening without a data plane'); })]);
+    configure = await driver.next('configure');
+  } catch (error) {
+    await gateway.close(0);
+    await backend.close();
+    driver.close();
+    rmSync(stateDir, { recursive: true, force: true });
+    throw error;
+  }
   const upstream = String(configure.config && (configure.config as Record<string, unknown>).upstreamSocket);
   driver.send({ op: 'ready', port: 18443 });
   assert.equal(await listening, 18443, 'listen() resolves with the port the data plane said ready on');
@@ -218,4 +229,18 @@ void test('refusals: a changed certificate with what the display may see, a reso
   driver.send({ id: drain.id as number, ok: {} });
   await closing;
   await driver.ended;
+});
+
+void test('the data plane: missing, a start-up error naming it; exiting while the gateway runs, reported to the owner', async (t) => {
+  await assert.rejects(
+    startNativeGateway({ binary: join(tmpdir(), 'no-such-dir', 'lanterna-dataplane') }),
+    /the native data plane \(.*no-such-dir.*\) cannot be run: ENOENT/,
+  );
+  let exited: Error | undefined;
+  const native = await startNativeGateway({ onDataPlaneExit: (error) => { exited = error; } });
+  // Nothing is left to answer the drain.
+  t.after(() => native.close(false));
+  native.driver.close();
+  await waitFor('the exit reported', () => exited !== undefined);
+  assert.match(String(exited), /the data plane exited/);
 });

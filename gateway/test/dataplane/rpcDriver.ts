@@ -20,6 +20,8 @@ export interface RpcDriver {
   request(op: string, body?: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** Writes a line (an object, or raw text for garbage) as the data plane would. */
   send(message: Record<string, unknown> | string): void;
+  /** The gateway started its data plane (the stand-in joined the driver). */
+  connected: Promise<void>;
   /** The gateway closed its end (the data plane's stop). */
   ended: Promise<void>;
   close(): void;
@@ -46,8 +48,11 @@ export async function startRpcDriver(): Promise<RpcDriver> {
   let nextId = 1;
   let endedResolve: () => void = () => undefined;
   const ended = new Promise<void>((resolve) => { endedResolve = resolve; });
+  let connectedResolve: () => void = () => undefined;
+  const connected = new Promise<void>((resolve) => { connectedResolve = resolve; });
   const server = createServer((connection) => {
     socket = connection;
+    connectedResolve();
     let buffered = '';
     connection.on('data', (chunk: Buffer) => {
       buffered += chunk.toString('utf8');
@@ -74,7 +79,7 @@ export async function startRpcDriver(): Promise<RpcDriver> {
     socket.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   };
   return {
-    binary, received, next, send, ended,
+    binary, received, next, send, connected, ended,
     request: async (op, body = {}) => {
       const id = 1_000_000 + nextId++;
       send({ ...body, id, op });
