@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -500,5 +501,40 @@ func TestCanonicalAddress(t *testing.T) {
 		if got := canonicalAddress(in); got != want {
 			t.Errorf("%q: %q", in, got)
 		}
+	}
+}
+
+// Node (OpenSSL's default list) still speaks RSA key exchange, which older
+// Windows servers may need; Go's defaults no longer offer it.
+func TestAnOlderServerWithRSAKeyExchangeOnly(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	template := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "old-presenter"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
+		MaxVersion:   tls.VersionTLS12,
+		CipherSuites: []uint16{tls.TLS_RSA_WITH_AES_128_GCM_SHA256},
+	}
+	s := reply(t, func(conn net.Conn) {
+		_, _ = conn.Write(sslConfirm)
+		_ = tls.Server(conn, config).Handshake()
+	})
+	connected, failure := Connect(context.Background(), request(s.port()), trustAll)
+	if failure != nil {
+		t.Fatal(failure)
+	}
+	defer connected.Conn.Close()
+	if connected.Secured.TLSVersion != "TLSv1.2" || connected.Secured.Cipher != "TLS_RSA_WITH_AES_128_GCM_SHA256" {
+		t.Errorf("%+v", connected.Secured)
+	}
+	if publicKey, _ := base64.StdEncoding.DecodeString(connected.Secured.PublicKey); !bytes.Equal(publicKey, x509.MarshalPKCS1PublicKey(&key.PublicKey)) {
+		t.Error("the public key is not the leaf's PKCS#1 key")
 	}
 }
