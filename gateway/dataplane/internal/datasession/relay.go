@@ -27,14 +27,13 @@ const serverReadBytes = 16 << 10
 // display's frames to the server.
 func (s *session) relay(connected *targetconn.Connected) {
 	e := s.engine
-	s.securedAt = time.Now()
 	if e.draining.Load() {
 		// secured as the drain began: ended now, or the drain would wait for it
 		s.finish(end{reason: rpc.ReasonGatewayShutdown})
 		return
 	}
-	if idle := e.options.Relay.IdleTimeoutMs; idle > 0 {
-		s.idleTimer = time.AfterFunc(s.ms(idle), s.checkIdle)
+	if s.idleTimer != nil {
+		s.idleTimer.Reset(s.ms(e.options.Relay.IdleTimeoutMs))
 	}
 	s.writeMu.Lock()
 	if s.ended.Load() {

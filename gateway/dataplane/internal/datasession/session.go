@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -71,11 +72,11 @@ type session struct {
 	// readerDone is closed when the display's socket has been read to its end.
 	readerDone chan struct{}
 
-	server   *targetconn.Connected
-	relaying bool // under engine.mu
+	server    *targetconn.Connected
+	relaying  bool // under engine.mu
 	securedAt time.Time
-	live     liveCounters
-	sampled  counters // under engine.mu
+	live      liveCounters
+	sampled   counters // under engine.mu
 
 	// the pump's state, each owned by one goroutine
 	clientMode pdu.Mode
@@ -109,7 +110,9 @@ func (s *session) unsampledFrom(totals counters) counters {
 
 func (s *session) unsampled() counters { return s.unsampledFrom(s.totals()) }
 
-func (s *session) ms(milliseconds int) time.Duration { return time.Duration(milliseconds) * time.Millisecond }
+func (s *session) ms(milliseconds int) time.Duration {
+	return time.Duration(milliseconds) * time.Millisecond
+}
 
 // run is the whole life of the socket: handshake, relay, goodbye.
 func (s *session) run(granted func()) {
@@ -150,6 +153,8 @@ func (s *session) run(granted func()) {
 	defer e.leave()
 
 	request, politeClose, failure := s.readRequest()
+	// from here the reader's deadlines are the relay's (a drain lets relaying sessions run)
+	stopWaiting()
 	switch {
 	case failure != nil:
 		s.finish(end{reason: rpc.ReasonError, err: failure})
@@ -266,6 +271,11 @@ func (s *session) connectAndRelay(request []byte) {
 		s.server = connected
 		s.clientMode = pdu.ModeFor(connected.Secured.Protocol, false)
 		s.lastActive.Store(e.now())
+		s.securedAt = time.Now()
+		if e.options.Relay.IdleTimeoutMs > 0 {
+			// armed by relay; made here so that finish, from any goroutine, sees it
+			s.idleTimer = time.AfterFunc(time.Duration(math.MaxInt64), s.checkIdle)
+		}
 		e.startRelay(s)
 		// The silence ends here: whoever moves the state first decides.
 		if s.state.CompareAndSwap(stateSilent, stateRelaying) {
