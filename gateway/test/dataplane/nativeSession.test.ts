@@ -14,6 +14,8 @@ import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 const TOKEN = 'display-token-0123456789';
 const binary = process.env.LANTERNA_DATAPLANE_BIN ?? fileURLToPath(new URL('../../../dataplane/bin/lanterna-dataplane', import.meta.url));
 const built = existsSync(binary);
+/** The admin API's rate limit (20 a second, 60 at once) holds for tests too: poll gently. */
+const ADMIN_POLL_MS = 200;
 
 void test('a session through the native data plane: secured, PDUs both ways, figures in the admin API, /metrics and X-Forwarded-For through its front door, an admin stop', { skip: built ? false : `the native data plane is not built (${binary}): bash gateway/dataplane/build.sh` }, async (t) => {
   const echo = await startFaultyPeer('echo');
@@ -52,17 +54,17 @@ void test('a session through the native data plane: secured, PDUs both ways, fig
   await waitFor('the session active with figures', async () => {
     const now = await session();
     return now?.state === 'active' && (now.stats?.bytesToDisplay ?? 0) >= probe.length;
-  }, 10_000);
+  }, 10_000, ADMIN_POLL_MS);
   await waitFor('/metrics with the session and its bytes', async () => {
     const text = await gateway.metricsText();
     return /lanterna_sessions_active 1\n/.test(text) && /lanterna_relay_bytes_total\{direction="to-kiosk"\} [1-9]/.test(text);
-  }, 10_000);
+  }, 10_000, ADMIN_POLL_MS);
   const audit = await (await admin('/v1/admin/audit')).text();
   assert.match(audit, /admin@203\.0\.113\.9/, 'the client X-Forwarded-For names, past the trusted proxy');
 
   assert.equal((await admin(`/v1/admin/sessions/${sessionId}`, { method: 'DELETE' })).status, 202);
   const ended = await data.queue.nextText('ended');
   assert.equal(ended.reason, 'stopped');
-  await waitFor('the session ended in the broker', async () => (await session())?.endReason === 'stopped', 10_000);
+  await waitFor('the session ended in the broker', async () => (await session())?.endReason === 'stopped', 10_000, ADMIN_POLL_MS);
   assert.match(await gateway.metricsText(), /lanterna_sessions_active 0\n/);
 });
