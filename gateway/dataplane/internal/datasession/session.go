@@ -2,6 +2,7 @@ package datasession
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,6 +77,7 @@ type session struct {
 	relaying  bool // under engine.mu
 	securedAt time.Time
 	live      liveCounters
+	pauses    pauseCounter
 	sampled   counters // under engine.mu
 
 	// the pump's state, each owned by one goroutine
@@ -96,10 +98,35 @@ func newSession(e *Engine, ws *websocket.Conn, id, clientAddress string) *sessio
 	s := &session{engine: e, ws: ws, id: id, clientAddress: clientAddress, finished: make(chan struct{}), readerDone: make(chan struct{}),
 		log: e.log.With("sessionId", id, "channel", "data")}
 	s.emitBatch = s.sendBatch
+	s.pauses = pausesOf(ws.NetConn())
 	return s
 }
 
-func (s *session) totals() counters { return s.live.load() }
+func (s *session) totals() counters {
+	totals := s.live.load()
+	if s.pauses != nil {
+		totals.pauses = s.pauses.Pauses()
+	}
+	return totals
+}
+
+// pauseCounter is a connection that counts the writes that had to wait (the front door's).
+type pauseCounter interface{ Pauses() uint64 }
+
+// pausesOf finds the counter under the WebSocket's connection (through its TLS), if there is one.
+func pausesOf(conn net.Conn) pauseCounter {
+	for conn != nil {
+		if counter, ok := conn.(pauseCounter); ok {
+			return counter
+		}
+		secured, ok := conn.(*tls.Conn)
+		if !ok {
+			return nil
+		}
+		conn = secured.NetConn()
+	}
+	return nil
+}
 
 // unsampledFrom is totals less what earlier samples took; they are taken now. Under engine.mu.
 func (s *session) unsampledFrom(totals counters) counters {

@@ -64,6 +64,14 @@ type countedConn struct {
 	released atomic.Bool
 }
 
+// Pauses is the wrapped connection's count of writes that had to wait (0 when it keeps none).
+func (c *countedConn) Pauses() uint64 {
+	if counter, ok := c.Conn.(interface{ Pauses() uint64 }); ok {
+		return counter.Pauses()
+	}
+	return 0
+}
+
 func (c *countedConn) Close() error {
 	if c.released.CompareAndSwap(false, true) {
 		c.limits.release(c.address)

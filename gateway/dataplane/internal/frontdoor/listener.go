@@ -81,7 +81,7 @@ func (l *gateListener) acceptLoop() {
 			_ = conn.Close()
 			continue
 		}
-		counted := &countedConn{Conn: conn, address: address, limits: l.limits}
+		counted := &countedConn{Conn: wrapRaw(conn), address: address, limits: l.limits}
 		if l.tlsConfig == nil {
 			l.handOver(counted)
 			continue
