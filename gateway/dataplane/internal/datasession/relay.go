@@ -113,8 +113,8 @@ func (s *session) sendBatch(batch []byte, pdus int) {
 	err := s.ws.WriteMessage(websocket.BinaryMessage, batch)
 	s.writeMu.Unlock()
 	if err != nil {
-		// the display is gone: its reader ends the session
-		go s.finish(end{reason: rpc.ReasonClientClosed})
+		// the display is gone
+		s.finish(end{reason: rpc.ReasonClientClosed})
 		return
 	}
 	s.engine.latency.observe(time.Duration(s.engine.now() - s.readAtNs))

@@ -62,7 +62,6 @@ type FrontDoor struct {
 	upgrader websocket.Upgrader
 	draining atomic.Bool
 	served   chan error
-	sessions sync.WaitGroup
 }
 
 // Listen binds the port and starts serving; Port says which one it got.
@@ -113,11 +112,13 @@ func (f *FrontDoor) OpenConnections() int { return f.limits.open() }
 // PendingSockets counts the data sockets upgraded and not yet granted.
 func (f *FrontDoor) PendingSockets() int { return int(f.pending.count.Load()) }
 
-// StopAccepting closes the listener (a drain): open connections go on, and
-// data-socket upgrades on them are refused with 503.
+// StopAccepting closes the listener (a drain): open requests and sockets go
+// on, and data-socket upgrades are refused with 503.
 func (f *FrontDoor) StopAccepting() {
 	f.draining.Store(true)
 	_ = f.listener.Close()
+	// idle keep-alive connections close, as Node's server.close() closes them
+	f.server.SetKeepAlivesEnabled(false)
 }
 
 // Close ends every connection the HTTP server still holds (not the data sockets, which their sessions end).
