@@ -71,7 +71,11 @@ func (c *rawConn) tryWrite(fd uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			c.wouldBlock = true
+			// counted when the wait begins: a display that never reads again is one pause
+			if !c.wouldBlock {
+				c.wouldBlock = true
+				c.pauses.Add(1)
+			}
 			return false
 		}
 		c.writeN, c.writeErr = int(n), errno
@@ -116,9 +120,6 @@ func (c *rawConn) Write(b []byte) (int, error) {
 			return written, os.NewSyscallError("write", c.writeErr)
 		}
 		written += c.writeN
-	}
-	if c.wouldBlock {
-		c.pauses.Add(1)
 	}
 	return written, nil
 }
