@@ -6,7 +6,9 @@
 // (said so) when the binary is not built.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { get } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { startTestGateway, startFaultyPeer, connectControl, openData, waitFor } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
@@ -67,4 +69,32 @@ void test('a session through the native data plane: secured, PDUs both ways, fig
   assert.equal(ended.reason, 'stopped');
   await waitFor('the session ended in the broker', async () => (await session())?.endReason === 'stopped', 10_000, ADMIN_POLL_MS);
   assert.match(await gateway.metricsText(), /lanterna_sessions_active 0\n/);
+});
+
+void test('over TLS: the data plane serves the gateway\'s certificate, a session secures over wss, and pages carry HSTS as before', { skip: built ? false : `the native data plane is not built (${binary})` }, async (t) => {
+  const echo = await startFaultyPeer('echo');
+  t.after(() => echo.close());
+  const gateway = await startTestGateway({
+    displays: [{ id: 'room', token: TOKEN, autoProject: { host: '127.0.0.1', port: echo.port } }],
+    certificates: { mode: 'insecure' },
+    relay: { engine: 'native' },
+    listen: { host: '127.0.0.1', port: 0, tls: true },
+  });
+  t.after(() => gateway.close());
+  const ca = readFileSync(join(gateway.stateDir, 'gateway-cert.pem'), 'utf8');
+  const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    get(`${gateway.httpUrl}/healthz`, { ca }, (response) => { response.resume(); resolve(response.headers); }).on('error', reject);
+  });
+  assert.equal(headers['strict-transport-security'], 'max-age=31536000');
+  const control = await connectControl(gateway.url, 'room', TOKEN, ca);
+  t.after(() => control.close());
+  const project = await control.next('project');
+  const data = await openData(gateway.url, String(project.sessionId), String(project.sessionToken), ca);
+  t.after(() => data.socket.close());
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  assert.equal((await data.queue.nextText('secured')).trust, 'insecure');
+  await data.queue.nextBinary();
+  const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, 0x2a]);
+  data.socket.send(probe);
+  assert.deepEqual(await data.queue.nextBinary(), probe);
 });
