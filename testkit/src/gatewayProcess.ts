@@ -74,7 +74,8 @@ export async function startGatewayProcess(config: Record<string, unknown>, optio
     },
   };
   try {
-    await waitForLog('the gateway listening', (entry) => entry.msg === 'listening');
+    // The gateway's own line: its data plane's (relay.engine "native", component "dataplane") says listening too.
+    await waitForLog('the gateway listening', (entry) => entry.msg === 'listening' && entry.component === undefined);
   } catch (error) {
     await gateway.kill();
     rmSync(dir, { recursive: true, force: true });
