@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { get } from 'node:https';
-import { fileURLToPath } from 'node:url';
 import { startTestGateway, startFaultyPeer, connectControl, openData, waitFor } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+import { dataPlaneBinary } from '@lanterna/gateway';
 
 const TOKEN = 'display-token-0123456789';
-const binary = process.env.LANTERNA_DATAPLANE_BIN ?? fileURLToPath(new URL('../../../dataplane/bin/lanterna-dataplane', import.meta.url));
+const binary = dataPlaneBinary();
 const built = existsSync(binary);
 /** The admin API's rate limit (20 a second, 60 at once) holds for tests too: poll gently. */
 const ADMIN_POLL_MS = 200;
