@@ -111,7 +111,7 @@ func run() int {
 		log.Error("cannot say ready", "err", err.Error())
 		return 1
 	}
-	log.Info("listening", "port", p.door.Port(), "tls", config.Listen.TLS)
+	log.Info("data plane listening", "port", p.door.Port(), "tls", config.Listen.TLS)
 
 	ticker := time.NewTicker(sampleInterval)
 	defer ticker.Stop()

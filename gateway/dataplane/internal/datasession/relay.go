@@ -50,7 +50,7 @@ func (s *session) relay(connected *targetconn.Connected) {
 		SessionID: s.id, Address: connected.Address, Protocol: secured.Protocol, TLSVersion: secured.TLSVersion,
 		Cipher: secured.Cipher, Trust: secured.Trust, Fingerprint: secured.Fingerprint,
 	})
-	s.log.Info("server leg secured", "event", "secured", "address", connected.Address, "protocol", secured.Protocol,
+	s.log.Debug("server leg secured", "event", "secured", "address", connected.Address, "protocol", secured.Protocol,
 		"tls", secured.TLSVersion, "trust", secured.Trust, "fingerprint", secured.Fingerprint)
 	if writeErr != nil {
 		s.finish(end{reason: rpc.ReasonClientClosed})

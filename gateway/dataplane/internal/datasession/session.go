@@ -428,7 +428,7 @@ func (s *session) sayGoodbye(how end) {
 func (s *session) logEnd(how end) {
 	switch {
 	case how.err == nil:
-		s.log.Info("session ended", "event", "session-ended", "reason", how.reason)
+		s.log.Debug("session ended", "event", "session-ended", "reason", how.reason)
 	case how.err.Code == sessionerr.CodeInternal:
 		s.log.Error("internal error", "phase", how.err.Phase, "internal", how.err.Internal)
 	default:

@@ -89,6 +89,9 @@ func secure(ctx context.Context, req Request, tcp *net.TCPConn, judge Judge) (*C
 	if failure != nil {
 		return &Connected{Conn: conn}, failure
 	}
+	if peerGone(tcp) {
+		return &Connected{Conn: conn}, sessionerr.New(sessionerr.PhaseTLS, sessionerr.CodeServerError, "the presenter's computer closed the connection right after the secure handshake")
+	}
 	return &Connected{Conn: conn, Confirm: confirm, Secured: secured, Address: req.Address}, nil
 }
 
