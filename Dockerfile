@@ -56,11 +56,22 @@ COPY wasm/ wasm/
 RUN --mount=type=cache,id=lanterna-wasm,target=/var/cache/lanterna/wasm \
     bash wasm/build.sh
 
+# Go for the native data plane (relay.engine "native"): Debian's from
+# bookworm-backports, which fetches the toolchain gateway/dataplane/go.mod
+# names from the Go module proxy (GOTOOLCHAIN=auto), as it does the modules.
+# hadolint ignore=DL3008
+RUN --mount=type=secret,id=build-ca \
+    . deploy/build-ca.sh \
+ && apt-get install -y -qq --no-install-recommends -t bookworm-backports golang-1.23-go
+ENV PATH=$PATH:/usr/lib/go-1.23/bin \
+    GOTOOLCHAIN=auto
+
 # npm ci, tsc -b, the wasm client (warm: the same cache) and the web bundle:
 # scripts/setup.sh and scripts/build.sh, as CI runs them. Then the runtime tree.
 COPY . .
 RUN --mount=type=cache,id=lanterna-wasm,target=/var/cache/lanterna/wasm \
     --mount=type=cache,id=lanterna-npm,target=/root/.npm \
+    --mount=type=cache,id=lanterna-go,target=/root/go/pkg/mod \
     --mount=type=secret,id=build-ca \
     . deploy/build-ca.sh \
  && bash scripts/setup.sh \
@@ -91,8 +102,9 @@ EXPOSE 3389/tcp
 ENTRYPOINT ["/usr/local/bin/lanterna-presenter"]
 
 
-# The gateway: Node, the compiled gateway and protocol package, the display
-# page with the wasm client, production node_modules. Runs as an unprivileged
+# The gateway: Node, the compiled gateway and protocol package, the native
+# data plane (a static binary), the display page with the wasm client,
+# production node_modules. Runs as an unprivileged
 # user; everything it writes goes to the state volume.
 FROM ${BASE_IMAGE} AS gateway
 COPY --from=build /opt/node-runtime/node /usr/local/bin/node

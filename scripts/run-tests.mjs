@@ -53,20 +53,53 @@ if (files.length === 0) {
 }
 
 const tag = `lanterna-test-${process.pid}-${Date.now()}`;
-const tap = join(mkdtempSync(join(tmpdir(), 'lanterna-tests-')), 'results.tap');
-const run = spawnSync(process.execPath, [
-  '--test',
-  '--test-timeout=600000',
-  '--test-reporter=spec', '--test-reporter-destination=stdout',
-  '--test-reporter=tap', `--test-reporter-destination=${tap}`,
-  ...files,
-], { stdio: 'inherit', env: { ...process.env, LANTERNA_LAB_TAG: tag } });
 
-const summary = readFileSync(tap, 'utf8');
-const count = (key) => Number((summary.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
-let passed = count('pass');
-let failed = count('fail') + count('cancelled');
-const skipped = count('skipped') + count('todo');
+/** One node:test run over `testFiles`; returns its counts from the TAP summary. */
+function runPass(testFiles, extraEnv) {
+  const tap = join(mkdtempSync(join(tmpdir(), 'lanterna-tests-')), 'results.tap');
+  const run = spawnSync(process.execPath, [
+    '--test',
+    '--test-timeout=600000',
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+    ...testFiles,
+  ], { stdio: 'inherit', env: { ...process.env, ...extraEnv, LANTERNA_LAB_TAG: tag } });
+  const summary = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
+  const count = (key) => Number((summary.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
+  const failed = count('fail') + count('cancelled');
+  return {
+    passed: count('pass'),
+    // the runner itself failed outside any test
+    failed: failed + (run.status !== 0 && failed === 0 ? 1 : 0),
+    skipped: count('skipped') + count('todo'),
+  };
+}
+
+// The tests that pin the kiosk protocol's data socket run a second time
+// against the native data plane (relay.engine "native"): both engines must
+// behave the same. testkit's gateways read LANTERNA_TEST_RELAY_ENGINE.
+const NATIVE_ENGINE_TESTS = [
+  'gateway/test/dist/hostileClients.test.js', 'gateway/test/dist/badInput.test.js', 'gateway/test/dist/realServers.test.js',
+  'gateway/test/dist/drain.test.js', 'gateway/test/dist/relay/', 'gateway/test/dist/channel/silentUntilSecured.test.js',
+  'gateway/test/dist/connect/resetWhileJudging.test.js',
+];
+const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
+
+const totals = runPass(files, {});
+const nativeFiles = files.filter((file) => NATIVE_ENGINE_TESTS.some((part) => file.includes(part)));
+if (nativeFiles.length > 0) {
+  if (existsSync(nativeBinary)) {
+    console.log(`# the same ${nativeFiles.length} data-socket test files against the native data plane`);
+    const native = runPass(nativeFiles, { LANTERNA_TEST_RELAY_ENGINE: 'native' });
+    totals.passed += native.passed;
+    totals.failed += native.failed;
+    totals.skipped += native.skipped;
+  } else {
+    console.log('# native data plane not built (no Go): its pass of the data-socket tests did not run');
+  }
+}
+let { passed, failed } = totals;
+const { skipped } = totals;
 
 // Every lab child inherits LANTERNA_LAB_TAG; any still alive is a leak.
 const leaks = [];
@@ -86,7 +119,6 @@ if (leaks.length > 0) {
   passed += 1;
   console.log('ok - no test-lab process left running after the suite');
 }
-if (run.status !== 0 && failed === 0) failed += 1; // the runner itself failed outside any test
 
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed === 0 ? 0 : 1);

@@ -8,9 +8,12 @@ bash scripts/setup.sh
 bash scripts/build.sh
 echo "[test] eslint"
 npx --no-install eslint --max-warnings=0 .
-# The Go load side's own tests (its binaries are also driven by loadtest/dist/*.test.js).
+# The Go modules' own tests (the load side's binaries and the native data
+# plane are also driven by loadtest/dist and gateway/test/dist tests).
 if command -v go >/dev/null; then
-  echo "[test] go vet + go test (loadtest/generator-go)"
-  (cd loadtest/generator-go && go vet ./... && go test ./...)
+  for module in loadtest/generator-go gateway/dataplane; do
+    echo "[test] go vet + go test ($module)"
+    (cd "$module" && go vet ./... && go test ./...)
+  done
 fi
 exec node scripts/run-tests.mjs "$@"

@@ -89,10 +89,12 @@ test('every file the Dockerfile copies from the context exists and reaches the b
 
 test('.dockerignore keeps build outputs, dependencies and history out of the context, and sources in', () => {
   for (const path of ['.git/HEAD', 'node_modules/ws/index.js', 'gateway/node_modules/x', 'gateway/dist/cli.js', 'gateway/test/dist/x.js',
-    'web/dist/public/display.html', 'wasm/build/lanterna-rdp.wasm', 'results/run/report.md', 'loadtest/results/a/report.json', 'protocol/dist/.tsbuildinfo']) {
+    'web/dist/public/display.html', 'wasm/build/lanterna-rdp.wasm', 'results/run/report.md', 'loadtest/results/a/report.json', 'protocol/dist/.tsbuildinfo',
+    'gateway/dataplane/bin/lanterna-dataplane', 'loadtest/generator-go/bin/lanterna-generator']) {
     assert.ok(dockerIgnore.ignores(path), `${path} should be left out`);
   }
-  for (const path of ['gateway/src/cli.ts', 'wasm/src', 'wasm/build.sh', 'package-lock.json', 'scripts/setup.sh', 'deploy/healthcheck.mjs', 'web/src/pages/display/display.html']) {
+  for (const path of ['gateway/src/cli.ts', 'wasm/src', 'wasm/build.sh', 'package-lock.json', 'scripts/setup.sh', 'deploy/healthcheck.mjs', 'web/src/pages/display/display.html',
+    'gateway/dataplane/go.mod', 'gateway/dataplane/build.sh']) {
     assert.ok(!dockerIgnore.ignores(path), `${path} should reach the build`);
   }
 });

@@ -101,7 +101,11 @@ async function runPrimary(): Promise<void> {
   });
   let stopping = false;
   let ready = 0;
-  cluster.on('listening', () => {
+  // Counted from the workers' own word, not cluster's 'listening': with the
+  // native engine a worker listens on a private Unix socket, which the
+  // primary never hears of (its data plane holds the shared port).
+  cluster.on('message', (_worker, message: unknown) => {
+    if (!isWorkerListening(message)) return;
     ready += 1;
     if (ready === workers) logger.info({ port: config.listen.port, workers, tls: config.listen.tls }, 'listening');
   });
@@ -149,6 +153,7 @@ async function runWorker(single: boolean, singleInstanceTag?: string): Promise<v
   });
   const port = await gateway.listen();
   if (single) logger.info({ port, workers: 1, tls: config.listen.tls }, 'listening');
+  else process.send?.({ lanternaWorkerListening: port });
   const stop = (): void => {
     // Bye for every display first (presenters stop choosing this gateway), and its copies out before the exit.
     Promise.all([discovery?.close(), gateway.close(config.timeouts.drainMs).then(() => backend.close())])
@@ -204,6 +209,10 @@ function clusterMetricsText(): Promise<string> {
     process.on('message', onMessage);
     process.send?.({ lanternaMetricsRequest: id });
   });
+}
+
+function isWorkerListening(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && 'lanternaWorkerListening' in message;
 }
 
 const main = cluster.isPrimary ? runPrimary() : runWorker(false);

@@ -3,6 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
+import cluster from 'node:cluster';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -37,6 +38,10 @@ import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js'
 import { ConnectionLimits } from './api/connectionLimits.js';
 import { handleWsdRequest, type WsdHttpDeps } from './wsd/wsdHttpEndpoint.js';
 import { deviceSeedOf, readDeviceSeed } from './wsd/wsdIdentity.js';
+import { NativeDataChannels } from './dataplane/nativeDataChannels.js';
+import { DataPlaneProcess } from './dataplane/dataPlaneProcess.js';
+import { dataPlaneConfiguration } from './dataplane/dataPlaneConfig.js';
+import { listenOnPrivateSocket, type PrivateSocket } from './dataplane/privateSocket.js';
 import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 
 const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
@@ -60,6 +65,14 @@ export interface GatewayServerDeps {
   lookup?: LookupAll;
   /** This gateway instance's tag: the presences its workers record name it (broker/presenceOwner.ts). */
   instanceTag?: string | undefined;
+  /**
+   * relay.engine "native": the data plane exited while the gateway ran (its
+   * sessions are gone). By default the process exits 1 after logging it (the
+   * cluster primary or the container starts another).
+   */
+  onDataPlaneExit?: ((error: Error) => void) | undefined;
+  /** The data plane's binary (relay.engine "native"); by default dataplane/dataPlaneProcess.ts's. */
+  dataPlaneBinary?: string | undefined;
 }
 
 export interface GatewayServer {
@@ -119,7 +132,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       logger.warn({ event: 'pin-changed', changes }, "a presenter's certificate changed since it was pinned");
       broker.pinChanged(changes.map((change) => ({ ...change, at: Date.now() }))).catch((error: unknown) => logger.warn({ err: error }, 'the changed pin could not be recorded'));
     });
-  const proxies = new TrustedProxies(config.listen.trustedProxies);
+  const native = config.relay.engine === 'native';
+  // With the native engine every request comes over our Unix socket from the data plane, naming its peer last.
+  const proxies = new TrustedProxies(config.listen.trustedProxies, { localProxy: native });
   const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
   const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins }, {
     allowedOrigins: config.listen.allowedOrigins,
@@ -143,15 +158,19 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const limits = new ConnectionLimits(config.limits);
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
   const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, onAuthenticated });
-  const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated });
+  const hosts = new HostGuard(config.listen.allowedHosts);
+  let draining = false;
+  // One engine carries the data sockets: this process's, or the data plane's with the decisions made here.
+  const data = native ? undefined : new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated });
+  const nativeData = native ? new NativeDataChannels({ config, broker, policy, certificates, bus, metrics, logger, hosts, lookup, draining: () => draining }) : undefined;
+  let dataPlane: DataPlaneProcess | undefined;
+  let privateSocket: PrivateSocket | undefined;
   const webRoot = config.webRoot ?? defaultWebRoot();
   let deviceSeed: string | undefined;
   const wsd: WsdHttpDeps | undefined = config.wsd.enabled ? {
     broker, presenters, clientAddress, tls: config.listen.tls, metrics, version: gatewayVersion(),
     deviceSeed: () => (deviceSeed ??= deviceSeedOf(config.broker.store === 'redis', identity.sessionSecret, () => readDeviceSeed(config.stateDir))),
   } : undefined;
-  const hosts = new HostGuard(config.listen.allowedHosts);
-  let draining = false;
 
   const socketServer = (maxPayload: number): WebSocketServer => new WebSocketServer({
     noServer: true,
@@ -209,7 +228,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     socket.on('error', (error) => logger.debug({ err: error, event: 'upgrade-socket-error' }, 'upgrade socket error'));
     const path = new URL(request.url ?? '/', 'http://gateway').pathname;
     const controlMatch = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/control$/.exec(path);
-    const dataMatch = /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/data$/.exec(path);
+    // With the native engine the data plane serves data sockets itself: one reaching us is not ours.
+    const dataMatch = data ? /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/data$/.exec(path) : null;
     if (!hosts.allows(request.headers.host)) {
       refuseUpgrade(socket, '421 Misdirected Request');
       return;
@@ -233,13 +253,13 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       limits.addPending(ws);
       ws.on('error', (error) => logger.debug({ err: error }, 'websocket error'));
       if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host);
-      else if (dataMatch?.[1]) void data.handle(ws, dataMatch[1]);
+      else if (dataMatch?.[1]) void data?.handle(ws, dataMatch[1]);
     });
   }
 
   // Node looks for requests past their deadlines only this often (30 s by default).
   const connectionsCheckingInterval = Math.min(1000, Math.floor(config.timeouts.httpHeadersMs / 2));
-  const server = config.listen.tls
+  const server = config.listen.tls && !native
     ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key, handshakeTimeout: config.timeouts.tlsHandshakeMs, connectionsCheckingInterval })
     : createHttpServer({ connectionsCheckingInterval });
   server.maxConnections = config.limits.maxConnections;
@@ -260,20 +280,49 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   server.headersTimeout = config.timeouts.httpHeadersMs;
   server.requestTimeout = config.timeouts.httpRequestMs;
 
+  const onDataPlaneExit = deps.onDataPlaneExit ?? ((error: Error): void => {
+    logger.fatal({ err: error, event: 'dataplane-exited' }, 'the data plane exited: this gateway process ends with it');
+    process.exit(1);
+  });
+
+  /** The native engine: our HTTP on a private Unix socket, the data plane on the port; resolves with the port. */
+  async function listenNative(decisions: NativeDataChannels): Promise<number> {
+    privateSocket = await listenOnPrivateSocket(server);
+    try {
+      const child = new DataPlaneProcess({
+        logger, binary: deps.dataPlaneBinary,
+        onRequest: (op, message) => decisions.handle(op, message),
+        onNotification: (op, message) => decisions.notice(op, message),
+        onExit: (error) => { if (!draining) onDataPlaneExit(error); },
+      });
+      dataPlane = child;
+      decisions.attach(child.rpc);
+      return await child.configure(dataPlaneConfiguration({
+        config, tls: identity.tls, caPem: ca, upstreamSocket: privateSocket.path, reusePort: cluster.isWorker,
+      }));
+    } catch (error) {
+      await dataPlane?.stop();
+      server.close();
+      privateSocket.remove();
+      throw error;
+    }
+  }
+
   return {
     server,
-    listen: () => new Promise((resolve, reject) => {
+    listen: () => (nativeData ? listenNative(nativeData) : new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.listen.port, config.listen.host, () => {
         server.off('error', reject);
         const address = server.address();
         resolve(typeof address === 'object' && address ? address.port : config.listen.port);
       });
-    }),
+    })),
     close: async (drainMs) => {
       draining = true;
-      server.close();
-      await data.drain(drainMs);
+      // With the native engine our socket stays open until the data plane has passed the control sockets' goodbyes on.
+      if (!native) server.close();
+      await (nativeData ? nativeData.drain(drainMs) : data?.drain(drainMs));
       control.closeAll(1001, 'gateway-shutdown');
       // Give close frames a moment to reach the kiosks before cutting what is left.
       const open = [...controlSockets.clients, ...dataSockets.clients];
@@ -282,6 +331,11 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
         new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS)),
       ]);
       for (const client of open) client.terminate();
+      if (native) {
+        await dataPlane?.stop();
+        server.close();
+        privateSocket?.remove();
+      }
       server.closeAllConnections();
     },
   };

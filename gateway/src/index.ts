@@ -20,3 +20,5 @@ export { RedisPinStore } from './redis/redisPinStore.js';
 // WS-Discovery: the one responder per gateway (the CLI runs it in the cluster primary).
 export { WsdResponder, type WsdResponderOptions } from './wsd/wsdResponder.js';
 export { createWsdUdpMetrics, type WsdUdpMetrics } from './metrics/gatewayMetrics.js';
+// relay.engine "native": where the data plane's binary is looked for, and the start-up error without it.
+export { dataPlaneBinary, DataPlaneMissingError } from './dataplane/dataPlaneProcess.js';

@@ -2,7 +2,7 @@
 // behind HAProxy, or websockify), generators, the ramp; stops everything it
 // started even when a step fails.
 import { randomBytes } from 'node:crypto';
-import type { CapacityCase } from './scenarios.js';
+import { isGatewayRelay, type CapacityCase } from './scenarios.js';
 import { planCpuLayout, type CpuLayout } from './cpuLayout.js';
 import { resolveEchoHostKind, startEchoHostProcess, type EchoHostKind } from './echoHostProcess.js';
 import { buildDisplayRoster } from './displayRoster.js';
@@ -76,7 +76,7 @@ export interface CaseProgress {
 
 export async function runCapacityCase(testCase: CapacityCase, settings: RunSettings, progress: CaseProgress = {}): Promise<CaseResult> {
   const started = performance.now();
-  const relayCores = testCase.relay === 'lanterna' ? testCase.workers * testCase.instances : 1;
+  const relayCores = isGatewayRelay(testCase.relay) ? testCase.workers * testCase.instances : 1;
   const layout = planCpuLayout(settings.cpus, relayCores, testCase.instances);
   const cleanups: (() => Promise<void>)[] = [];
   let steps: StepResult[] = [];
@@ -100,17 +100,18 @@ export async function runCapacityCase(testCase: CapacityCase, settings: RunSetti
     });
     cleanups.push(() => echo.process.stop());
     const displays = buildDisplayRoster(testCase.ramp.max);
-    const kioskTls = settings.kioskTls === true && (testCase.relay === 'lanterna' || testCase.relay === 'pipe' || testCase.relay === 'pipe-go')
+    const kioskTls = settings.kioskTls === true && (isGatewayRelay(testCase.relay) || testCase.relay === 'pipe' || testCase.relay === 'pipe-go')
       ? await generateLoopbackCertificate('lanterna-loadtest-kiosk-leg')
       : undefined;
 
     let relayPids: () => number[];
-    if (testCase.relay === 'lanterna') {
+    if (isGatewayRelay(testCase.relay)) {
       progress.onPhase?.('starting gateway');
       const sessionSecret = randomBytes(32).toString('hex');
       const gateways: GatewayInstance[] = [];
       for (let index = 0; index < testCase.instances; index += 1) {
-        const gateway = await startGateway({ displays, echoPort: echo.port, workers: testCase.workers, cpus: layout.instanceCpus[index], sessionSecret, nodeOptions: settings.relayNodeOptions, tls: kioskTls });
+        const gateway = await startGateway({ displays, echoPort: echo.port, workers: testCase.workers, cpus: layout.instanceCpus[index], sessionSecret, nodeOptions: settings.relayNodeOptions, tls: kioskTls,
+          engine: testCase.relay === 'lanterna-native' ? 'native' : 'node' });
         cleanups.push(() => gateway.stop());
         gateways.push(gateway);
       }

@@ -35,7 +35,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--step <n>', 'connections added per step', int)
   .option('--hold-seconds <n>', 'measurement window per step', int)
   .option('--settle-seconds <n>', 'pause after opening a step\'s connections', int, 1)
-  .addOption(new Option('--relay <kinds...>', 'relays for kw-v1/kw-v2.2 (direct = no relay, the floor; pipe = the minimal Node WebSocket → TLS relay; pipe-go = the same in Go)').choices(['lanterna', 'websockify', 'direct', 'pipe', 'pipe-go']))
+  .addOption(new Option('--relay <kinds...>', 'relays for kw-v1/kw-v2.2 (direct = no relay, the floor; pipe = the minimal Node WebSocket → TLS relay; pipe-go = the same in Go; lanterna-native = the gateway with its native data plane)').choices(['lanterna', 'lanterna-native', 'websockify', 'direct', 'pipe', 'pipe-go']))
   .addOption(new Option('--generator <kind>', 'load generator: node, go (loadtest/generator-go), or auto (go when built)').choices(['auto', 'go', 'node']).default('auto'))
   .addOption(new Option('--echo-host <kind>', 'stand-in RDP server: node, go (loadtest/generator-go/cmd/echo-host), or auto (go when built)').choices(['auto', 'go', 'node']).default('auto'))
   .option('--kiosk-tls', 'the gateway\'s kiosk listener and the pipes serve TLS (a self-signed certificate made for the case) and both generators speak wss://, trusting only it; websockify stays ws://')

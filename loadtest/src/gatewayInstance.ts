@@ -44,6 +44,8 @@ export interface GatewayInstanceOptions {
    * One pair for every instance of a farm, so one trusted certificate covers them.
    */
   tls?: CertificatePair | undefined;
+  /** The gateway's relay engine (`relay.engine`): Node's, or the native data plane's. */
+  engine?: 'node' | 'native' | undefined;
 }
 
 export interface GatewayInstance {
@@ -75,6 +77,7 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
     })),
     policy: { allowNetworks: options.allowNetworks ?? ['127.0.0.0/8'], allowPorts: [String(options.echoPort)] },
     certificates: { mode: 'first-use' },
+    ...(options.engine === 'native' ? { relay: { engine: 'native' } } : {}),
     // Every simulated display connects from loopback (or one HAProxy address):
     // the per-address and pending budgets meant for a LAN would cap the ramp.
     limits: { perAddressConnections: 20000, maxPendingSockets: 10000, maxSessions: 10000 },

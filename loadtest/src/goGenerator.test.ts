@@ -29,14 +29,14 @@ void test('the go generator completes a tiny run against the go echo host direct
   const connections = 20;
   const report = await executePlan({
     scenarios: ['kw-v1'],
-    overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['direct', 'lanterna', 'pipe', 'pipe-go'] },
+    overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['direct', 'lanterna', 'lanterna-native', 'pipe', 'pipe-go'] },
     settings: {
       cpus: os.availableParallelism(), generators: 1, budgetMs: 40, stopP99Ms: Number.POSITIVE_INFINITY, settleSeconds: 1, caseDeadlineSeconds: 60,
       saturation: { cpuCores: 0.9, loopDelayMs: 15 }, connectConcurrency: 8, connectTimeoutMs: 15_000, confirmHolds: 0, generator: 'go', echoHost: 'go',
     },
     throughputSeconds: 1, lfnBufferBytes: [], lfnSeconds: 1, showProgress: false, command: 'go generator test',
   });
-  assert.deepEqual(report.capacity.map((result) => result.case.id), ['kw-v1/direct', 'kw-v1/lanterna', 'kw-v1/pipe', 'kw-v1/pipe-go']);
+  assert.deepEqual(report.capacity.map((result) => result.case.id), ['kw-v1/direct', 'kw-v1/lanterna', 'kw-v1/lanterna-native', 'kw-v1/pipe', 'kw-v1/pipe-go']);
   for (const result of report.capacity) {
     assert.equal(result.error, undefined, `${result.case.id}: ${result.error ?? ''}`);
     assert.equal(result.generator, 'go');
@@ -59,9 +59,10 @@ void test('the go generator completes a tiny run against the go echo host direct
   assert.ok(perCore, 'kw-v1 has per-core figures');
   assert.ok(perCore.pipe !== undefined, 'the pipe baseline is in the per-core figures');
   assert.ok(perCore.pipeGo !== undefined, 'the pipe-go baseline is in the per-core figures');
+  assert.ok(perCore.native !== undefined && perCore.nativeToPipeGo !== undefined, 'the native data plane and its share of pipe-go are in the per-core figures');
   const cost = perCore.cpuPerRoundTrip;
   assert.equal(cost?.connections, connections);
-  for (const relay of ['lanternaUs', 'pipeUs', 'pipeGoUs'] as const) assert.ok((cost[relay] ?? 0) > 0, `${relay} at the shared step`);
+  for (const relay of ['lanternaUs', 'nativeUs', 'pipeUs', 'pipeGoUs'] as const) assert.ok((cost[relay] ?? 0) > 0, `${relay} at the shared step`);
   assert.match(markdownReport(report), /go generator, go echo host/);
 });
 
@@ -71,7 +72,7 @@ void test('--kiosk-tls: both generators speak wss:// to the gateway and both pip
   for (const generator of ['go', 'node'] as const) {
     const report = await executePlan({
       scenarios: ['kw-v1'],
-      overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['lanterna', 'pipe', 'pipe-go'] },
+      overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['lanterna', 'lanterna-native', 'pipe', 'pipe-go'] },
       settings: {
         cpus: os.availableParallelism(), generators: 1, budgetMs: 40, stopP99Ms: Number.POSITIVE_INFINITY, settleSeconds: 1, caseDeadlineSeconds: 60,
         // each generator with the echo host of its language
@@ -79,7 +80,7 @@ void test('--kiosk-tls: both generators speak wss:// to the gateway and both pip
       },
       throughputSeconds: 1, lfnBufferBytes: [], lfnSeconds: 1, showProgress: false, command: 'kiosk tls test',
     });
-    assert.deepEqual(report.capacity.map((result) => result.case.id), ['kw-v1/lanterna', 'kw-v1/pipe', 'kw-v1/pipe-go']);
+    assert.deepEqual(report.capacity.map((result) => result.case.id), ['kw-v1/lanterna', 'kw-v1/lanterna-native', 'kw-v1/pipe', 'kw-v1/pipe-go']);
     for (const result of report.capacity) {
       const label = `${generator}/${result.case.id}`;
       assert.equal(result.error, undefined, `${label}: ${result.error ?? ''}`);
@@ -94,7 +95,7 @@ void test('--kiosk-tls: both generators speak wss:// to the gateway and both pip
       assert.ok(step.received > connections * 10, `${label}: ${step.received} responses`);
       assert.ok(step.relayCpuUsPerRoundTrip !== undefined && step.relayCpuUsPerRoundTrip > 0, `${label}: relay cpu per round trip`);
     }
-    assert.deepEqual(deriveFigures(report).perCore['kw-v1']?.kioskSchemes, { lanterna: 'wss', websockify: undefined, pipe: 'wss', 'pipe-go': 'wss' });
+    assert.deepEqual(deriveFigures(report).perCore['kw-v1']?.kioskSchemes, { lanterna: 'wss', websockify: undefined, pipe: 'wss', 'pipe-go': 'wss', 'lanterna-native': 'wss' });
     const markdown = markdownReport(report);
     assert.match(markdown, /kiosk leg wss:\/\//);
     assert.doesNotMatch(markdown, /kiosk leg ws:\/\//);

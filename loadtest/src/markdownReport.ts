@@ -60,14 +60,15 @@ export function markdownReport(report: RunReport): string {
       figures.websockify ?? 'n/a', figures.ratio === undefined ? 'n/a' : `${figures.ratio.toFixed(1)}×`,
       figures.pipe ?? 'n/a', figures.pipeRatio === undefined ? 'n/a' : `${figures.pipeRatio.toFixed(2)}×`,
       figures.pipeGo ?? 'n/a', figures.pipeGoRatio === undefined ? 'n/a' : `${figures.pipeGoRatio.toFixed(2)}×`,
-      figures.cpuPerRoundTrip ? `${fixed(figures.cpuPerRoundTrip.lanternaUs, 1)} / ${fixed(figures.cpuPerRoundTrip.pipeUs, 1)} / ${fixed(figures.cpuPerRoundTrip.pipeGoUs, 1)} µs at ${figures.cpuPerRoundTrip.connections}` : 'n/a',
+      figures.native === undefined ? 'n/a' : Math.round(figures.native), figures.nativeToPipeGo === undefined ? 'n/a' : `${figures.nativeToPipeGo.toFixed(2)}×`,
+      figures.cpuPerRoundTrip ? `${fixed(figures.cpuPerRoundTrip.lanternaUs, 1)} / ${fixed(figures.cpuPerRoundTrip.nativeUs, 1)} / ${fixed(figures.cpuPerRoundTrip.pipeUs, 1)} / ${fixed(figures.cpuPerRoundTrip.pipeGoUs, 1)} µs at ${figures.cpuPerRoundTrip.connections}` : 'n/a',
       kioskLegs(figures.kioskSchemes),
       published ? `${published.connections} on ${published.cores} cores (${Math.round(published.connections / published.cores)}/core)` : 'n/a'];
   });
   if (perCoreRows.length > 0) {
     out.push('## Capacity per core (p99 < budget)');
     out.push('');
-    out.push(table(['workload', 'Lanterna per gateway core', 'websockify (one relay core)', 'Lanterna / websockify', 'pipe (minimal Node relay, one core)', 'Lanterna / pipe', 'pipe-go (minimal Go relay, one core)', 'Lanterna / pipe-go', 'relay CPU per round trip, Lanterna / pipe / pipe-go', 'kiosk leg', 'RD Gateway (whitepaper)'], perCoreRows));
+    out.push(table(['workload', 'Lanterna per gateway core', 'websockify (one relay core)', 'Lanterna / websockify', 'pipe (minimal Node relay, one core)', 'Lanterna / pipe', 'pipe-go (minimal Go relay, one core)', 'Lanterna / pipe-go', 'Lanterna native per core', 'native / pipe-go', 'relay CPU per round trip, Lanterna / native / pipe / pipe-go', 'kiosk leg', 'RD Gateway (whitepaper)'], perCoreRows));
     out.push('');
   }
 

@@ -55,10 +55,12 @@ export interface DerivedFigures {
     pipe?: number | undefined; pipeRatio?: number | undefined;
     /** The minimal Go relay (`--relay pipe-go`) on one core, and the gateway's capacity as a share of it. */
     pipeGo?: number | undefined; pipeGoRatio?: number | undefined;
+    /** The gateway with its native data plane (`--relay lanterna-native`) per core, and that as a share of pipe-go. */
+    native?: number | undefined; nativeToPipeGo?: number | undefined;
     /** Relay CPU µs per round trip at the largest step every one of them that ran reached: gateway, pipe, pipe-go. */
     cpuPerRoundTrip?: RelayCostAtSharedStep | undefined;
     /** What each relay's kiosk leg spoke (ws or wss: `--kiosk-tls`), so a ratio is seen to be like for like. */
-    kioskSchemes: { lanterna?: KioskScheme | undefined; websockify?: KioskScheme | undefined; pipe?: KioskScheme | undefined; 'pipe-go'?: KioskScheme | undefined };
+    kioskSchemes: { lanterna?: KioskScheme | undefined; websockify?: KioskScheme | undefined; pipe?: KioskScheme | undefined; 'pipe-go'?: KioskScheme | undefined; 'lanterna-native'?: KioskScheme | undefined };
     lowerBound: boolean;
   }>;
   /** Capacity added by each server past the first, as a fraction of one server's capacity. */
@@ -76,17 +78,18 @@ export interface RelayCostAtSharedStep {
   lanternaUs: number | undefined;
   pipeUs: number | undefined;
   pipeGoUs?: number | undefined;
+  nativeUs?: number | undefined;
 }
 
 /** Relay CPU per round trip of the gateway and the pipes at the largest connection count all of those that ran (two at least) reached. */
-function sharedStepCost(lanterna: CaseResult | undefined, pipe: CaseResult | undefined, pipeGo: CaseResult | undefined): RelayCostAtSharedStep | undefined {
-  const ran = [lanterna, pipe, pipeGo].filter((result): result is CaseResult => result !== undefined);
+function sharedStepCost(lanterna: CaseResult | undefined, pipe: CaseResult | undefined, pipeGo: CaseResult | undefined, native: CaseResult | undefined): RelayCostAtSharedStep | undefined {
+  const ran = [lanterna, pipe, pipeGo, native].filter((result): result is CaseResult => result !== undefined);
   if (ran.length < 2) return undefined;
   const shared = ran[0]?.steps.map((step) => step.connections)
     .filter((connections) => ran.every((result) => result.steps.some((step) => step.connections === connections))).at(-1);
   if (shared === undefined) return undefined;
   const costAt = (result: CaseResult | undefined): number | undefined => result?.steps.find((step) => step.connections === shared)?.relayCpuUsPerRoundTrip;
-  return { connections: shared, lanternaUs: costAt(lanterna), pipeUs: costAt(pipe), ...(pipeGo ? { pipeGoUs: costAt(pipeGo) } : {}) };
+  return { connections: shared, lanternaUs: costAt(lanterna), pipeUs: costAt(pipe), ...(pipeGo ? { pipeGoUs: costAt(pipeGo) } : {}), ...(native ? { nativeUs: costAt(native) } : {}) };
 }
 
 export function deriveFigures(report: RunReport): DerivedFigures {
@@ -96,7 +99,9 @@ export function deriveFigures(report: RunReport): DerivedFigures {
     const websockify = capacityOf(report, `${scenario}/websockify`);
     const pipe = capacityOf(report, `${scenario}/pipe`);
     const pipeGo = capacityOf(report, `${scenario}/pipe-go`);
-    if (!lanterna && !websockify && !pipe && !pipeGo) continue;
+    const native = capacityOf(report, `${scenario}/lanterna-native`);
+    if (!lanterna && !websockify && !pipe && !pipeGo && !native) continue;
+    const nativePerCore = native ? native.capacity.byP99 / (native.case.workers * native.case.instances) : undefined;
     const lanternaPerCore = lanterna ? lanterna.capacity.byP99 / (lanterna.case.workers * lanterna.case.instances) : undefined;
     const websockifyPerCore = websockify?.capacity.byP99;
     perCore[scenario] = {
@@ -111,12 +116,17 @@ export function deriveFigures(report: RunReport): DerivedFigures {
         pipeGo: pipeGo.capacity.byP99,
         pipeGoRatio: lanternaPerCore !== undefined && pipeGo.capacity.byP99 > 0 ? lanternaPerCore / pipeGo.capacity.byP99 : undefined,
       } : {}),
-      ...(pipe || pipeGo ? { cpuPerRoundTrip: sharedStepCost(lanterna, pipe, pipeGo) } : {}),
+      ...(native ? {
+        native: nativePerCore,
+        nativeToPipeGo: nativePerCore !== undefined && pipeGo && pipeGo.capacity.byP99 > 0 ? nativePerCore / pipeGo.capacity.byP99 : undefined,
+      } : {}),
+      ...(pipe || pipeGo || native ? { cpuPerRoundTrip: sharedStepCost(lanterna, pipe, pipeGo, native) } : {}),
       kioskSchemes: {
         lanterna: lanterna?.kioskScheme, websockify: websockify?.kioskScheme, pipe: pipe?.kioskScheme,
         ...(pipeGo ? { 'pipe-go': pipeGo.kioskScheme } : {}),
+        ...(native ? { 'lanterna-native': native.kioskScheme } : {}),
       },
-      lowerBound: [lanterna, websockify, pipe, pipeGo].some((result) => result?.capacity.lowerBoundOnly ?? false),
+      lowerBound: [lanterna, websockify, pipe, pipeGo, native].some((result) => result?.capacity.lowerBoundOnly ?? false),
     };
   }
   const farm = report.capacity.filter((result) => result.case.scenario === 'farm' && result.error === undefined)

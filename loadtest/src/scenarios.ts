@@ -8,7 +8,12 @@ import type { TrafficPattern } from './trafficPattern.js';
  * `pipe` = the least a Node relay can do (pipeRelay.ts), the gateway's baseline;
  * `pipe-go` = the same in Go (generator-go/cmd/pipe-relay), the native floor.
  */
-export type RelayKind = 'lanterna' | 'websockify' | 'direct' | 'pipe' | 'pipe-go';
+export type RelayKind = 'lanterna' | 'lanterna-native' | 'websockify' | 'direct' | 'pipe' | 'pipe-go';
+
+/** The relays that are a Lanterna gateway: its Node engine, or its native data plane (`relay.engine: native`). */
+export function isGatewayRelay(relay: RelayKind): relay is 'lanterna' | 'lanterna-native' {
+  return relay === 'lanterna' || relay === 'lanterna-native';
+}
 
 export interface RampShape { step: number; max: number; holdSeconds: number }
 

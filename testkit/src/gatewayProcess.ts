@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { allocateFreePort } from '@lanterna/lab';
 import { waitFor } from './waiting.js';
+import { withTestRelayEngine } from './testGateway.js';
 
 export interface GatewayProcess {
   readonly child: ChildProcess;
@@ -37,6 +38,7 @@ export async function startGatewayProcess(config: Record<string, unknown>, optio
     listen: { host: '127.0.0.1', port, tls: false, ...(typeof listen === 'object' ? listen : {}) }, stateDir: join(dir, 'state'), workers: 1,
     policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] },
     ...rest,
+    relay: withTestRelayEngine(rest.relay),
   }));
   const child = spawn(process.execPath, [cliPath(), '--config', join(dir, 'config.json')], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   const logs: Record<string, unknown>[] = [];
@@ -72,7 +74,8 @@ export async function startGatewayProcess(config: Record<string, unknown>, optio
     },
   };
   try {
-    await waitForLog('the gateway listening', (entry) => entry.msg === 'listening');
+    // The gateway's own line: its data plane's (relay.engine "native", component "dataplane") says listening too.
+    await waitForLog('the gateway listening', (entry) => entry.msg === 'listening' && entry.component === undefined);
   } catch (error) {
     await gateway.kill();
     rmSync(dir, { recursive: true, force: true });

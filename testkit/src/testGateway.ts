@@ -19,6 +19,19 @@ export interface TestGateway {
 }
 
 /**
+ * The relay engine tests run against: LANTERNA_TEST_RELAY_ENGINE ("node" or
+ * "native"), unless the overrides name one. The test runner runs the
+ * data-socket tests a second time with "native".
+ */
+export function withTestRelayEngine(relay: unknown, env: NodeJS.ProcessEnv = process.env): unknown {
+  const engine = env.LANTERNA_TEST_RELAY_ENGINE;
+  if (engine === undefined || engine === '') return relay;
+  if (engine !== 'node' && engine !== 'native') throw new Error(`LANTERNA_TEST_RELAY_ENGINE must be node or native, not "${engine}"`);
+  const given = typeof relay === 'object' && relay !== null ? relay as Record<string, unknown> : {};
+  return given.engine === undefined ? { ...given, engine } : given;
+}
+
+/**
  * An in-process gateway on a free loopback port (plain ws unless tls is asked
  * for), with its own state dir — or `options.stateDir`, kept on close, for a
  * restart. Its broker store is what `broker` in the overrides says (the
@@ -32,6 +45,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
       policy: { allowNetworks: ['127.0.0.0/8'], allowPorts: ['1024-65535'] },
       logLevel: process.env.LANTERNA_TEST_LOG ?? 'silent',
       ...overrides,
+      relay: withTestRelayEngine(overrides.relay),
     }),
     stateDir,
   };

@@ -23,8 +23,14 @@ export class ConnectionLimits {
 
   constructor(private readonly options: ConnectionLimitOptions) {}
 
-  /** Counts a new TCP connection; false (and the caller drops it) when its address is over the limit. */
+  /**
+   * Counts a new TCP connection; false (and the caller drops it) when its
+   * address is over the limit. A connection with no IP peer is over our Unix
+   * socket from the native data plane, which counts its clients' addresses at
+   * accept: all of them under one name here would share one budget.
+   */
   admitConnection(socket: Socket): boolean {
+    if (socket.remoteAddress === undefined && isUnixSocket(socket)) return true;
     const address = canonicalAddress(socket.remoteAddress ?? 'unknown');
     const count = this.perAddress.get(address) ?? 0;
     if (count >= this.options.perAddressConnections) {
@@ -65,4 +71,10 @@ export class ConnectionLimits {
   connectionsFrom(address: string): number {
     return this.perAddress.get(canonicalAddress(address)) ?? 0;
   }
+}
+
+/** A socket of a Unix-socket server: its own address is a path (or empty), never an IP. */
+function isUnixSocket(socket: Socket): boolean {
+  const local: unknown = socket.address();
+  return typeof local === 'string' || (typeof local === 'object' && local !== null && !('family' in local));
 }

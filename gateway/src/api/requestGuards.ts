@@ -38,7 +38,7 @@ function hostOf(header: string | undefined): string | undefined {
  * the gateway itself. Clients that send no Origin (kiosk launchers, load tests,
  * native tools) are not browsers and authenticate with tokens like everyone.
  */
-export function originAllowed(request: IncomingMessage, allowedOrigins: readonly string[]): boolean {
+export function originAllowed(request: Pick<IncomingMessage, 'headers'>, allowedOrigins: readonly string[]): boolean {
   const origin = request.headers.origin;
   if (origin === undefined) return true;
   let parsed: URL;

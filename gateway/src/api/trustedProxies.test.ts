@@ -2,6 +2,8 @@
 // peer, read right to left past trusted hops; anyone else's header ignored.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import { TrustedProxies } from './trustedProxies.js';
 import { networkProblem } from '../policy/networkList.js';
 
@@ -35,4 +37,22 @@ test('trusted proxies are addresses or networks; anything else is refused with i
   assert.equal(networkProblem('proxy.corp'), 'bad network "proxy.corp"');
   assert.equal(networkProblem('10.0.0.0/8/1'), 'bad network "10.0.0.0/8/1"');
   assert.throws(() => new TrustedProxies(['10.0.0.0/x']), /bad network "10.0.0.0\/x"/);
+});
+
+test('over the native data plane\'s Unix socket (no IP peer) the last hop is the client; only there, and then trusted hops as usual', () => {
+  // A request whose socket has no IP peer, as over a Unix socket.
+  const request = (forwardedFor?: string): IncomingMessage => {
+    const message = new IncomingMessage(new Socket());
+    if (forwardedFor !== undefined) message.headers['x-forwarded-for'] = forwardedFor;
+    return message;
+  };
+  const local = new TrustedProxies([], { localProxy: true });
+  assert.equal(local.clientAddress(request('198.51.100.1, 192.0.2.7')), '192.0.2.7', 'the data plane\'s appended peer, not what the client wrote');
+  assert.equal(local.clientAddress(request('::ffff:192.0.2.7')), '192.0.2.7');
+  assert.equal(local.clientAddress(request()), undefined, 'no header: no address');
+  assert.equal(local.clientAddress(request('garbage')), undefined);
+  assert.equal(local.resolve('192.0.2.9', '192.0.2.7'), '192.0.2.9', 'a TCP peer is not the data plane: its header is ignored');
+  const behindProxy = new TrustedProxies(['10.0.0.5'], { localProxy: true });
+  assert.equal(behindProxy.clientAddress(request('192.0.2.7, 10.0.0.5')), '192.0.2.7', 'the data plane\'s peer is a trusted proxy: its hop is read too');
+  assert.equal(new TrustedProxies([]).clientAddress(request('192.0.2.7')), undefined, 'without the native engine nothing changes');
 });

@@ -17,6 +17,7 @@ import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import { DataSocketControl } from './dataSocketControl.js';
 import { raiseMaxPayload } from './frameLimit.js';
+import { SessionRates } from './sessionRates.js';
 
 interface ActiveSession { relay: RelaySession; grant: SessionGrant }
 
@@ -38,7 +39,7 @@ export class DataChannels {
   /** Sessions claimed and still in their server handshake (sampled too: their bookings must not lapse). */
   private readonly handshaking = new Map<string, SessionGrant>();
   /** Each relaying session's totals at the previous sample, for the rates. */
-  private readonly previous = new Map<string, { bytes: number; frames: number; at: number }>();
+  private readonly rates = new SessionRates();
   private readonly sampler: NodeJS.Timeout;
 
   constructor(private readonly deps: {
@@ -133,16 +134,7 @@ export class DataChannels {
     }
     for (const [sessionId, { relay, grant }] of only ? [] : this.active) {
       const figures = relay.figures;
-      const before = this.previous.get(sessionId);
-      const seconds = before ? (now - before.at) / 1000 : 0;
-      const rate = (value: number, earlier: number | undefined): number => (seconds > 0 && earlier !== undefined ? Math.round((value - earlier) / seconds) : 0);
-      samples.push({
-        sessionId, displayId: grant.displayId, ...figures,
-        bytesPerSecond: rate(figures.bytesToDisplay + figures.bytesToServer, before?.bytes),
-        framesPerSecond: rate(figures.framesToDisplay, before?.frames),
-        sampledAt: now,
-      });
-      this.previous.set(sessionId, { bytes: figures.bytesToDisplay + figures.bytesToServer, frames: figures.framesToDisplay, at: now });
+      samples.push({ sessionId, displayId: grant.displayId, ...figures, ...this.rates.next(sessionId, figures, now), sampledAt: now });
     }
     if (samples.length === 0) return;
     this.deps.broker.sampleSessions(samples).catch((error: unknown) => this.deps.logger.debug({ err: error }, 'session sample not recorded'));
@@ -294,7 +286,7 @@ export class DataChannels {
     }
     const end = await relay.done;
     this.active.delete(grant.sessionId);
-    this.previous.delete(grant.sessionId);
+    this.rates.forget(grant.sessionId);
     metrics.activeSessions.dec();
     const seconds = (Date.now() - startedAt) / 1000;
     if (end.reason === 'error') {

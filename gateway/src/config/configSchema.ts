@@ -75,6 +75,12 @@ export const configSchema = z.object({
     lowWaterBytes: z.number().int().min(0).default(256 * 1024),
     maxFrameBytes: z.number().int().min(65536).max(16 * 1024 * 1024).default(256 * 1024),
     idleTimeoutMs: z.number().int().min(0).default(30 * 60 * 1000),
+    /**
+     * Who carries the data sockets: `node` (this process) or `native` (one
+     * `lanterna-dataplane` process per worker owns the port and the data
+     * sockets; Node keeps every decision, docs/native-data-plane.md).
+     */
+    engine: z.enum(['node', 'native']).default('node'),
   }).prefault({}).refine((r) => r.lowWaterBytes < r.highWaterBytes, 'relay.lowWaterBytes must be below relay.highWaterBytes'),
   /** The listener's budget before any token is checked (per worker process). */
   limits: z.object({

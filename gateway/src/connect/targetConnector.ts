@@ -118,7 +118,14 @@ export function abortReason(signal: AbortSignal | undefined, phase: SessionError
   return signal?.reason instanceof SessionError ? signal.reason : new SessionError(phase, 'gateway-shutdown');
 }
 
-async function resolveAllowed(request: ConnectRequest): Promise<string> {
+/** What resolving a target and checking it against the policy needs. */
+export type AllowedAddressRequest = Pick<ConnectRequest, 'target' | 'policy' | 'signal' | 'lookup'> & { timeouts: Pick<ConnectTimeouts, 'dnsMs'> };
+
+/**
+ * The first resolved address of the target that the policy allows, or the
+ * connect phase's error (both engines answer with this one function).
+ */
+export async function resolveAllowed(request: AllowedAddressRequest): Promise<string> {
   const { host, port } = request.target;
   let addresses: string[];
   try {
@@ -270,13 +277,17 @@ async function judgeCertificate(socket: TLSSocket, request: ConnectRequest, prot
     if (!matches) { caVerified = false; caError = `certificate is not for ${request.target.host}`; }
   }
   const fingerprint = sha256Fingerprint(leaf);
-  const targets = [...new Set([pinKey(request.target.host, request.target.port), pinKey(address, request.target.port)])];
-  const verdict = await request.certificates.judge({ targets, fingerprint, caVerified, caError });
+  let trust: Trust | SessionError;
+  try {
+    trust = await judgeServerCertificate(request.certificates, request.target, address, { fingerprint, caVerified, caError });
+  } catch (error) {
+    if (!(error instanceof SessionError)) throw error;
+    trust = error;
+  }
   if (socket.destroyed) throw new SessionError('tls', 'server-error', "the presenter's computer closed the connection right after the secure handshake");
-  if (!verdict.trusted) {
+  if (trust instanceof SessionError) {
     socket.destroy();
-    const { pinnedAs, ...shown } = verdict.detail;
-    throw new SessionError('tls', verdict.code, verdict.message, shown, { pinnedAs });
+    throw trust;
   }
   const cipher = socket.getCipher();
   return {
@@ -287,8 +298,25 @@ async function judgeCertificate(socket: TLSSocket, request: ConnectRequest, prot
     certificates: chain.map((der) => der.toString('base64')),
     publicKey: subjectPublicKey(leaf).toString('base64'),
     fingerprint,
-    trust: verdict.trust,
+    trust,
   };
+}
+
+/**
+ * The certificate policy's verdict on the server's leaf under both its pin
+ * keys (the name the broker gave and the address reached): its trust, or the
+ * tls phase's error, with what the display may see apart from what only the
+ * log may (both engines answer with this one function).
+ */
+export async function judgeServerCertificate(
+  certificates: CertificatePolicy, target: { host: string; port: number }, address: string,
+  facts: { fingerprint: string; caVerified: boolean; caError?: string | undefined },
+): Promise<Trust> {
+  const targets = [...new Set([pinKey(target.host, target.port), pinKey(address, target.port)])];
+  const verdict = await certificates.judge({ targets, ...facts });
+  if (verdict.trusted) return verdict.trust;
+  const { pinnedAs, ...shown } = verdict.detail;
+  throw new SessionError('tls', verdict.code, verdict.message, shown, { pinnedAs });
 }
 
 function peerChain(socket: TLSSocket): Buffer[] {

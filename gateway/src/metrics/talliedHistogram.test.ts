@@ -57,3 +57,22 @@ void test('reset empties the tally; a value that is not a number is refused', as
   assert.throws(() => tallied.observe(Number.NaN), TypeError);
   assert.throws(() => new TalliedHistogram({ name: 'x', help: 'x', buckets: [1, 1], registers: [] }), RangeError);
 });
+
+void test('counts made elsewhere over the same bounds export as if observed here', async () => {
+  const { tallied, reference, talliedRegistry, referenceRegistry } = pair();
+  const counts = new Array<number>(BUCKETS.length + 1).fill(0);
+  for (const value of VALUES) {
+    reference.observe(value);
+    let bucket = 0;
+    while (bucket < BUCKETS.length && value > (BUCKETS[bucket] ?? 0)) bucket++;
+    counts[bucket] = (counts[bucket] ?? 0) + 1;
+  }
+  tallied.addCounts(BUCKETS, counts, VALUES.reduce((sum, value) => sum + value, 0));
+  assert.equal(await talliedRegistry.metrics(), await referenceRegistry.metrics());
+  // Other bounds: each count moves up to the first bound of ours that holds it.
+  tallied.reset();
+  tallied.addCounts([0.0003, 1], [2, 1, 1], 8.0005);
+  assert.match(await talliedRegistry.metrics(), /le="0\.00025"\} 0\n[^]*le="0\.0005"\} 2\n[^]*le="0\.5"\} 2\n[^]*le="\+Inf"\} 4\n/);
+  assert.throws(() => tallied.addCounts([1], [1], 1), RangeError);
+  assert.throws(() => tallied.addCounts([1], [1, -1], 1), TypeError);
+});

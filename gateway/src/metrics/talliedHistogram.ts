@@ -63,6 +63,26 @@ export class TalliedHistogram {
     this.count += 1;
   }
 
+  /**
+   * Observations made elsewhere (the native data plane's), as per-bucket
+   * counts over `bounds` (not cumulative; one more count than bounds, above
+   * them all) and their sum. Each count lands in the first of our buckets
+   * whose bound is at least its own: exact when the bounds are ours.
+   */
+  addCounts(bounds: readonly number[], counts: readonly number[], sum: number): void {
+    if (counts.length !== bounds.length + 1) throw new RangeError('one count per bound and one above them all');
+    if (!Number.isFinite(sum) || counts.some((count) => !Number.isInteger(count) || count < 0)) throw new TypeError('counts must be whole and positive, the sum a number');
+    counts.forEach((count, index) => {
+      if (count === 0) return;
+      const bound = bounds[index] ?? Infinity;
+      let bucket = 0;
+      while (bucket < this.bounds.length && bound > (this.bounds[bucket] ?? 0)) bucket++;
+      this.counts[bucket] = (this.counts[bucket] ?? 0) + count;
+      this.count += count;
+    });
+    this.sum += sum;
+  }
+
   get(): Promise<HistogramExport> {
     const bucketName = `${this.name}_bucket`;
     const values: HistogramValue[] = [];

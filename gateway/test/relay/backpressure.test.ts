@@ -64,6 +64,8 @@ test('a stalled display pauses the server leg; everything arrives once it reads 
     probe.socket.send(echo);
     assert.deepEqual(await probe.queue.nextBinary(), echo);
   }
+  // The native engine's figures reach Node's metrics with its once-a-second sample.
+  await waitFor('the probe\'s echoes are counted', async () => (await counter(gateway, 'bytes')) >= relayedWhilePaused + ROUND_TRIPS * 8);
   const relayedLater = await counter(gateway, 'bytes');
   assert.equal(relayedLater - relayedWhilePaused, ROUND_TRIPS * 8, 'nothing more is read from the stalled session\'s server, only the probe\'s echoes');
   assert.equal(await counter(gateway, 'pauses'), 1, 'paused once and still paused');

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the native data plane (relay.engine "native") and the framing
+# check its parity test drives into gateway/dataplane/bin/, cached outside
+# the clone by their inputs (scripts/go-build-cached.sh). Without Go it says
+# so and succeeds: the gateway then runs only its Node engine (the default),
+# and refuses to start when "native" is configured.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+status=0
+bash "$HERE/../../scripts/go-build-cached.sh" "$HERE" dataplane \
+  "lanterna-dataplane ./cmd/lanterna-dataplane" "pdu-check ./cmd/pdu-check" || status=$?
+if [ "$status" -eq 3 ]; then
+  echo "[dataplane] only the node relay engine is available" >&2
+  exit 0
+fi
+exit "$status"

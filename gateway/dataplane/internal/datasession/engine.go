@@ -1,0 +1,251 @@
+// Package datasession runs data sockets as the Node engine does
+// (gateway/src/channel/dataChannel.ts and gateway/src/relay): the `open`
+// message and Node's grant, the Connection Request, the server leg while the
+// display stays silent, `secured` and the Confirm, then the pump until one
+// side ends, and the goodbye. Decisions (the grant, the target, the
+// certificate's trust) are Node's, asked through the Node interface.
+package datasession
+
+import (
+	"context"
+	"crypto/x509"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"lanterna/dataplane/internal/rpc"
+	"lanterna/dataplane/internal/sessionerr"
+)
+
+// Node is what a session asks Node and tells it (the RPC's session operations).
+type Node interface {
+	Open(ctx context.Context, request rpc.OpenRequest) (rpc.OpenAnswer, *sessionerr.Error)
+	Resolve(ctx context.Context, request rpc.ResolveRequest) (rpc.ResolveAnswer, *sessionerr.Error)
+	Certificate(ctx context.Context, request rpc.CertificateRequest) (string, *sessionerr.Error)
+	// Notify sends a notification; it must not block for long.
+	Notify(op string, params any)
+}
+
+// Options is the part of configure the sessions read.
+type Options struct {
+	Relay    rpc.Relay
+	Timeouts rpc.Timeouts
+	// MaxSessions bounds the sessions past open (limits.maxSessions); 0: none.
+	MaxSessions       int
+	RequireNla        bool
+	Roots             *x509.CertPool
+	MaxJSONFrameBytes int
+	Errors            map[string]rpc.ErrorEntry
+	// CloseGrace bounds a goodbye's writes and the wait for the display's close frame (0: 5 s).
+	CloseGrace time.Duration
+}
+
+// Engine holds a process's data sockets: it runs each, answers stop and
+// drain, and sums what the sample reports.
+type Engine struct {
+	options Options
+	node    Node
+	log     *slog.Logger
+	// base is the zero of the sessions' monotonic clocks (nanoseconds since it).
+	base time.Time
+
+	shutdown       context.Context
+	shutdownCancel context.CancelFunc
+	draining       atomic.Bool
+
+	mu sync.Mutex
+	// sessions: every data socket from its upgrade to its end.
+	sessions map[*session]struct{}
+	// byID: granted sessions, for stop and the sample.
+	byID map[string]*session
+	// admitted counts sessions past open, against MaxSessions.
+	admitted int
+	// retired holds ended sessions' counts not yet sampled.
+	retired counters
+	// relaying counts sessions in their pump; relayEnded is signalled when one ends (a drain waits on it).
+	relaying   int
+	relayEnded chan struct{}
+	running    sync.WaitGroup
+	// goodbyes: sessions that have not yet said goodbye (what a drain waits for)
+	goodbyes sync.WaitGroup
+
+	latency histogram
+}
+
+// NewEngine makes an engine; nothing runs until Serve is given a socket.
+func NewEngine(options Options, node Node, log *slog.Logger) *Engine {
+	if options.CloseGrace == 0 {
+		options.CloseGrace = 5 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Engine{
+		options: options, node: node, log: log, base: time.Now(),
+		shutdown: ctx, shutdownCancel: cancel,
+		sessions: map[*session]struct{}{}, byID: map[string]*session{}, relayEnded: make(chan struct{}, 1),
+	}
+}
+
+// now is the engine's monotonic clock in nanoseconds.
+func (e *Engine) now() int64 { return int64(time.Since(e.base)) }
+
+// Serve runs one upgraded data socket to its end. granted gives back the
+// front door's pending place (called when Node grants the session, and
+// again, harmlessly, at the end).
+func (e *Engine) Serve(ws *websocket.Conn, sessionID, clientAddress string, granted func()) {
+	s := newSession(e, ws, sessionID, clientAddress)
+	e.mu.Lock()
+	e.sessions[s] = struct{}{}
+	e.running.Add(1)
+	e.goodbyes.Add(1)
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.sessions, s)
+		e.retired.add(s.unsampled())
+		e.mu.Unlock()
+		e.running.Done()
+	}()
+	s.run(granted)
+}
+
+// grant records a session Node granted: sampled from now on.
+func (e *Engine) grant(s *session) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.byID[s.id] = s
+}
+
+// admit counts a session against MaxSessions; false when the gateway is full.
+func (e *Engine) admit() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.options.MaxSessions > 0 && e.admitted >= e.options.MaxSessions {
+		return false
+	}
+	e.admitted++
+	return true
+}
+
+func (e *Engine) leave() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.admitted--
+}
+
+// Stop ends a relaying session from outside (an admin's stop); a session
+// still in its handshake is not stopped, as in the Node engine.
+func (e *Engine) Stop(sessionID, reason string) {
+	e.mu.Lock()
+	s := e.byID[sessionID]
+	e.mu.Unlock()
+	if s == nil {
+		return
+	}
+	if reason == "" {
+		reason = rpc.ReasonStopped
+	}
+	go s.stop(reason)
+}
+
+// Drain ends every handshake at once, lets relaying sessions run until the
+// deadline, ends those left with gateway-shutdown, and returns when every
+// data socket has said goodbye.
+func (e *Engine) Drain(deadline time.Duration) {
+	e.draining.Store(true)
+	e.shutdownCancel()
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	for {
+		e.mu.Lock()
+		left := e.relaying
+		e.mu.Unlock()
+		if left == 0 {
+			break
+		}
+		select {
+		case <-timer.C:
+			e.endAll(rpc.ReasonGatewayShutdown)
+			e.goodbyes.Wait()
+			return
+		case <-e.relayEnded:
+		}
+	}
+	e.endAll(rpc.ReasonGatewayShutdown)
+	e.goodbyes.Wait()
+}
+
+// Wait returns when every data socket has closed (after a drain: the displays' close frames, or the grace).
+func (e *Engine) Wait() { e.running.Wait() }
+
+// ending: s has ended (its goodbye is being said): no longer sampled, stopped or relaying.
+func (e *Engine) ending(s *session) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.byID[s.id] == s {
+		delete(e.byID, s.id)
+	}
+	if s.relaying {
+		s.relaying = false
+		e.relaying--
+		select {
+		case e.relayEnded <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// startRelay counts s as relaying (a drain waits for it).
+func (e *Engine) startRelay(s *session) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s.relaying = true
+	e.relaying++
+}
+
+func (e *Engine) endAll(reason string) {
+	e.mu.Lock()
+	all := make([]*session, 0, len(e.sessions))
+	for s := range e.sessions {
+		all = append(all, s)
+	}
+	e.mu.Unlock()
+	for _, s := range all {
+		go s.stop(reason)
+	}
+}
+
+// Sessions counts the data sockets open now.
+func (e *Engine) Sessions() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.sessions)
+}
+
+// Sample is the once-a-second report: every granted session's totals, the
+// tallies and latency observations since the previous Sample.
+func (e *Engine) Sample() rpc.Sample {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sample := rpc.Sample{Sessions: make([]rpc.SessionSample, 0, len(e.byID))}
+	delta := e.retired
+	e.retired = counters{}
+	for id, s := range e.byID {
+		totals := s.totals()
+		sample.Sessions = append(sample.Sessions, rpc.SessionSample{
+			SessionID: id, BytesToDisplay: totals.bytesToKiosk, BytesToServer: totals.bytesToServer,
+			PdusToDisplay: totals.pdusToKiosk, FramesToDisplay: totals.framesToKiosk,
+		})
+		delta.add(s.unsampledFrom(totals))
+	}
+	sample.Tally = &rpc.Tally{
+		BytesToKiosk: delta.bytesToKiosk, PdusToKiosk: delta.pdusToKiosk, FramesToKiosk: delta.framesToKiosk,
+		BytesToServer: delta.bytesToServer, PdusToServer: delta.pdusToServer, FramesToServer: delta.framesToServer,
+		CopiedBytes: delta.copiedBytes, Pauses: delta.pauses,
+	}
+	latency := e.latency.take()
+	sample.Latency = &latency
+	return sample
+}

@@ -1,0 +1,206 @@
+package datasession
+
+import (
+	"errors"
+	"io"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"lanterna/dataplane/internal/pdu"
+	"lanterna/dataplane/internal/rpc"
+	"lanterna/dataplane/internal/sessionerr"
+	"lanterna/dataplane/internal/targetconn"
+)
+
+// minPingInterval: pings closer together than this get no answer (dataSocketControl.ts).
+const minPingInterval = 200 * time.Millisecond
+
+// minIdleCheck: idle checks closer together than this are not worth a timer (relaySession.ts).
+const minIdleCheck = time.Second
+
+// serverReadBytes: one TLS record's plaintext at most comes from one read.
+const serverReadBytes = 16 << 10
+
+// relay starts the pump: secured and the Confirm to the display, then the
+// server's bytes to the display (this goroutine) while readKiosk carries the
+// display's frames to the server.
+func (s *session) relay(connected *targetconn.Connected) {
+	e := s.engine
+	if e.draining.Load() {
+		// secured as the drain began: ended now, or the drain would wait for it
+		s.finish(end{reason: rpc.ReasonGatewayShutdown})
+		return
+	}
+	if s.idleTimer != nil {
+		s.idleTimer.Reset(s.ms(e.options.Relay.IdleTimeoutMs))
+	}
+	s.writeMu.Lock()
+	if s.ended.Load() {
+		s.writeMu.Unlock()
+		return
+	}
+	secured := connected.Secured
+	writeErr := s.ws.WriteMessage(websocket.TextMessage, securedJSON(secured))
+	if writeErr == nil {
+		writeErr = s.ws.WriteMessage(websocket.BinaryMessage, connected.Confirm)
+	}
+	s.writeMu.Unlock()
+	e.node.Notify(rpc.OpSecured, rpc.Secured{
+		SessionID: s.id, Address: connected.Address, Protocol: secured.Protocol, TLSVersion: secured.TLSVersion,
+		Cipher: secured.Cipher, Trust: secured.Trust, Fingerprint: secured.Fingerprint,
+	})
+	s.log.Debug("server leg secured", "event", "secured", "address", connected.Address, "protocol", secured.Protocol,
+		"tls", secured.TLSVersion, "trust", secured.Trust, "fingerprint", secured.Fingerprint)
+	if writeErr != nil {
+		s.finish(end{reason: rpc.ReasonClientClosed})
+		return
+	}
+	s.pumpServer(connected)
+}
+
+// pumpServer: each TLS read through the framer; whole PDUs go to the display,
+// one binary message per batch.
+func (s *session) pumpServer(connected *targetconn.Connected) {
+	framer := pdu.NewFramer(pdu.ModeFor(connected.Secured.Protocol, true), s.engine.options.Relay.MaxFrameBytes)
+	defer framer.Release()
+	buffer := make([]byte, serverReadBytes)
+	var copiedSeen uint64
+	for {
+		n, err := connected.Conn.Read(buffer)
+		if n > 0 {
+			now := s.engine.now()
+			s.readAtNs = now
+			s.lastActive.Store(now)
+			// the display's first TPKT ended NLA: the server's side too (relayCore.ts)
+			if s.toRDP.Load() && framer.Mode() != pdu.ModeRDP {
+				framer.SetMode(pdu.ModeRDP)
+			}
+			if failure := framer.Push(buffer[:n], s.emitBatch); failure != nil {
+				s.finish(end{reason: rpc.ReasonError, err: framingFailure(failure, false)})
+				return
+			}
+			s.live.bytesToKiosk.Add(uint64(n))
+			if copied := framer.Stats().CopiedBytes; copied != copiedSeen {
+				s.live.copiedBytes.Add(copied - copiedSeen)
+				copiedSeen = copied
+			}
+			if s.ended.Load() {
+				return
+			}
+		}
+		if err != nil {
+			if s.ended.Load() {
+				return
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				s.finish(end{reason: rpc.ReasonServerClosed})
+			} else {
+				s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeServerError, "").WithInternal("error", err.Error())})
+			}
+			return
+		}
+	}
+}
+
+// sendBatch is the framer's emit: one binary message, timed from the read.
+func (s *session) sendBatch(batch []byte, pdus int) {
+	s.writeMu.Lock()
+	if s.ended.Load() {
+		s.writeMu.Unlock()
+		return
+	}
+	err := s.ws.WriteMessage(websocket.BinaryMessage, batch)
+	s.writeMu.Unlock()
+	if err != nil {
+		// the display is gone
+		s.finish(end{reason: rpc.ReasonClientClosed})
+		return
+	}
+	s.engine.latency.observe(time.Duration(s.engine.now() - s.readAtNs))
+	s.live.pdusToKiosk.Add(uint64(pdus))
+	s.live.framesToKiosk.Add(1)
+}
+
+// clientFrame: one binary message from the display, whole PDUs only, to the server as it is.
+func (s *session) clientFrame(frame []byte) {
+	s.lastActive.Store(s.engine.now())
+	count, next, err := pdu.CountWhole(frame, s.clientMode, 0)
+	if err != nil {
+		var framing *pdu.FramingError
+		if errors.As(err, &framing) {
+			s.finish(end{reason: rpc.ReasonError, err: framingFailure(framing, true)})
+		} else {
+			s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeInternal, "").WithInternal("error", err.Error())})
+		}
+		return
+	}
+	if next != s.clientMode {
+		s.clientMode = next
+		if next == pdu.ModeRDP {
+			s.toRDP.Store(true)
+		}
+	}
+	s.live.bytesToServer.Add(uint64(len(frame)))
+	s.live.pdusToServer.Add(uint64(count))
+	s.live.framesToServer.Add(1)
+	// a server that does not read blocks this write, and so the display's reads: the backpressure
+	if _, err := s.server.Conn.Write(frame); err != nil && !s.ended.Load() {
+		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeServerError, "").WithInternal("error", err.Error())})
+	}
+}
+
+// clientText: session control during the relay (dataSocketControl.ts):
+// ping (answered at most once per 200 ms, only its number echoed), close,
+// anything else a bad message. A ping is not traffic: it keeps nothing alive.
+func (s *session) clientText(text []byte) {
+	message, ok := parseKioskMessage(text)
+	switch {
+	case ok && message.kind == "close":
+		s.finish(end{reason: rpc.ReasonClientClosed})
+	case ok && message.kind == "ping":
+		now := s.engine.now()
+		if s.lastPongNs != 0 && time.Duration(now-s.lastPongNs) < minPingInterval {
+			return
+		}
+		s.lastPongNs = now
+		s.writeMu.Lock()
+		if !s.ended.Load() {
+			_ = s.ws.WriteMessage(websocket.TextMessage, pongMessage(message.t))
+		}
+		s.writeMu.Unlock()
+	default:
+		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeBadMessage, "the display sent an unexpected control message during the session")})
+	}
+}
+
+// checkIdle: the idle timer's one check; rearmed for the time left, never per message.
+func (s *session) checkIdle() {
+	if s.ended.Load() {
+		return
+	}
+	idle := s.ms(s.engine.options.Relay.IdleTimeoutMs)
+	idleFor := time.Duration(s.engine.now() - s.lastActive.Load())
+	if idleFor >= idle {
+		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeTimeout,
+			"no traffic for "+itoa(s.engine.options.Relay.IdleTimeoutMs)+" ms").WithDetail("phase", sessionerr.PhaseRelay)})
+		return
+	}
+	s.idleTimer.Reset(max(idle-idleFor, minIdleCheck))
+}
+
+// framingFailure is relayCore.ts's framingFailure: the kiosk protocol's words for a malformed PDU.
+func framingFailure(err error, fromClient bool) *sessionerr.Error {
+	var framing *pdu.FramingError
+	if !errors.As(err, &framing) {
+		return sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeInternal, "").WithInternal("error", err.Error())
+	}
+	code, who, side := sessionerr.CodeServerError, "the presenter's computer", "server"
+	if fromClient {
+		code, who, side = sessionerr.CodePduInvalid, "the display", "client"
+	}
+	if framing.Code == pdu.CodePduTooLarge {
+		code = sessionerr.CodePduTooLarge
+	}
+	return sessionerr.New(sessionerr.PhaseRelay, code, who+" sent a malformed RDP message: "+framing.Message).WithDetail("side", side)
+}

@@ -1,0 +1,66 @@
+package pdu
+
+import "fmt"
+
+// CountWhole is countWholePdus: how many PDUs frame holds, when it must hold
+// whole PDUs only (what the kiosk sends), and the direction's mode after it
+// (the client's first TPKT ends NLA). maxPduBytes 0 is the default 64 KiB.
+// A frame that ends inside a PDU is a pdu-invalid FramingError; offsets are
+// the frame's own. It makes nothing unless it fails.
+func CountWhole(frame []byte, mode Mode, maxPduBytes int) (count int, next Mode, err error) {
+	limit := maxPduBytes
+	if limit == 0 {
+		limit = DefaultMaxPduBytes
+	}
+	position := 0
+	current := mode
+	for position < len(frame) {
+		length, ferr := ReadLength(frame[position:], current, limit, int64(position))
+		if ferr != nil {
+			return count, mode, ferr
+		}
+		if length < 0 || position+length > len(frame) {
+			return count, mode, endsInside(frame, position, current, limit)
+		}
+		count++
+		current = ModeAfter(current, frame[position])
+		position += length
+	}
+	return count, current, nil
+}
+
+// SplitWhole is splitWholePdus: the PDUs of frame, as slices of it.
+func SplitWhole(frame []byte, mode Mode, maxPduBytes int) ([][]byte, Mode, error) {
+	limit := maxPduBytes
+	if limit == 0 {
+		limit = DefaultMaxPduBytes
+	}
+	var pdus [][]byte
+	position := 0
+	current := mode
+	for position < len(frame) {
+		length, ferr := ReadLength(frame[position:], current, limit, int64(position))
+		if ferr != nil {
+			return nil, mode, ferr
+		}
+		if length < 0 || position+length > len(frame) {
+			return nil, mode, endsInside(frame, position, current, limit)
+		}
+		pdus = append(pdus, frame[position:position+length])
+		current = ModeAfter(current, frame[position])
+		position += length
+	}
+	return pdus, current, nil
+}
+
+func endsInside(frame []byte, position int, mode Mode, maxPduBytes int) *FramingError {
+	what := "a pdu header"
+	if length, _ := ReadLength(frame[position:], mode, maxPduBytes, int64(position)); length >= 0 {
+		what = fmt.Sprintf("a %d-byte %s pdu", length, Kind(frame[position], mode))
+	}
+	return &FramingError{
+		Code:    CodePduInvalid,
+		Message: fmt.Sprintf("frame of %d bytes ends inside %s that starts at offset %d", len(frame), what, position),
+		Offset:  int64(position),
+	}
+}

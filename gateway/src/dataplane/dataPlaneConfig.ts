@@ -1,0 +1,44 @@
+// The data plane's `configure` message (docs/native-data-plane.md,
+// "RPC"): everything it needs to run the port and the data sockets as this
+// gateway would, from the gateway's own configuration and tables.
+import { ERROR_CODES, KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
+import type { GatewayConfig } from '../config/configSchema.js';
+
+export interface DataPlaneSetting {
+  config: GatewayConfig;
+  /** The kiosk-facing certificate and key (PEM), used when listen.tls. */
+  tls: { cert: string; key: string };
+  /** certificates.caFile's PEM, when configured. */
+  caPem?: string | undefined;
+  /** The Unix socket the data plane passes every other request to. */
+  upstreamSocket: string;
+  /** Cluster workers share the port (SO_REUSEPORT). */
+  reusePort: boolean;
+}
+
+export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string, unknown> {
+  const { config } = setting;
+  const { listen, relay, timeouts, limits } = config;
+  return {
+    listen: {
+      host: listen.host, port: listen.port, tls: listen.tls,
+      ...(listen.tls ? { certPem: setting.tls.cert, keyPem: setting.tls.key } : {}),
+      reusePort: setting.reusePort,
+    },
+    upstreamSocket: setting.upstreamSocket,
+    relay: { highWaterBytes: relay.highWaterBytes, lowWaterBytes: relay.lowWaterBytes, maxFrameBytes: relay.maxFrameBytes, idleTimeoutMs: relay.idleTimeoutMs },
+    timeouts: {
+      helloMs: timeouts.helloMs, requestMs: timeouts.requestMs, connectMs: timeouts.connectMs, confirmMs: timeouts.confirmMs, tlsMs: timeouts.tlsMs,
+      httpHeadersMs: timeouts.httpHeadersMs, httpRequestMs: timeouts.httpRequestMs, tlsHandshakeMs: timeouts.tlsHandshakeMs,
+    },
+    limits: {
+      maxConnections: limits.maxConnections, perAddressConnections: limits.perAddressConnections,
+      maxPendingSockets: limits.maxPendingSockets, maxSessions: limits.maxSessions,
+    },
+    requireNla: config.policy.requireNla,
+    ...(setting.caPem === undefined ? {} : { caPem: setting.caPem }),
+    maxJsonFrameBytes: MAX_JSON_FRAME_BYTES,
+    subprotocol: KIOSK_SUBPROTOCOL,
+    errors: Object.fromEntries(Object.entries(ERROR_CODES).map(([code, entry]) => [code, { message: entry.message, close: entry.close }])),
+  };
+}
