@@ -5,7 +5,7 @@ import type { GeneratorPool } from './generatorPool.js';
 import type { DisplayAssignment } from './generatorProtocol.js';
 import type { DisplayIdentity } from './displayRoster.js';
 import { summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
-import { coresBetween, sampleProcessTree } from './processTreeUsage.js';
+import { coresBetween, cpuSecondsBetween, sampleProcessTree } from './processTreeUsage.js';
 import { useBetween, sampleCpuTimes, type CpuUse } from './cpuBusy.js';
 
 export interface RampOptions {
@@ -130,7 +130,7 @@ async function holdStep(participants: RampParticipants, options: RampOptions, ta
   const generatorLoopDelayP99Ms = Math.max(...reports.map((report) => report.loopDelayP99Ms));
   const latency = summarizeEncoded(reports.map((report) => report.histogram));
   const received = reports.reduce((sum, report) => sum + report.received, 0);
-  const relayCpuSeconds = relayAfter.cpuSeconds - relayBefore.cpuSeconds;
+  const relayCpuSeconds = cpuSecondsBetween(relayBefore, relayAfter);
   const generatorCpuSeconds = reports.reduce((sum, report) => sum + report.cpuCores * report.wallSeconds, 0);
   const perRoundTrip = (seconds: number): number | undefined => (received > 0 && seconds > 0 ? round(seconds / received * 1e6) : undefined);
   return {

@@ -1,19 +1,28 @@
 // CPU and memory of a process and all its descendants, from /proc: the
 // gateway's cluster workers and websockify's per-connection children count
 // toward the relay. cutime/cstime keep the CPU of children that already exited.
+//
+// A process's own CPU comes from its threads' schedstat (nanoseconds), not
+// from utime/stime: those are whole clock ticks per process, and a hundred
+// websockify children each under a tick in a 2 s window added up to zero.
 import { readdirSync, readFileSync } from 'node:fs';
 
 const CLOCK_TICKS_PER_SECOND = 100;
+const NS_PER_TICK = 1e9 / CLOCK_TICKS_PER_SECOND;
 
 export interface ProcessTreeSample {
   atMs: number;
+  /** The tree's CPU so far; compare two samples with cpuSecondsBetween. */
   cpuSeconds: number;
+  usageByPid: ReadonlyMap<number, ProcessCpu>;
   /** Proportional set size summed over the tree (shared pages split fairly). */
   memoryBytes: number;
   processes: number;
 }
 
-interface StatFields { ppid: number; cpuTicks: number }
+interface ProcessCpu { ownNs: number; reapedChildrenNs: number }
+
+interface StatFields { ppid: number; ownTicks: number; reapedChildrenTicks: number }
 
 function readStat(pid: number): StatFields | undefined {
   try {
@@ -21,7 +30,20 @@ function readStat(pid: number): StatFields | undefined {
     // fields after the command name, which may itself contain spaces and ')'
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     const field = (n: number): number => Number(fields[n - 3] ?? 0);
-    return { ppid: field(4), cpuTicks: field(14) + field(15) + field(16) + field(17) };
+    return { ppid: field(4), ownTicks: field(14) + field(15), reapedChildrenTicks: field(16) + field(17) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Run time of the process's live threads in ns, or undefined where schedstat is not offered. */
+function readThreadsNs(pid: number): number | undefined {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return Number.isFinite(ns) ? ns : undefined;
   } catch {
     return undefined;
   }
@@ -56,21 +78,38 @@ export function descendantsOf(rootPids: readonly number[]): number[] {
 }
 
 export function sampleProcessTree(rootPids: readonly number[], withMemory = true): ProcessTreeSample {
-  let ticks = 0;
+  let totalNs = 0;
   let memoryBytes = 0;
-  let processes = 0;
+  const usageByPid = new Map<number, ProcessCpu>();
   for (const pid of descendantsOf(rootPids)) {
     const stat = readStat(pid);
     if (!stat) continue;
-    processes += 1;
-    ticks += stat.cpuTicks;
+    // one source per process: mixing them would move a sample by up to a tick
+    const ownNs = readThreadsNs(pid) ?? stat.ownTicks * NS_PER_TICK;
+    const usage = { ownNs, reapedChildrenNs: stat.reapedChildrenTicks * NS_PER_TICK };
+    usageByPid.set(pid, usage);
+    totalNs += usage.ownNs + usage.reapedChildrenNs;
     if (withMemory) memoryBytes += readPssBytes(pid);
   }
-  return { atMs: performance.now(), cpuSeconds: ticks / CLOCK_TICKS_PER_SECOND, memoryBytes, processes };
+  return { atMs: performance.now(), cpuSeconds: totalNs / 1e9, usageByPid, memoryBytes, processes: usageByPid.size };
+}
+
+/**
+ * CPU seconds the tree used between two samples, process by process: a
+ * process that exits inside the window takes its time with it (until its
+ * parent reaps it), so a difference of the totals could come out below zero.
+ */
+export function cpuSecondsBetween(before: ProcessTreeSample, after: ProcessTreeSample): number {
+  let ns = 0;
+  for (const [pid, usage] of after.usageByPid) {
+    const earlier = before.usageByPid.get(pid);
+    ns += Math.max(0, usage.ownNs - (earlier?.ownNs ?? 0)) + Math.max(0, usage.reapedChildrenNs - (earlier?.reapedChildrenNs ?? 0));
+  }
+  return ns / 1e9;
 }
 
 /** Average cores used between two samples (1.0 = one core busy). */
 export function coresBetween(before: ProcessTreeSample, after: ProcessTreeSample): number {
   const wallSeconds = (after.atMs - before.atMs) / 1000;
-  return wallSeconds > 0 ? Math.max(0, after.cpuSeconds - before.cpuSeconds) / wallSeconds : 0;
+  return wallSeconds > 0 ? cpuSecondsBetween(before, after) / wallSeconds : 0;
 }

@@ -22,7 +22,7 @@ void test('smoke: a few hundred connections through the gateway and websockify, 
       // 2 s hold at one request per 100 ms per connection: most must come back
       assert.ok(step.latency.count > step.connections * 10, `${result.case.id} at ${step.connections}: ${step.latency.count} responses`);
       assert.ok(step.latency.p50Ms > 0 && step.latency.p50Ms <= step.latency.p99Ms && step.latency.p99Ms <= step.latency.maxMs);
-      assert.ok(step.relayCpuCores > 0, 'relay cpu measured');
+      assert.ok(step.relayCpuCores > 0, `${result.case.id} at ${step.connections}: relay cpu measured (${step.relayCpuCores} cores, ${step.relayProcesses} processes, ${step.latency.count} responses)`);
       assert.ok(step.relayMemoryMb > 0, 'relay memory measured');
     }
   }
