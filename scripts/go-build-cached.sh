@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a Go module's programs into <module>/bin/ from a cache outside the
 # clone keyed by every input (each .go file with its path, go.mod, go.sum,
-# this file, the Go version), as wasm/build.sh keys the wasm client: a warm
+# this file, the Go version, and the same of every module go.mod replaces
+# with a local folder), as wasm/build.sh keys the wasm client: a warm
 # run only copies the binaries. Modules come from the Go module proxy into
 # Go's own module cache (nothing is vendored). Without Go it says so and
 # exits 3, so the caller decides whether that is fatal.
@@ -19,15 +20,25 @@ if ! command -v go >/dev/null; then
   exit 3
 fi
 GO_VERSION=$(go env GOVERSION)
+module_inputs() {
+  cat go.mod
+  [ -f go.sum ] && cat go.sum
+  find . -name '*.go' -not -path './bin/*' | LC_ALL=C sort | while read -r file; do
+    echo "$file"
+    cat "$file"
+  done
+}
+# replace directives to ./ or ../ folders (the load side's use of the data plane's rawsocket)
+LOCAL_REPLACES=$(cd "$MODULE" && go mod edit -json | sed -n 's/^[[:space:]]*"Path": "\(\.\.\{0,1\}\/[^"]*\)".*/\1/p')
 KEY=$(
   cd "$MODULE"
   {
     echo "$GO_VERSION"
-    cat "$SELF" go.mod
-    [ -f go.sum ] && cat go.sum
-    find . -name '*.go' -not -path './bin/*' | LC_ALL=C sort | while read -r file; do
-      echo "$file"
-      cat "$file"
+    cat "$SELF"
+    module_inputs
+    for replaced in $LOCAL_REPLACES; do
+      echo "replace $replaced"
+      (cd "$replaced" && module_inputs)
     done
   } | sha256sum | cut -c1-16
 )

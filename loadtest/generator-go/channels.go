@@ -15,8 +15,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/lanterna/loadtest-generator/internal/edgeloop"
-	"github.com/lanterna/loadtest-generator/internal/rawsocket"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
+	"lanterna/dataplane/rawsocket"
 )
 
 // echoChannel is what a paced connection needs from a client, whichever path

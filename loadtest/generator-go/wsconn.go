@@ -13,7 +13,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/lanterna/loadtest-generator/internal/rawsocket"
+	"lanterna/dataplane/rawsocket"
 )
 
 // wsConn is the hot path's WebSocket client (RFC 6455), by hand rather than
@@ -63,7 +63,7 @@ func dialWebSocket(ctx context.Context, address, localAddress, subprotocol strin
 	if err != nil {
 		return nil, err
 	}
-	// the hot path's reads and writes without the scheduler's hand-offs (internal/rawsocket)
+	// the hot path's reads and writes without the scheduler's hand-offs (package rawsocket)
 	raw = rawsocket.Wrap(raw)
 	deadline := time.Now().Add(timeout)
 	if until, ok := ctx.Deadline(); ok && until.Before(deadline) {

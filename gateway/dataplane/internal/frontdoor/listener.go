@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"lanterna/dataplane/rawsocket"
 )
 
 // gateListener accepts TCP connections, drops those over the limits at once,
@@ -81,7 +83,7 @@ func (l *gateListener) acceptLoop() {
 			_ = conn.Close()
 			continue
 		}
-		counted := &countedConn{Conn: wrapRaw(conn), address: address, limits: l.limits}
+		counted := &countedConn{Conn: rawsocket.Wrap(conn), address: address, limits: l.limits}
 		if l.tlsConfig == nil {
 			l.handOver(counted)
 			continue

@@ -22,6 +22,7 @@ import (
 
 	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/sessionerr"
+	"lanterna/dataplane/rawsocket"
 )
 
 const slow = 30 * time.Second
@@ -231,8 +232,12 @@ func TestASelfSignedServerIsSecuredWithNodesFacts(t *testing.T) {
 	if facts.CAVerified || facts.CAError != "DEPTH_ZERO_SELF_SIGNED_CERT" || facts.Host != "127.0.0.1" || facts.Port != s.port() || facts.Fingerprint != want.Fingerprint {
 		t.Errorf("facts %+v", facts)
 	}
-	// The connection relays: TCP_NODELAY on, the echo comes back.
-	raw, _ := connected.Conn.NetConn().(*net.TCPConn).SyscallConn()
+	// The connection relays on raw system calls, TCP_NODELAY on, the echo comes back.
+	under, ok := connected.Conn.NetConn().(*rawsocket.Conn)
+	if !ok {
+		t.Fatalf("the server leg is a %T, not raw", connected.Conn.NetConn())
+	}
+	raw, _ := under.SyscallConn()
 	noDelay := 0
 	_ = raw.Control(func(fd uintptr) {
 		noDelay, _ = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY)

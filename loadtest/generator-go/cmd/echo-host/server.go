@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/lanterna/loadtest-generator/internal/edgeloop"
-	"github.com/lanterna/loadtest-generator/internal/rawsocket"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
+	"lanterna/dataplane/rawsocket"
 )
 
 const (
@@ -162,7 +162,7 @@ func (s *echoServer) handle(raw net.Conn) {
 		return
 	}
 	_ = tcp.SetNoDelay(true)
-	// the handshake's reads and writes without the scheduler's hand-offs (internal/rawsocket)
+	// the handshake's reads and writes without the scheduler's hand-offs (package rawsocket)
 	secure, under, pending, err := s.secure(rawsocket.Wrap(tcp))
 	if err == nil && s.loop != nil && handshakeConsumed(under) {
 		s.handOff(tcp, secure, under, pending)

@@ -8,19 +8,34 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/lanterna/loadtest-generator/internal/loopbacktest"
 )
 
 // pair: a wrapped client socket and the server's end of it.
-func pair(t *testing.T) (net.Conn, net.Conn) {
+func pair(t *testing.T) (*Conn, net.Conn) {
 	t.Helper()
-	client, server := loopbacktest.Pair(t)
-	wrapped := Wrap(client)
-	if _, ok := wrapped.(*Conn); !ok {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		conn, _ := listener.Accept()
+		accepted <- conn
+	}()
+	dialed, err := net.Dial("tcp", listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server := <-accepted
+	if server == nil {
+		t.Fatal("the loopback listener accepted nothing")
+	}
+	wrapped, ok := Wrap(dialed).(*Conn)
+	if !ok {
 		t.Fatal("a tcp connection was not wrapped")
 	}
-	t.Cleanup(func() { _ = wrapped.Close() })
+	t.Cleanup(func() { _ = wrapped.Close(); _ = server.Close() })
 	return wrapped, server
 }
 
@@ -41,7 +56,7 @@ func TestReadsWritesAndSeesTheEnd(t *testing.T) {
 	}
 }
 
-func TestAWriteLargerThanTheSocketBufferWaitsAndGoesOutWhole(t *testing.T) {
+func TestAWriteTheSocketCannotHoldWaitsCountsAPauseAndArrivesWhole(t *testing.T) {
 	conn, server := pair(t)
 	sent := bytes.Repeat([]byte("0123456789abcdef"), 1<<19) // 8 MiB: far past the socket buffers
 	done := make(chan error, 1)
@@ -52,6 +67,13 @@ func TestAWriteLargerThanTheSocketBufferWaitsAndGoesOutWhole(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	if conn.Pauses() != 1 {
+		t.Fatalf("pauses %d", conn.Pauses())
+	}
+	// a write that fits is no pause
+	if _, err := conn.Write([]byte("x")); err != nil || conn.Pauses() != 1 {
+		t.Fatalf("pauses %d, %v", conn.Pauses(), err)
 	}
 }
 
@@ -102,5 +124,14 @@ func TestReadDeadlineAndCloseEndAWaitingRead(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a read outlived close")
+	}
+}
+
+func TestSomethingOtherThanTCPIsLeftAsItIs(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	defer server.Close()
+	if Wrap(client) != client {
+		t.Fatal("a pipe was wrapped")
 	}
 }

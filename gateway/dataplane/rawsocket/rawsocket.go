@@ -1,16 +1,17 @@
-// Package rawsocket gives the load test's Go programs a TCP connection whose
-// Read and Write make their system call with syscall.RawSyscall, without
-// telling the scheduler, and wait in Go's poller only when the socket would
-// block.
+// Package rawsocket gives a TCP connection whose Read and Write make their
+// system call with syscall.RawSyscall, without telling the scheduler, and
+// wait in Go's poller only when the socket would block. The data plane's
+// kiosk and server legs use it, and so do the load test's generator and echo
+// host (loadtest/generator-go requires this module by a replace).
 //
 // Why: a goroutine in an ordinary system call leaves its P in the "syscall"
-// state, and with one P (the generator and the echo host are pinned to one
-// CPU) the runtime's monitor thread keeps waking every 20 µs to take that P
-// back from writes that run the loopback's receive path (~10 µs), handing it
-// to another thread and back. In profiles at 400 KW v1 sessions the monitor's
-// wake-ups and those hand-offs were a quarter of the echo host's CPU and
-// 39 % of the generator's. Reads and writes on a non-blocking socket never
-// block, so nothing is gained by releasing the P around them.
+// state, and with one P (a process pinned to one CPU) the runtime's monitor
+// thread keeps waking every 20 µs to take that P back from writes that run
+// the loopback's receive path (~10 µs), handing it to another thread and
+// back. In profiles at 400 KW v1 sessions the monitor's wake-ups and those
+// hand-offs were a quarter of the echo host's CPU and 39 % of the
+// generator's. Reads and writes on a non-blocking socket never block, so
+// nothing is gained by releasing the P around them.
 package rawsocket
 
 import (
@@ -18,13 +19,16 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
 
 // Conn is a *net.TCPConn (deadlines, Close, CloseWrite, addresses as usual)
 // with raw Read and Write. Safe for concurrent use as net.Conn is: a Write
-// goes out whole before another starts.
+// goes out whole before another starts. A write that finds the socket full
+// is the peer not keeping up: counted as a pause (the data plane reports the
+// display's as the Node engine's "server paused").
 type Conn struct {
 	*net.TCPConn
 	raw               syscall.RawConn
@@ -32,11 +36,13 @@ type Conn struct {
 	readBuf, writeBuf []byte
 	readN, writeN     int
 	readErr, writeErr syscall.Errno
+	wouldBlock        bool
+	pauses            atomic.Uint64
 	// bound once, so that a call allocates nothing
 	readOnce, writeOnce func(fd uintptr) bool
 }
 
-// Wrap returns conn as a Conn when it is a TCP connection, else conn itself.
+// Wrap returns conn as a *Conn when it is a TCP connection, else conn itself.
 func Wrap(conn net.Conn) net.Conn {
 	tcp, ok := conn.(*net.TCPConn)
 	if !ok {
@@ -52,7 +58,9 @@ func Wrap(conn net.Conn) net.Conn {
 	return c
 }
 
-// tryRead and tryWrite return false (wait for readiness, then call again) on EAGAIN.
+// Pauses counts writes that had to wait for the peer to read.
+func (c *Conn) Pauses() uint64 { return c.pauses.Load() }
+
 func (c *Conn) tryRead(fd uintptr) bool {
 	for {
 		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.readBuf[0])), uintptr(len(c.readBuf)))
@@ -74,6 +82,11 @@ func (c *Conn) tryWrite(fd uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
+			// counted when the wait begins: a peer that never reads again is one pause
+			if !c.wouldBlock {
+				c.wouldBlock = true
+				c.pauses.Add(1)
+			}
 			return false
 		}
 		c.writeN, c.writeErr = int(n), errno
@@ -105,6 +118,7 @@ func (c *Conn) Read(b []byte) (int, error) {
 func (c *Conn) Write(b []byte) (int, error) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	c.wouldBlock = false
 	written := 0
 	for written < len(b) {
 		c.writeBuf = b[written:]
