@@ -90,6 +90,10 @@ func run() int {
 	}()
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	if err := serveProfiles(log); err != nil {
+		// a profiling run's mistake, not the gateway's: it serves without
+		log.Warn("no profiler endpoints", "err", err.Error())
+	}
 
 	var config rpc.Config
 	select {
