@@ -59,6 +59,7 @@ type FrontDoor struct {
 	limits   *connectionLimits
 	pending  pendingBudget
 	proxy    *httputil.ReverseProxy
+	upgrades *upgradeProxy
 	upgrader websocket.Upgrader
 	draining atomic.Bool
 	served   chan error
@@ -79,6 +80,7 @@ func Listen(ctx context.Context, options Options) (*FrontDoor, error) {
 	}
 	f.listener = newGateListener(raw, f.limits, tlsConfig, options.TLSHandshake, options.Log)
 	f.proxy = newProxy(options.UpstreamSocket, options.Certificate != nil, options.Log)
+	f.upgrades = newUpgradeProxy(options.UpstreamSocket, options.Certificate != nil, options.Log)
 	f.upgrader = websocket.Upgrader{
 		// a client that offers subprotocols and not ours gets none back, and
 		// fails the handshake itself, as with Node's ws and its handleProtocols
@@ -137,6 +139,8 @@ func (f *FrontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.serveData(w, r, match[1])
 			return
 		}
+		f.upgrades.ServeHTTP(w, r)
+		return
 	}
 	f.proxy.ServeHTTP(w, r)
 }
@@ -216,12 +220,7 @@ func newProxy(socket string, secure bool, log *slog.Logger) *httputil.ReversePro
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(target)
 			r.Out.Host = r.In.Host
-			client := CanonicalAddressString(r.In.RemoteAddr)
-			if prior := r.In.Header.Values("X-Forwarded-For"); len(prior) > 0 {
-				client = strings.Join(prior, ", ") + ", " + client
-			}
-			r.Out.Header.Set("X-Forwarded-For", client)
-			r.Out.Header.Set("X-Forwarded-Proto", proto)
+			setForwarded(r.Out.Header, r.In, proto)
 		},
 		Transport:     transport,
 		FlushInterval: -1,

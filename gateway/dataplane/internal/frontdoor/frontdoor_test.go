@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +34,11 @@ func upstream(t *testing.T) string {
 	server := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Seen-Forwarded-For", r.Header.Get("X-Forwarded-For"))
 		w.Header().Set("X-Seen-Host", r.Host)
+		if strings.HasPrefix(r.URL.Path, "/refused/") {
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, "refused by node")
+			return
+		}
 		if websocket.IsWebSocketUpgrade(r) {
 			ws, err := upgrader.Upgrade(w, r, w.Header())
 			if err != nil {
@@ -42,6 +48,7 @@ func upstream(t *testing.T) string {
 			for {
 				kind, data, err := ws.ReadMessage()
 				if err != nil || ws.WriteMessage(kind, data) != nil {
+					upstreamSocketsEnded.Add(1)
 					return
 				}
 			}
@@ -178,6 +185,43 @@ func TestOtherUpgradesPassThroughToNode(t *testing.T) {
 	}
 	if _, data, err := ws.ReadMessage(); err != nil || string(data) != "hello" {
 		t.Fatalf("%q %v", data, err)
+	}
+}
+
+// upstreamSocketsEnded counts the upstream's echo sockets that saw their end.
+var upstreamSocketsEnded atomic.Int64
+
+func TestAnUpgradeNodeRefusesGetsNodesAnswerAndAClientThatLeavesEndsNodesSocket(t *testing.T) {
+	door, _ := open(t, nil)
+	_, response, err := websocket.DefaultDialer.Dial("ws://"+address(door)+"/refused/control", nil)
+	if err == nil || response == nil || response.StatusCode != http.StatusForbidden {
+		t.Fatalf("refused upgrade: %v %v", err, response)
+	}
+	body, _ := io.ReadAll(response.Body)
+	if string(body) != "refused by node" {
+		t.Fatalf("body %q", body)
+	}
+	// A big message goes through the small copy buffers whole, both ways.
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+address(door)+"/v1/displays/d1/control", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("lanterna ", 10_000)
+	_ = ws.SetReadDeadline(time.Now().Add(wait))
+	if err := ws.WriteMessage(websocket.TextMessage, []byte(big)); err != nil {
+		t.Fatal(err)
+	}
+	if _, data, err := ws.ReadMessage(); err != nil || string(data) != big {
+		t.Fatalf("%d bytes back, %v", len(data), err)
+	}
+	ended := upstreamSocketsEnded.Load()
+	_ = ws.NetConn().Close()
+	deadline := time.Now().Add(wait)
+	for upstreamSocketsEnded.Load() == ended {
+		if time.Now().After(deadline) {
+			t.Fatal("node's socket outlived the client's")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
