@@ -44,3 +44,33 @@ test('a broken state file stops the start, naming the file', async () => {
   writeFileSync(file, JSON.stringify({ version: 1, displays: [{ id: 'x' }], intents: [], audit: [], pinConflicts: [] }));
   await assert.rejects(EmbeddedBrokerStore.open(file), /malformed/);
 });
+
+test('a burst of written-behind changes is one write of the whole state, not one per change', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-state-'));
+  const file = brokerStateFile(dir);
+  const store = await EmbeddedBrokerStore.open(file, Date.now, undefined, 100);
+  for (let i = 0; i < 300; i++) {
+    await store.appendAudit({ at: i, actor: 'gateway', action: 'projection-started', sessionId: `s_${i}` });
+    await store.setIntent({ displayId: `d_${i}`, sessionId: `s_${i}`, target: { host: '10.0.0.2', port: 3389 }, sealed: 'x', since: i });
+  }
+  assert.equal(store.stateWrites, 0, 'nothing written during the burst');
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.equal(store.stateWrites, 1, 'one write after the delay');
+  const reopened = await EmbeddedBrokerStore.open(file);
+  assert.equal((await reopened.listAudit({ limit: 1000 })).entries.length, 300);
+  assert.equal((await reopened.getIntent('d_299'))?.sessionId, 's_299');
+
+  // a display change waits for the disk and takes what was waiting with it
+  await store.appendAudit({ at: 301, actor: 'gateway', action: 'pin-cleared' });
+  assert.equal(await store.putDisplay(display, 'create'), true);
+  assert.equal(store.stateWrites, 2);
+  assert.equal((await (await EmbeddedBrokerStore.open(file)).listAudit({ limit: 1000 })).entries.length, 301);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(store.stateWrites, 2, 'no second write for what already went out');
+
+  // flush writes what waits at once
+  await store.appendAudit({ at: 302, actor: 'gateway', action: 'pin-cleared' });
+  await store.flush();
+  assert.equal(store.stateWrites, 3);
+  assert.equal((await (await EmbeddedBrokerStore.open(file)).listAudit({ limit: 1000 })).entries.length, 302);
+});
