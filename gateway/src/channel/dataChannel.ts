@@ -23,6 +23,13 @@ interface ActiveSession { relay: RelaySession; grant: SessionGrant }
 
 /** How often the live sessions' figures go to the broker (and renew their display bookings). */
 export const SESSION_SAMPLE_MS = 1000;
+/**
+ * The sample goes to the broker in this many slices per SESSION_SAMPLE_MS,
+ * each session in the slice of its slot: every session at once was one burst
+ * a second on the relay's core (with the native engine's Node side, 6–17 ms
+ * at 1,600 sessions), as long as the p99 of ten messages a second.
+ */
+export const SESSION_SAMPLE_SLICES = 10;
 
 /** How a handshake ended early without an error of its own. */
 type EarlyEnd = 'client-closed' | 'client-gone';
@@ -41,6 +48,10 @@ export class DataChannels {
   /** Each relaying session's totals at the previous sample, for the rates. */
   private readonly rates = new SessionRates();
   private readonly sampler: NodeJS.Timeout;
+  /** Each claimed session's slice of the sample, from its handshake to its end. */
+  private readonly sampleSlots = new Map<string, number>();
+  private nextSlot = 0;
+  private nextSlice = 0;
 
   constructor(private readonly deps: {
     config: GatewayConfig;
@@ -57,7 +68,7 @@ export class DataChannels {
     onAuthenticated?: ((socket: WebSocket) => void) | undefined;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
-    this.sampler = setInterval(() => this.sample(), SESSION_SAMPLE_MS);
+    this.sampler = setInterval(() => this.sample(), SESSION_SAMPLE_MS / SESSION_SAMPLE_SLICES);
     this.sampler.unref();
   }
 
@@ -80,6 +91,8 @@ export class DataChannels {
     try {
       grant = await this.authenticate(reader, sessionId);
       this.handshaking.set(sessionId, grant);
+      this.sampleSlots.set(sessionId, this.nextSlot);
+      this.nextSlot = (this.nextSlot + 1) % SESSION_SAMPLE_SLICES;
       // The first sample at once (not awaited): from here the display's booking is a short lease, renewed each second.
       this.sample([sessionId]);
       this.deps.onAuthenticated?.(socket);
@@ -115,24 +128,30 @@ export class DataChannels {
       if (grant) this.recordEnd(grant, sessionError.code, log);
     } finally {
       this.handshaking.delete(sessionId);
+      this.sampleSlots.delete(sessionId);
       if (admitted) this.admitted -= 1;
     }
   }
 
   /**
-   * Once a second, one call to the broker with every session this process
-   * carries: its figures (bytes, frames/s) for the admin's live view, and a
-   * renewed booking, so a session whose gateway dies lets its display go
-   * within SESSION_LEASE_MS. Never per message.
+   * Once a second for each session this process carries (one slice of them
+   * each tick, or `only` those named), one call to the broker: its figures
+   * (bytes, frames/s) for the admin's live view, and a renewed booking, so a
+   * session whose gateway dies lets its display go within SESSION_LEASE_MS.
+   * Never per message.
    */
   private sample(only?: readonly string[]): void {
     const now = Date.now();
+    const slice = only ? -1 : this.nextSlice;
+    if (!only) this.nextSlice = (this.nextSlice + 1) % SESSION_SAMPLE_SLICES;
+    const inSlice = (sessionId: string): boolean => slice < 0 || this.sampleSlots.get(sessionId) === slice;
     const samples: SessionSample[] = [];
     for (const [sessionId, grant] of this.handshaking) {
-      if (this.active.has(sessionId) || (only && !only.includes(sessionId))) continue;
+      if (this.active.has(sessionId) || (only && !only.includes(sessionId)) || !inSlice(sessionId)) continue;
       samples.push({ sessionId, displayId: grant.displayId, bytesToDisplay: 0, bytesToServer: 0, pdusToDisplay: 0, framesToDisplay: 0, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: now });
     }
     for (const [sessionId, { relay, grant }] of only ? [] : this.active) {
+      if (!inSlice(sessionId)) continue;
       const figures = relay.figures;
       samples.push({ sessionId, displayId: grant.displayId, ...figures, ...this.rates.next(sessionId, figures, now), sampledAt: now });
     }

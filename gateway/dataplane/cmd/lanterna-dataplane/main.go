@@ -27,6 +27,7 @@ import (
 	"lanterna/dataplane/internal/rpc"
 )
 
+// sampleInterval: each session's figures reach Node once per interval (in datasession.SampleSlices slices).
 const sampleInterval = time.Second
 
 func main() {
@@ -117,14 +118,16 @@ func run() int {
 	}
 	log.Info("data plane listening", "port", p.door.Port(), "tls", config.Listen.TLS)
 
-	ticker := time.NewTicker(sampleInterval)
+	ticker := time.NewTicker(sampleInterval / datasession.SampleSlices)
 	defer ticker.Stop()
+	slot := 0
 	for {
 		select {
 		case <-ticker.C:
-			if err := sendSample(conn, p.engine.Sample()); err != nil {
+			if err := sendSample(conn, p.engine.SampleSlice(slot)); err != nil {
 				log.Warn("sample not sent", "err", err.Error())
 			}
+			slot = (slot + 1) % datasession.SampleSlices
 		case err := <-served:
 			log.Info("the rpc stream closed: ending every session", "err", fmt.Sprint(err))
 			p.shutdown()

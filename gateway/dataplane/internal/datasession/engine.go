@@ -73,7 +73,16 @@ type Engine struct {
 	goodbyes sync.WaitGroup
 
 	latency histogram
+	// nextSlot: the sample slot the next granted session gets
+	nextSlot int
 }
+
+// SampleSlices: the sample goes to Node in this many slices, each with the
+// sessions of its slot, so each session's figures go once per SampleSlices
+// slices. All sessions in one go was a burst on the relay's core each
+// second (the data plane's JSON, then Node's bookkeeping: 6–18 ms at 1,600
+// sessions), as long as the p99 of a load of ten messages a second.
+const SampleSlices = 10
 
 // NewEngine makes an engine; nothing runs until Serve is given a socket.
 func NewEngine(options Options, node Node, log *slog.Logger) *Engine {
@@ -116,6 +125,8 @@ func (e *Engine) grant(s *session) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.byID[s.id] = s
+	s.sampleSlot = e.nextSlot
+	e.nextSlot = (e.nextSlot + 1) % SampleSlices
 }
 
 // admit counts a session against MaxSessions; false when the gateway is full.
@@ -226,13 +237,27 @@ func (e *Engine) Sessions() int {
 
 // Sample is the once-a-second report: every granted session's totals, the
 // tallies and latency observations since the previous Sample.
-func (e *Engine) Sample() rpc.Sample {
+func (e *Engine) Sample() rpc.Sample { return e.sample(-1) }
+
+// SampleSlice is Sample with only the sessions of one slot (0 ≤ slot <
+// SampleSlices); the tallies and latencies are everything since the last
+// slice, so they add up whichever slices carry them.
+func (e *Engine) SampleSlice(slot int) rpc.Sample { return e.sample(slot) }
+
+func (e *Engine) sample(slot int) rpc.Sample {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	sample := rpc.Sample{Sessions: make([]rpc.SessionSample, 0, len(e.byID))}
+	size := len(e.byID)
+	if slot >= 0 {
+		size = size/SampleSlices + 1
+	}
+	sample := rpc.Sample{Sessions: make([]rpc.SessionSample, 0, size)}
 	delta := e.retired
 	e.retired = counters{}
 	for id, s := range e.byID {
+		if slot >= 0 && s.sampleSlot != slot {
+			continue
+		}
 		totals := s.totals()
 		sample.Sessions = append(sample.Sessions, rpc.SessionSample{
 			SessionID: id, BytesToDisplay: totals.bytesToKiosk, BytesToServer: totals.bytesToServer,

@@ -79,6 +79,8 @@ type session struct {
 	live      liveCounters
 	pauses    pauseCounter
 	sampled   counters // under engine.mu
+	// sampleSlot: which of the sample's slices carries this session (under engine.mu)
+	sampleSlot int
 
 	// the pump's state, each owned by one goroutine
 	clientMode pdu.Mode
