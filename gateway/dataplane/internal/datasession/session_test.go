@@ -414,7 +414,10 @@ func TestTheServerClosingEndsTheSession(t *testing.T) {
 	}
 }
 
-func TestDataWhileTheServerLegIsMadeIsABadMessage(t *testing.T) {
+// requestedWhileTheServerHolds: a kiosk that has sent open and its Connection
+// Request to a server that holds its Confirm until the test ends (the
+// display must be silent meanwhile).
+func requestedWhileTheServerHolds(t *testing.T) *kiosk {
 	node := &fakeNode{}
 	hold := make(chan struct{})
 	t.Cleanup(func() { close(hold) })
@@ -422,6 +425,11 @@ func TestDataWhileTheServerLegIsMadeIsABadMessage(t *testing.T) {
 	k := newHarness(t, node, nil).kiosk(t)
 	k.text(`{"type":"open","token":"tok"}`)
 	k.send(websocket.BinaryMessage, pdu.BuildConnectionRequest(pdu.ProtocolSSL, ""))
+	return k
+}
+
+func TestDataWhileTheServerLegIsMadeIsABadMessage(t *testing.T) {
+	k := requestedWhileTheServerHolds(t)
 	k.send(websocket.BinaryMessage, tpkt)
 	message := k.expectError("request", "bad-message", 4400)
 	if message["message"] != "the display sent data before the server connection was secured" {
@@ -430,13 +438,7 @@ func TestDataWhileTheServerLegIsMadeIsABadMessage(t *testing.T) {
 }
 
 func TestAPoliteCloseWhileTheServerLegIsMadeEndsPolitely(t *testing.T) {
-	node := &fakeNode{}
-	hold := make(chan struct{})
-	t.Cleanup(func() { close(hold) })
-	node.target = rdpServer(t, sslConfirm, hold, echo)
-	k := newHarness(t, node, nil).kiosk(t)
-	k.text(`{"type":"open","token":"tok"}`)
-	k.send(websocket.BinaryMessage, pdu.BuildConnectionRequest(pdu.ProtocolSSL, ""))
+	k := requestedWhileTheServerHolds(t)
 	k.text(`{"type":"close"}`)
 	if ended := k.readJSON(); ended["type"] != "ended" || ended["reason"] != "client-closed" {
 		t.Fatalf("ended %v", ended)
