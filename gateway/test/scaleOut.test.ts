@@ -101,7 +101,10 @@ test('kill -9 of the gateway holding a kiosk: the kiosk comes back through HAPro
   const kiosk = startReconnectingKiosk(`ws://127.0.0.1:${haproxy.port}`, 'room', TOKEN);
   t.after(() => kiosk.close());
   await waitFor('the kiosk online', () => kiosk.connections === 1, 10_000);
-  const holder = gateways.find((gateway) => gateway.logs.some((entry) => entry.msg === 'display online'));
+  // Its gateway's log line comes through a stdout pipe, possibly after the kiosk heard its hello.
+  const online = (gateway: (typeof gateways)[number]): boolean => gateway.logs.some((entry) => entry.msg === 'display online');
+  await waitFor('a gateway logs the display online', () => gateways.some(online), 5_000);
+  const holder = gateways.find(online);
   const other = gateways.find((gateway) => gateway !== holder);
   assert.ok(holder && other);
 
