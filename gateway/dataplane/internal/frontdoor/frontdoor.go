@@ -212,10 +212,7 @@ func newProxy(socket string, secure bool, log *slog.Logger) *httputil.ReversePro
 		IdleConnTimeout:     keepAliveIdle - time.Second,
 		DisableCompression:  true,
 	}
-	proto := "http"
-	if secure {
-		proto = "https"
-	}
+	proto := forwardedProto(secure)
 	return &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(target)

@@ -26,7 +26,7 @@ const upstreamHeadTimeout = 10 * time.Second
 // goroutine one way, one more goroutine the other, 4 KiB each.
 // httputil.ReverseProxy's upgrade path held four goroutines and two 32 KiB
 // buffers per socket: at 2,400 KW v1 sessions the largest share of the
-// data plane's heap (docs/native-data-plane.md, "Memory").
+// data plane's heap.
 type upgradeProxy struct {
 	socket string
 	proto  string
@@ -35,11 +35,7 @@ type upgradeProxy struct {
 }
 
 func newUpgradeProxy(socket string, secure bool, log *slog.Logger) *upgradeProxy {
-	proto := "http"
-	if secure {
-		proto = "https"
-	}
-	p := &upgradeProxy{socket: socket, proto: proto, log: log}
+	p := &upgradeProxy{socket: socket, proto: forwardedProto(secure), log: log}
 	p.heads.New = func() any { return bufio.NewReaderSize(nil, upgradeCopyBytes) }
 	return p
 }
@@ -152,6 +148,14 @@ func copyHeader(to, from http.Header) {
 	for name, values := range from {
 		to[name] = append(to[name][:0:0], values...)
 	}
+}
+
+// forwardedProto is X-Forwarded-Proto for a front door with TLS or without.
+func forwardedProto(secure bool) string {
+	if secure {
+		return "https"
+	}
+	return "http"
 }
 
 // setForwarded appends the client's address to X-Forwarded-For (Node believes it from its own socket only).
