@@ -14,7 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/lanterna/loadtest-generator/internal/edgeloop"
+	"lanterna/dataplane/edgeloop"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 	"lanterna/dataplane/rawsocket"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lanterna/loadtest-generator/internal/edgeloop"
+	"lanterna/dataplane/edgeloop"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
 

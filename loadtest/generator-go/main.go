@@ -21,7 +21,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/lanterna/loadtest-generator/internal/edgeloop"
+	"lanterna/dataplane/edgeloop"
 )
 
 const highestTrackableUs = 120_000_000

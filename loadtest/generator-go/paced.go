@@ -3,7 +3,7 @@ package main
 import (
 	"math/rand/v2"
 
-	"github.com/lanterna/loadtest-generator/internal/edgeloop"
+	"lanterna/dataplane/edgeloop"
 	"sync"
 	"time"
 )

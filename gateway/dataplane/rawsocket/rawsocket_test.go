@@ -8,34 +8,19 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"lanterna/dataplane/internal/loopbacktest"
 )
 
 // pair: a wrapped client socket and the server's end of it.
 func pair(t *testing.T) (*Conn, net.Conn) {
 	t.Helper()
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer listener.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		conn, _ := listener.Accept()
-		accepted <- conn
-	}()
-	dialed, err := net.Dial("tcp", listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	server := <-accepted
-	if server == nil {
-		t.Fatal("the loopback listener accepted nothing")
-	}
+	dialed, server := loopbacktest.Pair(t)
 	wrapped, ok := Wrap(dialed).(*Conn)
 	if !ok {
 		t.Fatal("a tcp connection was not wrapped")
 	}
-	t.Cleanup(func() { _ = wrapped.Close(); _ = server.Close() })
+	t.Cleanup(func() { _ = wrapped.Close() })
 	return wrapped, server
 }
 

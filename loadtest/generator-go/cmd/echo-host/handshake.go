@@ -6,7 +6,7 @@ import (
 	"io"
 	"net"
 
-	"github.com/lanterna/loadtest-generator/internal/edgeloop"
+	"lanterna/dataplane/edgeloop"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
 

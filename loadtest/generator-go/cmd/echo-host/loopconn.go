@@ -4,7 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 
-	"github.com/lanterna/loadtest-generator/internal/edgeloop"
+	"lanterna/dataplane/edgeloop"
 )
 
 // loopConn is an established connection answered by the server's event loop

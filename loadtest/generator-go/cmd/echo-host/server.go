@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/lanterna/loadtest-generator/internal/edgeloop"
+	"lanterna/dataplane/edgeloop"
 	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 	"lanterna/dataplane/rawsocket"
 )

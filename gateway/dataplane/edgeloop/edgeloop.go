@@ -12,7 +12,12 @@
 // sockets keep Go's own poller.
 //
 // A Socket is what TLS runs over: the Go connection through the handshake,
-// then (HandOff) a descriptor of its own, out of Go's poller.
+// then (HandOff) a descriptor of its own, out of Go's poller. A socket that
+// keeps a backlog (KeepBacklog: the data plane's relay legs) never makes its
+// writer wait: what the peer has no room for waits in the socket and the
+// loop sends it when there is room, so one slow reader holds up no other
+// socket of the loop; its owner stops reading the other leg past a high
+// water mark (the backpressure) and is told when the backlog is low again.
 package edgeloop
 
 import (
@@ -22,6 +27,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -52,6 +58,16 @@ type Socket struct {
 	// the last read came back shorter than asked: the socket was empty then
 	drained bool
 	serve   func(buf []byte) bool
+	loop    *Loop
+	// the backlog, when kept (KeepBacklog): guarded by writeMu
+	keep         bool
+	high, low    int
+	relieved     func(buf []byte)
+	writeMu      sync.Mutex
+	backlog      []byte
+	backlogBytes atomic.Int64
+	pressed      atomic.Bool
+	pauses       atomic.Uint64
 }
 
 // NewSocket wraps the connection the handshake runs over.
@@ -98,6 +114,68 @@ func (s *Socket) Drained() { s.drained = true }
 
 func (s *Socket) handedOff() bool { return s.fd >= 0 }
 
+// KeepBacklog makes writes after the hand-off keep what the peer has no
+// room for, instead of waiting; the loop sends it as room comes. Once the
+// backlog has passed high bytes (Pressed), relieved runs on the loop's
+// goroutine, with the loop's read buffer, when it is down to low. Before Add.
+func (s *Socket) KeepBacklog(high, low int, relieved func(buf []byte)) {
+	s.keep, s.high, s.low, s.relieved = true, high, low, relieved
+}
+
+// Backlog is how many written bytes wait for the peer's room.
+func (s *Socket) Backlog() int { return int(s.backlogBytes.Load()) }
+
+// Pressed: the backlog passed the high mark and has not yet come down to the low one.
+func (s *Socket) Pressed() bool { return s.pressed.Load() }
+
+// Pauses counts the writes that found the peer without room (a backlog
+// begun, or a wait), the handshake's connection's own count included.
+func (s *Socket) Pauses() uint64 {
+	own := s.pauses.Load()
+	if counter, ok := s.Conn.(interface{ Pauses() uint64 }); ok {
+		return own + counter.Pauses()
+	}
+	return own
+}
+
+// Close closes the Go connection before the hand-off; after it, takes the
+// socket out of its loop (if it was added) and closes the descriptor, once.
+func (s *Socket) Close() error {
+	if !s.handedOff() {
+		return s.Conn.Close()
+	}
+	if s.loop != nil {
+		s.loop.Remove(s)
+		return nil
+	}
+	closeOnce(s, nil)
+	return nil
+}
+
+// Deadlines are the Go connection's until the hand-off; after it, the loop's
+// owner times its phases itself (a read never waits, a write with a backlog
+// neither).
+func (s *Socket) SetDeadline(t time.Time) error {
+	if s.handedOff() {
+		return nil
+	}
+	return s.Conn.SetDeadline(t)
+}
+
+func (s *Socket) SetReadDeadline(t time.Time) error {
+	if s.handedOff() {
+		return nil
+	}
+	return s.Conn.SetReadDeadline(t)
+}
+
+func (s *Socket) SetWriteDeadline(t time.Time) error {
+	if s.handedOff() {
+		return nil
+	}
+	return s.Conn.SetWriteDeadline(t)
+}
+
 func (s *Socket) Read(b []byte) (int, error) {
 	if !s.handedOff() {
 		return s.Conn.Read(b)
@@ -142,6 +220,9 @@ func (s *Socket) Write(b []byte) (int, error) {
 	if !s.handedOff() {
 		return s.Conn.Write(b)
 	}
+	if s.keep {
+		return s.writeOrKeep(b)
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
@@ -164,6 +245,85 @@ func (s *Socket) Write(b []byte) (int, error) {
 		}
 	}
 	return written, nil
+}
+
+// writeOrKeep writes what the socket takes now and keeps the rest behind
+// whatever is kept already (order is the stream's).
+func (s *Socket) writeOrKeep(b []byte) (int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return 0, net.ErrClosed
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	written := 0
+	if len(s.backlog) == 0 {
+		n, err := writeSome(s.fd, b)
+		if err != nil {
+			return n, err
+		}
+		if written = n; written == len(b) {
+			return written, nil
+		}
+		s.pauses.Add(1)
+	}
+	s.backlog = append(s.backlog, b[written:]...)
+	s.backlogBytes.Store(int64(len(s.backlog)))
+	if len(s.backlog) > s.high {
+		s.pressed.Store(true)
+	}
+	return len(b), nil
+}
+
+// writeSome writes until the socket is full; EAGAIN is not an error here.
+func writeSome(fd int, b []byte) (int, error) {
+	written := 0
+	for written < len(b) {
+		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[written])), uintptr(len(b)-written))
+		switch errno {
+		case 0:
+			written += int(n)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return written, nil
+		default:
+			return written, os.NewSyscallError("write", errno)
+		}
+	}
+	return written, nil
+}
+
+// flush sends what the backlog holds as far as the socket takes it (the
+// loop's goroutine, on a writable edge); the owner hears when it is low again.
+func (s *Socket) flush(buf []byte) {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return
+	}
+	s.writeMu.Lock()
+	n, err := writeSome(s.fd, s.backlog)
+	if err != nil {
+		// the read side sees the end too; the owner learns it there
+		n = len(s.backlog)
+	}
+	rest := copy(s.backlog, s.backlog[n:])
+	s.backlog = s.backlog[:rest]
+	// a burst's room is not kept for the connection's life
+	if rest == 0 && cap(s.backlog) > 64<<10 {
+		s.backlog = nil
+	}
+	s.backlogBytes.Store(int64(rest))
+	relieve := rest <= s.low && s.pressed.Load()
+	if relieve {
+		s.pressed.Store(false)
+	}
+	s.writeMu.Unlock()
+	s.mu.RUnlock()
+	if relieve && s.relieved != nil {
+		s.relieved(buf)
+	}
 }
 
 func waitWritable(fd int, limit time.Duration) error {
@@ -273,7 +433,14 @@ func (l *Loop) serveReady(epfd uintptr) bool {
 			s = l.byFD[fd]
 		}
 		l.mu.Unlock()
-		if s != nil {
+		if s == nil {
+			continue
+		}
+		events := l.events[i].Events
+		if events&syscall.EPOLLOUT != 0 && s.keep && s.Backlog() > 0 {
+			s.flush(l.buf)
+		}
+		if events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
 			s.drained = false
 			s.serve(l.buf)
 		}
@@ -287,6 +454,7 @@ func (l *Loop) serveReady(epfd uintptr) bool {
 // Whatever the socket already holds is reported at once.
 func (l *Loop) Add(s *Socket, serve func(buf []byte) bool) error {
 	s.serve = serve
+	s.loop = l
 	l.mu.Lock()
 	s.mu.RLock()
 	fd, closed := s.fd, s.closed
@@ -302,7 +470,12 @@ func (l *Loop) Add(s *Socket, serve func(buf []byte) bool) error {
 	}
 	l.byFD[fd] = s
 	l.mu.Unlock()
-	event := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLRDHUP | -syscall.EPOLLET, Fd: int32(fd)}
+	mask := uint32(syscall.EPOLLIN | syscall.EPOLLRDHUP | -syscall.EPOLLET)
+	if s.keep {
+		// edge-triggered: a writable edge comes only after the socket was full
+		mask |= syscall.EPOLLOUT
+	}
+	event := syscall.EpollEvent{Events: mask, Fd: int32(fd)}
 	if err := syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, &event); err != nil {
 		l.Remove(s)
 		return os.NewSyscallError("epoll_ctl", err)

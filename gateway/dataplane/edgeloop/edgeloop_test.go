@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lanterna/loadtest-generator/internal/loopbacktest"
+	"lanterna/dataplane/internal/loopbacktest"
 )
 
 // handedOff: a socket handed off from a loopback connection, and its peer.
@@ -133,4 +133,79 @@ func TestShutdownEndsAHandedOffSocketThroughItsLoop(t *testing.T) {
 	if err := s.Shutdown(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestABacklogHoldsWhatThePeerHasNoRoomForAndTheLoopSendsItInOrder(t *testing.T) {
+	loop, err := New(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, peer := handedOff(t)
+	relieved := make(chan int, 4)
+	s.KeepBacklog(64<<10, 16<<10, func(buf []byte) { relieved <- s.Backlog() })
+	r := &reader{s: s, loop: loop, got: make(chan []byte, 4), ended: make(chan error, 1)}
+	if err := loop.Add(s, r.serve); err != nil {
+		t.Fatal(err)
+	}
+	// more than loopback's buffers (which grow as they fill): the writes
+	// return at once, the rest kept, until the backlog passes its mark
+	var sent []byte
+	chunk := make([]byte, 64<<10)
+	for i := 0; !s.Pressed() && i < 1024; i++ {
+		for j := range chunk {
+			chunk[j] = byte(i + j)
+		}
+		if n, err := s.Write(chunk); err != nil || n != len(chunk) {
+			t.Fatalf("write %d: %d %v", i, n, err)
+		}
+		sent = append(sent, chunk...)
+	}
+	if s.Backlog() == 0 || !s.Pressed() || s.Pauses() != 1 {
+		t.Fatalf("backlog %d pressed %v pauses %d", s.Backlog(), s.Pressed(), s.Pauses())
+	}
+	got := make([]byte, len(sent))
+	_ = peer.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(peer, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, sent) {
+		t.Fatal("the peer read other bytes than were written")
+	}
+	select {
+	case left := <-relieved:
+		if left > 16<<10 {
+			t.Fatalf("relieved with %d bytes still kept", left)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the owner was not told the backlog is low again")
+	}
+	if s.Pressed() || s.Backlog() != 0 {
+		t.Fatalf("pressed %v backlog %d after the peer read it all", s.Pressed(), s.Backlog())
+	}
+	// Close takes it out of the loop and closes the descriptor
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Write([]byte("late")); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("write after close: %v", err)
+	}
+	_ = peer.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := peer.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Fatalf("the peer read %d, %v after the close", n, err)
+	}
+}
+
+func TestDeadlinesAfterTheHandOffAreTheOwnersNotTheClosedConnections(t *testing.T) {
+	s, _ := handedOff(t)
+	if err := s.SetReadDeadline(time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetDeadline(time.Unix(1, 0)); err != nil {
+		t.Fatal(err)
+	}
+	s.Drained()
+	if _, err := s.Read(make([]byte, 4)); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("read: %v", err)
+	}
+	_ = s.Close()
 }
