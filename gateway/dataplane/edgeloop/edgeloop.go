@@ -55,10 +55,13 @@ type Socket struct {
 	mu     sync.RWMutex
 	fd     int
 	closed bool
+	// handed: fd is set (read without the lock by whoever asks which side of the hand-off it is)
+	handed atomic.Bool
 	// the last read came back shorter than asked: the socket was empty then
 	drained bool
 	serve   func(buf []byte) bool
-	loop    *Loop
+	// loop: set by Add (Close, from any goroutine, takes the socket out of it)
+	loop atomic.Pointer[Loop]
 	// the backlog, when kept (KeepBacklog): guarded by writeMu
 	keep         bool
 	high, low    int
@@ -73,10 +76,17 @@ type Socket struct {
 // NewSocket wraps the connection the handshake runs over.
 func NewSocket(conn net.Conn) *Socket { return &Socket{Conn: conn, fd: -1} }
 
+// TCP is the connection under a socket's Conn that HandOff takes: a
+// *net.TCPConn, or a wrapper of one that has its SyscallConn.
+type TCP interface {
+	SyscallConn() (syscall.RawConn, error)
+	Close() error
+}
+
 // HandOff takes the socket out of Go's poller: a duplicate descriptor kept,
 // the Go connection (tcp, the one under Conn) closed; the socket lives on in
 // the duplicate. Reads and writes use the descriptor from then on.
-func (s *Socket) HandOff(tcp *net.TCPConn) error {
+func (s *Socket) HandOff(tcp TCP) error {
 	raw, err := tcp.SyscallConn()
 	if err != nil {
 		return err
@@ -103,6 +113,7 @@ func (s *Socket) HandOff(tcp *net.TCPConn) error {
 	}
 	s.mu.Lock()
 	s.fd = fd
+	s.handed.Store(true)
 	s.mu.Unlock()
 	return nil
 }
@@ -112,7 +123,7 @@ func (s *Socket) HandOff(tcp *net.TCPConn) error {
 // returned by TLS first).
 func (s *Socket) Drained() { s.drained = true }
 
-func (s *Socket) handedOff() bool { return s.fd >= 0 }
+func (s *Socket) handedOff() bool { return s.handed.Load() }
 
 // KeepBacklog makes writes after the hand-off keep what the peer has no
 // room for, instead of waiting; the loop sends it as room comes. Once the
@@ -144,8 +155,8 @@ func (s *Socket) Close() error {
 	if !s.handedOff() {
 		return s.Conn.Close()
 	}
-	if s.loop != nil {
-		s.loop.Remove(s)
+	if loop := s.loop.Load(); loop != nil {
+		loop.Remove(s)
 		return nil
 	}
 	closeOnce(s, nil)
@@ -454,7 +465,7 @@ func (l *Loop) serveReady(epfd uintptr) bool {
 // Whatever the socket already holds is reported at once.
 func (l *Loop) Add(s *Socket, serve func(buf []byte) bool) error {
 	s.serve = serve
-	s.loop = l
+	s.loop.Store(l)
 	l.mu.Lock()
 	s.mu.RLock()
 	fd, closed := s.fd, s.closed

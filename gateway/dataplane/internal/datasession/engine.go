@@ -10,12 +10,14 @@ import (
 	"context"
 	"crypto/x509"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/internal/rpc"
 	"lanterna/dataplane/internal/sessionerr"
 )
@@ -75,6 +77,12 @@ type Engine struct {
 	latency histogram
 	// nextSlot: the sample slot the next granted session gets
 	nextSlot int
+
+	// the relay phase's event loops (one per P), made with the first relay
+	loopsOnce sync.Once
+	loops     []*edgeloop.Loop
+	loopsErr  error
+	loopTurn  atomic.Uint32
 }
 
 // SampleSlices: the sample goes to Node in this many slices, each with the
@@ -118,6 +126,24 @@ func (e *Engine) Serve(ws *websocket.Conn, sessionID, clientAddress string, gran
 		e.running.Done()
 	}()
 	s.run(granted)
+}
+
+// nextLoop is the event loop for the next relaying session's two legs (in turn).
+func (e *Engine) nextLoop() (*edgeloop.Loop, error) {
+	e.loopsOnce.Do(func() {
+		for range runtime.GOMAXPROCS(0) {
+			loop, err := edgeloop.New(serverReadBytes)
+			if err != nil {
+				e.loopsErr = err
+				return
+			}
+			e.loops = append(e.loops, loop)
+		}
+	})
+	if e.loopsErr != nil {
+		return nil, e.loopsErr
+	}
+	return e.loops[int(e.loopTurn.Add(1))%len(e.loops)], nil
 }
 
 // grant records a session Node granted: sampled from now on.

@@ -2,7 +2,6 @@ package datasession
 
 import (
 	"errors"
-	"io"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -22,9 +21,9 @@ const minIdleCheck = time.Second
 // serverReadBytes: one TLS record's plaintext at most comes from one read.
 const serverReadBytes = 16 << 10
 
-// relay starts the pump: secured and the Confirm to the display, then the
-// server's bytes to the display (this goroutine) while readKiosk carries the
-// display's frames to the server.
+// relay starts the pump: both legs to an event loop (loop.go), secured and
+// the Confirm to the display, then the loop carries the server's bytes to
+// the display and the display's frames to the server.
 func (s *session) relay(connected *targetconn.Connected) {
 	e := s.engine
 	if e.draining.Load() {
@@ -35,9 +34,13 @@ func (s *session) relay(connected *targetconn.Connected) {
 	if s.idleTimer != nil {
 		s.idleTimer.Reset(s.ms(e.options.Relay.IdleTimeoutMs))
 	}
+	if !s.handOver() {
+		return
+	}
 	s.writeMu.Lock()
 	if s.ended.Load() {
 		s.writeMu.Unlock()
+		s.startLoop()
 		return
 	}
 	secured := connected.Secured
@@ -54,53 +57,8 @@ func (s *session) relay(connected *targetconn.Connected) {
 		"tls", secured.TLSVersion, "trust", secured.Trust, "fingerprint", secured.Fingerprint)
 	if writeErr != nil {
 		s.finish(end{reason: rpc.ReasonClientClosed})
-		return
 	}
-	s.pumpServer(connected)
-}
-
-// pumpServer: each TLS read through the framer; whole PDUs go to the display,
-// one binary message per batch.
-func (s *session) pumpServer(connected *targetconn.Connected) {
-	framer := pdu.NewFramer(pdu.ModeFor(connected.Secured.Protocol, true), s.engine.options.Relay.MaxFrameBytes)
-	defer framer.Release()
-	buffer := make([]byte, serverReadBytes)
-	var copiedSeen uint64
-	for {
-		n, err := connected.Conn.Read(buffer)
-		if n > 0 {
-			now := s.engine.now()
-			s.readAtNs = now
-			s.lastActive.Store(now)
-			// the display's first TPKT ended NLA: the server's side too (relayCore.ts)
-			if s.toRDP.Load() && framer.Mode() != pdu.ModeRDP {
-				framer.SetMode(pdu.ModeRDP)
-			}
-			if failure := framer.Push(buffer[:n], s.emitBatch); failure != nil {
-				s.finish(end{reason: rpc.ReasonError, err: framingFailure(failure, false)})
-				return
-			}
-			s.live.bytesToKiosk.Add(uint64(n))
-			if copied := framer.Stats().CopiedBytes; copied != copiedSeen {
-				s.live.copiedBytes.Add(copied - copiedSeen)
-				copiedSeen = copied
-			}
-			if s.ended.Load() {
-				return
-			}
-		}
-		if err != nil {
-			if s.ended.Load() {
-				return
-			}
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				s.finish(end{reason: rpc.ReasonServerClosed})
-			} else {
-				s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeServerError, "").WithInternal("error", err.Error())})
-			}
-			return
-		}
-	}
+	s.startLoop()
 }
 
 // sendBatch is the framer's emit: one binary message, timed from the read.
@@ -144,7 +102,7 @@ func (s *session) clientFrame(frame []byte) {
 	s.live.bytesToServer.Add(uint64(len(frame)))
 	s.live.pdusToServer.Add(uint64(count))
 	s.live.framesToServer.Add(1)
-	// a server that does not read blocks this write, and so the display's reads: the backpressure
+	// a server that does not read keeps this in its backlog, and past the high mark the display is not read: the backpressure
 	if _, err := s.server.Conn.Write(frame); err != nil && !s.ended.Load() {
 		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeServerError, "").WithInternal("error", err.Error())})
 	}

@@ -16,10 +16,12 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/rpc"
 	"lanterna/dataplane/internal/sessionerr"
 	"lanterna/dataplane/internal/targetconn"
+	"lanterna/dataplane/internal/wsread"
 )
 
 // States of a session's data socket, as its reader sees them.
@@ -82,6 +84,23 @@ type session struct {
 	// sampleSlot: which of the sample's slices carries this session (under engine.mu)
 	sampleSlot int
 
+	// handingOver: the silence's reader is being stopped for the loop (it
+	// closes readerStopped instead of taking the deadline as the display's end)
+	handingOver   atomic.Bool
+	readerStopped chan struct{}
+	// looped: the legs are the loop's (reads end with endReader)
+	looped       atomic.Bool
+	readerOnce   sync.Once
+	readEnded    atomic.Bool
+	loop         *edgeloop.Loop
+	kiosk        *edgeloop.Socket
+	serverSocket *edgeloop.Socket
+	frames       *wsread.Reader
+	framer       *pdu.Framer
+	copiedSeen   uint64
+	// the loop's: a leg not read while the other's backlog is pressed
+	serverPaused, kioskPaused bool
+
 	// the pump's state, each owned by one goroutine
 	clientMode pdu.Mode
 	toRDP      atomic.Bool
@@ -97,7 +116,7 @@ var violation = func() *sessionerr.Error {
 }
 
 func newSession(e *Engine, ws *websocket.Conn, id, clientAddress string) *session {
-	s := &session{engine: e, ws: ws, id: id, clientAddress: clientAddress, finished: make(chan struct{}), readerDone: make(chan struct{}),
+	s := &session{engine: e, ws: ws, id: id, clientAddress: clientAddress, finished: make(chan struct{}), readerDone: make(chan struct{}), readerStopped: make(chan struct{}),
 		log: e.log.With("sessionId", id, "channel", "data")}
 	s.emitBatch = s.sendBatch
 	s.pauses = pausesOf(ws.NetConn())
@@ -387,6 +406,10 @@ func (s *session) finish(how end) {
 		cut.Stop()
 		// the display's close frame, or the grace, ends the reader
 		_ = s.ws.NetConn().SetReadDeadline(time.Now().Add(grace))
+		if s.looped.Load() {
+			// the loop's reads have no deadline (handOver arms it when it sets looped after this)
+			time.AfterFunc(grace, s.endReader)
+		}
 		if previous == stateHandshake {
 			// no reader runs yet: the handshake's own reads stopped
 			go s.readKiosk()
@@ -470,12 +493,12 @@ func (s *session) waitForClose() {
 	_ = s.ws.NetConn().Close()
 }
 
-// readKiosk reads the display's socket from the silence to its end: during
-// the silence a message interrupts; while relaying, binary frames go to the
+// readKiosk reads the display's socket from the silence until the relay's
+// loop takes it over (or to its end, when the session ends first): during
+// the silence a message interrupts; once relaying, binary frames go to the
 // server and text frames are session control; after the end, messages are
 // dropped until the close frame (or the grace) ends the socket.
 func (s *session) readKiosk() {
-	defer close(s.readerDone)
 	buffer := make([]byte, 0, 4<<10)
 	for {
 		kind, reader, err := s.ws.NextReader()
@@ -483,7 +506,13 @@ func (s *session) readKiosk() {
 			buffer, err = readAll(reader, buffer[:0])
 		}
 		if err != nil {
+			if s.handingOver.Load() {
+				// the deadline was handOver's: the loop reads from here
+				close(s.readerStopped)
+				return
+			}
 			s.kioskGone(err)
+			s.endReader()
 			return
 		}
 		switch s.state.Load() {

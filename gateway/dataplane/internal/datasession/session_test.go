@@ -18,9 +18,11 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/rpc"
 	"lanterna/dataplane/internal/sessionerr"
+	"lanterna/dataplane/rawsocket"
 )
 
 const wait = 5 * time.Second
@@ -171,15 +173,28 @@ func newHarness(t *testing.T, node *fakeNode, configure func(*Options)) *harness
 	}
 	engine := NewEngine(options, node, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	upgrader := websocket.Upgrader{Subprotocols: []string{"lanterna.v1"}}
-	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ws, err := upgrader.Upgrade(w, r, nil)
 		if err != nil {
 			return
 		}
 		engine.Serve(ws, "s1", "127.0.0.1", func() {})
 	}))
+	// as the front door's: sockets the relay's event loop can take over
+	server.Listener = loopSockets{server.Listener}
+	server.Start()
 	t.Cleanup(server.Close)
 	return &harness{engine: engine, node: node, url: "ws" + strings.TrimPrefix(server.URL, "http") + "/v1/sessions/s1/data"}
+}
+
+type loopSockets struct{ net.Listener }
+
+func (l loopSockets) Accept() (net.Conn, error) {
+	conn, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return edgeloop.NewSocket(rawsocket.Wrap(conn)), nil
 }
 
 type kiosk struct {
@@ -478,7 +493,9 @@ func TestTheHandshakesErrors(t *testing.T) {
 	t.Run("the gateway is full", func(t *testing.T) {
 		h := newHarness(t, &fakeNode{}, func(o *Options) { o.MaxSessions = 1 })
 		// another session holds the one place
+		h.engine.mu.Lock()
 		h.engine.admitted = 1
+		h.engine.mu.Unlock()
 		k := h.kiosk(t)
 		k.text(`{"type":"open","token":"tok"}`)
 		k.expectError("open", "gateway-busy", 1013)
@@ -509,5 +526,123 @@ func TestKioskMessagesAreReadAsTheProtocolPackageReadsThem(t *testing.T) {
 	}
 	if pong := string(pongMessage(1e3)); pong != `{"type":"pong","t":1000}` {
 		t.Errorf("pong %s", pong)
+	}
+}
+
+// bigTPKT is a TPKT of n bytes (n ≤ 65535) filled with fill after its X.224 Data header.
+func bigTPKT(n int, fill byte) []byte {
+	frame := bytes.Repeat([]byte{fill}, n)
+	copy(frame, []byte{0x03, 0x00, byte(n >> 8), byte(n), 0x02, 0xf0, 0x80})
+	return frame
+}
+
+func TestADisplayThatStopsReadingPausesItsServerLosesNothingAndHoldsUpNoOtherSession(t *testing.T) {
+	node := &fakeNode{}
+	node.target = rdpServer(t, sslConfirm, nil, echo)
+	h := newHarness(t, node, func(o *Options) {
+		o.Relay.HighWaterBytes, o.Relay.LowWaterBytes = 64<<10, 16<<10
+	})
+	stalled := h.kiosk(t)
+	stalled.secure()
+	h.engine.mu.Lock()
+	session := h.engine.byID["s1"]
+	h.engine.mu.Unlock()
+	if session == nil || !session.looped.Load() {
+		t.Fatal("the relaying session's legs are not on the event loop")
+	}
+	// far more than the sockets hold (loopback's buffers grow to megabytes):
+	// the echo backs up to the display, which reads nothing yet
+	var sent []byte
+	for i := range 2000 {
+		sent = append(sent, bigTPKT(16000, byte(i))...)
+	}
+	sending := make(chan error, 1)
+	go func() {
+		for offset := 0; offset < len(sent); offset += 16000 {
+			if err := stalled.ws.WriteMessage(websocket.BinaryMessage, sent[offset:offset+16000]); err != nil {
+				sending <- err
+				return
+			}
+		}
+		sending <- nil
+	}()
+	deadline := time.Now().Add(wait)
+	for session.totals().pauses == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the display's backlog never paused the server leg")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// held there: the backlogs stay near their mark (the display is not read
+	// while the server's is pressed, the server not while the display's is),
+	// and so the display's writes wait
+	most := 0
+	for range 20 {
+		most = max(most, session.kiosk.Backlog(), session.serverSocket.Backlog())
+		time.Sleep(10 * time.Millisecond)
+	}
+	if most > 128<<10 {
+		t.Fatalf("a backlog of %d bytes past a 64 KiB mark", most)
+	}
+	select {
+	case err := <-sending:
+		t.Fatalf("the display wrote everything while nothing was read back (%v)", err)
+	default:
+	}
+	// the loop serves others meanwhile
+	other := h.kiosk(t)
+	other.secure()
+	other.send(websocket.BinaryMessage, tpkt)
+	if got := other.read(websocket.BinaryMessage); !bytes.Equal(got, tpkt) {
+		t.Fatalf("the other session's echo: %x", got)
+	}
+	// the display reads again: everything arrives, in order
+	var got []byte
+	_ = stalled.ws.SetReadDeadline(time.Now().Add(3 * wait))
+	for len(got) < len(sent) {
+		got = append(got, stalled.read(websocket.BinaryMessage)...)
+	}
+	if !bytes.Equal(got, sent) {
+		t.Fatalf("the display read %d bytes, not the %d sent in order", len(got), len(sent))
+	}
+	if err := <-sending; err != nil {
+		t.Fatal(err)
+	}
+	if backlog := session.kiosk.Backlog() + session.serverSocket.Backlog(); backlog != 0 {
+		t.Fatalf("%d bytes still kept after everything arrived", backlog)
+	}
+}
+
+func TestTheDisplaysWebSocketFramesAreReadAsGorillaReadsThem(t *testing.T) {
+	node := &fakeNode{}
+	node.target = rdpServer(t, sslConfirm, nil, echo)
+	h := newHarness(t, node, nil)
+	k := h.kiosk(t)
+	k.secure()
+	// a protocol-level ping is answered with its payload
+	pong := make(chan string, 1)
+	k.ws.SetPongHandler(func(data string) error { pong <- data; return nil })
+	if err := k.ws.WriteControl(websocket.PingMessage, []byte("are you there"), time.Now().Add(wait)); err != nil {
+		t.Fatal(err)
+	}
+	k.send(websocket.BinaryMessage, tpkt)
+	if got := k.read(websocket.BinaryMessage); !bytes.Equal(got, tpkt) {
+		t.Fatalf("echo %x", got)
+	}
+	select {
+	case data := <-pong:
+		if data != "are you there" {
+			t.Fatalf("pong %q", data)
+		}
+	default:
+		t.Fatal("no pong before the echo")
+	}
+	// a message too big for the relay is closed 1009, as gorilla's read limit does
+	k.send(websocket.BinaryMessage, make([]byte, 300<<10))
+	if code, _ := k.closed(); code != websocket.CloseMessageTooBig {
+		t.Fatalf("closed %d", code)
+	}
+	if ended := node.ended(t); ended.Reason != rpc.ReasonClientClosed {
+		t.Fatalf("ended %+v", ended)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/rawsocket"
 )
 
@@ -83,7 +84,8 @@ func (l *gateListener) acceptLoop() {
 			_ = conn.Close()
 			continue
 		}
-		counted := &countedConn{Conn: rawsocket.Wrap(conn), address: address, limits: l.limits}
+		// raw system calls, over a socket the relay's event loop can take over
+		counted := &countedConn{Conn: edgeloop.NewSocket(rawsocket.Wrap(conn)), address: address, limits: l.limits}
 		if l.tlsConfig == nil {
 			l.handOver(counted)
 			continue

@@ -16,6 +16,7 @@ import (
 
 	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/sessionerr"
+	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/rawsocket"
 )
 
@@ -291,8 +292,9 @@ func startTLS(ctx context.Context, req Request, tcp *net.TCPConn) (*tls.Conn, *s
 	if ctx.Err() != nil {
 		return nil, abortReason(ctx, sessionerr.PhaseTLS)
 	}
-	// raw system calls under TLS, as the kiosk leg's (package rawsocket has the profile)
-	conn := tls.Client(rawsocket.Wrap(tcp), clientConfig(req.Host))
+	// raw system calls under TLS, as the kiosk leg's (package rawsocket has
+	// the profile), over a socket the relay's event loop can take over
+	conn := tls.Client(edgeloop.NewSocket(rawsocket.Wrap(tcp)), clientConfig(req.Host))
 	handshakeCtx, cancel := context.WithTimeout(ctx, req.Timeouts.TLS)
 	defer cancel()
 	err := conn.HandshakeContext(handshakeCtx)

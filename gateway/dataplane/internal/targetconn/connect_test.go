@@ -22,6 +22,7 @@ import (
 
 	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/sessionerr"
+	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/rawsocket"
 )
 
@@ -233,9 +234,13 @@ func TestASelfSignedServerIsSecuredWithNodesFacts(t *testing.T) {
 		t.Errorf("facts %+v", facts)
 	}
 	// The connection relays on raw system calls, TCP_NODELAY on, the echo comes back.
-	under, ok := connected.Conn.NetConn().(*rawsocket.Conn)
+	socket, ok := connected.Conn.NetConn().(*edgeloop.Socket)
 	if !ok {
-		t.Fatalf("the server leg is a %T, not raw", connected.Conn.NetConn())
+		t.Fatalf("the server leg is a %T, not a socket the relay's loop can take", connected.Conn.NetConn())
+	}
+	under, ok := socket.Conn.(*rawsocket.Conn)
+	if !ok {
+		t.Fatalf("the server leg is a %T, not raw", socket.Conn)
 	}
 	raw, _ := under.SyscallConn()
 	noDelay := 0
