@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
+	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/sessionerr"
-	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/rawsocket"
 )
 

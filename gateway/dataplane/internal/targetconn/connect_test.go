@@ -20,9 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/sessionerr"
-	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/rawsocket"
 )
 
