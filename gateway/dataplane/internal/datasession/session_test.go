@@ -187,6 +187,17 @@ func newHarness(t *testing.T, node *fakeNode, configure func(*Options)) *harness
 	return &harness{engine: engine, node: node, url: "ws" + strings.TrimPrefix(server.URL, "http") + "/v1/sessions/s1/data"}
 }
 
+// relayingEcho: a session secured to an echoing server, its kiosk, the engine and Node's view.
+func relayingEcho(t *testing.T, configure func(*Options)) (*harness, *fakeNode, *kiosk) {
+	t.Helper()
+	node := &fakeNode{}
+	node.target = rdpServer(t, sslConfirm, nil, echo)
+	h := newHarness(t, node, configure)
+	k := h.kiosk(t)
+	k.secure()
+	return h, node, k
+}
+
 type loopSockets struct{ net.Listener }
 
 func (l loopSockets) Accept() (net.Conn, error) {
@@ -384,11 +395,7 @@ func TestNoTrafficForTheIdleTimeoutEndsTheSession(t *testing.T) {
 }
 
 func TestAStopEndsARelayingSession(t *testing.T) {
-	node := &fakeNode{}
-	node.target = rdpServer(t, sslConfirm, nil, echo)
-	h := newHarness(t, node, nil)
-	k := h.kiosk(t)
-	k.secure()
+	h, _, k := relayingEcho(t, nil)
 	h.engine.Stop("s1", "stopped")
 	if ended := k.readJSON(); ended["type"] != "ended" || ended["reason"] != "stopped" {
 		t.Fatalf("ended %v", ended)
@@ -399,11 +406,7 @@ func TestAStopEndsARelayingSession(t *testing.T) {
 }
 
 func TestADrainEndsRelayingSessionsWithGatewayShutdown(t *testing.T) {
-	node := &fakeNode{}
-	node.target = rdpServer(t, sslConfirm, nil, echo)
-	h := newHarness(t, node, nil)
-	k := h.kiosk(t)
-	k.secure()
+	h, _, k := relayingEcho(t, nil)
 	drained := make(chan struct{})
 	go func() { h.engine.Drain(0); close(drained) }()
 	if ended := k.readJSON(); ended["type"] != "ended" || ended["reason"] != "gateway-shutdown" {
@@ -614,11 +617,7 @@ func TestADisplayThatStopsReadingPausesItsServerLosesNothingAndHoldsUpNoOtherSes
 }
 
 func TestTheDisplaysWebSocketFramesAreReadAsGorillaReadsThem(t *testing.T) {
-	node := &fakeNode{}
-	node.target = rdpServer(t, sslConfirm, nil, echo)
-	h := newHarness(t, node, nil)
-	k := h.kiosk(t)
-	k.secure()
+	_, node, k := relayingEcho(t, nil)
 	// a protocol-level ping is answered with its payload
 	pong := make(chan string, 1)
 	k.ws.SetPongHandler(func(data string) error { pong <- data; return nil })
