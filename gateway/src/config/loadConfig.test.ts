@@ -72,3 +72,10 @@ test('WS-Discovery is off by default, on with LANTERNA_WSD, and its interfaces a
     return true;
   });
 });
+
+test('the relay engine is Node\'s by default, the native data plane with LANTERNA_RELAY_ENGINE, and nothing else', () => {
+  assert.equal(loadConfig({ env: {} }).relay.engine, 'node');
+  assert.equal(loadConfig({ env: { LANTERNA_RELAY_ENGINE: 'native' } }).relay.engine, 'native');
+  assert.throws(() => loadConfig({ env: { LANTERNA_RELAY_ENGINE: 'rust' } }), (error: unknown) =>
+    error instanceof ConfigError && /relay\.engine: .*\(from LANTERNA_RELAY_ENGINE\)/.test(error.message));
+});

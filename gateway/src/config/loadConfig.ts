@@ -29,6 +29,7 @@ const envFields: Record<string, string[]> = {
   LANTERNA_LOG_LEVEL: ['logLevel'],
   LANTERNA_WEB_ROOT: ['webRoot'],
   LANTERNA_WSD: ['wsd', 'enabled'],
+  LANTERNA_RELAY_ENGINE: ['relay', 'engine'],
 };
 
 function envValue(raw: string): unknown {
