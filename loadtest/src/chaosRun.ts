@@ -14,7 +14,7 @@ import { startHaproxy, type HaproxyInstance } from './haproxyInstance.js';
 import { FleetPool } from './fleetPool.js';
 import type { FleetDisplay, FleetWindow } from './fleetProtocol.js';
 import type { DisplayWindow } from './pageLikeDisplay.js';
-import { descendantsOf } from './processTreeUsage.js';
+import { childrenOf, descendantsOf } from './processTreeUsage.js';
 import { endpointKey, ownersByPeer } from './socketOwners.js';
 import { onlineDisplays } from './gatewayAdmin.js';
 import { summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
@@ -149,7 +149,14 @@ async function startTopology(phase: ChaosPhase, displays: readonly DisplayIdenti
 }
 
 function workerPids(gateway: GatewayInstance): number[] {
-  return descendantsOf([gateway.process.pid]).filter((pid) => pid !== gateway.process.pid);
+  return childrenOf(gateway.process.pid);
+}
+
+/** Each worker's process tree: with the native engine its data plane, which holds the displays' sockets, is the worker's child. */
+function workerOf(workers: readonly number[]): Map<number, number> {
+  const owner = new Map<number, number>();
+  for (const worker of workers) for (const pid of descendantsOf([worker])) owner.set(pid, worker);
+  return owner;
 }
 
 interface Placement { victim: string; onVictim: Set<string>; unplaced: number; split: number | undefined; kill: () => void; replacement?: () => Promise<number> }
@@ -161,7 +168,9 @@ async function placeOnWorker(topology: Topology, pool: FleetPool, workers: numbe
   const pids = workerPids(gateway);
   const victimPid = pids[0];
   if (victimPid === undefined || pids.length < 2) throw new Error(`the worker phase needs at least 2 workers, found ${pids.length}`);
-  const owners = ownersByPeer(pids);
+  const trees = workerOf(pids);
+  const byPeer = ownersByPeer([...trees.keys()]);
+  const owners = new Map([...byPeer].map(([peer, pid]) => [peer, trees.get(pid)]));
   const onVictim = new Set<string>();
   let unplaced = 0;
   let split = 0;

@@ -58,6 +58,11 @@ function readPssBytes(pid: number): number {
   }
 }
 
+/** The live direct children of pid. */
+export function childrenOf(pid: number): number[] {
+  return descendantsOf([pid]).filter((candidate) => readStat(candidate)?.ppid === pid);
+}
+
 export function descendantsOf(rootPids: readonly number[]): number[] {
   const children = new Map<number, number[]>();
   for (const name of readdirSync('/proc')) {
