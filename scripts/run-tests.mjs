@@ -77,13 +77,15 @@ function runPass(testFiles, extraEnv) {
 
 // The tests that pin the kiosk protocol's data socket run a second time
 // against the native data plane (relay.engine "native"): both engines must
-// behave the same. testkit's gateways read LANTERNA_TEST_RELAY_ENGINE. The
+// behave the same. testkit's gateways read LANTERNA_TEST_RELAY_ENGINE, the
+// gateways the CLI and scale-out tests start read LANTERNA_RELAY_ENGINE. The
 // kiosk page's pixel and failure-path tests go too: the real page, wasm
 // FreeRDP and real RDP servers through the native engine, picture for picture.
 const NATIVE_ENGINE_TESTS = [
   'gateway/test/dist/hostileClients.test.js', 'gateway/test/dist/badInput.test.js', 'gateway/test/dist/realServers.test.js',
   'gateway/test/dist/drain.test.js', 'gateway/test/dist/relay/', 'gateway/test/dist/channel/silentUntilSecured.test.js',
   'gateway/test/dist/connect/resetWhileJudging.test.js',
+  'gateway/test/dist/cli.test.js', 'gateway/test/dist/scaleOut.test.js',
   'e2e/dist/kiosk/pixelTruth.test.js', 'e2e/dist/kiosk/failurePaths.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
@@ -93,7 +95,7 @@ const nativeFiles = files.filter((file) => NATIVE_ENGINE_TESTS.some((part) => fi
 if (nativeFiles.length > 0) {
   if (existsSync(nativeBinary)) {
     console.log(`# the same ${nativeFiles.length} data-socket and kiosk-page test files against the native data plane`);
-    const native = runPass(nativeFiles, { LANTERNA_TEST_RELAY_ENGINE: 'native' });
+    const native = runPass(nativeFiles, { LANTERNA_TEST_RELAY_ENGINE: 'native', LANTERNA_RELAY_ENGINE: 'native' });
     totals.passed += native.passed;
     totals.failed += native.failed;
     totals.skipped += native.skipped;
