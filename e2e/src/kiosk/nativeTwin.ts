@@ -3,7 +3,7 @@
 // picture native FreeRDP draws from a recording, which the page must match.
 // Built on first use and cached by wasm/bench's scripts (minutes when cold).
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,8 +32,28 @@ export interface TwinReplay {
   readonly end: string;
 }
 
-/** Replays a recording (a FreeRDP /dump file) into the twin and returns its final picture. */
+/**
+ * Replays a recording (a FreeRDP /dump file) into the twin and returns its
+ * final picture. The twin is the measuring stick, not what is measured: a
+ * twin killed by a signal (a SIGSEGV inside native FreeRDP's H.264 path,
+ * once in a clean-clone suite) is run once more on the same recording,
+ * which is kept for the crash to be reproduced; a second crash fails.
+ */
 export async function nativeReplay(recording: string): Promise<TwinReplay> {
+  try {
+    return await replayOnce(recording);
+  } catch (error) {
+    const { signal, killed } = error as { signal?: unknown; killed?: boolean };
+    // killed: our own timeout, not a crash
+    if (typeof signal !== 'string' || killed === true) throw error;
+    const kept = join(await mkdtemp(join(tmpdir(), 'lanterna-twin-crash-')), 'recording.dump');
+    await copyFile(recording, kept);
+    console.log(`# the native twin died of ${signal} replaying ${recording} (kept at ${kept}); run once more`);
+    return await replayOnce(recording);
+  }
+}
+
+async function replayOnce(recording: string): Promise<TwinReplay> {
   const twin = await nativeTwin();
   const dir = await mkdtemp(join(tmpdir(), 'lt-twin-'));
   try {
