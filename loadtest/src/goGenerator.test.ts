@@ -31,7 +31,9 @@ void test('the go generator completes a tiny run against the go echo host direct
     scenarios: ['kw-v1'],
     overrides: { step: connections, maxConnections: connections, holdSeconds: 2, relays: ['direct', 'lanterna', 'lanterna-native', 'pipe', 'pipe-go'] },
     settings: {
-      cpus: os.availableParallelism(), generators: 1, budgetMs: 40, stopP99Ms: Number.POSITIVE_INFINITY, settleSeconds: 1, caseDeadlineSeconds: 60,
+      // the budget this test judges by is the reports' plumbing, not latency: one stall of a
+      // loaded machine in a 2 s hold put a relay's p99 over 40 ms and its per-core figure out
+      cpus: os.availableParallelism(), generators: 1, budgetMs: 10_000, stopP99Ms: Number.POSITIVE_INFINITY, settleSeconds: 1, caseDeadlineSeconds: 60,
       saturation: { cpuCores: 0.9, loopDelayMs: 15 }, connectConcurrency: 8, connectTimeoutMs: 15_000, confirmHolds: 0, generator: 'go', echoHost: 'go',
     },
     throughputSeconds: 1, lfnBufferBytes: [], lfnSeconds: 1, showProgress: false, command: 'go generator test',

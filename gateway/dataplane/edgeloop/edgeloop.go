@@ -314,6 +314,11 @@ func (s *Socket) flush(buf []byte) {
 		return
 	}
 	s.writeMu.Lock()
+	if len(s.backlog) == 0 {
+		s.writeMu.Unlock()
+		s.mu.RUnlock()
+		return
+	}
 	n, err := writeSome(s.fd, s.backlog)
 	if err != nil {
 		// the read side sees the end too; the owner learns it there
@@ -448,7 +453,10 @@ func (l *Loop) serveReady(epfd uintptr) bool {
 			continue
 		}
 		events := l.events[i].Events
-		if events&syscall.EPOLLOUT != 0 && s.keep && s.Backlog() > 0 {
+		// flush looks under the writers' lock: a writer between its EAGAIN
+		// and keeping the rest would otherwise lose this edge to a check
+		// made without it
+		if events&syscall.EPOLLOUT != 0 && s.keep {
 			s.flush(l.buf)
 		}
 		if events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
