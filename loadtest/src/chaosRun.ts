@@ -14,7 +14,7 @@ import { startHaproxy, type HaproxyInstance } from './haproxyInstance.js';
 import { FleetPool } from './fleetPool.js';
 import type { FleetDisplay, FleetWindow } from './fleetProtocol.js';
 import type { DisplayWindow } from './pageLikeDisplay.js';
-import { childrenOf, descendantsOf } from './processTreeUsage.js';
+import { childrenOf, descendantsOf, describeChildren } from './processTreeUsage.js';
 import { endpointKey, ownersByPeer } from './socketOwners.js';
 import { onlineDisplays } from './gatewayAdmin.js';
 import { summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
@@ -189,7 +189,7 @@ async function placeOnWorker(topology: Topology, pool: FleetPool, workers: numbe
       for (;;) {
         const now = workerPids(gateway);
         if (now.length >= workers && !now.includes(victimPid)) return (nowNs() - started) / 1e9;
-        if (nowNs() - started > 30e9) throw new Error('the killed worker was not replaced within 30 s');
+        if (nowNs() - started > 30e9) throw new Error(`the killed worker was not replaced within 30 s (the primary's children: ${describeChildren(gateway.process.pid)})`);
         await sleep(50);
       }
     },

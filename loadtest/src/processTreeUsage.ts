@@ -22,7 +22,7 @@ export interface ProcessTreeSample {
 
 interface ProcessCpu { ownNs: number; reapedChildrenNs: number }
 
-interface StatFields { ppid: number; ownTicks: number; reapedChildrenTicks: number }
+interface StatFields { state: string; ppid: number; ownTicks: number; reapedChildrenTicks: number }
 
 function readStat(pid: number): StatFields | undefined {
   try {
@@ -30,7 +30,7 @@ function readStat(pid: number): StatFields | undefined {
     // fields after the command name, which may itself contain spaces and ')'
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     const field = (n: number): number => Number(fields[n - 3] ?? 0);
-    return { ppid: field(4), ownTicks: field(14) + field(15), reapedChildrenTicks: field(16) + field(17) };
+    return { state: fields[0] ?? '', ppid: field(4), ownTicks: field(14) + field(15), reapedChildrenTicks: field(16) + field(17) };
   } catch {
     return undefined;
   }
@@ -58,9 +58,20 @@ function readPssBytes(pid: number): number {
   }
 }
 
-/** The live direct children of pid. */
+/** The live direct children of pid (a killed child not yet reaped, a zombie, is not counted). */
 export function childrenOf(pid: number): number[] {
-  return descendantsOf([pid]).filter((candidate) => readStat(candidate)?.ppid === pid);
+  return descendantsOf([pid]).filter((candidate) => {
+    const stat = readStat(candidate);
+    return stat?.ppid === pid && stat.state !== 'Z';
+  });
+}
+
+/** pid's direct children as "pid state", for a message that must say what was there. */
+export function describeChildren(pid: number): string {
+  return descendantsOf([pid]).flatMap((candidate) => {
+    const stat = readStat(candidate);
+    return stat?.ppid === pid ? [`${candidate} ${stat.state}`] : [];
+  }).join(', ') || 'none';
 }
 
 export function descendantsOf(rootPids: readonly number[]): number[] {
