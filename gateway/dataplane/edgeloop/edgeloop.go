@@ -240,22 +240,17 @@ func (s *Socket) Write(b []byte) (int, error) {
 		return 0, net.ErrClosed
 	}
 	written := 0
-	for written < len(b) {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(s.fd), uintptr(unsafe.Pointer(&b[written])), uintptr(len(b)-written))
-		switch errno {
-		case 0:
-			written += int(n)
-		case syscall.EINTR:
-		case syscall.EAGAIN:
-			// rare (small messages, loopback buffers): wait for room, other sockets on hold
-			if err := waitWritable(s.fd, writeStallLimit); err != nil {
-				return written, err
-			}
-		default:
-			return written, os.NewSyscallError("write", errno)
+	for {
+		n, err := writeSome(s.fd, b[written:])
+		written += n
+		if err != nil || written == len(b) {
+			return written, err
+		}
+		// rare (small messages, loopback buffers): wait for room, other sockets on hold
+		if err := waitWritable(s.fd, writeStallLimit); err != nil {
+			return written, err
 		}
 	}
-	return written, nil
 }
 
 // writeOrKeep writes what the socket takes now and keeps the rest behind

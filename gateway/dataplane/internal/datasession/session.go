@@ -2,7 +2,6 @@ package datasession
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,7 +118,10 @@ func newSession(e *Engine, ws *websocket.Conn, id, clientAddress string) *sessio
 	s := &session{engine: e, ws: ws, id: id, clientAddress: clientAddress, finished: make(chan struct{}), readerDone: make(chan struct{}), readerStopped: make(chan struct{}),
 		log: e.log.With("sessionId", id, "channel", "data")}
 	s.emitBatch = s.sendBatch
-	s.pauses = pausesOf(ws.NetConn())
+	// the same socket the relay's loop takes over: its count spans the hand-off
+	if socket := socketUnder(ws.NetConn()); socket != nil {
+		s.pauses = socket
+	}
 	return s
 }
 
@@ -131,23 +133,8 @@ func (s *session) totals() counters {
 	return totals
 }
 
-// pauseCounter is a connection that counts the writes that had to wait (the front door's).
+// pauseCounter is a connection that counts the writes that had to wait (the display's socket).
 type pauseCounter interface{ Pauses() uint64 }
-
-// pausesOf finds the counter under the WebSocket's connection (through its TLS), if there is one.
-func pausesOf(conn net.Conn) pauseCounter {
-	for conn != nil {
-		if counter, ok := conn.(pauseCounter); ok {
-			return counter
-		}
-		secured, ok := conn.(*tls.Conn)
-		if !ok {
-			return nil
-		}
-		conn = secured.NetConn()
-	}
-	return nil
-}
 
 // unsampledFrom is totals less what earlier samples took; they are taken now. Under engine.mu.
 func (s *session) unsampledFrom(totals counters) counters {

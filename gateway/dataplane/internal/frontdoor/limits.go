@@ -67,14 +67,6 @@ type countedConn struct {
 // Unwrap: the connection under the count (the data session finds the relay's socket through it).
 func (c *countedConn) Unwrap() net.Conn { return c.Conn }
 
-// Pauses is the wrapped connection's count of writes that had to wait (0 when it keeps none).
-func (c *countedConn) Pauses() uint64 {
-	if counter, ok := c.Conn.(interface{ Pauses() uint64 }); ok {
-		return counter.Pauses()
-	}
-	return 0
-}
-
 func (c *countedConn) Close() error {
 	if c.released.CompareAndSwap(false, true) {
 		c.limits.release(c.address)
