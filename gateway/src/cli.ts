@@ -15,6 +15,7 @@ import { startDiscovery } from './wsd/discoveryService.js';
 import type { WsdResponder } from './wsd/wsdResponder.js';
 import { startTimerCensus } from './metrics/timerCensus.js';
 import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
+import { sendToWorker } from './cluster/sendToWorker.js';
 import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
 import { openBrokerBackend } from './brokerBackend.js';
@@ -95,8 +96,8 @@ async function runPrimary(): Promise<void> {
       const id = (message as { lanternaMetricsRequest: number }).lanternaMetricsRequest;
       // The workers' metrics summed, then the primary's own (the UDP responder's, named apart).
       Promise.all([aggregator.clusterMetrics(), primaryRegistry.metrics()])
-        .then(([workersText, primaryText]) => worker.send({ lanternaMetricsReply: id, text: `${workersText}\n${primaryText}` }))
-        .catch((error: unknown) => worker.send({ lanternaMetricsReply: id, text: `# error ${String(error)}\n` }));
+        .then(([workersText, primaryText]) => sendToWorker(worker, { lanternaMetricsReply: id, text: `${workersText}\n${primaryText}` }))
+        .catch((error: unknown) => sendToWorker(worker, { lanternaMetricsReply: id, text: `# error ${String(error)}\n` }));
     }
   });
   let stopping = false;

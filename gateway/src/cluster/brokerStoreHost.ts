@@ -11,6 +11,7 @@ import type { BrokerStore } from '../broker/brokerStore.js';
 import { isStoreRequest, type StoreRequest, type StoreReply } from './ipcBrokerStore.js';
 import { WorkerHoldings } from './workerHoldings.js';
 import { publishFromPrimary } from './gatewayBus.js';
+import { sendToWorker } from './sendToWorker.js';
 
 /** Answers one request from `store`; `reply` carries the answer back to the worker that asked. */
 export function answerStoreRequest(store: BrokerStore, message: StoreRequest, reply: (answer: StoreReply) => void, onAnswered?: (value: unknown) => void): void {
@@ -55,7 +56,7 @@ export function serveBrokerStoreInPrimary(store: BrokerStore, onWorkerLost?: (lo
     if (!isStoreRequest(message)) return;
     answerStoreRequest(store, message, (answer) => {
       // A worker that died meanwhile needs no answer.
-      if (worker.isConnected()) worker.send(answer);
+      sendToWorker(worker, answer);
     }, (value) => holdings.noteAnswered(worker.id, message.lanternaStore, value));
   });
   cluster.on('exit', (worker: Worker) => {

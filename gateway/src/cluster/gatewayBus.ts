@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import cluster from 'node:cluster';
 import type { BrokerEvent } from '../broker/brokerEvents.js';
+import { sendToEveryWorker } from './sendToWorker.js';
 
 /** Events one worker must tell all workers: the broker's (a display's control socket may live in any of them). */
 export type BusEvent = BrokerEvent;
@@ -43,13 +44,11 @@ export class WorkerBus implements GatewayBus {
 export function relayBusInPrimary(): void {
   cluster.on('message', (_worker, message: unknown) => {
     if (!isEnvelope(message)) return;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.send(message);
+    sendToEveryWorker(cluster.workers, message);
   });
 }
 
 /** Runs in the primary: an event of the primary's own (a dead worker's session ended) to every live worker. */
 export function publishFromPrimary(event: BusEvent): void {
-  for (const worker of Object.values(cluster.workers ?? {})) {
-    if (worker?.isConnected() === true) worker.send({ lanternaBus: event } satisfies Envelope);
-  }
+  sendToEveryWorker(cluster.workers, { lanternaBus: event } satisfies Envelope);
 }
