@@ -1,6 +1,6 @@
 // The chaos section of the report: per phase, who was on the victim, how
 // fast they came back, and what everyone else saw.
-import type { ChaosPhaseResult } from './chaosRun.js';
+import type { ChaosPhaseResult, StepTimes } from './chaosRun.js';
 import { table } from './markdownTable.js';
 
 const yes = (value: boolean): string => (value ? 'yes' : '**no**');
@@ -27,6 +27,19 @@ export function chaosMarkdown(results: readonly ChaosPhaseResult[], budgetMs: nu
       yes(result.verdict.bystanderStallWithinBaselinePlusBudget), orDash(result.split), result.unplaced, result.reconnect.noticedNothing,
       orDash(result.replacementSeconds), `${result.fleetCpuCores} / ${result.fleetLoopDelayP99Ms}`,
     ])));
+  out.push('');
+  out.push('Where the victims\' time went (ms from the kill; p50 / p95 over the displays that reached each step):');
+  out.push('');
+  out.push(table(['phase', 'first loss (displays)', 'control sockets opened p50 / max', 'welcome again', 'projected again', 'relaying again'],
+    results.map((result) => {
+      const { recovery } = result.reconnect;
+      const step = (times: StepTimes): string => `${orDash(times.p50Ms)} / ${orDash(times.p95Ms)} (${times.displays})`;
+      return [
+        result.phase, Object.entries(recovery.firstLosses).map(([loss, count]) => `${loss}: ${count}`).join('; ') || '–',
+        `${orDash(recovery.attemptsP50)} / ${recovery.attemptsMax}`, step(recovery.welcome), step(recovery.project),
+        `${orDash(result.reconnect.p50Ms)} / ${orDash(result.reconnect.p95Ms)} (${result.reconnect.back})`,
+      ];
+    })));
   for (const result of results) {
     if (result.bystanders.firstError !== undefined) out.push('', `${result.phase}: first bystander error: ${result.bystanders.firstError}`);
   }

@@ -61,6 +61,21 @@ export interface ReconnectFigures {
   maxMs: number | undefined;
   /** Displays on the victim that noticed nothing (their sockets were there: should be none). */
   noticedNothing: number;
+  recovery: RecoveryBreakdown;
+}
+
+/** Percentiles (ms from the kill) over the displays that reached a step. */
+export interface StepTimes { displays: number; p50Ms: number | undefined; p95Ms: number | undefined }
+
+/** Where the victims' reconnect time went: what they lost first, how often they knocked, and when each step came. */
+export interface RecoveryBreakdown {
+  /** Displays by their first loss (the control socket, or only their session). */
+  firstLosses: Record<string, number>;
+  /** Control sockets opened before the first response, over the displays that opened any. */
+  attemptsP50: number | undefined;
+  attemptsMax: number;
+  welcome: StepTimes;
+  project: StepTimes;
 }
 
 export interface BystanderFigures {
@@ -226,10 +241,29 @@ async function untilRecovered(pool: FleetPool, total: number, killedNs: number, 
   }
 }
 
+const round = (value: number | undefined): number | undefined => (value === undefined ? undefined : Math.round(value));
+
+function stepTimes(affected: readonly DisplayWindow[], at: (window: DisplayWindow) => number | undefined, killedNs: number): StepTimes {
+  const times = affected.flatMap((window) => { const ns = at(window); return ns === undefined ? [] : [(ns - killedNs) / 1e6]; }).sort((a, b) => a - b);
+  return { displays: times.length, p50Ms: round(percentile(times, 50)), p95Ms: round(percentile(times, 95)) };
+}
+
+function recoveryBreakdown(affected: readonly DisplayWindow[], killedNs: number): RecoveryBreakdown {
+  const firstLosses: Record<string, number> = {};
+  for (const window of affected) if (window.firstLoss !== undefined) firstLosses[window.firstLoss] = (firstLosses[window.firstLoss] ?? 0) + 1;
+  const attempts = affected.map((window) => window.attempts).filter((count) => count > 0).sort((a, b) => a - b);
+  return {
+    firstLosses,
+    attemptsP50: percentile(attempts, 50),
+    attemptsMax: attempts[attempts.length - 1] ?? 0,
+    welcome: stepTimes(affected, (window) => window.welcomeNs, killedNs),
+    project: stepTimes(affected, (window) => window.projectNs, killedNs),
+  };
+}
+
 export function reconnectFigures(windows: readonly DisplayWindow[], onVictim: ReadonlySet<string>, killedNs: number, budgetMs: number): ReconnectFigures {
   const affected = windows.filter((window) => onVictim.has(window.id));
   const times = affected.flatMap((window) => (window.backNs === undefined ? [] : [(window.backNs - killedNs) / 1e6])).sort((a, b) => a - b);
-  const round = (value: number | undefined): number | undefined => (value === undefined ? undefined : Math.round(value));
   return {
     displays: affected.length,
     back: times.length,
@@ -239,6 +273,7 @@ export function reconnectFigures(windows: readonly DisplayWindow[], onVictim: Re
     p95Ms: round(percentile(times, 95)),
     maxMs: round(times[times.length - 1]),
     noticedNothing: affected.filter((window) => window.losses === 0).length,
+    recovery: recoveryBreakdown(affected, killedNs),
   };
 }
 
@@ -266,7 +301,7 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
   const empty: LatencySummary = { count: 0, meanMs: 0, p50Ms: 0, p95Ms: 0, p99Ms: 0, maxMs: 0 };
   const result: ChaosPhaseResult = {
     phase, sessions: options.sessions, instances, workersPerInstance: options.workers, shape: options.shape, victim: '', unplaced: 0, split: undefined,
-    reconnect: { displays: 0, back: 0, backWithinBudget: 0, notBack: 0, p50Ms: undefined, p95Ms: undefined, maxMs: undefined, noticedNothing: 0 },
+    reconnect: reconnectFigures([], new Set(), 0, options.reconnectBudgetMs),
     bystanders: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
     baseline: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
     windowLatency: empty, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0,
@@ -302,11 +337,16 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     note('kill -9');
     const killedNs = nowNs();
     placement.kill();
-    const replacement = placement.replacement?.();
+    // settled into a value at once: a rejection while the recovery is awaited must not end the process unhandled
+    const replacement = placement.replacement?.().then((seconds) => ({ seconds }), (error: unknown) => ({ error }));
     await untilRecovered(pool, options.sessions, killedNs, options.recoveryDeadlineMs);
     await sleep(options.afterMs);
     const windows: FleetWindow[] = await pool.endWindow(true);
-    if (replacement) result.replacementSeconds = Math.round((await replacement) * 100) / 100;
+    if (replacement) {
+      const replaced = await replacement;
+      if ('error' in replaced) throw replaced.error;
+      result.replacementSeconds = Math.round(replaced.seconds * 100) / 100;
+    }
 
     const perDisplay = windows.flatMap((window) => window.perDisplay ?? []);
     result.reconnect = reconnectFigures(perDisplay, placement.onVictim, killedNs, options.reconnectBudgetMs);

@@ -43,8 +43,13 @@ export interface DisplayWindow {
   /** Unexpected losses: the control socket, a relaying session, a session that failed to open, or one replaced while relaying. */
   losses: number;
   lastLoss: string | undefined;
-  /** The first loss in the window. */
+  /** The first loss in the window, and what it was. */
   firstLossNs: number | undefined;
+  firstLoss: string | undefined;
+  /** After the first loss: control sockets opened, the first welcome and the first projection (where the recovery's time goes). */
+  attempts: number;
+  welcomeNs: number | undefined;
+  projectNs: number | undefined;
   /** The first response on a session opened after that loss. */
   backNs: number | undefined;
   responses: number;
@@ -112,20 +117,29 @@ export class PageLikeDisplay {
 
   private freshWindow(): DisplayWindow {
     return {
-      id: this.options.displayId, losses: 0, lastLoss: undefined, firstLossNs: undefined, backNs: undefined,
-      responses: 0, maxRoundTripNs: 0, maxGapNs: 0, relaying: false,
+      id: this.options.displayId, losses: 0, lastLoss: undefined, firstLossNs: undefined, firstLoss: undefined,
+      attempts: 0, welcomeNs: undefined, projectNs: undefined, backNs: undefined, responses: 0, maxRoundTripNs: 0, maxGapNs: 0, relaying: false,
     };
   }
 
   private lost(reason: string): void {
     this.window.losses += 1;
     this.window.lastLoss = reason;
-    this.window.firstLossNs ??= nowNs();
+    if (this.window.firstLossNs === undefined) {
+      this.window.firstLossNs = nowNs();
+      this.window.firstLoss = reason;
+    }
     this.recovering = true;
+  }
+
+  /** Between a loss and the first response after it. */
+  private inRecovery(): boolean {
+    return this.window.firstLossNs !== undefined && this.window.backNs === undefined;
   }
 
   private connect(): void {
     this.clearTimers();
+    if (this.inRecovery()) this.window.attempts += 1;
     const { baseUrl, displayId, localAddress, timeoutMs } = this.options;
     const { socket, endpoint } = openKioskSocket(`${baseUrl}/v1/displays/${encodeURIComponent(displayId)}/control`, { timeoutMs, localAddress });
     this.control = socket;
@@ -180,8 +194,10 @@ export class PageLikeDisplay {
         clearTimeout(this.welcomeTimer);
         this.welcomeTimer = undefined;
         this.backoff.reset();
+        if (this.inRecovery()) this.window.welcomeNs ??= nowNs();
         break;
       case 'project':
+        if (this.inRecovery()) this.window.projectNs ??= nowNs();
         this.startSession(message);
         break;
       case 'stop':

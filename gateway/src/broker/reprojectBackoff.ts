@@ -2,7 +2,10 @@
 // it again. A target that fails at once (wrong password, server down) would
 // otherwise cycle the screen every few seconds and hammer the server: each
 // short-lived session doubles the pause, up to a ceiling; a session that ran
-// for a while resets it.
+// for a while resets it. The end of a session that ran for a while is most
+// often not the target's doing (a gateway worker died, the network blinked):
+// the screen is projected again at once, and if the target really is gone
+// that next, short session starts the pauses.
 //
 // Pure state transitions: the broker keeps the state in its store (so a store
 // shared by several gateways shares it too) and owns no timer.
@@ -32,6 +35,6 @@ export function afterSessionEnd(
 ): { delayMs: number; state: ReprojectionState } {
   const lived = state ? now - state.projectedAt : Infinity;
   const failures = lived < STABLE_SESSION_MS ? (state?.failures ?? 0) + 1 : 0;
-  const delayMs = Math.min(limits.baseMs * 2 ** Math.max(0, failures - 1), limits.maxMs);
+  const delayMs = failures === 0 ? 0 : Math.min(limits.baseMs * 2 ** (failures - 1), limits.maxMs);
   return { delayMs, state: { projectedAt: state?.projectedAt ?? 0, failures } };
 }
