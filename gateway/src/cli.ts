@@ -18,6 +18,8 @@ import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
 import { sendToWorker } from './cluster/sendToWorker.js';
 import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
+import { chooseRelayEngine } from './dataplane/relayEngine.js';
+import { dataPlaneBinary } from './dataplane/dataPlaneProcess.js';
 import { openBrokerBackend } from './brokerBackend.js';
 import { FilePinStore, PinStoreError, pinFile } from './policy/pinStore.js';
 
@@ -108,7 +110,7 @@ async function runPrimary(): Promise<void> {
   cluster.on('message', (_worker, message: unknown) => {
     if (!isWorkerListening(message)) return;
     ready += 1;
-    if (ready === workers) logger.info({ port: config.listen.port, workers, tls: config.listen.tls }, 'listening');
+    if (ready === workers) logger.info({ port: config.listen.port, workers, tls: config.listen.tls, relayEngine: chooseRelayEngine(config.relay.engine, dataPlaneBinary()).engine }, 'listening');
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
@@ -153,7 +155,7 @@ async function runWorker(single: boolean, singleInstanceTag?: string): Promise<v
     metricsText, instanceTag,
   });
   const port = await gateway.listen();
-  if (single) logger.info({ port, workers: 1, tls: config.listen.tls }, 'listening');
+  if (single) logger.info({ port, workers: 1, tls: config.listen.tls, relayEngine: gateway.relayEngine }, 'listening');
   else process.send?.({ lanternaWorkerListening: port });
   const stop = (): void => {
     // Bye for every display first (presenters stop choosing this gateway), and its copies out before the exit.

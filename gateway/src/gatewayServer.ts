@@ -39,7 +39,8 @@ import { ConnectionLimits } from './api/connectionLimits.js';
 import { handleWsdRequest, type WsdHttpDeps } from './wsd/wsdHttpEndpoint.js';
 import { deviceSeedOf, readDeviceSeed } from './wsd/wsdIdentity.js';
 import { NativeDataChannels } from './dataplane/nativeDataChannels.js';
-import { DataPlaneProcess } from './dataplane/dataPlaneProcess.js';
+import { DataPlaneProcess, dataPlaneBinary } from './dataplane/dataPlaneProcess.js';
+import { chooseRelayEngine, type RelayEngine } from './dataplane/relayEngine.js';
 import { dataPlaneConfiguration } from './dataplane/dataPlaneConfig.js';
 import { listenOnPrivateSocket, type PrivateSocket } from './dataplane/privateSocket.js';
 import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
@@ -77,6 +78,8 @@ export interface GatewayServerDeps {
 
 export interface GatewayServer {
   server: Server;
+  /** The engine that carries the data sockets (relay.engine "auto" resolved). */
+  relayEngine: RelayEngine;
   listen(): Promise<number>;
   /** Stop accepting, let sessions finish up to drainMs, then close everything. */
   close(drainMs: number): Promise<void>;
@@ -132,7 +135,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       logger.warn({ event: 'pin-changed', changes }, "a presenter's certificate changed since it was pinned");
       broker.pinChanged(changes.map((change) => ({ ...change, at: Date.now() }))).catch((error: unknown) => logger.warn({ err: error }, 'the changed pin could not be recorded'));
     });
-  const native = config.relay.engine === 'native';
+  const engine = chooseRelayEngine(config.relay.engine, deps.dataPlaneBinary ?? dataPlaneBinary());
+  if (engine.fallback !== undefined) logger.warn({ event: 'relay-engine-fallback', reason: engine.fallback }, 'the native data plane is not built: the data sockets relay in Node (slower); build it with gateway/dataplane/build.sh');
+  const native = engine.engine === 'native';
   // With the native engine every request comes over our Unix socket from the data plane, naming its peer last.
   const proxies = new TrustedProxies(config.listen.trustedProxies, { localProxy: native });
   const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
@@ -309,6 +314,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   }
 
   return {
+    relayEngine: engine.engine,
     server,
     listen: () => (nativeData ? listenNative(nativeData) : new Promise((resolve, reject) => {
       server.once('error', reject);

@@ -44,7 +44,7 @@ export interface GatewayInstanceOptions {
    * One pair for every instance of a farm, so one trusted certificate covers them.
    */
   tls?: CertificatePair | undefined;
-  /** The gateway's relay engine (`relay.engine`): Node's, or the native data plane's. */
+  /** The gateway's relay engine (`relay.engine`): Node's, or the native data plane's; unset, the gateway's default. */
   engine?: 'node' | 'native' | undefined;
 }
 
@@ -77,7 +77,8 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
     })),
     policy: { allowNetworks: options.allowNetworks ?? ['127.0.0.0/8'], allowPorts: [String(options.echoPort)] },
     certificates: { mode: 'first-use' },
-    ...(options.engine === 'native' ? { relay: { engine: 'native' } } : {}),
+    // unnamed: the gateway's own default (auto), or LANTERNA_RELAY_ENGINE
+    ...(options.engine === undefined ? {} : { relay: { engine: options.engine } }),
     // Every simulated display connects from loopback (or one HAProxy address):
     // the per-address and pending budgets meant for a LAN would cap the ramp.
     limits: { perAddressConnections: 20000, maxPendingSockets: 10000, maxSessions: 10000 },

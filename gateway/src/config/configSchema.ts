@@ -76,11 +76,13 @@ export const configSchema = z.object({
     maxFrameBytes: z.number().int().min(65536).max(16 * 1024 * 1024).default(256 * 1024),
     idleTimeoutMs: z.number().int().min(0).default(30 * 60 * 1000),
     /**
-     * Who carries the data sockets: `node` (this process) or `native` (one
-     * `lanterna-dataplane` process per worker owns the port and the data
-     * sockets; Node keeps every decision, docs/native-data-plane.md).
+     * Who carries the data sockets: `native` (one `lanterna-dataplane`
+     * process per worker owns the port and the data sockets; Node keeps every
+     * decision, docs/native-data-plane.md), `node` (this process), or `auto`:
+     * native where its binary was built, else node with a warning
+     * (dataplane/relayEngine.ts).
      */
-    engine: z.enum(['node', 'native']).default('node'),
+    engine: z.enum(['auto', 'node', 'native']).default('auto'),
   }).prefault({}).refine((r) => r.lowWaterBytes < r.highWaterBytes, 'relay.lowWaterBytes must be below relay.highWaterBytes'),
   /** The listener's budget before any token is checked (per worker process). */
   limits: z.object({

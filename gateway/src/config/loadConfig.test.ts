@@ -73,8 +73,9 @@ test('WS-Discovery is off by default, on with LANTERNA_WSD, and its interfaces a
   });
 });
 
-test('the relay engine is Node\'s by default, the native data plane with LANTERNA_RELAY_ENGINE, and nothing else', () => {
-  assert.equal(loadConfig({ env: {} }).relay.engine, 'node');
+test('the relay engine is chosen by default (auto), named with LANTERNA_RELAY_ENGINE, and nothing else', () => {
+  assert.equal(loadConfig({ env: {} }).relay.engine, 'auto');
+  assert.equal(loadConfig({ env: { LANTERNA_RELAY_ENGINE: 'node' } }).relay.engine, 'node');
   assert.equal(loadConfig({ env: { LANTERNA_RELAY_ENGINE: 'native' } }).relay.engine, 'native');
   assert.throws(() => loadConfig({ env: { LANTERNA_RELAY_ENGINE: 'rust' } }), (error: unknown) =>
     error instanceof ConfigError && /relay\.engine: .*\(from LANTERNA_RELAY_ENGINE\)/.test(error.message));
