@@ -2,8 +2,8 @@
 # Builds the native data plane (relay.engine "native") and the framing
 # check its parity test drives into gateway/dataplane/bin/, cached outside
 # the clone by their inputs (scripts/go-build-cached.sh). Without Go it says
-# so and succeeds: the gateway then runs only its Node engine (the default),
-# and refuses to start when "native" is configured.
+# so and succeeds: the gateway's default (relay.engine "auto") then falls
+# back to its Node engine, and it refuses to start when "native" is named.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 status=0

@@ -17,7 +17,8 @@ import { adminRoutes } from './adminRoutes.js';
 
 const ADMIN = 'admin-token-0123456789abcdef';
 
-async function startGateway(lookup: LookupAll, dnsMs: number, allowedOrigins: string[] = []): Promise<{ url: string; close(): Promise<void> }> {
+/** The admin API's own logic, on Node's engine unless a test asks for the data plane's front door in front of it. */
+async function startGateway(lookup: LookupAll, dnsMs: number, allowedOrigins: string[] = [], engine: 'node' | 'native' = 'node'): Promise<{ url: string; close(): Promise<void> }> {
   const stateDir = mkdtempSync(join(tmpdir(), 'lanterna-admin-'));
   const config = {
     ...configSchema.parse({
@@ -26,6 +27,7 @@ async function startGateway(lookup: LookupAll, dnsMs: number, allowedOrigins: st
       displays: [{ id: 'room', token: 'display-token-0123456789', name: 'Room 1' }],
       timeouts: { dnsMs },
       logLevel: 'silent',
+      relay: { engine },
     }),
     stateDir,
   };
@@ -163,10 +165,14 @@ test('an invitation of names that never resolve is answered at one DNS deadline,
   assert.ok(took < 1500, `answered in ${took.toFixed(0)} ms (16 deadlines in a row would be 4800 ms)`);
 });
 
-test('a malformed percent-encoding in a path is a 400, not a 500', async (t) => {
-  const gateway = await startGateway(() => Promise.resolve(['10.0.0.9']), 1000);
-  t.after(() => gateway.close());
-  const response = await fetch(`${gateway.url}/v1/admin/displays/room/sessions/%zz`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } });
-  assert.equal(response.status, 400);
-  assert.equal(((await response.json()) as { code: string }).code, 'bad-request');
+test('a malformed percent-encoding in a path is a 400, not a 500, with either engine', async (t) => {
+  for (const engine of ['node', 'native'] as const) {
+    const gateway = await startGateway(() => Promise.resolve(['10.0.0.9']), 1000, [], engine);
+    t.after(() => gateway.close());
+    const response = await fetch(`${gateway.url}/v1/admin/displays/room/sessions/%zz`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN}` } });
+    assert.equal(response.status, 400, engine);
+    // The data plane's HTTP parser refuses the request line before any handler (docs/native-data-plane.md, known differences).
+    if (engine === 'node') assert.equal(((await response.json()) as { code: string }).code, 'bad-request');
+    else assert.match(await response.text(), /^400 Bad Request/);
+  }
 });
