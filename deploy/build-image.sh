@@ -208,6 +208,11 @@ start_gateway() { # start_gateway <log> [buildah run options…]: sets gateway_r
 start_gateway "$work/gateway.log"
 first_start_s=$start_s
 log "gateway (${entrypoint[*]}) answers /healthz on https://127.0.0.1:$PORT after ${start_s} s"
+# the image carries the native data plane, so the default (relay.engine auto) relays with it
+for _ in $(seq 50); do grep -q '"msg":"listening"' "$work/gateway.log" && break; sleep 0.1; done
+grep '"msg":"listening"' "$work/gateway.log" | grep -q '"relayEngine":"native"' ||
+  die "the gateway in the image does not relay with its native data plane: $(grep -E '"msg":"listening"|relay-engine-fallback' "$work/gateway.log" | head -2)"
+log "the gateway relays with its native data plane (relay.engine auto)"
 
 mapfile -t gateway_pids < <(processes_of "$gateway_runner" gateway/dist/cli.js)
 [ ${#gateway_pids[@]} -gt 0 ] || die "could not find the gateway's processes"

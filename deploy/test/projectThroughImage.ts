@@ -16,8 +16,9 @@ if (url === undefined || colour === undefined || !/^[0-9a-f]{6}$/i.test(colour) 
 const expected = [0, 2, 4].map((offset) => parseInt(colour.slice(offset, offset + 2), 16));
 const deadline = Date.now() + Number(timeoutText) * 1000;
 const TOLERANCE = 6; // RemoteFX is lossy on flat areas only by a step or two
-// fractions of the page: right, bottom and bottom-right of the presenter's terminal window
-const SAMPLES = [[0.95, 0.5], [0.5, 0.95], [0.92, 0.92], [0.98, 0.05]] as const;
+// fractions of the page: right, below, bottom-left and top-right of the presenter's terminal
+// window, clear of the room PIN the signage display keeps in its bottom-right corner
+const SAMPLES = [[0.95, 0.5], [0.5, 0.95], [0.02, 0.95], [0.98, 0.05]] as const;
 
 const browser = await launchChromium(['--ignore-certificate-errors']);
 let result: { projected: boolean; seconds: number; samples: number[][]; problems: string[] } | undefined;
