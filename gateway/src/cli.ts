@@ -18,8 +18,7 @@ import { serveBrokerStoreInPrimary } from './cluster/brokerStoreHost.js';
 import { sendToWorker } from './cluster/sendToWorker.js';
 import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
-import { chooseRelayEngine } from './dataplane/relayEngine.js';
-import { dataPlaneBinary } from './dataplane/dataPlaneProcess.js';
+import type { RelayEngine } from './dataplane/relayEngine.js';
 import { openBrokerBackend } from './brokerBackend.js';
 import { FilePinStore, PinStoreError, pinFile } from './policy/pinStore.js';
 
@@ -106,11 +105,11 @@ async function runPrimary(): Promise<void> {
   let ready = 0;
   // Counted from the workers' own word, not cluster's 'listening': with the
   // native engine a worker listens on a private Unix socket, which the
-  // primary never hears of (its data plane holds the shared port).
+  // primary never hears of (its data plane holds the shared port). The engine is the one they chose.
   cluster.on('message', (_worker, message: unknown) => {
     if (!isWorkerListening(message)) return;
     ready += 1;
-    if (ready === workers) logger.info({ port: config.listen.port, workers, tls: config.listen.tls, relayEngine: chooseRelayEngine(config.relay.engine, dataPlaneBinary()).engine }, 'listening');
+    if (ready === workers) logger.info({ port: config.listen.port, workers, tls: config.listen.tls, relayEngine: message.relayEngine }, 'listening');
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
@@ -156,7 +155,7 @@ async function runWorker(single: boolean, singleInstanceTag?: string): Promise<v
   });
   const port = await gateway.listen();
   if (single) logger.info({ port, workers: 1, tls: config.listen.tls, relayEngine: gateway.relayEngine }, 'listening');
-  else process.send?.({ lanternaWorkerListening: port });
+  else process.send?.({ lanternaWorkerListening: port, relayEngine: gateway.relayEngine } satisfies WorkerListening);
   const stop = (): void => {
     // Bye for every display first (presenters stop choosing this gateway), and its copies out before the exit.
     Promise.all([discovery?.close(), gateway.close(config.timeouts.drainMs).then(() => backend.close())])
@@ -214,7 +213,9 @@ function clusterMetricsText(): Promise<string> {
   });
 }
 
-function isWorkerListening(message: unknown): boolean {
+interface WorkerListening { lanternaWorkerListening: number; relayEngine: RelayEngine }
+
+function isWorkerListening(message: unknown): message is WorkerListening {
   return typeof message === 'object' && message !== null && 'lanternaWorkerListening' in message;
 }
 
