@@ -2,8 +2,13 @@
 // connected, projecting on request through the admin API, as a presenter's
 // projection would: what a test needs to run a kiosk client (the wasm client,
 // the native client through the bridge) against real RDP servers.
+import { setTimeout as delay } from 'node:timers/promises';
+
 import { connectControl, type ControlSession } from './kioskTestClient.js';
 import { startTestGateway, type TestGateway } from './testGateway.js';
+
+const BUSY_DEADLINE_MS = 5000;
+const BUSY_RETRY_MS = 50;
 
 export interface ProjectionTarget {
   host: string;
@@ -46,11 +51,23 @@ export async function startProjectingGateway(options: { displayId?: string; conf
     control,
     displayId,
     async project(target, extra = {}) {
-      const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
-        method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
-        body: JSON.stringify({ displayId, target: { host: target.host, port: target.port }, ...extra }),
-      });
-      if (response.status !== 202) throw new Error(`admin projection answered ${response.status}: ${await response.text()}`);
+      const body = JSON.stringify({ displayId, target: { host: target.host, port: target.port }, ...extra });
+      // A client's close reaches the gateway after the client has seen its
+      // session end (with the native data plane, through the event stream): a
+      // projection asked straight after the last one ended may find the display
+      // still booked for a moment. A booking that outlives the deadline is real.
+      const deadline = Date.now() + BUSY_DEADLINE_MS;
+      for (;;) {
+        const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
+          method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` }, body,
+        });
+        if (response.status === 202) break;
+        const text = await response.text();
+        if (response.status !== 409 || !text.includes('"display-busy"') || Date.now() > deadline) {
+          throw new Error(`admin projection answered ${response.status}: ${text}`);
+        }
+        await delay(BUSY_RETRY_MS);
+      }
       const message = await control.next('project');
       const sessionId = String(message.sessionId);
       return { sessionId, token: String(message.sessionToken), dataUrl: `${gateway.url}/v1/sessions/${encodeURIComponent(sessionId)}/data`, message };
