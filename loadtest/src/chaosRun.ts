@@ -42,6 +42,14 @@ export interface ChaosOptions {
   /** The fleet's displays start spread over this long. */
   startSpreadMs: number;
   startDeadlineMs: number;
+  /**
+   * Every display has relayed at least this long when the victim is killed
+   * (the window before the kill counts). A room's screen has usually been
+   * showing for a while; a signage display whose session was younger than the
+   * gateway's stable-session mark (30 s) waits the short-session pause before
+   * it is projected again. 0: kill straight after the start-up.
+   */
+  sessionAgeMs: number;
   /** A window before the kill, measured the same way: what the bystanders see without a kill, on this machine now. */
   baselineMs: number;
   /** Relaying after the last display is back, inside the window. */
@@ -110,6 +118,8 @@ export interface ChaosPhaseResult {
   baseline: BystanderFigures;
   /** Every response in the window (all displays, the recovery included). */
   windowLatency: LatencySummary;
+  /** From the last display relaying to the kill: the youngest session's age when it died. */
+  youngestSessionSeconds: number;
   /** Worker phase: seconds until the primary had replaced the killed worker. */
   replacementSeconds: number | undefined;
   /** The fleet's own state at the end: a busy load side slows recovery too. */
@@ -304,7 +314,7 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     reconnect: reconnectFigures([], new Set(), 0, options.reconnectBudgetMs),
     bystanders: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
     baseline: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
-    windowLatency: empty, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0,
+    windowLatency: empty, youngestSessionSeconds: 0, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0,
     loadAverage: { start: loadStart, end: 0 }, durationSeconds: 0, haproxyConfig: undefined, error: undefined,
     verdict: { everyDisplayBackInBudget: false, bystandersUndisturbed: false, bystanderStallWithinBudget: false, bystanderStallWithinBaselinePlusBudget: false },
   };
@@ -320,8 +330,11 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     const fleet: FleetDisplay[] = displays.map((display, index) => ({ ...display, index, shape: options.shape }));
     await pool.start(fleet, options.startSpreadMs);
     await pool.untilRelaying(options.sessions, options.startDeadlineMs);
-    // let the start-up's stragglers settle: every display has answered at least once now
-    await sleep(1000);
+    const relayingNs = nowNs();
+    // at least a second: the start-up's stragglers settle (every display has answered at least once now)
+    const aging = Math.max(1000, options.sessionAgeMs - options.baselineMs);
+    if (aging > 1000) note(`letting the sessions age ${Math.round(aging / 1000)} s before the kill`);
+    await sleep(aging);
 
     const placement = phase === 'worker' ? await placeOnWorker(topology, pool, options.workers) : await placeOnInstance(topology, pool);
     result.victim = placement.victim;
@@ -337,6 +350,7 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     note('kill -9');
     const killedNs = nowNs();
     placement.kill();
+    result.youngestSessionSeconds = Math.round((killedNs - relayingNs) / 1e8) / 10;
     // settled into a value at once: a rejection while the recovery is awaited must not end the process unhandled
     const replacement = placement.replacement?.().then((seconds) => ({ seconds }), (error: unknown) => ({ error }));
     await untilRecovered(pool, options.sessions, killedNs, options.recoveryDeadlineMs);

@@ -62,6 +62,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .addOption(new Option('--chaos-phases <phases...>', 'chaos: what to kill').choices([...CHAOS_PHASES]).default([...CHAOS_PHASES]))
   .option('--reconnect-budget-ms <n>', 'chaos: every display on the victim relays again within this long', int, 5000)
   .option('--recovery-deadline-seconds <n>', 'chaos: how long to wait for stragglers', int, 30)
+  .option('--session-age-seconds <n>', 'chaos: every session has run this long when the victim is killed (0: straight after the start-up, when signage still waits the short-session pause)', int, 35)
   .option('--fleets <n>', 'chaos/soak: processes that run the simulated displays', int, 2)
   .option('--duration-minutes <n>', 'soak: length of the run', int, 60)
   .option('--churn-percent <n>', 'soak: pages closed and reopened each minute, % of the displays', Number, 3)
@@ -72,7 +73,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
     stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number; confirmHolds: number;
     throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string;
     generator: GeneratorKind | 'auto'; echoHost: EchoHostKind | 'auto'; relayNodeOptions?: string; kioskTls?: boolean;
-    sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; fleets: number;
+    sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; sessionAgeSeconds: number; fleets: number;
     durationMinutes: number; churnPercent: number;
   }) => {
     process.env[NICENESS_ENV] = options.nice;
@@ -115,7 +116,7 @@ program.command('smoke').description('a few hundred connections for a few second
 const progressLine = (text: string): void => { process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${text}\n`); };
 
 function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; workers?: number; fleets: number; reconnectBudgetMs: number; budgetMs: number;
-  recoveryDeadlineSeconds: number; upBytes?: number; downBytes?: number; intervalMs?: number }): ChaosOptions {
+  recoveryDeadlineSeconds: number; sessionAgeSeconds: number; upBytes?: number; downBytes?: number; intervalMs?: number }): ChaosOptions {
   const sessions = options.sessions ?? 1000;
   return {
     sessions, phases: options.chaosPhases,
@@ -124,7 +125,7 @@ function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; w
     reconnectBudgetMs: options.reconnectBudgetMs, latencyBudgetMs: options.budgetMs, recoveryDeadlineMs: options.recoveryDeadlineSeconds * 1000,
     // about 40 new displays a second: a building's screens after a power cut, not all in one instant
     startSpreadMs: sessions * 25, startDeadlineMs: sessions * 25 + 120_000,
-    baselineMs: 5000, afterMs: 2000, onPhase: progressLine,
+    sessionAgeMs: options.sessionAgeSeconds * 1000, baselineMs: 5000, afterMs: 2000, onPhase: progressLine,
   };
 }
 
