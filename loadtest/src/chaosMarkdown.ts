@@ -21,11 +21,11 @@ export function chaosMarkdown(results: readonly ChaosPhaseResult[], budgetMs: nu
       `${result.loadAverage.start} → ${result.loadAverage.end}`, result.error ?? '',
     ])));
   out.push('');
-  out.push(table(['phase', 'every display back in budget', 'bystanders undisturbed (0 errors)', `bystander stall ≤ ${budgetMs} ms`, `bystander stall ≤ before + ${budgetMs} ms`, 'split control/data', 'unplaced', 'noticed nothing', 'youngest session at the kill s', 'worker replaced after s', 'fleet CPU / loop p99 ms'],
+  out.push(table(['phase', 'every display back in budget', 'bystanders undisturbed (0 errors)', `bystander stall ≤ ${budgetMs} ms`, `bystander stall ≤ before + ${budgetMs} ms`, 'split control/data', 'unplaced', 'noticed nothing', 'youngest session at the kill s', 'worker replaced after s', 'fleet CPU / loop delay p99 / max ms'],
     results.map((result) => [
       result.phase, yes(result.verdict.everyDisplayBackInBudget), yes(result.verdict.bystandersUndisturbed), yes(result.verdict.bystanderStallWithinBudget),
       yes(result.verdict.bystanderStallWithinBaselinePlusBudget), orDash(result.split), result.unplaced, result.reconnect.noticedNothing,
-      result.youngestSessionSeconds, orDash(result.replacementSeconds), `${result.fleetCpuCores} / ${result.fleetLoopDelayP99Ms}`,
+      result.youngestSessionSeconds, orDash(result.replacementSeconds), `${result.fleetCpuCores} / ${result.fleetLoopDelayP99Ms} / ${result.fleetLoopDelayMaxMs}`,
     ])));
   out.push('');
   out.push('Where the victims\' time went (ms from the kill; p50 / p95 over the displays that reached each step):');

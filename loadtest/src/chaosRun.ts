@@ -125,6 +125,7 @@ export interface ChaosPhaseResult {
   /** The fleet's own state at the end: a busy load side slows recovery too. */
   fleetCpuCores: number;
   fleetLoopDelayP99Ms: number;
+  fleetLoopDelayMaxMs: number;
   loadAverage: { start: number; end: number };
   durationSeconds: number;
   haproxyConfig: string | undefined;
@@ -314,7 +315,7 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     reconnect: reconnectFigures([], new Set(), 0, options.reconnectBudgetMs),
     bystanders: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
     baseline: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
-    windowLatency: empty, youngestSessionSeconds: 0, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0,
+    windowLatency: empty, youngestSessionSeconds: 0, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0, fleetLoopDelayMaxMs: 0,
     loadAverage: { start: loadStart, end: 0 }, durationSeconds: 0, haproxyConfig: undefined, error: undefined,
     verdict: { everyDisplayBackInBudget: false, bystandersUndisturbed: false, bystanderStallWithinBudget: false, bystanderStallWithinBaselinePlusBudget: false },
   };
@@ -368,13 +369,14 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     result.windowLatency = summarizeEncoded(windows.flatMap((window) => Object.values(window.histograms)));
     result.fleetCpuCores = Math.round(Math.max(...windows.map((window) => window.cpuCores)) * 100) / 100;
     result.fleetLoopDelayP99Ms = Math.round(Math.max(...windows.map((window) => window.loopDelayP99Ms)) * 10) / 10;
+    result.fleetLoopDelayMaxMs = Math.round(Math.max(...windows.map((window) => window.loopDelayMaxMs)) * 10) / 10;
     result.verdict = {
       everyDisplayBackInBudget: result.reconnect.displays > 0 && result.reconnect.backWithinBudget === result.reconnect.displays,
       bystandersUndisturbed: result.bystanders.errors === 0 && result.unplaced === 0,
       bystanderStallWithinBudget: result.bystanders.maxStallMs <= options.latencyBudgetMs,
       bystanderStallWithinBaselinePlusBudget: result.bystanders.maxStallMs <= result.baseline.maxStallMs + options.latencyBudgetMs,
     };
-    note(`back: ${result.reconnect.back}/${result.reconnect.displays}, p50 ${result.reconnect.p50Ms ?? '-'} ms, p95 ${result.reconnect.p95Ms ?? '-'} ms, max ${result.reconnect.maxMs ?? '-'} ms; bystander errors ${result.bystanders.errors}, max stall ${result.bystanders.maxStallMs} ms (${result.baseline.maxStallMs} ms before the kill)`);
+    note(`back: ${result.reconnect.back}/${result.reconnect.displays}, p50 ${result.reconnect.p50Ms ?? '-'} ms, p95 ${result.reconnect.p95Ms ?? '-'} ms, max ${result.reconnect.maxMs ?? '-'} ms; bystander errors ${result.bystanders.errors}, max stall ${result.bystanders.maxStallMs} ms (${result.baseline.maxStallMs} ms before the kill); the fleets' own event loop held up at most ${result.fleetLoopDelayMaxMs} ms`);
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);
   } finally {

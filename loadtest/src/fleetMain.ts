@@ -115,6 +115,7 @@ function endWindow(perDisplay: boolean): void {
     perDisplay: perDisplay ? windows : undefined,
     cpuCores: (cpu.user + cpu.system) / 1e6 / wallSeconds,
     loopDelayP99Ms: Math.max(0, loopDelay.percentile(99) / 1e6 - LOOP_DELAY_RESOLUTION_MS),
+    loopDelayMaxMs: Math.max(0, loopDelay.max / 1e6 - LOOP_DELAY_RESOLUTION_MS),
     wallSeconds,
   });
   // the histograms restart with the next window whether or not one is begun

@@ -44,6 +44,8 @@ export interface FleetWindow {
   perDisplay: DisplayWindow[] | undefined;
   cpuCores: number;
   loopDelayP99Ms: number;
+  /** The longest the fleet's event loop was held up: a stall its displays report may be the fleet's own. */
+  loopDelayMaxMs: number;
   wallSeconds: number;
 }
 
