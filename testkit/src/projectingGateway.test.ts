@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startProjectingGateway } from './projectingGateway.js';
 
-// nothing listens there: the sessions are booked, never opened
-const target = { host: '127.0.0.1', port: 9 + 1024 };
+// inside the test gateway's allowed ports; never dialled, since the sessions are booked and never opened
+const target = { host: '127.0.0.1', port: 1033 };
 
 void test('a display that stays booked: the second projection fails display-busy once the wait is over', { timeout: 30_000 }, async (t) => {
   const projecting = await startProjectingGateway({ displayId: 'booked' });
