@@ -45,7 +45,7 @@ export interface PinStore {
 
 /**
  * Trust-on-first-use memory in a file: canonical "host:port" → SHA-256 fingerprint, a
- * small JSON file an admin can read and edit (see the README's "Clearing a
+ * small JSON file an admin can read and edit (see docs/security.md, "Clearing a
  * changed certificate pin"). Read on each use so every cluster worker sees the
  * others' records. Fails closed: only a missing file means "nothing known";
  * any other problem is an error, and nothing is written over a file that could
