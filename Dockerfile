@@ -75,7 +75,7 @@ RUN --mount=type=cache,id=lanterna-wasm,target=/var/cache/lanterna/wasm \
     --mount=type=secret,id=build-ca \
     . deploy/build-ca.sh \
  && bash scripts/setup.sh \
- && bash scripts/build.sh \
+ && bash scripts/build.sh product \
  && bash deploy/stage-runtime.sh /app
 
 

@@ -27,11 +27,11 @@ export default tseslint.config(
   {
     // web/: page and worker code has its own libs (DOM, WebWorker), so it is
     // checked against web's tsconfigs rather than found by the project service.
-    files: ['web/src/**/*.ts', 'web/bench/**/*.ts'],
+    files: ['web/src/**/*.ts', 'web/lab/**/*.ts', 'web/bench/**/*.ts'],
     languageOptions: {
       parserOptions: {
         projectService: false,
-        project: ['./web/tsconfig.json', './web/tsconfig.worker.json'],
+        project: ['./web/tsconfig.json', './web/tsconfig.test.json', './web/tsconfig.worker.json'],
         tsconfigRootDir: import.meta.dirname,
       },
       globals: { ...globals.browser, ...globals.worker, ...globals.node },

@@ -64,7 +64,7 @@ if [ "$PROJECT" = 1 ]; then
 fi
 # What the image is made from, besides the product sources the suite tests.
 packaging_key() {
-  (cd "$ROOT" && find Dockerfile .dockerignore deploy scripts/setup.sh scripts/build.sh scripts/apt-packages.txt \
+  (cd "$ROOT" && find Dockerfile .dockerignore deploy scripts/setup.sh scripts/build.sh tsconfig.product.json scripts/apt-packages.txt \
       scripts/python-requirements.txt package.json package-lock.json wasm/build.sh wasm/CMakeLists.txt wasm/scripts wasm/patches \
       -type f -not -path '*/dist/*' -not -path '*/node_modules/*' -not -name README.md -print0 |
     sort -z | xargs -0 sha256sum; echo "$OPTIONS" | sed 's/--port [0-9]*//; s/--once//') | sha256sum | cut -c1-16

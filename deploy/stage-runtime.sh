@@ -14,14 +14,19 @@ for built in gateway/dist/cli.js gateway/dataplane/bin/lanterna-dataplane protoc
   [ -f "$ROOT/$built" ] || { echo "[stage-runtime] error: $built missing (run scripts/build.sh)" >&2; exit 1; }
 done
 
+# The image builds the product alone (scripts/build.sh product): a test, test
+# helper or fuzz target in dist/ means a full build's outputs are here, and
+# none of it may ship.
+stray=$(cd "$ROOT" && find gateway/dist protocol/dist \( -name '*.test.*' -o -name '*.test-helper.*' -o -path '*/dist/fuzz' \) -print -quit)
+[ -z "$stray" ] || { echo "[stage-runtime] error: $stray is test code: build with 'scripts/build.sh product' in a clean tree" >&2; exit 1; }
+
 mkdir -p "$OUT/gateway" "$OUT/protocol" "$OUT/web/dist" "$OUT/deploy"
 cp "$ROOT/package.json" "$ROOT/package-lock.json" "$OUT/"
 for ws in gateway protocol; do
   cp "$ROOT/$ws/package.json" "$OUT/$ws/"
   cp -r "$ROOT/$ws/dist" "$OUT/$ws/dist"
-  # tests, test helpers, fuzz targets and build bookkeeping are not the product
-  find "$OUT/$ws/dist" \( -name '*.test.*' -o -name '*.test-helper.*' -o -name '*.tsbuildinfo*' -o -name '*.map' \) -delete
-  rm -rf "$OUT/$ws/dist/fuzz"
+  # build bookkeeping is not the product
+  find "$OUT/$ws/dist" \( -name '*.tsbuildinfo*' -o -name '*.map' \) -delete
 done
 # the native data plane (relay.engine "native"): static, no runtime of its own
 install -D -m 0755 "$ROOT/gateway/dataplane/bin/lanterna-dataplane" "$OUT/gateway/dataplane/bin/lanterna-dataplane"

@@ -1,6 +1,7 @@
 // Bundles the browser code with esbuild (ESM, one file per page or worker)
-// into dist/public/ (served by the gateway) and the renderer lab into dist/lab/
-// (tests and benchmarks only). Type checking is tsc's job, before this runs.
+// into dist/public/ (served by the gateway) and the renderer lab into dist/lab-pages/
+// (tests and benchmarks only; `--product` leaves it out, as the image's build
+// does). Type checking is tsc's job, before this runs.
 import { build } from 'esbuild';
 import { access, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -19,9 +20,9 @@ const common = {
 };
 
 const publicDir = join(here, 'dist/public');
-const labDir = join(here, 'dist/lab');
+const labDir = join(here, 'dist/lab-pages');
+const withLab = !process.argv.includes('--product');
 await mkdir(publicDir, { recursive: true });
-await mkdir(labDir, { recursive: true });
 
 await build({
   ...common,
@@ -44,11 +45,16 @@ await build({
 });
 // The replay page's engine module is loaded by the production session worker
 // with import(), so it is an entry of its own.
-await build({
-  ...common,
-  entryPoints: { lab: 'src/lab/labPage.ts', replay: 'src/lab/replayPage.ts', replayEngine: 'src/lab/replayEngine.ts' },
-  outdir: labDir,
-});
+if (withLab) {
+  await mkdir(labDir, { recursive: true });
+  await build({
+    ...common,
+    entryPoints: { lab: 'lab/labPage.ts', replay: 'lab/replayPage.ts', replayEngine: 'lab/replayEngine.ts' },
+    outdir: labDir,
+  });
+  await copyFile(join(here, 'lab/lab.html'), join(labDir, 'lab.html'));
+  await copyFile(join(here, 'lab/replay.html'), join(labDir, 'replay.html'));
+}
 
 for (const [from, to] of [
   ['src/pages/display/display.html', join(publicDir, 'display.html')],
@@ -57,8 +63,6 @@ for (const [from, to] of [
   ['src/pages/admin/admin.css', join(publicDir, 'admin.css')],
   ['src/pages/present/present.html', join(publicDir, 'present.html')],
   ['src/pages/present/present.css', join(publicDir, 'present.css')],
-  ['src/lab/lab.html', join(labDir, 'lab.html')],
-  ['src/lab/replay.html', join(labDir, 'replay.html')],
 ]) {
   await copyFile(join(here, from), to);
 }
@@ -88,4 +92,4 @@ try {
 }
 await writeFile(join(publicDir, 'engine.json'), `${JSON.stringify(manifest)}\n`);
 console.log(`[web] engine ${manifest.available ? 'included' : 'absent'}`);
-console.log(`[web] bundled into ${publicDir} and ${labDir}`);
+console.log(`[web] bundled into ${publicDir}${withLab ? ` and ${labDir}` : ''}`);

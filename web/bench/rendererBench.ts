@@ -3,7 +3,7 @@
 // and 200 64×64 tiles. Prints per-frame upload, draw and main-thread ms.
 // Run after the build: node web/dist/bench/rendererBench.js [frames]
 import { labDir, launchChromium, openWatchedPage, publicDir, startStaticServer } from '@lanterna/testkit';
-import type { BenchResult } from '../src/lab/renderBench.js';
+import type { BenchResult } from '../lab/renderBench.js';
 
 const frames = Number(process.argv[2] ?? 60);
 const width = 1920;

@@ -26,7 +26,7 @@ import { PNG } from 'pngjs';
 import type { Page } from 'playwright-core';
 import { readRecording, listRecordings, recordingsDir } from '@lanterna/lab';
 import { GatewayStandIn, labDir, publicDir, replayRecording, startStaticServer } from '@lanterna/testkit';
-import type { ReplayProbe } from '../../../web/src/lab/replayProbe.js';
+import type { ReplayProbe } from '../../../web/lab/replayProbe.js';
 import { openKiosk } from '../kiosk/kioskBrowser.js';
 import { medianP95, sum } from './benchFigures.js';
 import { runLiveCases } from './liveKioskCases.js';

@@ -1,4 +1,4 @@
-// A recording replayed into the kiosk's replay lab page (web/src/lab/replay.html:
+// A recording replayed into the kiosk's replay lab page (web/lab/replay.html:
 // the display page's session worker, wasm engine and WebGL2 render worker, fed
 // by a stand-in gateway), waited on until nothing more is drawn, and its final
 // picture captured 1:1. The engine there is the page's own, so H.264 goes to
@@ -6,7 +6,7 @@
 import type { RecordedPdu } from '@lanterna/lab';
 import type { RgbImage } from '@lanterna/lab';
 import { GatewayStandIn, labDir, publicDir, replayRecording, startStaticServer } from '@lanterna/testkit';
-import type { ReplayProbe } from '../../../web/src/lab/replayProbe.js';
+import type { ReplayProbe } from '../../../web/lab/replayProbe.js';
 import { serverBursts } from '../bench/replayBursts.js';
 import { openKiosk } from './kioskBrowser.js';
 import { pageScreenshot } from './pageScreenshot.js';

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { firstPixelDifference, labDir, launchChromium, openWatchedPage, publicDir, startStaticServer, type StaticServer } from '@lanterna/testkit';
-import { expectedRgba, fillPattern } from '../lab/testPattern.js';
+import { expectedRgba, fillPattern } from '../../lab/testPattern.js';
 import type { PixelFormat } from './frame.js';
 import type { RenderStats } from './renderStats.js';
 

@@ -1,7 +1,7 @@
 // What the replay lab page records for the kiosk frame benchmark (it reads
 // window.lanternaReplay with page.evaluate), and the channel on which the
 // replay engine in the session worker reports each frame's timing.
-import type { RenderStats } from '../render/renderStats.js';
+import type { RenderStats } from '../src/render/renderStats.js';
 
 /** BroadcastChannel name: replayEngine.ts (session worker) → replayPage.ts (page). */
 export const replayTimingChannel = 'lanterna-replay-timing';

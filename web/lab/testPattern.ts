@@ -1,7 +1,7 @@
 // A deterministic picture for pixel tests and benchmarks, computed the same
 // way in the page and in Node so that expected pixels never come from the
 // code under test.
-import type { PixelFormat } from '../render/frame.js';
+import type { PixelFormat } from '../src/render/frame.js';
 
 /** Fills a width×height region (stride bytes per row) with a pattern that differs per seed. */
 export function fillPattern(pixels: Uint8Array, width: number, height: number, stride: number, seed: number): void {

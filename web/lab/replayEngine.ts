@@ -12,8 +12,8 @@
 //   for input: from one frame's hand-back to the next end of paint it decodes.
 //   (The session worker's DecodeClock times only the first paint after new
 //   input, which a replay gives once.)
-import { recordedClientSettings } from '../../../wasm/js/recordingReplay.js';
-import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } from '../session/rdpClientEngine.js';
+import { recordedClientSettings } from '../../wasm/js/recordingReplay.js';
+import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } from '../src/session/rdpClientEngine.js';
 import { replayTimingChannel, type ReplayFrameTiming } from './replayProbe.js';
 
 type CreateSession = (this: H264Totals, options?: { freerdpSettings?: Record<string, unknown> }) => unknown;

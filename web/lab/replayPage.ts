@@ -1,12 +1,12 @@
-// Entry of the replay lab page (dist/lab/replay.html; the gateway never serves
+// Entry of the replay lab page (dist/lab-pages/replay.html; the gateway never serves
 // it): the display page's projection pipeline without its control socket and
 // screens — SessionHost, the production session worker and render worker, one
 // WebGL2 canvas at the desktop's size — projecting whatever the data socket in
 // `?data=` plays. The kiosk frame benchmark points it at a recording played
 // by a stand-in gateway; the engine is the page's own with the recorded
 // client's channel list, timing every frame (replayEngine.ts).
-import { RenderWorkerClient } from '../render/renderWorkerClient.js';
-import { SessionHost } from '../session/sessionHost.js';
+import { RenderWorkerClient } from '../src/render/renderWorkerClient.js';
+import { SessionHost } from '../src/session/sessionHost.js';
 import { makePixelCanvas } from './pixelCanvas.js';
 import { replayTimingChannel, type ReplayFrameTiming, type ReplayProbe } from './replayProbe.js';
 

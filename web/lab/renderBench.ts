@@ -1,10 +1,10 @@
 // Renderer benchmark run inside the page: the same frames rendered on the
 // main thread or in the render worker (OffscreenCanvas), with GPU-synchronous
 // timing so that upload and draw costs are measured, not only queued.
-import { createRenderer } from '../render/createRenderer.js';
-import type { Rect } from '../render/frame.js';
-import type { RenderStats } from '../render/renderStats.js';
-import { RenderWorkerClient } from '../render/renderWorkerClient.js';
+import { createRenderer } from '../src/render/createRenderer.js';
+import type { Rect } from '../src/render/frame.js';
+import type { RenderStats } from '../src/render/renderStats.js';
+import { RenderWorkerClient } from '../src/render/renderWorkerClient.js';
 import { fillPattern } from './testPattern.js';
 
 export type BenchPlacement = 'main' | 'worker';

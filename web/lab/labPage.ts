@@ -1,11 +1,11 @@
-// Entry of the lab page (dist/lab/lab.html): exposes the renderer to tests and benchmarks.
-import { computeLetterbox } from '../render/letterbox.js';
-import { createRenderer } from '../render/createRenderer.js';
-import { showRendererWarning } from '../pages/display/rendererWarning.js';
+// Entry of the lab page (dist/lab-pages/lab.html): exposes the renderer to tests and benchmarks.
+import { computeLetterbox } from '../src/render/letterbox.js';
+import { createRenderer } from '../src/render/createRenderer.js';
+import { showRendererWarning } from '../src/pages/display/rendererWarning.js';
 import { readCanvasRgba, toBase64 } from './canvasReadback.js';
 import type { LabApi } from './labApi.js';
 import { runRenderBench } from './renderBench.js';
-import { RenderWorkerClient } from '../render/renderWorkerClient.js';
+import { RenderWorkerClient } from '../src/render/renderWorkerClient.js';
 import { fillPattern } from './testPattern.js';
 import { makePixelCanvas } from './pixelCanvas.js';
 

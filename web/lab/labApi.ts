@@ -1,11 +1,11 @@
 // What the lab page puts on window for Node-side tests and benchmarks (they
 // drive it with page.evaluate).
-import type { computeLetterbox } from '../render/letterbox.js';
-import type { createRenderer } from '../render/createRenderer.js';
-import type { showRendererWarning } from '../pages/display/rendererWarning.js';
+import type { computeLetterbox } from '../src/render/letterbox.js';
+import type { createRenderer } from '../src/render/createRenderer.js';
+import type { showRendererWarning } from '../src/pages/display/rendererWarning.js';
 import type { readCanvasRgba, toBase64 } from './canvasReadback.js';
 import type { runRenderBench } from './renderBench.js';
-import type { RenderWorkerClient } from '../render/renderWorkerClient.js';
+import type { RenderWorkerClient } from '../src/render/renderWorkerClient.js';
 import type { fillPattern } from './testPattern.js';
 
 export interface LabApi {
