@@ -7,7 +7,7 @@
 // shared heap) and in C (memcpy), so both sides time it (wall clock and process
 // CPU around each copy) and leave it out of their ms per frame and CPU figures;
 // shadowMs and shadowCpuMs say how much was left out.
-import { replayRecording } from '../js/recordingReplay.js';
+import { replayRecording } from '../tools/recordingReplay.js';
 import { FrameShadow } from './frameShadow.mjs';
 
 // FreeRDP's THREADING_FLAGS_DISABLE_THREADS: no codec thread pool

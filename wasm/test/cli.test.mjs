@@ -1,4 +1,4 @@
-// The Node CLI (js/cli.mjs) as integration tests will use it: a real NLA
+// The Node CLI (tools/cli.mjs) as integration tests will use it: a real NLA
 // shadow server from the lab behind the real gateway (in process, testkit); a
 // PNG of the real desktop on success, a typed error and a non-zero exit on failure.
 import { test } from 'node:test';

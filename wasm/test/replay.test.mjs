@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readRecording, recordingPath } from '@lanterna/lab';
 
 import { loadLanternaRdp } from '../js/nodeLoader.js';
-import { replayRecording } from '../js/recordingReplay.js';
+import { replayRecording } from '../tools/recordingReplay.js';
 
 let rdp;
 before(async () => { rdp = await loadLanternaRdp({ logLevel: 'OFF' }); });

@@ -1,8 +1,8 @@
-// Runs the Node CLI (wasm/js/cli.mjs) as a child with a deadline; shared by the CLI tests.
+// Runs the Node CLI (wasm/tools/cli.mjs) as a child with a deadline; shared by the CLI tests.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../js/cli.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../tools/cli.mjs', import.meta.url));
 
 export function runCli(args, deadlineMs = 60000) {
   return new Promise((resolve, reject) => {

@@ -12,7 +12,7 @@
 //   for input: from one frame's hand-back to the next end of paint it decodes.
 //   (The session worker's DecodeClock times only the first paint after new
 //   input, which a replay gives once.)
-import { recordedClientSettings } from '../../wasm/js/recordingReplay.js';
+import { recordedClientSettings } from '../../wasm/tools/recordingReplay.js';
 import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } from '../src/session/rdpClientEngine.js';
 import { replayTimingChannel, type ReplayFrameTiming } from './replayProbe.js';
 

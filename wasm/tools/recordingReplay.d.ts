@@ -1,4 +1,4 @@
-import type { Frame, LanternaRdp, PixelLayout, SessionEnd, SessionOptions } from './lanternaRdp.js';
+import type { Frame, LanternaRdp, PixelLayout, SessionEnd, SessionOptions } from '../js/lanternaRdp.js';
 
 export interface ReplayResult {
   /** Frames (EndPaints) the client delivered. */

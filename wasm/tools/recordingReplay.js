@@ -25,10 +25,10 @@ export function tlsConnectionConfirm() {
 export const recordedClientSettings = Object.freeze({ FreeRDP_RedirectClipboard: true });
 
 /**
- * @param {import('./lanternaRdp.js').LanternaRdp} rdp
+ * @param {import('../js/lanternaRdp.js').LanternaRdp} rdp
  * @param {readonly { direction: string, data: Uint8Array }[]} records a parsed recording
- * @param {{ session?: import('./lanternaRdp.js').SessionOptions, keepLastFrame?: boolean,
- *           onframe?: (frame: import('./lanternaRdp.js').Frame) => void, deadlineMs?: number }} [options]
+ * @param {{ session?: import('../js/lanternaRdp.js').SessionOptions, keepLastFrame?: boolean,
+ *           onframe?: (frame: import('../js/lanternaRdp.js').Frame) => void, deadlineMs?: number }} [options]
  */
 export function replayRecording(rdp, records, options = {}) {
   const { keepLastFrame = true, deadlineMs = 120000 } = options;

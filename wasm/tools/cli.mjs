@@ -2,15 +2,15 @@
 // Connects the wasm FreeRDP client through a Lanterna gateway, runs until the
 // desktop is drawn and stable, writes the last frame as PNG and exits 0; on
 // failure prints a typed error ({"error": reason, …} on stderr) and exits 1.
-//   node wasm/js/cli.mjs --gateway ws://127.0.0.1:PORT --session ID --token K \
+//   node wasm/tools/cli.mjs --gateway ws://127.0.0.1:PORT --session ID --token K \
 //     --user U --password P --out frame.png (--frames N | --seconds S)
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 
-import { loadLanternaRdp, NODE_VIDEO_DECODER } from './nodeLoader.js';
-import { runOverGateway } from './gatewaySession.js';
+import { loadLanternaRdp, NODE_VIDEO_DECODER } from '../js/nodeLoader.js';
+import { runOverGateway } from '../js/gatewaySession.js';
 import { encodeSurfacePng } from './framePng.js';
 
 const USAGE = 'usage: cli.mjs --gateway URL --session ID --token K [--user U --password P --domain D] '
