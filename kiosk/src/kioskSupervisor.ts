@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { Backoff } from './backoff.js';
 import { launchKioskChromium, type KioskChromium } from './chromiumProcess.js';
 import { resolveWebgl } from './chromiumFlags.js';
-import { KIOSK_HEARTBEAT_BINDING, tokenStorageKey, type KioskHeartbeat } from './displayPageContract.js';
+import { KIOSK_HEARTBEAT_BINDING, tokenStorageKey, type KioskHeartbeat } from '@lanterna/protocol';
 import { displayPageUrl, type KioskConfig } from './kioskConfig.js';
 import { probeGateway } from './gatewayProbe.js';
 import { familyMembersWith } from './processFamily.js';

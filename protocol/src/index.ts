@@ -135,3 +135,4 @@ export {
   type StripFrame,
   type StripRect,
 } from './timestampStrip.js';
+export { KIOSK_HEARTBEAT_BINDING, KIOSK_HEARTBEAT_MS, tokenStorageKey, type KioskHeartbeat } from './displayPageContract.js';

@@ -4,6 +4,8 @@
 // (e.g. lossless only, for pixel-exact signage or tests). The token moves to localStorage and out of
 // the address bar, so a reload still works and the token is not left on show.
 
+import { tokenStorageKey } from '@lanterna/protocol';
+
 export interface DisplayLocation {
   readonly displayId: string;
   readonly token: string | null;
@@ -22,10 +24,6 @@ function engineOptionsFrom(query: URLSearchParams): Record<string, unknown> {
   const codecs = query.get('codecs');
   if (codecs !== null) options.codecs = codecs.split(',').map((c) => c.trim()).filter((c) => c !== '');
   return options;
-}
-
-export function tokenStorageKey(displayId: string): string {
-  return `lanterna.display.${displayId}.token`;
 }
 
 export function readDisplayLocation(location: Location, storage: Storage, history: History): DisplayLocation {

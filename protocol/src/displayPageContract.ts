@@ -1,11 +1,14 @@
-// What the launcher and the display page (web/src/pages/display) agree on.
-// The page's side: kioskHeartbeat.ts (the binding, every 2 s) and
-// displayLocation.ts (where it keeps its token). The kiosk does not import the
-// page's package (a browser bundle); kioskOnDisplay.test.ts proves the two
-// sides agree against the built page (heartbeats arrive, the token is found).
+// What the kiosk launcher (kiosk/) and the display page (web/src/pages/display)
+// agree on, written once: the heartbeat binding the launcher adds to the
+// page's window and the page calls every KIOSK_HEARTBEAT_MS, and where the
+// page keeps its display token (the launcher writes it there before the page
+// loads). kiosk/src/kioskOnDisplay.test.ts proves the two sides against the
+// built page (heartbeats arrive, the token is found).
 
 /** The function the launcher adds to the page's window; the page calls it with a KioskHeartbeat. */
 export const KIOSK_HEARTBEAT_BINDING = 'lanternaKioskHeartbeat';
+/** How often the page beats; the launcher's timeout is a multiple of it. */
+export const KIOSK_HEARTBEAT_MS = 2000;
 
 export interface KioskHeartbeat {
   /** The control socket's state: 'starting', 'connecting', 'online', 'waiting', 'stopped' or 'no-token'. */
