@@ -84,7 +84,7 @@ async function runPrimary(): Promise<void> {
   } else if (config.wsd.enabled) {
     // With Redis every worker reaches the shared store and bus itself; the primary's responder reads
     // presence from Redis too, and its workers say when they changed it.
-    const backend = await openBrokerBackend(config, 'single', logger);
+    const backend = await openBrokerBackend(config, 'single', logger, identity.sessionSecret);
     discovery = (await withDiscovery(backend.store, primaryRegistry, config.listen.port, instanceTag, identity.sessionSecret)).discovery;
     cluster.on('message', (_worker, message: unknown) => {
       if (typeof message === 'object' && message !== null && PRESENCE_CHANGED in message) void discovery?.refresh();
@@ -143,7 +143,7 @@ async function runWorker(single: boolean, singleInstanceTag?: string): Promise<v
     new AggregatorRegistry();
     metricsText = clusterMetricsText;
   }
-  const backend = await openBrokerBackend(config, single ? 'single' : 'worker', logger);
+  const backend = await openBrokerBackend(config, single ? 'single' : 'worker', logger, identity.sessionSecret);
   const instanceTag = single ? singleInstanceTag : process.env[INSTANCE_TAG_ENV];
   const { store, discovery } = single
     ? await withDiscovery(backend.store, metrics.registry, config.listen.port, instanceTag, identity.sessionSecret)
@@ -221,7 +221,7 @@ function isWorkerListening(message: unknown): message is WorkerListening {
 
 const main = cluster.isPrimary ? runPrimary() : runWorker(false);
 main.catch((error: unknown) => {
-  if (error instanceof StateDirError || error instanceof BrokerStateError) {
+  if (error instanceof StateDirError || error instanceof BrokerStateError || error instanceof ConfigError) {
     process.stderr.write(`lanterna-gateway: ${error.message}\n`);
     process.exit(2);
   }
