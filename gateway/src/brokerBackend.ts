@@ -40,9 +40,8 @@ export async function openBrokerBackend(
   sessionSecret: Buffer,
 ): Promise<BrokerBackend> {
   if (config.broker.store === 'redis') {
-    const { redisUrl = '', redisPasswordFile, keyPrefix } = config.broker;
-    const password = redisPasswordFile === undefined ? undefined : readRedisPassword(redisPasswordFile);
-    const connection = new RedisConnection({ url: redisUrl, password, logger, role: 'store' });
+    const { redisUrl = '', keyPrefix } = config.broker;
+    const connection = new RedisConnection({ url: redisUrl, ...readRedisFiles(config.broker), logger, role: 'store' });
     const bus = new RedisBus(connection, sessionSecret, keyPrefix, logger);
     warnIfAnonymous(connection, logger);
     await connection.waitReady(REDIS_START_WAIT_MS).catch((error: unknown) => logger?.error({ err: error, event: 'redis-down' }, 'starting without redis: not ready until it is reachable'));
@@ -66,15 +65,29 @@ export async function openBrokerBackend(
   };
 }
 
+/**
+ * broker.redisPasswordFile's password and broker.redisCaFile's CA; a file
+ * that cannot be read (or an empty password) is a ConfigError (exit 2). The
+ * CLI's primary reads them once before it starts workers.
+ */
+export function readRedisFiles(broker: GatewayConfig['broker']): { password?: string | undefined; ca?: string | undefined } {
+  return {
+    password: broker.redisPasswordFile === undefined ? undefined : readRedisPassword(broker.redisPasswordFile),
+    ca: broker.redisCaFile === undefined ? undefined : readConfiguredFile('broker.redisCaFile', broker.redisCaFile),
+  };
+}
+
+function readConfiguredFile(key: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`${key}: cannot read ${path} (${(error as Error).message})`]);
+  }
+}
+
 /** The password file's first line (a trailing newline is not part of it). */
 function readRedisPassword(path: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError([`broker.redisPasswordFile: cannot read ${path} (${(error as Error).message})`]);
-  }
-  const password = text.split(/\r?\n/)[0] ?? '';
+  const password = readConfiguredFile('broker.redisPasswordFile', path).split(/\r?\n/)[0] ?? '';
   if (password === '') throw new ConfigError([`broker.redisPasswordFile: ${path} is empty`]);
   return password;
 }

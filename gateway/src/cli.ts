@@ -19,7 +19,7 @@ import { sendToWorker } from './cluster/sendToWorker.js';
 import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
 import type { RelayEngine } from './dataplane/relayEngine.js';
-import { openBrokerBackend } from './brokerBackend.js';
+import { openBrokerBackend, readRedisFiles } from './brokerBackend.js';
 import { FilePinStore, PinStoreError, pinFile } from './policy/pinStore.js';
 
 const program = new Command()
@@ -55,6 +55,8 @@ const PRESENCE_CHANGED = 'lanternaPresenceChanged';
 async function runPrimary(): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
   const embedded = config.broker.store === 'embedded';
+  // An unreadable password or CA file stops the start here (exit 2), not in every worker it would fork.
+  if (!embedded) readRedisFiles(config.broker);
   try {
     if (embedded) await new FilePinStore(pinFile(config.stateDir)).check();
   } catch (error) {

@@ -3,10 +3,12 @@
 // no way back from ended, owner-checked presence, paged audit, first-use pins
 // decided once. What a reader of that Redis sees: room PINs sealed and
 // digested, never in clear; a deleted or rewritten wrong-PIN counter counted
-// again; a gateway on a Redis that wants no password says so at start.
+// again; a gateway on a Redis that wants no password says so at start; one
+// reaches a Redis over TLS (rediss://) with a private CA and a password file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -199,4 +201,48 @@ test('a gateway on a Redis that serves clients without a password warns at start
   await waitFor('redis reached with its password', () => quiet.lines.some((line) => line.event === 'redis-up'), 5_000);
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.deepEqual(quiet.lines.filter((line) => line.event === 'redis-unauthenticated'), []);
+});
+
+test('rediss:// with a private CA and a password file: the gateway reaches Redis over TLS; without the CA it refuses the certificate', { timeout: 30_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-rediss-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=lanterna-test-redis',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'ca.pem')], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const password = 'redis-tls-password-0123456789';
+  writeFileSync(join(dir, 'password'), `${password}\n`, { mode: 0o600 });
+  const redis = await startRedis({ password, tls: { cert: readFileSync(join(dir, 'ca.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') } });
+  t.after(() => redis.close());
+  assert.match(redis.bareUrl, /^rediss:\/\//);
+
+  const open = async (broker: Record<string, unknown>): Promise<{ lines: Record<string, unknown>[]; backend: Awaited<ReturnType<typeof openBrokerBackend>> }> => {
+    const { logger, lines } = capturingLogger();
+    const config = { ...configSchema.parse({ broker: { store: 'redis', redisUrl: redis.bareUrl, redisPasswordFile: join(dir, 'password'), ...broker } }), stateDir: dir };
+    return { lines, backend: await openBrokerBackend(config, 'single', logger, SECRET) };
+  };
+  const trusted = await open({ redisCaFile: join(dir, 'ca.pem') });
+  t.after(() => trusted.backend.close());
+  // The store's connection is up when the backend opens; the bus's own connection (TLS too) follows.
+  await waitFor('store and bus connected over TLS', () => trusted.backend.problem() === undefined, 5_000);
+  const now = Date.now();
+  await trusted.backend.store.putDisplay({ id: 'tls', name: 'Over TLS', tokenDigest: 'ab', managedBy: 'api', createdAt: now, updatedAt: now }, 'create');
+  assert.equal((await trusted.backend.store.getDisplay('tls'))?.name, 'Over TLS');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(trusted.lines.filter((line) => line.event === 'redis-unauthenticated'), [], 'the probe over TLS was refused without the password');
+
+  const untrusted = await open({});
+  t.after(() => untrusted.backend.close());
+  assert.notEqual(untrusted.backend.problem(), undefined, 'not ready');
+  // The reason comes with the TLS handshake's error (between tries the state is said instead).
+  await waitFor('the certificate named as the problem', () => /certificate/.test(untrusted.backend.problem() ?? ''), 5_000);
+  assert.equal(untrusted.lines.some((line) => line.event === 'redis-up'), false, 'the system\'s roots do not know the private CA');
+
+  // The start-up question is asked over TLS too: a TLS Redis without a password is warned about.
+  const tlsOnly = await startRedis({ tls: { cert: readFileSync(join(dir, 'ca.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') } });
+  t.after(() => tlsOnly.close());
+  const { logger, lines } = capturingLogger();
+  const config = { ...configSchema.parse({ broker: { store: 'redis', redisUrl: tlsOnly.url, redisCaFile: join(dir, 'ca.pem') } }), stateDir: dir };
+  const warned = await openBrokerBackend(config, 'single', logger, SECRET);
+  t.after(() => warned.close());
+  await waitFor('the warning over TLS', () => lines.some((line) => line.event === 'redis-unauthenticated'), 5_000);
 });

@@ -14,6 +14,8 @@ export interface RedisConnectionOptions {
   url: string;
   /** Redis's password when the URL names none (broker.redisPasswordFile's contents). */
   password?: string | undefined;
+  /** rediss://: the CA (PEM) to trust for Redis's certificate instead of the system's roots (broker.redisCaFile's contents). */
+  ca?: string | undefined;
   logger?: Logger | undefined;
   /** Tag for the log lines (`store`, `bus`). */
   role?: string;
@@ -30,6 +32,11 @@ export function redactedUrl(url: string): string {
   }
 }
 
+/** A private CA for rediss:// (the URL's scheme alone turns TLS on, against the system's roots). */
+function tlsOptions(options: RedisConnectionOptions): { tls?: { ca: string } } {
+  return options.ca === undefined ? {} : { tls: { ca: options.ca } };
+}
+
 export class RedisConnection {
   readonly client: Redis;
   private lastError: string | undefined;
@@ -40,6 +47,7 @@ export class RedisConnection {
     this.where = redactedUrl(options.url);
     this.client = client ?? new Redis(options.url, {
       ...(options.password === undefined ? {} : { password: options.password }),
+      ...tlsOptions(options),
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -105,6 +113,7 @@ export class RedisConnection {
     anonymous.username = '';
     anonymous.password = '';
     const probe = new Redis(anonymous.toString(), {
+      ...tlsOptions(this.options),
       lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0, retryStrategy: () => null,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: REDIS_COMMAND_TIMEOUT_MS,
     });
