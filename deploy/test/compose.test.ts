@@ -2,8 +2,9 @@
 // it parses, its build targets are Dockerfile stages, every file it mounts
 // exists, the gateway's configuration is valid for the real gateway as the
 // container would see it (the Dockerfile's ENV, then compose's environment),
-// the demo display projects the presenter service, and HAProxy's own check
-// accepts its configuration, whose servers are the gateway services.
+// the demo display projects the presenter service, Redis asks for the
+// password the gateway reads from the same compose secret, and HAProxy's own
+// check accepts its configuration, whose servers are the gateway services.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -17,6 +18,8 @@ interface ComposeService {
   build?: { context?: string; target?: string };
   image?: string;
   environment?: Record<string, string>;
+  command?: string[];
+  secrets?: string[];
   volumes?: string[];
   expose?: string[];
   ports?: string[];
@@ -28,6 +31,7 @@ interface ComposeFile {
   name?: string;
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
+  secrets?: Record<string, { file?: string }>;
 }
 
 const compose = parse(readRepositoryFile('compose.yaml')) as ComposeFile;
@@ -61,9 +65,31 @@ function durationMs(text: string): number {
   return (Number(match[1] ?? 0) * 60 + Number(match[2] ?? 0)) * 1000;
 }
 
-test('compose.yaml names the demo: a presenter, a gateway, HAProxy', () => {
+test('compose.yaml names the demo: a presenter, a gateway, its Redis, HAProxy', () => {
   assert.equal(compose.name, 'lanterna-demo');
-  assert.deepEqual(Object.keys(compose.services).sort(), ['gateway', 'haproxy', 'presenter']);
+  assert.deepEqual(Object.keys(compose.services).sort(), ['gateway', 'haproxy', 'presenter', 'redis']);
+});
+
+test('Redis asks for a password, from a compose secret the gateway reads too; neither puts it on a command line', () => {
+  const secret = compose.secrets?.['redis-password']?.file;
+  assert.ok(secret && existsSync(repositoryFile(secret)), 'the redis-password secret is a file in the repository');
+  const redis = service('redis');
+  const gateway = service('gateway');
+  for (const [name, entry] of [['redis', redis], ['gateway', gateway]] as const) assert.ok(entry.secrets?.includes('redis-password'), `${name} is given the secret`);
+  const script = (redis.command ?? []).join(' ');
+  assert.match(script, /requirepass/);
+  assert.match(script, /\/run\/secrets\/redis-password/);
+  assert.match(script, /redis-server \/tmp\/redis\.conf/, 'the password reaches Redis in a config file');
+  assert.doesNotMatch(script, /--requirepass/);
+  const environment = { ...envOf(gatewayStage), ...gateway.environment };
+  assert.equal(environment.LANTERNA_REDIS_PASSWORD_FILE, '/run/secrets/redis-password');
+  const mounted = mounts(gateway).find(({ target }) => target === environment.LANTERNA_CONFIG);
+  const config = loadConfig({ env: { ...environment, LANTERNA_CONFIG: repositoryFile(mounted?.source ?? '') } });
+  assert.equal(config.broker.store, 'redis');
+  assert.equal(new URL(config.broker.redisUrl ?? '').hostname, 'redis', 'the redis service');
+  assert.equal(new URL(config.broker.redisUrl ?? '').password, '', 'no password in the URL');
+  assert.equal(config.broker.redisPasswordFile, '/run/secrets/redis-password');
+  assert.ok(dependencies(gateway).has('redis'));
 });
 
 test('every build target is a Dockerfile stage, every dependency a service, every mounted file exists', () => {

@@ -19,7 +19,7 @@ import { sendToWorker } from './cluster/sendToWorker.js';
 import { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';
 import { createGatewayServer } from './gatewayServer.js';
 import type { RelayEngine } from './dataplane/relayEngine.js';
-import { openBrokerBackend } from './brokerBackend.js';
+import { openBrokerBackend, readRedisFiles } from './brokerBackend.js';
 import { FilePinStore, PinStoreError, pinFile } from './policy/pinStore.js';
 
 const program = new Command()
@@ -55,6 +55,8 @@ const PRESENCE_CHANGED = 'lanternaPresenceChanged';
 async function runPrimary(): Promise<void> {
   const identity = await ensureGatewayIdentity(config);
   const embedded = config.broker.store === 'embedded';
+  // An unreadable password or CA file stops the start here (exit 2), not in every worker it would fork.
+  if (!embedded) readRedisFiles(config.broker);
   try {
     if (embedded) await new FilePinStore(pinFile(config.stateDir)).check();
   } catch (error) {
@@ -84,7 +86,7 @@ async function runPrimary(): Promise<void> {
   } else if (config.wsd.enabled) {
     // With Redis every worker reaches the shared store and bus itself; the primary's responder reads
     // presence from Redis too, and its workers say when they changed it.
-    const backend = await openBrokerBackend(config, 'single', logger);
+    const backend = await openBrokerBackend(config, 'single', logger, identity.sessionSecret);
     discovery = (await withDiscovery(backend.store, primaryRegistry, config.listen.port, instanceTag, identity.sessionSecret)).discovery;
     cluster.on('message', (_worker, message: unknown) => {
       if (typeof message === 'object' && message !== null && PRESENCE_CHANGED in message) void discovery?.refresh();
@@ -143,7 +145,7 @@ async function runWorker(single: boolean, singleInstanceTag?: string): Promise<v
     new AggregatorRegistry();
     metricsText = clusterMetricsText;
   }
-  const backend = await openBrokerBackend(config, single ? 'single' : 'worker', logger);
+  const backend = await openBrokerBackend(config, single ? 'single' : 'worker', logger, identity.sessionSecret);
   const instanceTag = single ? singleInstanceTag : process.env[INSTANCE_TAG_ENV];
   const { store, discovery } = single
     ? await withDiscovery(backend.store, metrics.registry, config.listen.port, instanceTag, identity.sessionSecret)
@@ -221,7 +223,7 @@ function isWorkerListening(message: unknown): message is WorkerListening {
 
 const main = cluster.isPrimary ? runPrimary() : runWorker(false);
 main.catch((error: unknown) => {
-  if (error instanceof StateDirError || error instanceof BrokerStateError) {
+  if (error instanceof StateDirError || error instanceof BrokerStateError || error instanceof ConfigError) {
     process.stderr.write(`lanterna-gateway: ${error.message}\n`);
     process.exit(2);
   }

@@ -39,6 +39,16 @@ test('a bad config exits 2 naming each bad value', () => {
   assert.match(run.stderr, /policy\.allowPorts\.0: port range like/);
 });
 
+test('an unreadable Redis password file exits 2 naming it, before any worker starts', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-cli-'));
+  const file = join(dir, 'config.json');
+  const missing = join(dir, 'no-such-password');
+  writeFileSync(file, JSON.stringify({ stateDir: join(dir, 'state'), workers: 2, broker: { store: 'redis', redisUrl: 'redis://127.0.0.1:1/0', redisPasswordFile: missing } }));
+  const run = spawnSync(process.execPath, [cli, '--config', file], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, new RegExp(`broker\\.redisPasswordFile: cannot read ${missing}`));
+});
+
 /** Starts the CLI with this config in a fresh state dir; resolves once every worker listens. */
 async function startCli(t: TestContext, config: Record<string, unknown>): Promise<{ child: ChildProcess; dir: string; port: number; logs: Record<string, unknown>[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'lanterna-cli-'));

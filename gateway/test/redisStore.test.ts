@@ -1,11 +1,35 @@
 // The Redis store's atomic checks against a real redis-server, from two
 // connections (two gateways): one claim per session, one booking per display,
 // no way back from ended, owner-checked presence, paged audit, first-use pins
-// decided once.
+// decided once. What a reader of that Redis sees: room PINs sealed and
+// digested, never in clear; a deleted or rewritten wrong-PIN counter counted
+// again; a gateway on a Redis that wants no password says so at start; one
+// reaches a Redis over TLS (rediss://) with a private CA and a password file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRedis } from '@lanterna/testkit';
-import { RedisBrokerStore, RedisConnection, RedisPinStore } from '@lanterna/gateway';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { Redis } from 'ioredis';
+import { startRedis, waitFor } from '@lanterna/testkit';
+import { RedisBrokerStore, RedisConnection, RedisPinStore, configSchema, openBrokerBackend } from '@lanterna/gateway';
+
+const SECRET = Buffer.from('session-secret-of-the-redis-tests-0123456789');
+
+/** A logger whose JSON lines land in `lines`. */
+function capturingLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, stream), lines };
+}
 
 test('two gateways on one Redis: claims, bookings, state moves, presence, audit and pins decided once', { timeout: 30_000 }, async (t) => {
   const redis = await startRedis();
@@ -13,7 +37,7 @@ test('two gateways on one Redis: claims, bookings, state moves, presence, audit 
   const connections = [new RedisConnection({ url: redis.url }), new RedisConnection({ url: redis.url })];
   t.after(() => Promise.all(connections.map((connection) => connection.close())));
   await Promise.all(connections.map((connection) => connection.waitReady(5000)));
-  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, 'test:'));
+  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, { sessionSecret: SECRET, prefix: 'test:' }));
   assert.ok(a && b);
   const now = Date.now();
 
@@ -66,7 +90,7 @@ test('two gateways on one Redis: a room PIN swaps once, counters add up atomical
   const connections = [new RedisConnection({ url: redis.url }), new RedisConnection({ url: redis.url })];
   t.after(() => Promise.all(connections.map((connection) => connection.close())));
   await Promise.all(connections.map((connection) => connection.waitReady(5000)));
-  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, 'pins:'));
+  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, { sessionSecret: SECRET, prefix: 'pins:' }));
   assert.ok(a && b);
   const now = Date.now();
   const record = (pin: string) => ({ pin, issuedAt: now, expiresAt: now + 60_000 });
@@ -88,4 +112,137 @@ test('two gateways on one Redis: a room PIN swaps once, counters add up atomical
   await a.addToCounter('short', 3, 50);
   await new Promise<void>((resolve) => { const poll = (): void => { void b.addToCounter('short', 0, 50).then((state) => (state.count === 0 ? resolve() : setTimeout(poll, 20))); }; poll(); });
   assert.equal((await b.addToCounter('short', 1, 60_000)).count, 1, 'a window that passed starts again');
+});
+
+test('room PINs in Redis: sealed and digested, never in clear; unreadable with another secret, or moved to another display', { timeout: 30_000 }, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.close());
+  const connection = new RedisConnection({ url: redis.url });
+  const reader = new Redis(redis.url);
+  t.after(async () => { reader.disconnect(); await connection.close(); });
+  await connection.waitReady(5000);
+  const { logger, lines } = capturingLogger();
+  const store = new RedisBrokerStore(connection, { sessionSecret: SECRET, prefix: 'sealed:', logger });
+  const stranger = new RedisBrokerStore(connection, { sessionSecret: Buffer.from('another-deployment-secret-0123456789abcdef'), prefix: 'sealed:', logger });
+  const now = Date.now();
+
+  await store.swapRoomPin('room', null, { pin: '314159', issuedAt: now, expiresAt: now + 60_000, previous: { pin: '271828', until: now + 5000 } });
+  const raw = await reader.hgetall('sealed:room-pins');
+  assert.deepEqual(Object.keys(raw), ['room']);
+  assert.doesNotMatch(JSON.stringify(raw), /314159|271828/, 'neither the PIN nor the previous one in clear');
+  assert.deepEqual(await store.getRoomPin('room'), { pin: '314159', issuedAt: now, expiresAt: now + 60_000, previous: { pin: '271828', until: now + 5000 } });
+  assert.equal((await store.swapRoomPin('room', '000000', { pin: '999999', issuedAt: now, expiresAt: now + 60_000 })).swapped, false, 'compared by digest: a wrong expected PIN does not swap');
+
+  // Copied to another display: the seal names its display, so the copy opens nothing (a new PIN is drawn there).
+  await reader.hset('sealed:room-pins', 'hall', raw.room ?? '');
+  assert.equal(await store.getRoomPin('hall'), undefined);
+  assert.equal(await reader.hget('sealed:room-pins', 'hall'), null, 'the copy is dropped');
+  // Another deployment's secret opens nothing either.
+  assert.equal(await stranger.getRoomPin('room'), undefined);
+  assert.ok(lines.some((line) => line.event === 'room-pin-unreadable' && line.displayId === 'room'));
+  assert.equal((await stranger.swapRoomPin('room', null, { pin: '123123', issuedAt: now, expiresAt: now + 60_000 })).swapped, true, 'and draws its own');
+  // A PIN an older gateway kept in clear is replaced, not shown.
+  await reader.hset('sealed:room-pins', 'old', JSON.stringify({ pin: '424242', issuedAt: now, expiresAt: now + 60_000 }));
+  assert.equal(await store.getRoomPin('old'), undefined);
+  assert.equal((await store.swapRoomPin('old', null, { pin: '565656', issuedAt: now, expiresAt: now + 60_000 })).swapped, true);
+});
+
+test('a wrong-PIN counter deleted or rewritten in Redis before its window ended is noticed and counted again, for every gateway', { timeout: 30_000 }, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.close());
+  const connections = [new RedisConnection({ url: redis.url }), new RedisConnection({ url: redis.url })];
+  const reader = new Redis(redis.url);
+  t.after(async () => { reader.disconnect(); await Promise.all(connections.map((connection) => connection.close())); });
+  await Promise.all(connections.map((connection) => connection.waitReady(5000)));
+  const { logger, lines } = capturingLogger();
+  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, { sessionSecret: SECRET, prefix: 'count:', logger }));
+  assert.ok(a && b);
+  const key = 'pin-wrong:display:room';
+  for (let i = 0; i < 3; i += 1) await a.addToCounter(key, 1, 60_000);
+  await a.addToCounter(key, 1, 60_000);
+  await a.addToCounter(key, -1, 60_000);
+
+  const [stored] = await reader.keys('count:*');
+  assert.ok(stored, 'the counter is in redis');
+  await reader.del(stored);
+  assert.equal((await a.addToCounter(key, 1, 60_000)).count, 4, 'the 3 attempts counted before the delete, and this one');
+  assert.ok(lines.some((line) => line.event === 'pin-counter-tampered' && line.counter === key && line.lost === 3));
+  assert.equal((await b.addToCounter(key, 0, 60_000)).count, 4, 'put back in redis: another gateway sees them');
+
+  await reader.hset(stored, 'a', 1);
+  assert.equal((await a.addToCounter(key, 1, 60_000)).count, 5, 'rewritten to fewer attempts: counted again');
+  assert.equal(lines.filter((line) => line.event === 'pin-counter-tampered').length, 2);
+});
+
+test('a gateway on a Redis that serves clients without a password warns at start; with requirepass it does not', { timeout: 30_000 }, async (t) => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'lanterna-redis-auth-'));
+  t.after(() => rmSync(stateDir, { recursive: true, force: true }));
+  const open = await startRedis();
+  t.after(() => open.close());
+  const guarded = await startRedis({ password: 'redis-password-0123456789' });
+  t.after(() => guarded.close());
+  const start = async (redisUrl: string): Promise<{ lines: Record<string, unknown>[]; close: () => Promise<void> }> => {
+    const { logger, lines } = capturingLogger();
+    const config = { ...configSchema.parse({ broker: { store: 'redis', redisUrl } }), stateDir };
+    const backend = await openBrokerBackend(config, 'single', logger, SECRET);
+    return { lines, close: backend.close };
+  };
+
+  const warned = await start(open.url);
+  t.after(() => warned.close());
+  await waitFor('the warning', () => warned.lines.some((line) => line.event === 'redis-unauthenticated'), 5_000);
+  const warning = warned.lines.find((line) => line.event === 'redis-unauthenticated');
+  assert.ok(warning);
+  assert.equal(warning.level, 40);
+  assert.match(String(warning.msg), /requirepass/);
+
+  const quiet = await start(guarded.url);
+  t.after(() => quiet.close());
+  await waitFor('redis reached with its password', () => quiet.lines.some((line) => line.event === 'redis-up'), 5_000);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(quiet.lines.filter((line) => line.event === 'redis-unauthenticated'), []);
+});
+
+test('rediss:// with a private CA and a password file: the gateway reaches Redis over TLS; without the CA it refuses the certificate', { timeout: 30_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-rediss-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=lanterna-test-redis',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'ca.pem')], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const password = 'redis-tls-password-0123456789';
+  writeFileSync(join(dir, 'password'), `${password}\n`, { mode: 0o600 });
+  const redis = await startRedis({ password, tls: { cert: readFileSync(join(dir, 'ca.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') } });
+  t.after(() => redis.close());
+  assert.match(redis.bareUrl, /^rediss:\/\//);
+
+  const open = async (broker: Record<string, unknown>): Promise<{ lines: Record<string, unknown>[]; backend: Awaited<ReturnType<typeof openBrokerBackend>> }> => {
+    const { logger, lines } = capturingLogger();
+    const config = { ...configSchema.parse({ broker: { store: 'redis', redisUrl: redis.bareUrl, redisPasswordFile: join(dir, 'password'), ...broker } }), stateDir: dir };
+    return { lines, backend: await openBrokerBackend(config, 'single', logger, SECRET) };
+  };
+  const trusted = await open({ redisCaFile: join(dir, 'ca.pem') });
+  t.after(() => trusted.backend.close());
+  // The store's connection is up when the backend opens; the bus's own connection (TLS too) follows.
+  await waitFor('store and bus connected over TLS', () => trusted.backend.problem() === undefined, 5_000);
+  const now = Date.now();
+  await trusted.backend.store.putDisplay({ id: 'tls', name: 'Over TLS', tokenDigest: 'ab', managedBy: 'api', createdAt: now, updatedAt: now }, 'create');
+  assert.equal((await trusted.backend.store.getDisplay('tls'))?.name, 'Over TLS');
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.deepEqual(trusted.lines.filter((line) => line.event === 'redis-unauthenticated'), [], 'the probe over TLS was refused without the password');
+
+  const untrusted = await open({});
+  t.after(() => untrusted.backend.close());
+  assert.notEqual(untrusted.backend.problem(), undefined, 'not ready');
+  // The reason comes with the TLS handshake's error (between tries the state is said instead).
+  await waitFor('the certificate named as the problem', () => /certificate/.test(untrusted.backend.problem() ?? ''), 5_000);
+  assert.equal(untrusted.lines.some((line) => line.event === 'redis-up'), false, 'the system\'s roots do not know the private CA');
+
+  // The start-up question is asked over TLS too: a TLS Redis without a password is warned about.
+  const tlsOnly = await startRedis({ tls: { cert: readFileSync(join(dir, 'ca.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') } });
+  t.after(() => tlsOnly.close());
+  const { logger, lines } = capturingLogger();
+  const config = { ...configSchema.parse({ broker: { store: 'redis', redisUrl: tlsOnly.url, redisCaFile: join(dir, 'ca.pem') } }), stateDir: dir };
+  const warned = await openBrokerBackend(config, 'single', logger, SECRET);
+  t.after(() => warned.close());
+  await waitFor('the warning over TLS', () => lines.some((line) => line.event === 'redis-unauthenticated'), 5_000);
 });

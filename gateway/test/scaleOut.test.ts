@@ -6,11 +6,18 @@
 // HAProxy runs as an HTTP proxy that names the client in X-Forwarded-For and
 // the gateways trust it (listen.trustedProxies): clients behind it keep their
 // own wrong-PIN budgets, and a client's own X-Forwarded-For is ignored.
+// Whoever can read that Redis (SUBSCRIBE, KEYS, GET) finds no credentials,
+// session token or room PIN, and deleting a wrong-PIN counter does not lift
+// a lockout.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import {
-  startRedis, startGatewayProcess, startHaproxyProcess, startFaultyPeer, startReconnectingKiosk, connectControl, openData, waitFor,
+  startRedis, startGatewayProcess, startHaproxyProcess, startFaultyPeer, startReconnectingKiosk, connectControl, openControlInbox, openData, waitFor,
   type GatewayProcess, type RedisServer,
 } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
@@ -20,11 +27,12 @@ const SECRET = 'session-secret-shared-by-the-farm-0123456789';
 const TOKEN = 'display-token-farm-0123456789';
 const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
 
-async function farm(t: TestContext, count: number, redis: RedisServer): Promise<GatewayProcess[]> {
+/** `broker(i)`: how gateway i reaches Redis (its URL by default). */
+async function farm(t: TestContext, count: number, redis: RedisServer, broker: (i: number) => Record<string, unknown> = () => ({ redisUrl: redis.url })): Promise<GatewayProcess[]> {
   const gateways: GatewayProcess[] = [];
   for (let i = 0; i < count; i += 1) {
     const gateway = await startGatewayProcess({
-      broker: { store: 'redis', redisUrl: redis.url, resumeGraceMs: 30_000 },
+      broker: { store: 'redis', resumeGraceMs: 30_000, ...broker(i) },
       adminToken: ADMIN, sessionSecret: SECRET,
       // HAProxy (on this host) says who the client is; nobody else may.
       listen: { trustedProxies: ['127.0.0.1'] },
@@ -182,7 +190,7 @@ test('Redis stopped: /readyz and the logs say so, new projections are refused cl
 });
 
 /** A presenter's POST from a chosen local address (loopback has all of 127/8), with extra headers. */
-function presenterPost(port: number, localAddress: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: { code?: string; attemptsLeft?: number } }> {
+function presenterPost(port: number, localAddress: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: { code?: string; attemptsLeft?: number; sessionId?: string } }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest({
       host: '127.0.0.1', port, localAddress, method: 'POST', path: '/v1/displays/room/projection',
@@ -229,4 +237,87 @@ test('behind HAProxy (X-Forwarded-For, trusted): two clients get separate wrong-
   const { entries } = await (await fetch(`${a.httpUrl}/v1/admin/audit`, { headers: admin })).json() as { entries: { actor: string; action: string; detail?: { code?: string } }[] };
   const actors = new Set(entries.filter((entry) => entry.action === 'projection-refused').map((entry) => entry.actor));
   assert.deepEqual([...actors].sort(), ['presenter@127.0.0.2', 'presenter@127.0.0.3'], 'the audit log names the clients, not the proxy');
+});
+
+/** Every key under `prefix` and what it holds, as text: what anyone holding Redis's password reads. */
+async function readAllOfRedis(reader: Redis, prefix: string): Promise<Map<string, string>> {
+  const contents = new Map<string, string>();
+  for (const key of await reader.keys(`${prefix}*`)) {
+    const type = await reader.type(key);
+    const value = type === 'string' ? await reader.get(key)
+      : type === 'hash' ? JSON.stringify(await reader.hgetall(key))
+        : type === 'zset' ? JSON.stringify(await reader.zrange(key, 0, -1, 'WITHSCORES'))
+          : type === 'set' ? JSON.stringify(await reader.smembers(key))
+            : type === 'list' ? JSON.stringify(await reader.lrange(key, 0, -1)) : `(${type})`;
+    contents.set(key, value ?? '');
+  }
+  return contents;
+}
+
+test('a reader of the farm\'s Redis finds no credentials, session token or room PIN on the event channel or in any key; a deleted wrong-PIN counter keeps its lockout', { timeout: 90_000 }, async (t) => {
+  const password = 'redis-password-of-the-farm-5d1c';
+  const redis = await startRedis({ password });
+  t.after(() => redis.close());
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-redis-secret-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const passwordFile = join(dir, 'redis-password');
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  // A reads the password from a file (a Docker secret), B from its URL.
+  const [a, b] = await farm(t, 2, redis, (i) => (i === 0 ? { redisUrl: redis.bareUrl, redisPasswordFile: passwordFile } : { redisUrl: redis.url }));
+  assert.ok(a && b);
+  const reader = new Redis(redis.url);
+  const listener = new Redis(redis.url);
+  for (const client of [reader, listener]) client.on('error', () => { /* Redis stops first at the end */ });
+  t.after(() => { reader.disconnect(); listener.disconnect(); });
+  const heard: string[] = [];
+  listener.on('message', (_channel: string, text: string) => heard.push(text));
+  await listener.subscribe('lanterna:events');
+  const anonymous = new Redis(redis.bareUrl, { lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  anonymous.on('error', () => { /* the rejection below */ });
+  await assert.rejects(anonymous.ping(), /NOAUTH/, 'no answer without the password');
+  anonymous.disconnect();
+
+  // The new PIN and the `project` it let in may come in either order: read them by type.
+  const control = await openControlInbox(a.httpUrl, 'room', TOKEN, { features: ['room'] });
+  t.after(() => control.close());
+  const { pin } = await control.take('room') as { pin: string };
+  const wrong = { target: { host: '127.0.0.1', port: peer.port }, pin: pin === '000000' ? '000001' : '000000' };
+
+  // Two wrong PINs lock 127.0.0.2 out (perSource max 2); deleting the counters in Redis must not let it try again.
+  assert.equal((await presenterPost(a.port, '127.0.0.2', wrong)).body.code, 'pin-wrong');
+  assert.equal((await presenterPost(a.port, '127.0.0.2', wrong)).body.code, 'pin-locked');
+  const counters = (await reader.keys('lanterna:*')).filter((key) => key.includes('pin-wrong'));
+  assert.ok(counters.length >= 2, `the wrong-PIN counters are in redis (${counters.join(', ')})`);
+  assert.equal(await reader.del(...counters), counters.length);
+  const afterDelete = await presenterPost(a.port, '127.0.0.2', wrong);
+  assert.deepEqual([afterDelete.status, afterDelete.body.code], [429, 'pin-locked'], 'the lockout outlives its deleted counter');
+  await a.waitForLog('the deleted counter noticed', (entry) => entry.event === 'pin-counter-tampered', 5_000);
+  const throughB = await presenterPost(b.port, '127.0.0.2', wrong);
+  assert.deepEqual([throughB.status, throughB.body.code], [429, 'pin-locked'], 'the count was put back in redis for every gateway');
+
+  // A presenter with the right PIN and credentials, through B, to the display on A.
+  const before = heard.length;
+  const credentials = { username: 'presenter-user-7f3a', password: 'presenter-password-9c1e' };
+  const started = await presenterPost(b.port, '127.0.0.4', { ...wrong, pin, credentials });
+  assert.equal(started.status, 202, JSON.stringify(started.body));
+  const message = await control.take('project');
+  assert.equal(message.sessionId, started.body.sessionId, 'the projection through B reached the display on A');
+  assert.deepEqual(message.credentials, credentials, 'the display still gets the credentials');
+  const token = String(message.sessionToken);
+  const { pin: next } = await control.take('room') as { pin: string };
+  assert.notEqual(next, pin, 'the used PIN rotated');
+  await waitFor('the project event heard on the channel', () => heard.length > before, 5_000);
+  await new Promise((resolve) => setTimeout(resolve, 250));
+
+  const contents = await readAllOfRedis(reader, 'lanterna:');
+  assert.ok(contents.get('lanterna:room-pins')?.includes('"room"'), 'the room PIN is kept in redis');
+  assert.ok([...contents.keys()].some((key) => key.startsWith('lanterna:intent')), 'so is the projection to resume');
+  const readable = [...heard, ...contents.keys(), ...contents.values()].join('\n');
+  for (const secret of [credentials.password, credentials.username, token, token.split('.').at(-1) ?? token]) {
+    assert.ok(!readable.includes(secret), `"${secret.slice(0, 12)}…" is not readable in redis`);
+  }
+  for (const shown of [pin, next]) assert.doesNotMatch(readable, new RegExp(`(?<![0-9])${shown}(?![0-9])`), `the room PIN ${shown} is not readable in redis`);
+  for (const gateway of [a, b]) assert.ok(!gateway.logs.some((entry) => entry.event === 'redis-unauthenticated'), 'no warning: redis wants a password');
 });

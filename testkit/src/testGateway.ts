@@ -52,7 +52,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
   const identity = await ensureGatewayIdentity(config);
   const metrics = createGatewayMetrics();
   const logger = pino({ level: config.logLevel });
-  const backend = await openBrokerBackend(config, 'single', logger);
+  const backend = await openBrokerBackend(config, 'single', logger, identity.sessionSecret);
   const gateway = createGatewayServer({ config, identity, metrics, logger, bus: backend.bus, store: backend.store, pins: backend.pins, storeProblem: backend.problem });
   const port = await gateway.listen();
   const scheme = config.listen.tls ? 'wss' : 'ws';

@@ -124,12 +124,26 @@ export const configSchema = z.object({
   broker: z.object({
     store: z.enum(['embedded', 'redis']).default('embedded'),
     redisUrl: z.string().regex(/^rediss?:\/\/[^\s]+$/, 'a URL like redis://host:6379/0 or rediss://…').optional(),
+    /**
+     * A file holding Redis's password (requirepass, or the ACL user's named
+     * in redisUrl), read at start: a Docker or Kubernetes secret. Or put it in
+     * redisUrl (redis://:PASSWORD@host…), not both.
+     */
+    redisPasswordFile: z.string().min(1).optional(),
+    /** With rediss://: the CA (PEM) that signed Redis's certificate, trusted instead of the system's roots. */
+    redisCaFile: z.string().min(1).optional(),
     /** Prefix of every key (and the event channel), so deployments can share one Redis. */
     keyPrefix: z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, '1-64 of A-Z a-z 0-9 : . _ -').default('lanterna:'),
     /** A display back online this soon after its session was last seen alive (its gateway died) is projected again. */
     resumeGraceMs: z.number().int().min(0).default(60_000),
   }).prefault({}).superRefine((broker, context) => {
     if (broker.store === 'redis' && !broker.redisUrl) context.addIssue({ code: 'custom', path: ['redisUrl'], message: 'required when broker.store is "redis"' });
+    if (broker.redisCaFile && !broker.redisUrl?.startsWith('rediss://')) {
+      context.addIssue({ code: 'custom', path: ['redisCaFile'], message: 'a CA is for TLS: redisUrl must be rediss://…' });
+    }
+    if (broker.redisPasswordFile && broker.redisUrl && /^rediss?:\/\/[^/@]*:[^/@]*@/.test(broker.redisUrl)) {
+      context.addIssue({ code: 'custom', path: ['redisPasswordFile'], message: 'redisUrl names a password already: give it in one place' });
+    }
   }),
   /** The admin API's rate limits, per source address and gateway process. */
   admin: z.object({

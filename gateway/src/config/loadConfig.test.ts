@@ -80,3 +80,15 @@ test('the relay engine is chosen by default (auto), named with LANTERNA_RELAY_EN
   assert.throws(() => loadConfig({ env: { LANTERNA_RELAY_ENGINE: 'rust' } }), (error: unknown) =>
     error instanceof ConfigError && /relay\.engine: .*\(from LANTERNA_RELAY_ENGINE\)/.test(error.message));
 });
+
+test('Redis: the password from a file or the URL, not both; a CA file only with rediss://', () => {
+  const env = { LANTERNA_BROKER_STORE: 'redis', LANTERNA_REDIS_PASSWORD_FILE: '/run/secrets/redis-password' };
+  const fromFile = loadConfig({ env: { ...env, LANTERNA_REDIS_URL: 'redis://redis:6379/0' } });
+  assert.equal(fromFile.broker.redisPasswordFile, '/run/secrets/redis-password');
+  assert.throws(() => loadConfig({ env: { ...env, LANTERNA_REDIS_URL: 'redis://:secret@redis:6379/0' } }),
+    (error: unknown) => error instanceof ConfigError && error.problems.some((p) => /redisPasswordFile: redisUrl names a password already/.test(p)));
+  const tls = loadConfig({ env: { LANTERNA_BROKER_STORE: 'redis', LANTERNA_REDIS_URL: 'rediss://redis:6380/0', LANTERNA_REDIS_CA_FILE: '/etc/ca.pem' } });
+  assert.equal(tls.broker.redisCaFile, '/etc/ca.pem');
+  assert.throws(() => loadConfig({ env: { LANTERNA_BROKER_STORE: 'redis', LANTERNA_REDIS_URL: 'redis://redis:6379/0', LANTERNA_REDIS_CA_FILE: '/etc/ca.pem' } }),
+    (error: unknown) => error instanceof ConfigError && error.problems.some((p) => /redisCaFile: a CA is for TLS/.test(p)));
+});

@@ -23,6 +23,8 @@ const envFields: Record<string, string[]> = {
   LANTERNA_SESSION_SECRET: ['sessionSecret'],
   LANTERNA_BROKER_STORE: ['broker', 'store'],
   LANTERNA_REDIS_URL: ['broker', 'redisUrl'],
+  LANTERNA_REDIS_PASSWORD_FILE: ['broker', 'redisPasswordFile'],
+  LANTERNA_REDIS_CA_FILE: ['broker', 'redisCaFile'],
   LANTERNA_METRICS_TOKEN: ['metricsToken'],
   LANTERNA_CERTIFICATE_MODE: ['certificates', 'mode'],
   LANTERNA_REQUIRE_NLA: ['policy', 'requireNla'],

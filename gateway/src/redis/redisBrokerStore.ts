@@ -15,14 +15,25 @@
 //   P intents, P intent-session   hashes: id → ProjectionIntent JSON, id → its session id
 //   P audit, P audit-seq          zset of entries by seq (last AUDIT_CAPACITY), the counter
 //   P pin-conflicts    hash: pin key → PinConflict JSON
-//   P room-pins        hash: id → RoomPinRecord JSON (a Lua compare-and-set)
-//   P counter:<key>    a rate-limit count (INCRBY), expires when its window ends
+//   P room-pins        hash: id → {"mac","sealed"} (a Lua compare-and-set on mac)
+//   P attempts:<key>   hash: a wrong-PIN counter's window id (w), attempts (a), given back (s); expires when its window ends
+//
+// Nothing secret is kept in clear (README "Redis"): a room PIN is sealed with
+// the session secret (the display page must be shown it, so it cannot be a
+// hash alone) beside its keyed digest, which is what the compare-and-set
+// compares inside Redis; the sealed record names its display, so it cannot be
+// moved to another. A deleted or rewritten counter is noticed by the
+// processes that saw it (counterWatch.ts), which put the lost attempts back.
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type {
   AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, CounterState, DisplayBooking, DisplayPresence, DisplayRecord,
   PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
 } from '../broker/brokerStore.js';
 import { AUDIT_CAPACITY, DEFAULT_MEMORY_STORE_LIMITS } from '../broker/memoryBrokerStore.js';
+import { SealedBox } from '../session/sealedBox.js';
+import { CounterWatch } from './counterWatch.js';
 import type { RedisConnection } from './redisConnection.js';
 
 const SESSION_TTL_MS = 24 * 3600_000;
@@ -82,28 +93,46 @@ const SCRIPTS = {
   clearIntent: `
     if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('HDEL', KEYS[2], ARGV[1]) end
     return 1`,
-  // KEYS: room-pins hash. ARGV: displayId, expected PIN ('' for none yet), next record JSON.
-  // Returns {1, next} when swapped, else {0, the record now (or next when there is none)}.
+  // KEYS: room-pins hash. ARGV: displayId, the expected PIN's digest ('' for none yet), next stored record JSON, its digest.
+  // Returns {1, next} when swapped, else {0, the record now (or next when there is none)}. A record that is not
+  // JSON or has no digest counts as none (a PIN kept in clear by an older gateway is replaced).
   swapRoomPin: `
     local current = redis.call('HGET', KEYS[1], ARGV[1])
-    local pin = ''
-    if current then pin = cjson.decode(current).pin end
-    if pin ~= ARGV[2] then return {0, current or ARGV[3]} end
+    local mac = ''
+    if current then
+      local ok, decoded = pcall(cjson.decode, current)
+      if ok and type(decoded) == 'table' and type(decoded.mac) == 'string' then mac = decoded.mac end
+    end
+    if mac ~= ARGV[2] then return {0, current or ARGV[3]} end
     redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
     return {1, ARGV[3]}`,
-  // KEYS: counter. ARGV: delta, window ms. Returns {count, ms left in the window}; never below 0.
+  // KEYS: room-pins hash. ARGV: displayId, the record as read. Drops a record no gateway of this deployment can open.
+  dropRoomPin: `
+    if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) return 1 end
+    return 0`,
+  // KEYS: counter hash. ARGV: delta, window ms, the id of a window started now.
+  // Returns {attempts, given back, ms left in the window, window id}; never more given back than counted.
   addToCounter: `
-    local count = redis.call('INCRBY', KEYS[1], ARGV[1])
-    if count < 0 then
-      redis.call('SET', KEYS[1], 0, 'KEEPTTL')
-      count = 0
+    local window = redis.call('HGET', KEYS[1], 'w')
+    if not window then
+      window = ARGV[3]
+      redis.call('HSET', KEYS[1], 'w', window, 'a', 0, 's', 0)
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    end
+    local delta = tonumber(ARGV[1])
+    if delta > 0 then redis.call('HINCRBY', KEYS[1], 'a', delta) elseif delta < 0 then redis.call('HINCRBY', KEYS[1], 's', -delta) end
+    local attempts = tonumber(redis.call('HGET', KEYS[1], 'a') or '0')
+    local back = tonumber(redis.call('HGET', KEYS[1], 's') or '0')
+    if back > attempts then
+      back = attempts
+      redis.call('HSET', KEYS[1], 's', back)
     end
     local ttl = redis.call('PTTL', KEYS[1])
     if ttl < 0 then
       redis.call('PEXPIRE', KEYS[1], ARGV[2])
       ttl = tonumber(ARGV[2])
     end
-    return {count, ttl}`,
+    return {attempts, back, ttl, window}`,
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
@@ -144,15 +173,47 @@ function parseBooking(displayId: string, value: string | null): DisplayBooking |
   return sessionId ? { displayId, sessionId, until: Number(until) } : undefined;
 }
 
+/** A room PIN as Redis keeps it: the record sealed, and the PIN's keyed digest for the compare-and-set. */
+interface StoredRoomPin {
+  readonly mac: string;
+  readonly sealed: string;
+}
+
+/** What a room PIN's seal holds: the record, and the display it was sealed for. */
+function isSealedRoomPin(value: unknown): value is RoomPinRecord & { displayId: string } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { displayId, pin, issuedAt, expiresAt, previous } = value as Record<string, unknown>;
+  const previousOk = previous === undefined || (typeof previous === 'object' && previous !== null
+    && typeof (previous as Record<string, unknown>).pin === 'string' && typeof (previous as Record<string, unknown>).until === 'number');
+  return typeof displayId === 'string' && typeof pin === 'string' && typeof issuedAt === 'number' && typeof expiresAt === 'number' && previousOk;
+}
+
+export interface RedisBrokerStoreOptions {
+  /** The deployment's session secret: room PINs are sealed and digested under keys derived from it. */
+  readonly sessionSecret: Buffer;
+  /** Prefix of every key. */
+  readonly prefix?: string | undefined;
+  readonly clock?: (() => number) | undefined;
+  readonly endedRetentionMs?: number | undefined;
+  /** Where a counter that lost attempts, or a PIN no gateway can open, is told. */
+  readonly logger?: Logger | undefined;
+}
+
 export class RedisBrokerStore implements BrokerStore {
   private readonly scripts = new Map<ScriptName, ScriptRunner>();
+  private readonly prefix: string;
+  private readonly clock: () => number;
+  private readonly endedRetentionMs: number;
+  private readonly pins: SealedBox;
+  private readonly counters = new CounterWatch();
+  private readonly logger: Logger | undefined;
 
-  constructor(
-    private readonly connection: RedisConnection,
-    private readonly prefix = 'lanterna:',
-    private readonly clock: () => number = Date.now,
-    private readonly endedRetentionMs = DEFAULT_MEMORY_STORE_LIMITS.endedRetentionMs,
-  ) {
+  constructor(private readonly connection: RedisConnection, options: RedisBrokerStoreOptions) {
+    this.prefix = options.prefix ?? 'lanterna:';
+    this.clock = options.clock ?? Date.now;
+    this.endedRetentionMs = options.endedRetentionMs ?? DEFAULT_MEMORY_STORE_LIMITS.endedRetentionMs;
+    this.pins = new SealedBox(options.sessionSecret, 'room pin');
+    this.logger = options.logger;
     const client = connection.client as unknown as Record<string, ScriptRunner> & Redis;
     for (const [name, lua] of Object.entries(SCRIPTS) as [ScriptName, string][]) {
       const command = `lanterna_${name}`;
@@ -365,19 +426,53 @@ export class RedisBrokerStore implements BrokerStore {
 
   async getRoomPin(displayId: string): Promise<RoomPinRecord | undefined> {
     const value = await this.connection.run((redis) => redis.hget(this.key('room-pins'), displayId));
-    return value ? (JSON.parse(value) as RoomPinRecord) : undefined;
+    if (!value) return undefined;
+    const record = this.openRoomPin(displayId, value);
+    if (record) return record;
+    // Sealed with another secret, kept in clear by an older gateway, or changed: a new PIN is drawn in its place.
+    this.logger?.warn({ event: 'room-pin-unreadable', displayId }, 'a room PIN in redis could not be opened with this gateway\'s session secret: a new one is drawn (do all gateways share sessionSecret?)');
+    await this.script('dropRoomPin', [this.key('room-pins')], displayId, value);
+    return undefined;
   }
 
   async swapRoomPin(displayId: string, expectedPin: string | null, next: RoomPinRecord): Promise<{ swapped: boolean; record: RoomPinRecord }> {
-    const reply = await this.script('swapRoomPin', [this.key('room-pins')], displayId, expectedPin ?? '', JSON.stringify(next));
-    const [swapped, record]: unknown[] = Array.isArray(reply) ? (reply as unknown[]) : [0, undefined];
-    return { swapped: Number(swapped) === 1, record: typeof record === 'string' ? (JSON.parse(record) as RoomPinRecord) : next };
+    const expected = expectedPin === null ? '' : this.pins.digest(displayId, expectedPin);
+    const stored = JSON.stringify({ mac: this.pins.digest(displayId, next.pin), sealed: this.pins.seal({ displayId, ...next }) } satisfies StoredRoomPin);
+    const reply = await this.script('swapRoomPin', [this.key('room-pins')], displayId, expected, stored);
+    const [swapped, now]: unknown[] = Array.isArray(reply) ? (reply as unknown[]) : [0, undefined];
+    if (Number(swapped) === 1) return { swapped: true, record: next };
+    const record = typeof now === 'string' ? this.openRoomPin(displayId, now) : undefined;
+    if (!record) throw new Error(`room pin of ${displayId}: the record in redis cannot be opened`);
+    return { swapped: false, record };
+  }
+
+  /** The record, or undefined unless it was sealed for this display under this secret and its digest agrees. */
+  private openRoomPin(displayId: string, value: string): RoomPinRecord | undefined {
+    let stored: Partial<StoredRoomPin>;
+    try {
+      stored = JSON.parse(value) as Partial<StoredRoomPin>;
+    } catch {
+      return undefined;
+    }
+    if (typeof stored.sealed !== 'string' || typeof stored.mac !== 'string') return undefined;
+    const opened = this.pins.open(stored.sealed);
+    if (!isSealedRoomPin(opened) || opened.displayId !== displayId || this.pins.digest(displayId, opened.pin) !== stored.mac) return undefined;
+    const { pin, issuedAt, expiresAt, previous } = opened;
+    return { pin, issuedAt, expiresAt, ...(previous ? { previous } : {}) };
   }
 
   async addToCounter(key: string, delta: number, windowMs: number): Promise<CounterState> {
-    const reply = await this.script('addToCounter', [this.key('counter', key)], Math.trunc(delta), Math.max(1, Math.trunc(windowMs)));
-    const [count, ttl] = Array.isArray(reply) ? reply.map(Number) : [Number.NaN, Number.NaN];
-    if (count === undefined || ttl === undefined || !Number.isFinite(count) || !Number.isFinite(ttl)) throw new Error('counter reply malformed');
-    return { count, resetAt: this.clock() + ttl };
+    const counter = this.key('attempts', key);
+    const reply = await this.script('addToCounter', [counter], Math.trunc(delta), Math.max(1, Math.trunc(windowMs)), randomBytes(8).toString('hex'));
+    const [attempts, givenBack, ttl] = Array.isArray(reply) ? reply.slice(0, 3).map(Number) : [];
+    const window = Array.isArray(reply) ? String(reply[3]) : '';
+    if (attempts === undefined || givenBack === undefined || ttl === undefined || ![attempts, givenBack, ttl].every(Number.isFinite)) throw new Error('counter reply malformed');
+    const lost = this.counters.observe(key, { window, attempts, givenBack, ttlMs: ttl }, Math.max(0, Math.trunc(delta)));
+    if (lost > 0) {
+      // Fail closed: the attempts this process saw counted are counted again, for every gateway.
+      this.logger?.warn({ event: 'pin-counter-tampered', counter: key, lost }, 'a wrong-PIN counter in redis lost attempts before its window ended (deleted or rewritten, or redis lost its data): they are counted again');
+      await this.connection.run((redis) => redis.hincrby(counter, 'a', lost));
+    }
+    return { count: Math.max(0, attempts + lost - givenBack), resetAt: this.clock() + ttl };
   }
 }

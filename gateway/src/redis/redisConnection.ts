@@ -12,6 +12,10 @@ const RECONNECT_MAX_MS = 1000;
 
 export interface RedisConnectionOptions {
   url: string;
+  /** Redis's password when the URL names none (broker.redisPasswordFile's contents). */
+  password?: string | undefined;
+  /** rediss://: the CA (PEM) to trust for Redis's certificate instead of the system's roots (broker.redisCaFile's contents). */
+  ca?: string | undefined;
   logger?: Logger | undefined;
   /** Tag for the log lines (`store`, `bus`). */
   role?: string;
@@ -28,6 +32,11 @@ export function redactedUrl(url: string): string {
   }
 }
 
+/** A private CA for rediss:// (the URL's scheme alone turns TLS on, against the system's roots). */
+function tlsOptions(options: RedisConnectionOptions): { tls?: { ca: string } } {
+  return options.ca === undefined ? {} : { tls: { ca: options.ca } };
+}
+
 export class RedisConnection {
   readonly client: Redis;
   private lastError: string | undefined;
@@ -37,6 +46,8 @@ export class RedisConnection {
   constructor(private readonly options: RedisConnectionOptions, client?: Redis) {
     this.where = redactedUrl(options.url);
     this.client = client ?? new Redis(options.url, {
+      ...(options.password === undefined ? {} : { password: options.password }),
+      ...tlsOptions(options),
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -89,6 +100,33 @@ export class RedisConnection {
     } catch (error) {
       if ((error as Error).name === 'ReplyError') throw error;
       throw new StoreUnavailableError(`redis at ${this.where}: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * Whether this Redis serves a client that gives no password: then anyone
+   * who reaches its port can read and change the broker's state. Asked over
+   * a connection of its own, without the URL's user and password.
+   */
+  async servesAnonymousClients(): Promise<boolean> {
+    const anonymous = new URL(this.options.url);
+    anonymous.username = '';
+    anonymous.password = '';
+    const probe = new Redis(anonymous.toString(), {
+      ...tlsOptions(this.options),
+      lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0, retryStrategy: () => null,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS, connectTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    });
+    probe.on('error', () => { /* the reply below says it */ });
+    try {
+      await probe.connect();
+      await probe.ping();
+      return true;
+    } catch (error) {
+      if (/NOAUTH|WRONGPASS|DENIED/.test((error as Error).message)) return false;
+      throw error;
+    } finally {
+      probe.disconnect();
     }
   }
 

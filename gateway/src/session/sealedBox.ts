@@ -1,18 +1,31 @@
-// Secrets the broker must keep for a while (a projection's credentials, so a
-// display whose gateway died can be projected again through another) are
-// sealed before they reach a store that others can read: a state file, a
-// Redis. AES-256-GCM under a key derived from the session secret, which every
-// gateway of a deployment shares already (it signs the session tokens).
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+// Secrets the broker must keep or send where others can read them are sealed
+// first: a projection's credentials kept so a display whose gateway died can
+// be projected again through another (a state file, a Redis), the broker's
+// events between gateways (Redis pub/sub), a display's room PIN in Redis.
+// AES-256-GCM under a key derived from the session secret, which every
+// gateway of a deployment shares already (it signs the session tokens); each
+// use names its purpose, so a value sealed for one is never opened as another.
+// `digest` is the keyed digest (HMAC-SHA-256, a key of its own) for values
+// that must be compared where they cannot be opened (inside Redis).
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
+/** What a box seals; the default is the first one, whose key every stored intent was sealed with. */
+export type SealPurpose = 'projection intent' | 'bus event' | 'room pin';
+
+function derive(secret: Buffer, info: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, 32));
+}
+
 export class SealedBox {
   private readonly key: Buffer;
+  private readonly digestKey: Buffer;
 
-  constructor(sessionSecret: Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', sessionSecret, Buffer.alloc(0), 'lanterna projection intent v1', 32));
+  constructor(sessionSecret: Buffer, purpose: SealPurpose = 'projection intent') {
+    this.key = derive(sessionSecret, `lanterna ${purpose} v1`);
+    this.digestKey = derive(sessionSecret, `lanterna ${purpose} digest v1`);
   }
 
   seal(value: unknown): string {
@@ -22,7 +35,7 @@ export class SealedBox {
     return Buffer.concat([nonce, cipher.getAuthTag(), body]).toString('base64url');
   }
 
-  /** The sealed value, or undefined when it was not sealed with this secret or was changed. */
+  /** The sealed value, or undefined when it was not sealed with this secret and purpose, or was changed. */
   open(sealed: string): unknown {
     const raw = Buffer.from(sealed, 'base64url');
     if (raw.length < NONCE_BYTES + TAG_BYTES) return undefined;
@@ -34,5 +47,14 @@ export class SealedBox {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * A keyed digest of `parts` (hex HMAC-SHA-256): equal parts give equal
+   * digests under one secret, and without the secret a digest tells nothing,
+   * not even of a six-digit PIN (an unkeyed hash of one is undone in a second).
+   */
+  digest(...parts: string[]): string {
+    return createHmac('sha256', this.digestKey).update(JSON.stringify(parts)).digest('hex');
   }
 }

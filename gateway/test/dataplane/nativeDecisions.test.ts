@@ -47,7 +47,7 @@ async function startNativeGateway(options: { onDataPlaneExit?: (error: Error) =>
   };
   const identity = await ensureGatewayIdentity(config);
   const logger = pino({ level: config.logLevel });
-  const backend = await openBrokerBackend(config, 'single', logger);
+  const backend = await openBrokerBackend(config, 'single', logger, identity.sessionSecret);
   const gateway = createGatewayServer({
     config, identity, metrics: createGatewayMetrics(), logger, bus: backend.bus, store: backend.store, pins: backend.pins,
     dataPlaneBinary: options.binary ?? driver.binary,
