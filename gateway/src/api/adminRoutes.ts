@@ -211,14 +211,19 @@ export const adminRoutes: AdminRoute[] = [
   }),
   route({
     method: 'GET', path: '/v1/admin/pins', operationId: 'listPins',
-    summary: 'Certificate pins (trust on first use); `changed` when a server has since shown another certificate',
+    summary: 'Certificate pins (trust on first use): `lastUsedAt` when a session last went through with the pin (ms since the epoch, noted at most once a minute), `changed` when a server has since shown another certificate',
     responses: { 200: 'the pins' },
     handle: async ({ deps }) => {
-      const [pins, conflicts] = await Promise.all([deps.pins.list(), deps.broker.listPinConflicts()]);
+      const [pins, conflicts, used] = await Promise.all([deps.pins.list(), deps.broker.listPinConflicts(), deps.pins.lastUsed().catch(() => new Map<string, number>())]);
       const changed = new Map(conflicts.map((conflict) => [conflict.key, conflict]));
       const body = [...pins].sort(([a], [b]) => a.localeCompare(b)).map(([key, fingerprint]) => {
         const conflict = changed.get(key);
-        return { key, fingerprint, ...(conflict && conflict.pinned === fingerprint ? { changed: { seen: conflict.seen, at: conflict.at } } : {}) };
+        const lastUsedAt = used.get(key);
+        return {
+          key, fingerprint,
+          ...(lastUsedAt === undefined ? {} : { lastUsedAt }),
+          ...(conflict && conflict.pinned === fingerprint ? { changed: { seen: conflict.seen, at: conflict.at } } : {}),
+        };
       });
       return { status: 200, body: { pins: body } };
     },
