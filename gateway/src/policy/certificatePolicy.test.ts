@@ -131,6 +131,10 @@ test('a pin notes when it last let a session through, beside the pin file, at mo
   assert.equal(await pins.clear(['h:3389']), 1);
   assert.equal((await pins.lastUsed()).has('h:3389'), false, 'a cleared pin has no "last used"');
   assert.equal((await pins.lastUsed()).get('10.0.0.5:3389'), 5);
+  // Pinned again at once (an admin accepted a new certificate): noted at once, within the minute.
+  await policy.judge(facts(B, 'h:3389'));
+  for (let i = 0; i < 100 && !(await pins.lastUsed()).has('h:3389'); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(((await pins.lastUsed()).get('h:3389') ?? 0) >= before, 'a pin made again is noted at once');
   // A malformed note file is no notes, never an error: verdicts do not depend on it.
   writeFileSync(path.replace(/\.json$/, '.used.json'), '{not json');
   assert.deepEqual(await pins.lastUsed(), new Map());

@@ -91,7 +91,8 @@ export class CertificatePolicy {
     let known = await this.store.get(facts.targets);
     const firstUse = known.size === 0;
     let changed = this.changedPins(known, facts.fingerprint);
-    if (changed.length === 0 && known.size < facts.targets.length) {
+    const recording = changed.length === 0 && known.size < facts.targets.length;
+    if (recording) {
       // Another worker may record the same server meanwhile: judge against what won.
       known = await this.store.recordMissing(facts.targets, facts.fingerprint);
       changed = this.changedPins(known, facts.fingerprint);
@@ -104,7 +105,8 @@ export class CertificatePolicy {
         detail: { fingerprint: facts.fingerprint, expected: changed[0]?.[1], pinnedAs: changed.map(([key]) => key) },
       };
     }
-    this.noteUse(facts.targets);
+    // A pin just made (perhaps again, after an admin cleared it) is noted at once, whatever this process noted before.
+    this.noteUse(facts.targets, recording);
     return { trusted: true, trust: firstUse ? 'first-use' : 'pinned' };
   }
 
@@ -113,19 +115,19 @@ export class CertificatePolicy {
    * a pin nobody has used for months can be told from one in daily use. Not
    * awaited and never a reason to refuse: the verdict is already made.
    */
-  private noteUse(keys: readonly string[], now = Date.now()): void {
-    const due = keys.filter((key) => now - (this.noted.get(key) ?? -Infinity) >= PIN_USE_NOTE_MS);
+  private noteUse(keys: readonly string[], now: boolean, at = Date.now()): void {
+    const due = now ? keys : keys.filter((key) => at - (this.noted.get(key) ?? -Infinity) >= PIN_USE_NOTE_MS);
     if (due.length === 0) return;
     for (const key of due) {
       this.noted.delete(key);
-      this.noted.set(key, now);
+      this.noted.set(key, at);
     }
     while (this.noted.size > MAX_NOTED_KEYS) {
       const oldest = this.noted.keys().next().value;
       if (oldest === undefined) break;
       this.noted.delete(oldest);
     }
-    this.store.markUsed(due, now).catch(() => {
+    this.store.markUsed(due, at).catch(() => {
       // informative only: a pin store that cannot be written is reported by the verdicts that need it
       for (const key of due) this.noted.delete(key);
     });
