@@ -100,7 +100,7 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   }
   const live = page.locator('#sessions tbody tr', { hasText: 'Board room' });
   await live.locator('text=relaying').waitFor();
-  await live.locator('text=/KiB/').waitFor({ timeout: 15_000 });
+  await live.locator('text=/kB/').waitFor({ timeout: 15_000 });
   assert.match(await live.textContent() ?? '', /Ada’s laptop \(admin/);
   await page.locator('#pins tbody tr', { hasText: `127.0.0.1:${peer.port}` }).waitFor();
   await shoot(page, 'admin-1920x1080');
