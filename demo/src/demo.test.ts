@@ -1,12 +1,14 @@
 // The README's run command end to end, as far as a machine without a screen
 // goes: the demo starts a lab presenter and the gateway, and a display that
 // says hello on the control socket is told to project the presenter. Ctrl-C
-// (SIGINT) stops everything and the demo exits 0.
+// (SIGINT) stops everything and the demo exits 0. The presenter's session goes
+// through the gateway's certificate check, and the demo leaves no certificate
+// pin behind: its presenter is pinned in the run's configuration, never on first use.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,6 +20,22 @@ import { allocateFreePort } from '@lanterna/lab';
 const START_DEADLINE_MS = 60_000;
 const MESSAGE_DEADLINE_MS = 15_000;
 const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
+
+/** An X.224 Connection Request offering TLS and NLA (TPKT, CR TPDU, RDP_NEG_REQ with PROTOCOL_SSL | PROTOCOL_HYBRID). */
+const CONNECTION_REQUEST = Buffer.from([0x03, 0x00, 0x00, 0x13, 0x0e, 0xe0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x08, 0x00, 0x03, 0x00, 0x00, 0x00]);
+
+/** GET on the gateway's HTTPS API, the answer's JSON. */
+function getJson(url: string, ca: string, token: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(url, { ca, headers: { authorization: `Bearer ${token}` } }, (response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => { body += chunk.toString(); });
+      response.on('end', () => { try { resolve(JSON.parse(body)); } catch (error) { reject(error instanceof Error ? error : new Error(String(error))); } });
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
 
 /** Resolves with the next text message on socket, or rejects after the deadline. */
 function nextMessage(socket: WebSocket): Promise<Record<string, unknown>> {
@@ -65,8 +83,26 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   assert.equal((await welcomed).type, 'welcome');
   const project = await nextMessage(control);
   assert.equal(project.type, 'project', JSON.stringify(project));
-  assert.equal((project.target as { name?: unknown } | undefined)?.name, 'Demo presenter');
+  const target = project.target as { name?: unknown; host?: unknown; port?: unknown } | undefined;
+  assert.equal(target?.name, 'Demo presenter');
+  const presenterKey = `${String(target.host)}:${String(target.port)}`;
+
+  // The session reaches the presenter through the gateway's certificate check: the presenter's
+  // certificate is the one pinned in the demo's configuration, so nothing is pinned on first use.
+  const data = new WebSocket(`wss://127.0.0.1:${port}/v1/sessions/${String(project.sessionId)}/data`, 'lanterna.v1', { ca });
+  t.after(() => data.terminate());
+  await once(data, 'open');
+  const secured = nextMessage(data);
+  data.send(JSON.stringify({ type: 'open', token: project.sessionToken }));
+  data.send(CONNECTION_REQUEST);
+  const answer = await secured;
+  assert.equal(answer.type, 'secured', JSON.stringify(answer));
+  assert.equal(answer.trust, 'pinned', 'the demo presenter is trusted by its configured pin');
+  data.terminate();
   control.close();
+  const adminToken = readFileSync(join(stateHome, 'lanterna-demo', 'gateway', 'admin-token'), 'utf8').trim();
+  const { pins } = await getJson(`https://127.0.0.1:${port}/v1/admin/pins`, ca, adminToken) as { pins: { key: string }[] };
+  assert.deepEqual(pins.map((pin) => pin.key).filter((key) => key === presenterKey), [], 'the admin\'s pins table has nothing of the demo presenter');
 
   // The display is announced over WS-Discovery (here on loopback only): its DPWS metadata answers on the gateway's listener.
   const get = '<?xml version="1.0" encoding="utf-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing">'
@@ -86,4 +122,8 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   demo.kill('SIGINT');
   const [code] = await exited;
   assert.equal(code, 0, output.join(''));
+  // Stopped: the gateway's pin file holds nothing of this run's presenter.
+  const pinFile = join(stateHome, 'lanterna-demo', 'gateway', 'known-targets.json');
+  const left = existsSync(pinFile) ? Object.keys(JSON.parse(readFileSync(pinFile, 'utf8') || '{}') as Record<string, string>) : [];
+  assert.deepEqual(left, [], `the demo left no certificate pin behind (${pinFile})`);
 });

@@ -1,6 +1,6 @@
 // What the demo keeps between runs (a display token, so a kiosk bookmarked once
 // keeps working) and the gateway configuration it writes for each run.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,11 @@ export interface DemoGatewaySettings {
   discovery: false | readonly string[];
 }
 
+/** A certificate's SHA-256 fingerprint as the gateway writes pins: `sha256:AA:BB:…`. */
+export function certificateFingerprint(der: Buffer): string {
+  return `sha256:${createHash('sha256').update(der).digest('hex').toUpperCase().match(/../g)?.join(':') ?? ''}`;
+}
+
 /** Writes the gateway's configuration: one display pinned to the demo presenter; returns its path. */
 export function writeDemoGatewayConfig(stateDir: string, settings: DemoGatewaySettings): string {
   const { presenter } = settings;
@@ -47,7 +52,14 @@ export function writeDemoGatewayConfig(stateDir: string, settings: DemoGatewaySe
     }],
     // The default private ranges and loopback: the demo presenter here, presenters on the LAN.
     policy: { allowPorts: ['1024-65535'] },
-    certificates: { mode: 'first-use' },
+    // The demo presenter listens on a new port with a new certificate each run:
+    // pinned here, in this run's configuration, it is never pinned on first use,
+    // so no run leaves a pin in the admin's table (not even one killed with SIGKILL).
+    // Presenters from the LAN are still pinned on first use.
+    certificates: {
+      mode: 'first-use',
+      ...(presenter.certificateDer ? { pins: { [`${presenter.host}:${presenter.port}`]: [certificateFingerprint(presenter.certificateDer)] } } : {}),
+    },
   }, null, 2), { mode: 0o600 });
   return path;
 }

@@ -51,6 +51,13 @@ test('two gateways on one Redis: claims, bookings, state moves, presence, audit 
   await a.updateSession('s1', { state: 'ended', endedAt: now + 5, endReason: 'stopped' });
   assert.equal((await b.updateSession('s1', { state: 'active', securedAt: now + 9 }))?.state, 'ended', 'never back from ended');
   assert.deepEqual((await b.listSessions()).map((s) => [s.sessionId, s.state, s.endReason]), [['s1', 'ended', 'stopped']]);
+  const shown = { intervalMs: 1000, presents: 24, messages: 130, bytes: 5000, reportedAt: now };
+  assert.equal(await a.recordShown('s1', 'room', shown), false, 'no report on an ended session');
+  await a.putSession({ sessionId: 's2', displayId: 'room', target: { host: '10.0.0.1', port: 3389 }, state: 'minted', mintedAt: now, expiresAt: now + 60_000 });
+  assert.equal(await b.recordShown('s2', 'hall', shown), false, 'another display cannot report on it');
+  assert.equal(await b.recordShown('s2', 'room', shown), true);
+  assert.deepEqual((await a.getSession('s2'))?.shown, shown);
+  await a.updateSession('s2', { state: 'ended', endedAt: now + 5, endReason: 'stopped' });
 
   const bookings = await Promise.all(['x1', 'x2', 'x3', 'x4'].map((sessionId, i) => (i % 2 ? a : b).bookDisplay({ displayId: 'room', sessionId, until: now + 60_000 })));
   assert.equal(bookings.filter((booking) => booking.ok).length, 1, 'one booking wins');
@@ -76,8 +83,11 @@ test('two gateways on one Redis: claims, bookings, state moves, presence, audit 
   const fingerprints = ['sha256:AA', 'sha256:BB'];
   const known = await Promise.all([pinsA.recordMissing(['rdp:3389'], fingerprints[0] ?? ''), pinsB.recordMissing(['rdp:3389'], fingerprints[1] ?? '')]);
   assert.equal(known[0].get('rdp:3389'), known[1].get('rdp:3389'), 'both judge against the one pin that won');
+  await pinsA.markUsed(['rdp:3389', 'not-pinned:1'], now);
+  assert.deepEqual(await pinsB.lastUsed(), new Map([['rdp:3389', now]]), 'noted for pinned keys only');
   assert.equal(await pinsB.clear(['rdp:3389']), 1);
   assert.equal((await pinsA.list()).size, 0);
+  assert.equal((await pinsA.lastUsed()).size, 0, 'cleared with its pin');
 
   await redis.stop();
   await assert.rejects(a.getSession('s1'), { name: 'StoreUnavailableError' });

@@ -52,6 +52,9 @@ export {
   type SessionPhase,
 } from './sessionErrors.js';
 export {
+  FIGURES_MAX_INTERVAL_MS,
+  FIGURES_MIN_INTERVAL_MS,
+  GATEWAY_FEATURES,
   KIOSK_FEATURES,
   KIOSK_PROTOCOL_VERSION,
   KIOSK_SUBPROTOCOL,
@@ -65,6 +68,7 @@ export {
   type Credentials,
   type EndedMessage,
   type ErrorMessage,
+  type FiguresMessage,
   type GatewayControlMessage,
   type GatewayDataMessage,
   type GatewayToKioskMessage,

@@ -124,3 +124,18 @@ void test('room PIN messages: hello announces features, welcome may carry a loca
   refused(parseGatewayControlMessage(json({ ...room, pin: 123456 })), 'invalid', /^room\.pin: expected string$/);
   refused(parseKioskControlMessage(json(room)), 'unknown-type', /unknown message type "room"/);
 });
+
+void test('figures: a display\'s report of what it showed, bounded; welcome names the messages the gateway reads', () => {
+  const figures = { type: 'figures', sessionId: 's-1', intervalMs: 1000, presents: 24, messages: 130, bytes: 1_234_567 };
+  assert.deepEqual(accepted(parseKioskControlMessage(json(figures))), figures);
+  refused(parseKioskControlMessage(json({ ...figures, presents: -1 })), 'invalid', /^figures\.presents: value must be at least 0$/);
+  refused(parseKioskControlMessage(json({ ...figures, presents: 2.5 })), 'invalid', /^figures\.presents: /);
+  refused(parseKioskControlMessage(json({ ...figures, presents: 10_001 })), 'invalid', /^figures\.presents: value must be at most 10000$/);
+  refused(parseKioskControlMessage(json({ ...figures, intervalMs: 0 })), 'invalid', /^figures\.intervalMs: value must be at least 1$/);
+  refused(parseKioskControlMessage(json({ ...figures, intervalMs: 60_000 })), 'invalid', /^figures\.intervalMs: value must be at most 10000$/);
+  refused(parseKioskControlMessage(json({ ...figures, sessionId: 'x'.repeat(129) })), 'invalid', /^figures\.sessionId: /);
+  refused(parseKioskControlMessage(json({ ...figures, bytes: '12' })), 'invalid', /^figures\.bytes: expected number$/);
+  refused(parseGatewayControlMessage(json(figures)), 'unknown-type', /unknown message type "figures"/);
+  const welcome = { type: 'welcome', protocol: 1, display: { id: 'r', name: 'Room' }, heartbeatMs: 1000, features: ['figures'] };
+  assert.deepEqual(accepted(parseGatewayControlMessage(json(welcome))), welcome);
+});

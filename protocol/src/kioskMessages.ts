@@ -23,6 +23,21 @@ export const KIOSK_FEATURES = {
   display: 'display',
 } as const;
 
+/**
+ * Optional messages a gateway reads from displays, announced in
+ * `welcome.features`: a display sends a newer message only to gateways that
+ * said they read it (an older gateway closes the socket on an unknown type).
+ */
+export const GATEWAY_FEATURES = {
+  /** The `figures` message: what the display showed of its session over the last interval. */
+  figures: 'figures',
+} as const;
+
+/** A display reports its figures about once a second; the gateway drops reports that follow the last one sooner than this. */
+export const FIGURES_MIN_INTERVAL_MS = 500;
+/** The longest interval one report may cover (a report after a pause still reads as a rate). */
+export const FIGURES_MAX_INTERVAL_MS = 10_000;
+
 const errorMessage = z.object({
   type: z.literal('error'),
   /** One of SESSION_PHASES; any string is read, so a newer gateway's phase is not an error. */
@@ -43,6 +58,22 @@ const hello = z.object({
   features: z.optional(z.array(z.string()).check(z.maxLength(16))),
 });
 const bye = z.object({ type: z.literal('bye') });
+/** Whole non-negative counts, bounded so one report cannot carry an absurd figure. */
+const count = (maximum: number) => z.int().check(z.minimum(0), z.maximum(maximum));
+/**
+ * What the display did with its session over the last `intervalMs`: pictures
+ * it presented (draws that reached the screen), binary messages and bytes the
+ * data socket brought. Sent at most once per FIGURES_MIN_INTERVAL_MS, only
+ * while a session runs, only to gateways whose welcome named `figures`.
+ */
+const figures = z.object({
+  type: z.literal('figures'),
+  sessionId: z.string().check(z.minLength(1), z.maxLength(128)),
+  intervalMs: z.int().check(z.minimum(1), z.maximum(FIGURES_MAX_INTERVAL_MS)),
+  presents: count(10_000),
+  messages: count(10_000_000),
+  bytes: count(2 ** 40),
+});
 
 // Control socket, gateway → kiosk.
 const displayInfo = z.object({ id: z.string(), name: z.string(), location: z.optional(z.string()) });
@@ -51,6 +82,8 @@ const welcome = z.object({
   protocol: z.int(),
   display: displayInfo,
   heartbeatMs: z._default(z.number().check(z.positive()), 15_000),
+  /** Optional messages the gateway reads from the display (GATEWAY_FEATURES); the display sends only those. */
+  features: z.optional(z.array(z.string()).check(z.maxLength(16))),
 });
 const target = z.object({ name: z.string(), host: z.string(), port: z.int().check(z.minimum(1), z.maximum(65_535)) });
 const credentials = z.object({ username: z.string(), password: z.string(), domain: z.optional(z.string()) });
@@ -108,6 +141,7 @@ const pong = z.object({ type: z.literal('pong'), t: z.number() });
 export type ErrorMessage = z.infer<typeof errorMessage>;
 export type HelloMessage = z.infer<typeof hello>;
 export type ByeMessage = z.infer<typeof bye>;
+export type FiguresMessage = z.infer<typeof figures>;
 export type WelcomeMessage = z.infer<typeof welcome>;
 export type Target = z.infer<typeof target>;
 export type Credentials = z.infer<typeof credentials>;
@@ -123,7 +157,7 @@ export type EndedMessage = z.infer<typeof ended>;
 export type PongMessage = z.infer<typeof pong>;
 
 /** What the kiosk sends on the control socket. */
-export type KioskControlMessage = HelloMessage | ByeMessage;
+export type KioskControlMessage = HelloMessage | ByeMessage | FiguresMessage;
 /** What the gateway sends on the control socket. */
 export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | DisplayMessage | ErrorMessage;
 /** What the kiosk sends as JSON on the data socket. */
@@ -196,7 +230,7 @@ function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMiniType<M
 }
 
 /** The gateway's reader of the control socket. */
-export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye });
+export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye, figures });
 /** The display's reader of the control socket. */
 export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, display, error: errorMessage });
 /** The gateway's reader of the data socket's JSON messages. */

@@ -7,17 +7,38 @@
 // changed pin, accepting it lets the next projection through; give the
 // display a new token (the kiosk is shut out until opened with the new
 // address); read the audit log with the projection's entries; delete the
-// display. LANTERNA_E2E_SCREENSHOTS=<dir> keeps `admin-*` PNGs at 1920×1080
-// and 1280×720.
+// display. The live view's figures are checked against what the kiosk page
+// itself reported on its control socket (`figures`, read off the wire), and
+// the page's layout at 1920, 1440, 1280 and a tablet's 820 px: no sideways
+// scrolling, no cell whose text is cut off, every cell and button inside the
+// window. LANTERNA_E2E_SCREENSHOTS=<dir> keeps `admin-*` PNGs at each width.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Page, WebSocket as PageSocket } from 'playwright-core';
 import { Lab } from '@lanterna/lab';
 import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, type TestGateway } from '@lanterna/testkit';
 import { keepScreenshot } from './keepScreenshot.js';
 import { waitForWords } from './pageText.js';
 
-const SIZES = [{ width: 1920, height: 1080 }, { width: 1280, height: 720 }] as const;
+const SIZES = [{ width: 1920, height: 1080 }, { width: 1440, height: 900 }, { width: 1280, height: 720 }, { width: 820, height: 1180 }] as const;
+const KIOSK_SIZE = { width: 1280, height: 720 } as const;
+
+/** One `figures` message the kiosk page sent, and when the test saw it leave. */
+interface SentFigures { at: number; sessionId: string; intervalMs: number; presents: number; messages: number; bytes: number }
+
+/** Records every `figures` report the page sends on its control socket (what the gateway is told), from the wire. */
+function recordFigures(page: Page): SentFigures[] {
+  const sent: SentFigures[] = [];
+  page.on('websocket', (socket: PageSocket) => {
+    if (!socket.url().includes('/control')) return;
+    socket.on('framesent', ({ payload }) => {
+      if (typeof payload !== 'string') return;
+      const message = JSON.parse(payload) as Partial<SentFigures> & { type?: string };
+      if (message.type === 'figures') sent.push({ ...(message as SentFigures), at: Date.now() });
+    });
+  });
+  return sent;
+}
 
 async function projectAsAdmin(gateway: TestGateway, body: unknown): Promise<void> {
   const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
@@ -26,10 +47,12 @@ async function projectAsAdmin(gateway: TestGateway, body: unknown): Promise<void
   assert.equal(response.status, 202, `the admin projection was accepted (${await response.text()})`);
 }
 
-/** The admin page at both sizes: kept for people to look at, and no sideways scrolling or text spilling out of its table cell. */
-async function shootBothSizes(page: Page, name: string): Promise<void> {
+/** The admin page at each size: kept for people to look at; no sideways scrolling, no text cut off in a cell, nothing outside the window. */
+async function shootAllSizes(page: Page, name: string): Promise<void> {
   for (const size of SIZES) {
     await page.setViewportSize(size);
+    // A poll may be re-filling a table: judge the layout the page settles on.
+    await page.waitForTimeout(100);
     const layout = await page.evaluate(() => ({
       sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth,
       // A card scrolls sideways (overflow-x: auto) rather than widen the page: that hides a column or a button just as well.
@@ -39,11 +62,19 @@ async function shootBothSizes(page: Page, name: string): Promise<void> {
         return `${card.querySelector('h2')?.textContent ?? '?'} (${card.scrollWidth} > ${card.clientWidth}: ${beyond.slice(0, 4).join(', ')})`;
       }),
       spilling: [...document.querySelectorAll('td, th, button')].filter((element) => element.scrollWidth > element.clientWidth + 1).map((element) => element.textContent),
+      // Every cell, heading and button lies inside the window (a cut-off column sits past its right edge).
+      outside: [...document.querySelectorAll('#console td, #console th, #console button')].filter((element) => element.getClientRects().length > 0).flatMap((element) => {
+        const box = element.getBoundingClientRect();
+        return box.left < -0.5 || box.right > document.documentElement.clientWidth + 0.5 ? [`${element.tagName.toLowerCase()} "${element.textContent.slice(0, 40)}" ${Math.round(box.left)}…${Math.round(box.right)}`] : [];
+      }),
+      cells: document.querySelectorAll('#console td').length,
       smallest: Math.min(...[...document.querySelectorAll('td, th, button, label, p, h2')].filter((element) => element.getClientRects().length > 0).map((element) => parseFloat(getComputedStyle(element).fontSize))),
     }));
     assert.ok(layout.sideways <= 0, `${name} ${size.width}×${size.height}: no sideways scrolling (${layout.sideways} px)`);
     assert.deepEqual(layout.cardsScrolling, [], `${name} ${size.width}×${size.height}: every card shows its whole table`);
     assert.deepEqual(layout.spilling, [], `${name} ${size.width}×${size.height}: no text cut off in a cell or button`);
+    assert.deepEqual(layout.outside, [], `${name} ${size.width}×${size.height}: every cell and button inside the window`);
+    assert.ok(layout.cells > 0, `${name}: the tables have rows`);
     assert.ok(layout.smallest >= 12, `${name} ${size.width}×${size.height}: no text under 12 px (${layout.smallest})`);
     await keepScreenshot(page, `${name}-${size.width}x${size.height}`, { fullPage: true });
   }
@@ -54,7 +85,8 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
   const lab = await Lab.create({ name: 'e2e-admin' });
   t.after(() => lab.close());
   const labDisplay = await lab.display({ width: 1280, height: 720 });
-  await labDisplay.showScene('slide');
+  // The typing terminal (what the demo shows): pictures keep coming, so the live figures have something to count.
+  await labDisplay.showScene('terminal');
   const first = await lab.shadowServer({ display: labDisplay, auth: 'nla' });
   const gateway = await startTestGateway({ webRoot: publicDir, certificates: { mode: 'first-use' } });
   t.after(() => gateway.close());
@@ -76,7 +108,8 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
   const firstUrl = await waitForSecret(page);
   assert.ok(firstUrl.startsWith(`${gateway.httpUrl}/display/board-room#token=`), firstUrl);
   await page.click('#secret-done');
-  const kiosk = await openWatchedPage(browser, SIZES[1]);
+  const kiosk = await openWatchedPage(browser, KIOSK_SIZE);
+  const reported = recordFigures(kiosk.page);
   await kiosk.page.goto(firstUrl);
   await waitForWords(kiosk.page, /Ready — waiting for a presenter/, 20_000);
   const row = page.locator('#displays tbody tr', { hasText: 'board-room' });
@@ -98,16 +131,20 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
   await projectAsAdmin(gateway, { displayId: 'board-room', target: { host: first.host, port: first.port, name: 'Lab laptop' }, credentials });
   const live = page.locator('#sessions tbody tr', { hasText: 'Boardroom 2.01' });
   await live.locator('text=relaying').waitFor({ timeout: 90_000 });
-  await live.locator('text=/[KM]iB/').waitFor({ timeout: 30_000 });
+  await live.locator('text=/[kMG]B/').waitFor({ timeout: 30_000 });
   assert.match(await live.textContent() ?? '', /Lab laptop/);
+  await checkLiveFigures(page, live, reported);
   const pinKey = `${first.host}:${first.port}`;
   await page.locator('#pins tbody tr', { hasText: pinKey }).waitFor();
-  await shootBothSizes(page, 'admin-live-session');
+  await shootAllSizes(page, 'admin-live-session');
   await live.getByRole('button', { name: 'End the session on Boardroom 2.01' }).click();
   await page.locator('#sessions-empty').waitFor({ timeout: 15_000 });
   await waitFor('the kiosk back on its idle screen, saying who ended the presentation', async () => /Last presentation: stopped by an administrator\./.test(await kiosk.page.locator('#problem').textContent() ?? ''), 15_000, 100);
   await waitForWords(kiosk.page, /Ready — waiting for a presenter/, 15_000);
   await keepScreenshot(kiosk.page, 'admin-ended-kiosk-1280x720');
+  const afterEnd = reported.length;
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  assert.equal(reported.length, afterEnd, 'no figures once the session has ended');
 
   // The server comes back on the same address with another certificate: refused, and the page shows the change.
   await first.child.stop();
@@ -122,7 +159,7 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
   const pinRow = page.locator('#pins tbody tr', { hasText: pinKey });
   await pinRow.locator('button', { hasText: 'Accept the new certificate' }).waitFor({ timeout: 15_000 });
   assert.match(await pinRow.locator('td.changed').textContent() ?? '', /\S/, 'the new fingerprint is shown');
-  await shootBothSizes(page, 'admin-changed-pin');
+  await shootAllSizes(page, 'admin-changed-pin');
   await pinRow.getByRole('button', { name: `Clear the pin of ${pinKey}` }).click();
   await waitFor('the changed pin gone', async () => (await pinRow.locator('button', { hasText: 'Accept the new certificate' }).count()) === 0, 15_000, 100);
   await projectAsAdmin(gateway, { displayId: 'board-room', target: { host: second.host, port: second.port, name: 'Lab laptop' }, credentials: { username: second.username, password: second.password } });
@@ -150,9 +187,15 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
     assert.ok(actions.includes(expected), `the audit log has "${expected}" (${actions.join(', ')})`);
   }
   const started = audit.locator('tr', { hasText: 'projection started' }).first();
-  assert.match(await started.textContent() ?? '', /setupMs: \d+/, 'a projection\'s set-up time is in its entry');
-  assert.match(await audit.locator('tr', { hasText: 'projection requested' }).first().textContent() ?? '', new RegExp(`target: ${pinKey.replaceAll('.', '\\.')}`));
-  await shootBothSizes(page, 'admin-audit');
+  // Details in a person's words (the API keeps the raw values).
+  assert.match(await started.locator('td.detail').textContent() ?? '', /^Set up in \d+(\.\d+)? s\.$/, 'a projection\'s set-up time is in its entry, in seconds');
+  assert.match(await audit.locator('tr', { hasText: 'projection requested' }).first().locator('td.detail').textContent() ?? '', new RegExp(`^To ${pinKey.replaceAll('.', '\\.')}\\.$`));
+  assert.match(await audit.locator('tr', { hasText: 'projection ended' }).first().locator('td.detail').textContent() ?? '', /^Ended( after [^:]+)?: .+\.$/);
+  const raw = await (await fetch(`${gateway.httpUrl}/v1/admin/audit?limit=200`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).json() as { entries: { action: string; detail?: Record<string, unknown> }[] };
+  assert.equal(typeof raw.entries.find((entry) => entry.action === 'projection-started')?.detail?.setupMs, 'number', 'the API keeps the raw milliseconds');
+  const details = await audit.locator('td.detail').allTextContents();
+  assert.deepEqual(details.filter((text) => /\b(setupMs|seconds|target|reason|via|pin|key|from|to|name): /.test(text)), [], 'no raw key: value left in the audit log');
+  await shootAllSizes(page, 'admin-audit');
 
   // Delete: the display leaves the table and its kiosk is shut out.
   await page.getByRole('button', { name: 'Delete Boardroom 2.01' }).click();
@@ -167,4 +210,63 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
 async function waitForSecret(page: Page): Promise<string> {
   await page.locator('#secret-url', { hasText: '/display/' }).waitFor();
   return (await page.locator('#secret-url').textContent()) ?? '';
+}
+
+/** The number in a figure cell ("24", "7.5"), or NaN for "—". */
+function figure(text: string | null | undefined): number {
+  return Number.parseFloat((text ?? '').replace(/[^\d.]/g, ''));
+}
+
+/** "12 MB · 3.4 MB/s" → 3,400,000 (bytes per second). */
+function rateOf(text: string | null | undefined): number {
+  const match = /·\s*([\d.]+)\s*(B|kB|MB|GB)\/s/.exec(text ?? '');
+  if (!match) return Number.NaN;
+  return Number(match[1]) * ({ B: 1, kB: 1e3, MB: 1e6, GB: 1e9 }[match[2] as 'B' | 'kB' | 'MB' | 'GB']);
+}
+
+/**
+ * The live view's figures against what the display reported in the same
+ * seconds. "Frames shown/s" is the display's own report, so it must be one of
+ * the values the page sent just before; the relay's data and message rates are
+ * counted at the gateway's end of the same stream, so they must lie near the
+ * range the display saw (each count over its own one-second window, and
+ * buffers between them, hence the margin; a figure in other units or a total
+ * would be far off); the duration runs from the display's first data.
+ */
+async function checkLiveFigures(page: Page, live: ReturnType<Page['locator']>, reported: SentFigures[]): Promise<void> {
+  await waitFor(`the display reporting pictures (${reported.length} reports so far)`, () => Promise.resolve(reported.filter((report) => report.presents > 0).length >= 3), 60_000, 200)
+    .catch((error: unknown) => { throw new Error(`${String(error)}; the reports: ${JSON.stringify(reported.slice(-5))}`); });
+  const first = reported[0];
+  assert.ok(first, 'the display reported');
+  // The cell follows the newest report within a poll (2 s) and a report (1 s).
+  let checked = 0;
+  for (let round = 0; round < 3; round += 1) {
+    await page.waitForTimeout(2100);
+    const readAt = Date.now();
+    const [presents, messages, bytes, duration] = await Promise.all(['presents', 'messages', 'bytes', 'duration'].map((name) => live.locator(`td[data-figure="${name}"]`).textContent()));
+    const recent = reported.filter((report) => report.at <= readAt && report.at >= readAt - 5000 && report.sessionId === first.sessionId);
+    assert.ok(recent.length >= 2, `the display kept reporting (${recent.length} in 5 s)`);
+    const perSecond = (report: SentFigures, count: number): number => (count * 1000) / report.intervalMs;
+    // As the API rounds it (to a tenth) and the page writes it.
+    const shownValues = recent.map((report) => Math.round(perSecond(report, report.presents) * 10) / 10);
+    const formatted = shownValues.map((value) => (value >= 10 || Number.isInteger(value) ? String(Math.round(value)) : value.toFixed(1)));
+    assert.ok(formatted.includes((presents ?? '').trim()), `Frames shown/s "${presents ?? ''}" is what the display reported (${formatted.join(', ')})`);
+    const messageRates = recent.map((report) => perSecond(report, report.messages));
+    const byteRates = recent.map((report) => perSecond(report, report.bytes));
+    // Between the two counts lie the gateway's send buffer (up to its 1 MiB high-water mark) and
+    // loopback TCP buffers of a few MB: in a session's first seconds the gateway runs up to twice
+    // ahead of a display that decodes in software (seen: 792 messages/s sent, 380–480 received).
+    const within = (value: number, seen: number[], slack: number): boolean => value >= Math.min(...seen) * 0.4 - slack && value <= Math.max(...seen) * 2.5 + slack;
+    assert.ok(within(figure(messages), messageRates, 5), `Messages/s ${messages ?? ''} (the gateway's) agrees with the display's ${messageRates.map(Math.round).join(', ')}`);
+    assert.ok(within(rateOf(bytes), byteRates, 20_000), `the data rate "${bytes ?? ''}" (the gateway's) agrees with the display's ${byteRates.map(Math.round).join(', ')} B/s`);
+    const seconds = /^(?:(\d+) min )?(\d+) s$/.exec((duration ?? '').trim());
+    assert.ok(seconds, `a duration in minutes and seconds ("${duration ?? ''}")`);
+    const shownMs = (Number(seconds[1] ?? 0) * 60 + Number(seconds[2])) * 1000;
+    // The relay begins at `secured`: the first interval in which the display received anything.
+    const firstData = reported.find((report) => report.messages > 0 && report.sessionId === first.sessionId) ?? first;
+    const sinceData = readAt - (firstData.at - firstData.intervalMs);
+    assert.ok(Math.abs(shownMs - sinceData) <= 4000, `Duration ${duration ?? ''} is how long the display has received the session (${Math.round(sinceData / 1000)} s since its first data)`);
+    checked += 1;
+  }
+  assert.equal(checked, 3);
 }

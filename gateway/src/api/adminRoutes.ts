@@ -100,7 +100,17 @@ function changeAnswer<T>(change: DisplayChange<T>, status: number, body: (value:
   return { status, body: body(change.value) };
 }
 
-/** A session as the admin sees it: the record, whether it is live, how long it has run, who presents. */
+/** A display's report older than this says nothing about now (a display reports once a second). */
+export const SHOWN_FRESH_MS = 5000;
+
+/** The display's newest report with its rates: what it presents per second (pictures), and messages and bytes it received. */
+function shownView(shown: SessionRecord['shown'], now: number) {
+  if (!shown || now - shown.reportedAt > SHOWN_FRESH_MS) return undefined;
+  const perSecond = (count: number): number => Math.round((count * 1000) / shown.intervalMs * 10) / 10;
+  return { ...shown, presentsPerSecond: perSecond(shown.presents), messagesPerSecond: perSecond(shown.messages), bytesPerSecond: Math.round((shown.bytes * 1000) / shown.intervalMs) };
+}
+
+/** A session as the admin sees it: the record, whether it is live, how long it has run, who presents, what its display reports. */
 export function sessionView(record: SessionRecord, now: number) {
   const expired = record.state === 'minted' && record.expiresAt < now;
   const lost = record.state !== 'ended' && record.state !== 'minted' && record.stats !== undefined && now - record.stats.sampledAt > SESSION_LEASE_MS;
@@ -113,6 +123,7 @@ export function sessionView(record: SessionRecord, now: number) {
     lost,
     durationMs: record.securedAt === undefined ? undefined : (record.endedAt ?? now) - record.securedAt,
     presenter: record.requestedBy?.name ?? record.target.name ?? `${record.target.host}:${record.target.port}`,
+    shown: state === 'ended' ? undefined : shownView(record.shown, now),
   };
 }
 
@@ -168,7 +179,7 @@ export const adminRoutes: AdminRoute[] = [
   }),
   route({
     method: 'GET', path: '/v1/admin/sessions', operationId: 'listSessions',
-    summary: 'Sessions with timings and live figures (bytes, frames/s, duration, presenter), sampled once a second',
+    summary: 'Sessions with timings and live figures: the relay\'s bytes and WebSocket messages per second (`stats`, sampled once a second), and what the display reports it presents per second (`shown`)',
     query: sessionsQuery,
     responses: { 200: 'the sessions, newest last' },
     handle: async ({ deps, query }) => {
@@ -200,14 +211,19 @@ export const adminRoutes: AdminRoute[] = [
   }),
   route({
     method: 'GET', path: '/v1/admin/pins', operationId: 'listPins',
-    summary: 'Certificate pins (trust on first use); `changed` when a server has since shown another certificate',
+    summary: 'Certificate pins (trust on first use): `lastUsedAt` when a session last went through with the pin (ms since the epoch, noted at most once a minute), `changed` when a server has since shown another certificate',
     responses: { 200: 'the pins' },
     handle: async ({ deps }) => {
-      const [pins, conflicts] = await Promise.all([deps.pins.list(), deps.broker.listPinConflicts()]);
+      const [pins, conflicts, used] = await Promise.all([deps.pins.list(), deps.broker.listPinConflicts(), deps.pins.lastUsed().catch(() => new Map<string, number>())]);
       const changed = new Map(conflicts.map((conflict) => [conflict.key, conflict]));
       const body = [...pins].sort(([a], [b]) => a.localeCompare(b)).map(([key, fingerprint]) => {
         const conflict = changed.get(key);
-        return { key, fingerprint, ...(conflict && conflict.pinned === fingerprint ? { changed: { seen: conflict.seen, at: conflict.at } } : {}) };
+        const lastUsedAt = used.get(key);
+        return {
+          key, fingerprint,
+          ...(lastUsedAt === undefined ? {} : { lastUsedAt }),
+          ...(conflict && conflict.pinned === fingerprint ? { changed: { seen: conflict.seen, at: conflict.at } } : {}),
+        };
       });
       return { status: 200, body: { pins: body } };
     },

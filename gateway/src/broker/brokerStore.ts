@@ -31,6 +31,20 @@ export interface SessionRecord {
   readonly requestedBy?: Requester | undefined;
   /** The relay's figures, sampled once a second by the gateway relaying it. */
   readonly stats?: SessionStats | undefined;
+  /** The display's own newest report of what it showed (its control socket's `figures`). */
+  readonly shown?: DisplayFigures | undefined;
+}
+
+/** What the display reported it did with the session over `intervalMs` (docs/kiosk-protocol.md, `figures`). */
+export interface DisplayFigures {
+  readonly intervalMs: number;
+  /** Pictures drawn to the screen: what a viewer calls frames. */
+  readonly presents: number;
+  /** Binary messages and bytes its data socket brought. */
+  readonly messages: number;
+  readonly bytes: number;
+  /** When the gateway received the report (ms since the epoch). */
+  readonly reportedAt: number;
 }
 
 export interface Requester {
@@ -46,7 +60,7 @@ export interface SessionStats {
   readonly bytesToDisplay: number;
   readonly bytesToServer: number;
   readonly pdusToDisplay: number;
-  /** WebSocket messages to the display (each holds one or more whole PDUs). */
+  /** WebSocket messages to the display (each holds one or more whole PDUs), not pictures: see SessionRecord.shown. */
   readonly framesToDisplay: number;
   readonly bytesPerSecond: number;
   readonly framesPerSecond: number;
@@ -210,6 +224,8 @@ export interface BrokerStore {
   releaseDisplay(displayId: string, sessionId: string): Promise<void>;
   /** The relay's per-second sample of its live sessions: stored on the records, and their bookings renewed until `leaseUntil`. */
   sampleSessions(samples: SessionSample[], leaseUntil: number): Promise<void>;
+  /** The display's report on its session: kept only if the session is that display's and not ended; false otherwise. */
+  recordShown(sessionId: string, displayId: string, figures: DisplayFigures): Promise<boolean>;
 
   // What each display is showing, for a resume after its gateway died
 
@@ -260,7 +276,7 @@ export const BROKER_STORE_OPERATIONS = [
   'putSession', 'claimSession', 'updateSession', 'getSession', 'listSessions',
   'setPresence', 'clearPresence', 'listPresence', 'getReprojection', 'setReprojection',
   'listDisplays', 'getDisplay', 'putDisplay', 'deleteDisplay',
-  'bookDisplay', 'getBooking', 'releaseDisplay', 'sampleSessions',
+  'bookDisplay', 'getBooking', 'releaseDisplay', 'sampleSessions', 'recordShown',
   'getIntent', 'setIntent', 'clearIntent',
   'appendAudit', 'listAudit', 'recordPinConflicts', 'listPinConflicts', 'clearPinConflicts',
   'getRoomPin', 'swapRoomPin', 'addToCounter',

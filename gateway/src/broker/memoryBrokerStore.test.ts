@@ -83,3 +83,16 @@ test('counters: a window starts with the first count, never goes below 0, ends o
   now = 1500;
   assert.deepEqual(await store.addToCounter('a', 1, 1000), { count: 1, resetAt: 2500 }, 'a new window after the old one ended');
 });
+
+test('a display\'s report is kept only on its own live session, and survives the relay\'s samples', async () => {
+  const store = new MemoryBrokerStore(() => 0);
+  await store.putSession(record('s', 0));
+  const figures = { intervalMs: 1000, presents: 24, messages: 130, bytes: 5000, reportedAt: 10 };
+  assert.equal(await store.recordShown('s', 'another-room', figures), false, 'another display cannot report on it');
+  assert.equal(await store.recordShown('nobody', 'room', figures), false);
+  assert.equal(await store.recordShown('s', 'room', figures), true);
+  await store.sampleSessions([{ sessionId: 's', displayId: 'room', bytesToDisplay: 1, bytesToServer: 1, pdusToDisplay: 1, framesToDisplay: 1, bytesPerSecond: 2, framesPerSecond: 1, sampledAt: 20 }], 1000);
+  assert.deepEqual((await store.getSession('s'))?.shown, figures);
+  await store.updateSession('s', { state: 'ended', endedAt: 30, endReason: 'stopped' });
+  assert.equal(await store.recordShown('s', 'room', { ...figures, presents: 1 }), false, 'nothing after the end');
+});

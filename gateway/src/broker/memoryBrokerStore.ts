@@ -4,7 +4,7 @@
 // retention time, and the session table never holds more than maxSessions.
 import type {
   AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, CounterState, DisplayBooking, DisplayPresence, DisplayRecord,
-  PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
+  DisplayFigures, PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
 } from './brokerStore.js';
 
 export interface MemoryStoreLimits {
@@ -173,6 +173,13 @@ export class MemoryBrokerStore implements BrokerStore {
       if (!booking || booking.sessionId === sessionId) this.bookings.set(displayId, { displayId, sessionId, until: leaseUntil });
     }
     return Promise.resolve();
+  }
+
+  recordShown(sessionId: string, displayId: string, figures: DisplayFigures): Promise<boolean> {
+    const record = this.sessions.get(sessionId);
+    if (!record || record.displayId !== displayId || record.state === 'ended') return Promise.resolve(false);
+    this.sessions.set(sessionId, { ...record, shown: figures });
+    return Promise.resolve(true);
   }
 
   getIntent(displayId: string): Promise<ProjectionIntent | undefined> {

@@ -16,7 +16,7 @@ import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { InvitationErrorCode } from '../assistance/raInvitation.js';
 import { DisplayDirectory, newDisplayToken, tokenDigest, tokenMatches } from './displayDirectory.js';
 import type {
-  AuditAction, AuditInput, AuditPage, BrokerStore, DisplayRecord, PinConflict, ProjectionIntent, Requester, SessionRecord, SessionSample,
+  AuditAction, AuditInput, AuditPage, BrokerStore, DisplayFigures, DisplayRecord, PinConflict, ProjectionIntent, Requester, SessionRecord, SessionSample,
 } from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
 import { newPresenceOwner } from './presenceOwner.js';
@@ -519,6 +519,11 @@ export class SessionBroker {
   /** The relay's per-second figures of the sessions it carries; their bookings are renewed for SESSION_LEASE_MS. */
   sampleSessions(samples: SessionSample[]): Promise<void> {
     return this.deps.store.sampleSessions(samples, this.clock() + SESSION_LEASE_MS);
+  }
+
+  /** A display's report on what it showed of its session (its control socket's `figures`): kept only for that display's live session. */
+  recordShown(sessionId: string, displayId: string, figures: Omit<DisplayFigures, 'reportedAt'>): Promise<boolean> {
+    return this.deps.store.recordShown(sessionId, displayId, { ...figures, reportedAt: this.clock() });
   }
 
   listSessions(): Promise<SessionRecord[]> {

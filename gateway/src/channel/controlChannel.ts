@@ -5,7 +5,7 @@ import { SessionError } from '../session/sessionError.js';
 import type { SessionBroker } from '../broker/sessionBroker.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
-import { KIOSK_FEATURES, KIOSK_PROTOCOL_VERSION, parseKioskControlMessage } from '@lanterna/protocol';
+import { FIGURES_MIN_INTERVAL_MS, GATEWAY_FEATURES, KIOSK_FEATURES, KIOSK_PROTOCOL_VERSION, parseKioskControlMessage, type FiguresMessage } from '@lanterna/protocol';
 import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import type { RoomAnnouncer } from './roomAnnouncer.js';
@@ -16,6 +16,9 @@ interface ControlConnection {
   displayId: string;
   /** The optional messages and fields the display announced in its hello (KIOSK_FEATURES). */
   features: ReadonlySet<string>;
+  /** When its last `figures` report was taken, and whether the store is still writing it: one at a time, at most one per FIGURES_MIN_INTERVAL_MS. */
+  figuresAt: number;
+  figuresPending: boolean;
 }
 
 /**
@@ -71,6 +74,9 @@ export class ControlChannels {
     const onMessage = (data: RawData, isBinary: boolean): void => {
       const parsed = isBinary ? undefined : parseKioskControlMessage((data as Buffer).toString('utf8'));
       if (parsed?.ok && parsed.message.type === 'bye') { socket.close(1000, 'bye'); return; }
+      // Figures only after the welcome that announced the gateway reads them, from the socket that holds the display.
+      const current = this.connections.get(displayId);
+      if (parsed?.ok && parsed.message.type === 'figures' && current?.socket === socket) { this.onFigures(current, parsed.message); return; }
       closeWithError(socket, new SessionError('hello', 'bad-message', 'unexpected message on the control socket'));
     };
     socket.on('message', onMessage);
@@ -96,7 +102,7 @@ export class ControlChannels {
     }
     const previous = this.connections.get(displayId);
     if (previous) closeWithError(previous.socket, new SessionError('hello', 'replaced'));
-    const connection: ControlConnection = { socket, owner, displayId, features: new Set(hello.features ?? []) };
+    const connection: ControlConnection = { socket, owner, displayId, features: new Set(hello.features ?? []), figuresAt: -Infinity, figuresPending: false };
     this.connections.set(displayId, connection);
     this.deps.metrics.displaysOnline.inc();
     log.info({ event: 'display-online', client: hello.client }, 'display online');
@@ -104,6 +110,7 @@ export class ControlChannels {
       type: 'welcome', protocol: KIOSK_PROTOCOL_VERSION,
       display: { id: display.id, name: display.name, ...(display.location === undefined ? {} : { location: display.location }) },
       heartbeatMs: config.timeouts.heartbeatMs,
+      features: [GATEWAY_FEATURES.figures],
     });
     const { rooms } = this.deps;
     if (rooms && hello.features?.includes(KIOSK_FEATURES.room)) rooms.announcer.attach(socket, displayId, rooms.presenterUrl(displayId, host));
@@ -133,6 +140,23 @@ export class ControlChannels {
         if (this.connections.get(connection.displayId) === connection) this.whenReady(connection, true);
       }, outcome.retryInMs).unref();
     }).catch((error: unknown) => logger.error({ err: error, displayId: connection.displayId }, 'projection on display ready failed'));
+  }
+
+  /**
+   * A display's report on its session, for the admin's live view. Capped per
+   * socket: one store write at a time, at most one report per
+   * FIGURES_MIN_INTERVAL_MS; faster ones are dropped without an answer (a
+   * display cannot make the gateway write faster than that).
+   */
+  private onFigures(connection: ControlConnection, message: FiguresMessage): void {
+    const now = performance.now();
+    if (connection.figuresPending || now - connection.figuresAt < FIGURES_MIN_INTERVAL_MS) return;
+    connection.figuresAt = now;
+    connection.figuresPending = true;
+    const { sessionId, intervalMs, presents, messages, bytes } = message;
+    this.deps.broker.recordShown(sessionId, connection.displayId, { intervalMs, presents, messages, bytes })
+      .catch((error: unknown) => this.deps.logger.debug({ err: error, displayId: connection.displayId, sessionId }, 'display figures not recorded'))
+      .finally(() => { connection.figuresPending = false; });
   }
 
   closeAll(code: number, reason: string): void {

@@ -97,3 +97,46 @@ test('ca mode needs a verified chain; insecure takes anything', async () => {
   assert.equal((await ca.judge({ targets: ['h:1'], fingerprint: A, caVerified: false, caError: 'SELF_SIGNED' })).trusted, false);
   assert.deepEqual(await new CertificatePolicy('insecure', {}, store()).judge(facts(A, 'h:1')), { trusted: true, trust: 'insecure' });
 });
+
+test('a pin notes when it last let a session through, beside the pin file, at most once a minute per process; forgotten with the pin', async () => {
+  const path = pinPath();
+  const pins = new FilePinStore(path);
+  const policy = new CertificatePolicy('first-use', {}, pins);
+  const before = Date.now();
+  await policy.judge(facts(A, 'h:3389', '10.0.0.5:3389'));
+  const waitForNote = async (): Promise<Map<string, number>> => {
+    for (let i = 0; i < 100; i += 1) {
+      const used = await pins.lastUsed();
+      if (used.size > 0) return used;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return pins.lastUsed();
+  };
+  const used = await waitForNote();
+  assert.ok((used.get('h:3389') ?? 0) >= before, 'the first use is noted');
+  assert.equal(used.get('10.0.0.5:3389'), used.get('h:3389'));
+  assert.deepEqual(JSON.parse(readFileSync(path, 'utf8')), { '10.0.0.5:3389': A, 'h:3389': A }, 'the pin file stays the map an admin edits');
+  // Hand the file an old note: the next judgement within the minute writes nothing.
+  writeFileSync(path.replace(/\.json$/, '.used.json'), JSON.stringify({ 'h:3389': 5, '10.0.0.5:3389': 5 }));
+  await policy.judge(facts(A, 'h:3389'));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal((await pins.lastUsed()).get('h:3389'), 5, 'a session start is not a disk write every time');
+  // Another process (a new policy) notes it again; a changed certificate notes nothing.
+  await new CertificatePolicy('first-use', {}, pins).judge(facts(B, 'h:3389'));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal((await pins.lastUsed()).get('h:3389'), 5, 'a refused certificate is not a use');
+  await new CertificatePolicy('first-use', {}, pins).judge(facts(A, 'h:3389'));
+  for (let i = 0; i < 100 && (await pins.lastUsed()).get('h:3389') === 5; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(((await pins.lastUsed()).get('h:3389') ?? 0) >= before);
+  assert.equal(await pins.clear(['h:3389']), 1);
+  assert.equal((await pins.lastUsed()).has('h:3389'), false, 'a cleared pin has no "last used"');
+  assert.equal((await pins.lastUsed()).get('10.0.0.5:3389'), 5);
+  // Pinned again at once (an admin accepted a new certificate): noted at once, within the minute.
+  await policy.judge(facts(B, 'h:3389'));
+  for (let i = 0; i < 100 && !(await pins.lastUsed()).has('h:3389'); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(((await pins.lastUsed()).get('h:3389') ?? 0) >= before, 'a pin made again is noted at once');
+  // A malformed note file is no notes, never an error: verdicts do not depend on it.
+  writeFileSync(path.replace(/\.json$/, '.used.json'), '{not json');
+  assert.deepEqual(await pins.lastUsed(), new Map());
+  assert.deepEqual(await policy.judge(facts(A, '10.0.0.5:3389')), { trusted: true, trust: 'pinned' });
+});

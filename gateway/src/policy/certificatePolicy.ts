@@ -20,9 +20,16 @@ export type CertificateVerdict =
   | { trusted: true; trust: Trust }
   | { trusted: false; code: 'certificate-untrusted' | 'certificate-changed'; message: string; detail: Record<string, unknown> };
 
+/** A pin's "last used" is noted at most this often per key and process: a session start is not a disk write. */
+export const PIN_USE_NOTE_MS = 60_000;
+/** The most keys whose last note this process remembers (older ones are forgotten first, and noted again). */
+const MAX_NOTED_KEYS = 10_000;
+
 /** Decides whether the RDP server's certificate is acceptable; explicit pins win over the mode. */
 export class CertificatePolicy {
   private readonly pins = new Map<string, string[]>();
+  /** When this process last noted each first-use pin as used (insertion order: oldest first). */
+  private readonly noted = new Map<string, number>();
 
   constructor(
     private readonly mode: CertificateMode,
@@ -84,7 +91,8 @@ export class CertificatePolicy {
     let known = await this.store.get(facts.targets);
     const firstUse = known.size === 0;
     let changed = this.changedPins(known, facts.fingerprint);
-    if (changed.length === 0 && known.size < facts.targets.length) {
+    const recording = changed.length === 0 && known.size < facts.targets.length;
+    if (recording) {
       // Another worker may record the same server meanwhile: judge against what won.
       known = await this.store.recordMissing(facts.targets, facts.fingerprint);
       changed = this.changedPins(known, facts.fingerprint);
@@ -97,7 +105,32 @@ export class CertificatePolicy {
         detail: { fingerprint: facts.fingerprint, expected: changed[0]?.[1], pinnedAs: changed.map(([key]) => key) },
       };
     }
+    // A pin just made (perhaps again, after an admin cleared it) is noted at once, whatever this process noted before.
+    this.noteUse(facts.targets, recording);
     return { trusted: true, trust: firstUse ? 'first-use' : 'pinned' };
+  }
+
+  /**
+   * The admin's pins table says when each pin last let a session through, so
+   * a pin nobody has used for months can be told from one in daily use. Not
+   * awaited and never a reason to refuse: the verdict is already made.
+   */
+  private noteUse(keys: readonly string[], now: boolean, at = Date.now()): void {
+    const due = now ? keys : keys.filter((key) => at - (this.noted.get(key) ?? -Infinity) >= PIN_USE_NOTE_MS);
+    if (due.length === 0) return;
+    for (const key of due) {
+      this.noted.delete(key);
+      this.noted.set(key, at);
+    }
+    while (this.noted.size > MAX_NOTED_KEYS) {
+      const oldest = this.noted.keys().next().value;
+      if (oldest === undefined) break;
+      this.noted.delete(oldest);
+    }
+    this.store.markUsed(due, at).catch(() => {
+      // informative only: a pin store that cannot be written is reported by the verdicts that need it
+      for (const key of due) this.noted.delete(key);
+    });
   }
 
   private changedPins(known: Map<string, string>, fingerprint: string): [string, string][] {

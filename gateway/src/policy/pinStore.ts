@@ -13,6 +13,11 @@ export function pinFile(stateDir: string): string {
   return join(stateDir, 'known-targets.json');
 }
 
+/** Beside the pin file: when each pin last let a session through (informative; the pins stay an admin-editable map). */
+export function pinUseFile(pinPath: string): string {
+  return pinPath.replace(/(\.json)?$/, '.used.json');
+}
+
 /** The pin file cannot be trusted (unreadable, not JSON, a bad entry): no server is treated as new. */
 export class PinStoreError extends Error {
   constructor(message: string) {
@@ -41,6 +46,13 @@ export interface PinStore {
   clear(keys: readonly string[]): Promise<number>;
   /** Checks the store can be used at all, at start; returns how many pins it holds. */
   check(): Promise<number>;
+  /**
+   * Notes that these pins let a session through at `at` (ms since the epoch),
+   * for the admin's "last used". Informative: a failure here judges nothing.
+   */
+  markUsed(keys: readonly string[], at: number): Promise<void>;
+  /** When each pin was last used, for the keys that have a note. */
+  lastUsed(): Promise<Map<string, number>>;
 }
 
 /**
@@ -112,9 +124,52 @@ export class FilePinStore implements PinStore {
         for (const key of present) Reflect.deleteProperty(all, key);
         await this.writeAll(all);
       }
+      // A pin made again later starts without the old pin's "last used".
+      await this.changeUses((uses) => { for (const key of keys) Reflect.deleteProperty(uses, key); }).catch(() => undefined);
       return present.length;
     } finally {
       await release();
+    }
+  }
+
+  /**
+   * In a second small file, so the pin file stays the `"host:port": "sha256:…"`
+   * map an admin edits. Kept to the keys still pinned (a cap: it never holds
+   * more entries than the pin file). Last writer wins between workers: two
+   * notes a moment apart lose nothing worth keeping.
+   */
+  async markUsed(keys: readonly string[], at: number): Promise<void> {
+    const turn = this.useWrites.then(async () => {
+      const pinned = await this.readAll();
+      await this.changeUses((uses) => {
+        for (const key of keys) if (pinned[key] !== undefined) uses[key] = Math.max(uses[key] ?? 0, at);
+        for (const key of Object.keys(uses)) if (pinned[key] === undefined) Reflect.deleteProperty(uses, key);
+      });
+    });
+    this.useWrites = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private useWrites: Promise<unknown> = Promise.resolve();
+
+  async lastUsed(): Promise<Map<string, number>> {
+    return new Map(Object.entries(await this.readUses()));
+  }
+
+  private async changeUses(change: (uses: Record<string, number>) => void): Promise<void> {
+    const uses = await this.readUses();
+    change(uses);
+    await writeFileAtomically(pinUseFile(this.path), `${JSON.stringify(uses, null, 2)}\n`);
+  }
+
+  /** The notes of use; an unreadable or malformed file is no notes (they are informative, never trusted for a verdict). */
+  private async readUses(): Promise<Record<string, number>> {
+    try {
+      const parsed: unknown = JSON.parse(await readFile(pinUseFile(this.path), 'utf8'));
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+      return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, number] => typeof entry[1] === 'number' && Number.isFinite(entry[1])));
+    } catch {
+      return {};
     }
   }
 

@@ -29,7 +29,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type {
   AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, CounterState, DisplayBooking, DisplayPresence, DisplayRecord,
-  PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
+  DisplayFigures, PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
 } from '../broker/brokerStore.js';
 import { AUDIT_CAPACITY, DEFAULT_MEMORY_STORE_LIMITS } from '../broker/memoryBrokerStore.js';
 import { SealedBox } from '../session/sealedBox.js';
@@ -78,6 +78,12 @@ const SCRIPTS = {
     -- A lapsed booking (Redis was away) is taken back: the session still shows on its display.
     local current = redis.call('GET', KEYS[2])
     if (not current) or string.match(current, '^(%S+)') == ARGV[1] then redis.call('SET', KEYS[2], ARGV[1] .. ' ' .. ARGV[3], 'PXAT', ARGV[3]) end
+    return 1`,
+  // KEYS: session. ARGV: displayId, figures JSON. Only the display's own session, while it lives.
+  shown: `
+    local fields = redis.call('HMGET', KEYS[1], 'state', 'displayId')
+    if (not fields[1]) or fields[1] == 'ended' or fields[2] ~= ARGV[1] then return 0 end
+    redis.call('HSET', KEYS[1], 'shown', ARGV[2])
     return 1`,
   // KEYS: presence hash. ARGV: displayId, owner.
   clearPresence: `
@@ -139,7 +145,7 @@ type ScriptName = keyof typeof SCRIPTS;
 type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
 
 const NUMBER_FIELDS = ['mintedAt', 'expiresAt', 'claimedAt', 'securedAt', 'endedAt'] as const;
-const JSON_FIELDS = ['target', 'requestedBy', 'stats'] as const;
+const JSON_FIELDS = ['target', 'requestedBy', 'stats', 'shown'] as const;
 
 function recordFields(record: Partial<SessionRecord>): string[] {
   const fields: string[] = [];
@@ -366,6 +372,10 @@ export class RedisBrokerStore implements BrokerStore {
       }
       await pipeline.exec();
     });
+  }
+
+  async recordShown(sessionId: string, displayId: string, figures: DisplayFigures): Promise<boolean> {
+    return (await this.script('shown', [this.key('session', sessionId)], displayId, JSON.stringify(figures))) === 1;
   }
 
   // Intents

@@ -9,9 +9,12 @@ import type { RedisConnection } from './redisConnection.js';
 
 export class RedisPinStore implements PinStore {
   private readonly key: string;
+  /** Hash `P pins-used`: key → when its pin last let a session through (ms). */
+  private readonly usedKey: string;
 
   constructor(private readonly connection: RedisConnection, prefix = 'lanterna:') {
     this.key = `${prefix}pins`;
+    this.usedKey = `${prefix}pins-used`;
   }
 
   async get(keys: readonly string[]): Promise<Map<string, string>> {
@@ -37,7 +40,23 @@ export class RedisPinStore implements PinStore {
 
   async clear(keys: readonly string[]): Promise<number> {
     if (keys.length === 0) return 0;
-    return this.run((redis) => redis.hdel(this.key, ...keys));
+    return this.run(async (redis) => {
+      const [removed] = await Promise.all([redis.hdel(this.key, ...keys), redis.hdel(this.usedKey, ...keys)]);
+      return removed;
+    });
+  }
+
+  async markUsed(keys: readonly string[], at: number): Promise<void> {
+    if (keys.length === 0) return;
+    // Only keys still pinned, so the hash never outgrows the pins.
+    const pinned = await this.get(keys);
+    if (pinned.size === 0) return;
+    await this.run((redis) => redis.hset(this.usedKey, Object.fromEntries([...pinned.keys()].map((key) => [key, String(at)]))));
+  }
+
+  async lastUsed(): Promise<Map<string, number>> {
+    const all = await this.run((redis) => redis.hgetall(this.usedKey));
+    return new Map(Object.entries(all).map(([key, value]) => [key, Number(value)] as const).filter(([, at]) => Number.isFinite(at)));
   }
 
   async check(): Promise<number> {

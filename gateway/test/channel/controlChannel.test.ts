@@ -126,3 +126,59 @@ test('a rename or move reaches an open kiosk that announced `display`, and only 
   assert.equal((await admin('POST', '/v1/admin/displays/old/token')).status, 200);
   assert.equal((await older.next('error')).code, 'unauthorized');
 });
+
+test('`figures`: a display reports what it showed of its own session; kept for the admin, one report a second at most, never for another display\'s session', { timeout: 20_000 }, async (t) => {
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  const gateway = await startTestGateway({
+    displays: [{ id: 'room', token: TOKEN }, { id: 'hall', token: `${TOKEN}-hall` }],
+    certificates: { mode: 'insecure' },
+  });
+  t.after(() => gateway.close());
+  const control = await connectControl(gateway.url, 'room', TOKEN);
+  t.after(() => control.close());
+  assert.deepEqual(control.welcome.features, ['figures'], 'the welcome says the gateway reads figures');
+  const hall = await connectControl(gateway.url, 'hall', `${TOKEN}-hall`);
+  t.after(() => hall.close());
+  const asked = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
+    method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
+    body: JSON.stringify({ displayId: 'room', target: { host: '127.0.0.1', port: peer.port, name: 'Desk' } }),
+  });
+  assert.equal(asked.status, 202);
+  const project = await control.next('project');
+  const sessionId = String(project.sessionId);
+  const data = await openData(gateway.url, sessionId, String(project.sessionToken));
+  t.after(() => data.socket.close());
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await data.queue.nextText('secured');
+
+  const report = (presents: number) => JSON.stringify({ type: 'figures', sessionId, intervalMs: 1000, presents, messages: 40, bytes: 8000 });
+  // Another display cannot write on this session; a flood keeps only its first report.
+  hall.socket.send(report(7));
+  control.socket.send(report(24));
+  for (let i = 0; i < 50; i += 1) control.socket.send(report(99));
+  const shown = async (): Promise<Record<string, unknown> | undefined> => {
+    const listed = await (await fetch(`${gateway.httpUrl}/v1/admin/sessions?state=live`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).json() as { sessions: { sessionId: string; shown?: Record<string, unknown> }[] };
+    return listed.sessions.find((session) => session.sessionId === sessionId)?.shown;
+  };
+  const deadline = Date.now() + 5000;
+  while ((await shown()) === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const first = await shown();
+  assert.equal(first?.presents, 24, 'the first report is kept, the flood behind it dropped');
+  assert.equal(first.presentsPerSecond, 24);
+  assert.equal(first.messagesPerSecond, 40);
+  assert.equal(first.bytesPerSecond, 8000);
+  // A second later the next report is taken.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  control.socket.send(JSON.stringify({ type: 'figures', sessionId, intervalMs: 2000, presents: 30, messages: 10, bytes: 100 }));
+  const next = Date.now() + 5000;
+  while ((await shown())?.presents !== 30 && Date.now() < next) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal((await shown())?.presentsPerSecond, 15, 'a report over 2 s reads as half that per second');
+  // A malformed report is a protocol error like any other.
+  control.socket.send(JSON.stringify({ type: 'figures', sessionId, intervalMs: 1000, presents: -3, messages: 0, bytes: 0 }));
+  const closed = await control.queue.closed();
+  assert.equal(closed.error?.code, 'bad-message');
+  // The hall display's socket was never closed for its report: it was only ignored.
+  assert.equal(hall.socket.readyState, hall.socket.OPEN);
+});

@@ -9,12 +9,14 @@
 import {
   codeForClose,
   DISPLAY_WELCOME_TIMEOUT_MS,
+  GATEWAY_FEATURES,
   KIOSK_PROTOCOL_VERSION,
   KIOSK_SUBPROTOCOL,
   parseGatewayControlMessage,
   ReconnectBackoff,
   type DisplayMessage,
   type ErrorMessage,
+  type FiguresMessage,
   type HelloMessage,
   type ProjectMessage,
   type RoomMessage,
@@ -52,6 +54,8 @@ export class ControlChannel {
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private welcomeTimer: ReturnType<typeof setTimeout> | null = null;
   private lastError: string | null = null;
+  /** The optional messages the gateway reads (its welcome's features), for the socket that is open now. */
+  private gatewayReads: ReadonlySet<string> = new Set();
   private attempt = 0;
   private stopped = false;
   private readonly backoff: ReconnectBackoff;
@@ -76,6 +80,17 @@ export class ControlChannel {
     this.socket = null;
   }
 
+  /**
+   * Sends the display's figures of its session, if the gateway said it reads
+   * them (an older gateway would close on an unknown type); false when not sent.
+   */
+  sendFigures(message: FiguresMessage): boolean {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN || !this.gatewayReads.has(GATEWAY_FEATURES.figures)) return false;
+    socket.send(JSON.stringify(message));
+    return true;
+  }
+
   private connect(): void {
     this.clearTimers();
     this.attempt += 1;
@@ -88,6 +103,7 @@ export class ControlChannel {
       return;
     }
     this.socket = socket;
+    this.gatewayReads = new Set();
     socket.onopen = () => {
       const hello: HelloMessage = {
         type: 'hello', protocol: KIOSK_PROTOCOL_VERSION, token: this.options.token, client: this.options.client,
@@ -137,6 +153,7 @@ export class ControlChannel {
         this.welcomeTimer = null;
         this.backoff.reset();
         this.attempt = 0;
+        this.gatewayReads = new Set(message.features ?? []);
         this.events.onstate?.({ kind: 'online', welcome: message });
         break;
       case 'project':

@@ -30,6 +30,8 @@ export class DataChannel {
   /** Received from the gateway, for the HUD. */
   bytesIn = 0;
   pdusIn = 0;
+  /** Binary messages received (each holds whole PDUs): what the gateway counts as sent, for the display's `figures`. */
+  messagesIn = 0;
   bytesOut = 0;
   /** How the gateway's next frame is framed: the Confirm comes first, then the server's PDUs (see securedWith). */
   private inbound: FramingMode = 'rdp';
@@ -56,6 +58,7 @@ export class DataChannel {
         return;
       }
       this.bytesIn += data.byteLength;
+      this.messagesIn += 1;
       this.countPdus(new Uint8Array(data));
       events.onpdus(data);
     };

@@ -46,7 +46,7 @@ function openTransport(url: string, sessionToken: string): RdpTransport {
     onmessage: null,
   };
   const reportTraffic = (): void => {
-    if (data) reply({ type: 'traffic', bytesIn: data.bytesIn, pdusIn: data.pdusIn });
+    if (data) reply({ type: 'traffic', bytesIn: data.bytesIn, pdusIn: data.pdusIn, messagesIn: data.messagesIn });
   };
   const trafficTimer = setInterval(reportTraffic, TRAFFIC_REPORT_MS);
   let pingTimer: ReturnType<typeof setInterval> | undefined;

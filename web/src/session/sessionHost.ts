@@ -31,10 +31,11 @@ export interface SessionHostOptions {
 export interface SessionTraffic {
   bytesIn: number;
   pdusIn: number;
+  messagesIn: number;
 }
 
 export class SessionHost {
-  readonly traffic: SessionTraffic = { bytesIn: 0, pdusIn: 0 };
+  readonly traffic: SessionTraffic = { bytesIn: 0, pdusIn: 0, messagesIn: 0 };
   private readonly worker: Worker;
   private finished = false;
   private lastErrorCode: string | null = null;
@@ -109,6 +110,7 @@ export class SessionHost {
       case 'traffic':
         this.traffic.bytesIn = reply.bytesIn;
         this.traffic.pdusIn = reply.pdusIn;
+        this.traffic.messagesIn = reply.messagesIn;
         break;
     }
   }

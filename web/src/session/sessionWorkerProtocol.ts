@@ -34,4 +34,4 @@ export type SessionWorkerReply =
   /** Round trip to the gateway over the data socket (ping/pong), for the HUD's latency. */
   | { readonly type: 'rtt'; readonly ms: number }
   /** Running totals of the data socket, a few times a second (for the HUD). */
-  | { readonly type: 'traffic'; readonly bytesIn: number; readonly pdusIn: number };
+  | { readonly type: 'traffic'; readonly bytesIn: number; readonly pdusIn: number; readonly messagesIn: number };

@@ -15,9 +15,12 @@ export interface SessionView {
   target: { host: string; port: number; name?: string };
   requestedBy?: { kind: string; address?: string; name?: string };
   durationMs?: number;
+  /** The relay's figures; `framesPerSecond` counts WebSocket messages to the display, not pictures. */
   stats?: { bytesToDisplay: number; bytesToServer: number; bytesPerSecond: number; framesPerSecond: number };
+  /** What the display reports it did over its last interval: pictures presented, messages and bytes received. */
+  shown?: { presentsPerSecond: number; messagesPerSecond: number; bytesPerSecond: number; reportedAt: number };
 }
-export interface PinView { key: string; fingerprint: string; changed?: { seen: string; at: number } }
+export interface PinView { key: string; fingerprint: string; lastUsedAt?: number; changed?: { seen: string; at: number } }
 export interface AuditView { seq: number; at: number; actor: string; action: string; displayId?: string; sessionId?: string; detail?: Record<string, string | number | boolean> }
 
 export class AdminClient {

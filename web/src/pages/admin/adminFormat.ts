@@ -1,14 +1,21 @@
-// Words and numbers for the admin page: pure functions, no DOM.
+// Words and numbers for the admin page: pure functions, no DOM. The API keeps
+// raw values (milliseconds, bytes, codes); this is where a person's words for
+// them are made, once.
+import { sentenceForCode } from '@lanterna/protocol';
 
+type Detail = Readonly<Record<string, string | number | boolean>>;
+
+/** Bytes in decimal units, as people read disk and network sizes: "980 B", "1.2 MB". */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes / 1024;
+  if (bytes < 1000) return `${Math.round(bytes)} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1000;
   let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+  while (value >= 999.5 && unit < units.length - 1) { value /= 1000; unit += 1; }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit] ?? ''}`;
 }
 
+/** How long something ran, to the second: "42 s", "3 min 05 s", "2 h 07 min". */
 export function formatDuration(ms: number | undefined): string {
   if (ms === undefined) return '—';
   const seconds = Math.floor(ms / 1000);
@@ -18,11 +25,33 @@ export function formatDuration(ms: number | undefined): string {
   return h > 0 ? `${h} h ${String(m).padStart(2, '0')} min` : m > 0 ? `${m} min ${String(s).padStart(2, '0')} s` : `${s} s`;
 }
 
+/** A short time, to the hundredth under 10 s ("0.67 s", "4.2 s"), else as formatDuration. */
+export function formatSeconds(ms: number): string {
+  if (ms < 10_000) return `${Number((ms / 1000).toPrecision(2))} s`;
+  return formatDuration(ms);
+}
+
+/** A rate per second, whole above 10, one decimal below ("7.5", "24", "130"). */
+export function formatRate(perSecond: number): string {
+  return perSecond >= 10 || Number.isInteger(perSecond) ? String(Math.round(perSecond)) : perSecond.toFixed(1);
+}
+
 export function formatTime(at: number, now = Date.now()): string {
   const date = new Date(at);
   const sameDay = new Date(now).toDateString() === date.toDateString();
   const time = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
   return sameDay ? time : `${date.toLocaleDateString()} ${time}`;
+}
+
+/** How long ago, in a person's words: "just now", "5 min ago", "3 h ago", "12 days ago". */
+export function formatAgo(at: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - at) / 1000));
+  if (seconds < 60) return 'just now';
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.floor(hours / 24)} days ago`;
 }
 
 const actionWords: Record<string, string> = {
@@ -37,9 +66,121 @@ export function actionWord(action: string): string {
   return actionWords[action] ?? action;
 }
 
-export function detailText(detail: Record<string, string | number | boolean> | undefined): string {
+/** Why a session ended (SessionRecord.endReason): the relay's own ends, else an error code's sentence. */
+const endWords: Record<string, string> = {
+  'server-closed': 'the presenter’s computer closed the connection',
+  'client-closed': 'the display closed it',
+  stopped: 'it was stopped (by an administrator, the presenter, or a newer projection)',
+  'gateway-shutdown': 'the gateway was shutting down',
+  expired: 'the display never opened it',
+  'gateway-lost': 'the gateway relaying it stopped answering',
+};
+
+function endWord(reason: string): string {
+  if (Object.hasOwn(endWords, reason)) return endWords[reason] ?? reason;
+  // An error code: the display's own sentence for it, as a clause.
+  const sentence = sentenceForCode(reason).replace(/\.$/, '');
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
+}
+
+const viaWords: Record<string, string> = {
+  presenter: 'from the presenter page', wsd: 'over WS-Discovery (Network Projector)', admin: 'from the admin API',
+  signage: 'as the display’s signage', resume: 'to resume a lost session',
+};
+
+const quoted = (value: string | number | boolean): string => `“${String(value)}”`;
+
+/** A refusal's reason as a sentence: capitalised and ending with a full stop. */
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/** One audit entry's details in a person's words; keys this page does not know are shown as they are. */
+export function detailText(action: string, detail: Detail | undefined): string {
   if (!detail) return '';
-  return Object.entries(detail).map(([key, value]) => `${key}: ${String(value)}`).join(', ');
+  const rest = new Map(Object.entries(detail));
+  const take = (key: string): string | number | boolean | undefined => {
+    const value = rest.get(key);
+    rest.delete(key);
+    return value;
+  };
+  const parts: string[] = [];
+  switch (action) {
+    case 'display-created': {
+      const name = take('name');
+      const location = take('location');
+      if (name !== undefined) parts.push(`Named ${quoted(name)}${location ? `, in ${quoted(location)}` : ''}.`);
+      break;
+    }
+    case 'display-renamed':
+    case 'display-moved': {
+      const from = take('from');
+      const to = take('to');
+      const what = action === 'display-renamed' ? 'Renamed' : 'Moved';
+      if (action === 'display-moved' && !from) parts.push(`Placed in ${quoted(to ?? '')}.`);
+      else if (action === 'display-moved' && !to) parts.push(`Location ${quoted(from ?? '')} removed.`);
+      else parts.push(`${what} from ${quoted(from ?? '')} to ${quoted(to ?? '')}.`);
+      break;
+    }
+    case 'display-deleted': {
+      const name = take('name');
+      if (name !== undefined) parts.push(`It was named ${quoted(name)}.`);
+      break;
+    }
+    case 'projection-requested':
+    case 'projection-refused': {
+      const target = take('target');
+      const via = take('via');
+      const pin = take('pin');
+      const code = take('code');
+      const reason = take('reason');
+      if (target !== undefined) parts.push(`To ${String(target)}${via !== undefined ? ` ${viaWords[String(via)] ?? `via ${String(via)}`}` : ''}.`);
+      else if (via !== undefined) parts.push(`Asked ${viaWords[String(via)] ?? `via ${String(via)}`}.`);
+      if (pin === 'used') parts.push('The room PIN was given.');
+      else if (pin === 'admin') parts.push('An administrator’s request (no PIN needed).');
+      else if (pin !== undefined) rest.set('pin', pin);
+      if (reason !== undefined) parts.push(sentence(String(reason)));
+      else if (code !== undefined) parts.push(sentence(String(code)));
+      break;
+    }
+    case 'projection-started': {
+      const setupMs = take('setupMs');
+      if (typeof setupMs === 'number') parts.push(`Set up in ${formatSeconds(setupMs)}.`);
+      else if (setupMs !== undefined) rest.set('setupMs', setupMs);
+      break;
+    }
+    case 'projection-ended': {
+      const reason = take('reason');
+      const seconds = take('seconds');
+      const after = typeof seconds === 'number' ? ` after ${formatDuration(seconds * 1000)}` : '';
+      if (reason !== undefined) parts.push(sentence(`ended${after}: ${endWord(String(reason))}`));
+      else if (after) parts.push(sentence(`ended${after}`));
+      break;
+    }
+    case 'projection-resumed': {
+      const previous = take('previous');
+      if (previous !== undefined) parts.push(`Takes over session ${String(previous)}, lost with its gateway.`);
+      break;
+    }
+    case 'pin-cleared': {
+      const key = take('key');
+      if (key !== undefined) parts.push(`${String(key)} will be pinned again at its next session.`);
+      break;
+    }
+    case 'pin-changed': {
+      const key = take('key');
+      const pinned = take('pinned');
+      const seen = take('seen');
+      const print = (value: string | number | boolean | undefined, otherwise: string): string => (value === undefined ? otherwise : shortFingerprint(String(value)));
+      if (key !== undefined) parts.push(`${String(key)} showed ${print(seen, 'another certificate')} instead of its pinned ${print(pinned, 'one')}; refused until an administrator accepts it.`);
+      break;
+    }
+  }
+  for (const [key, value] of rest) parts.push(`${key}: ${String(value)}`);
+  return parts.join(' ');
 }
 
 /** A fingerprint shortened for a table (the full one is in the cell's title). */

@@ -100,14 +100,26 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   }
   const live = page.locator('#sessions tbody tr', { hasText: 'Board room' });
   await live.locator('text=relaying').waitFor();
-  await live.locator('text=/KiB/').waitFor({ timeout: 15_000 });
+  await live.locator('text=/kB/').waitFor({ timeout: 15_000 });
   assert.match(await live.textContent() ?? '', /Ada’s laptop \(admin/);
   await page.locator('#pins tbody tr', { hasText: `127.0.0.1:${peer.port}` }).waitFor();
-  await shoot(page, 'admin-1920x1080');
-  await page.setViewportSize({ width: 1280, height: 720 });
-  await shoot(page, 'admin-1280x720');
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  assert.ok(overflow <= 0, `no sideways scrolling at 1280×720 (${overflow} px)`);
+  // Each width a person may open it at, with a configuration-managed display (its note was cut off at 1440 px) and a live session.
+  for (const size of [{ width: 1920, height: 1080 }, { width: 1440, height: 900 }, { width: 1280, height: 720 }, { width: 820, height: 1180 }]) {
+    await page.setViewportSize(size);
+    await shoot(page, `admin-${size.width}x${size.height}`);
+    const layout = await page.evaluate(() => ({
+      sideways: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      cut: [...document.querySelectorAll('#console td, #console th, #console button')].filter((element) => element.getClientRects().length > 0).flatMap((element) => {
+        const box = element.getBoundingClientRect();
+        const cardBox = element.closest('.card')?.getBoundingClientRect();
+        const outside = box.left < -0.5 || box.right > document.documentElement.clientWidth + 0.5 || (cardBox !== undefined && box.right > cardBox.right + 0.5);
+        return element.scrollWidth > element.clientWidth + 1 || outside ? [`${element.tagName.toLowerCase()} "${element.textContent.slice(0, 40)}"`] : [];
+      }),
+    }));
+    assert.ok(layout.sideways <= 0, `no sideways scrolling at ${size.width} px (${layout.sideways} px)`);
+    assert.deepEqual(layout.cut, [], `nothing cut off or outside its card at ${size.width} px`);
+  }
+  await page.setViewportSize({ width: 1920, height: 1080 });
 
   // End the session from the page: the kiosk's data socket hears it.
   await live.getByRole('button', { name: /End the session on Board room/ }).click();

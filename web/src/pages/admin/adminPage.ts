@@ -4,7 +4,7 @@
 // and textContent (no HTML strings), so nothing a display's name holds can
 // become markup; no inline script or style (the gateway's CSP forbids them).
 import { AdminApiError, AdminClient, type AuditView, type DisplayView, type PinView, type SessionView } from './adminClient.js';
-import { actionWord, detailText, formatBytes, formatDuration, formatTime, shortFingerprint } from './adminFormat.js';
+import { actionWord, detailText, formatAgo, formatBytes, formatDuration, formatRate, formatTime, shortFingerprint } from './adminFormat.js';
 
 const TOKEN_KEY = 'lanterna.adminToken';
 const POLL_MS = 2000;
@@ -40,8 +40,18 @@ function state(text: string, tone: 'ok' | 'warn' | 'error' | 'idle'): HTMLSpanEl
   return span;
 }
 
-function fill(tbody: HTMLElement, rows: HTMLTableRowElement[]): void {
-  tbody.replaceChildren(...rows);
+/**
+ * Puts the rows in the table, each cell labelled with its column's heading
+ * (data-label): on a narrow screen the CSS shows rows as stacked cards and
+ * prints the label beside each value.
+ */
+function fill(tableId: string, rows: HTMLTableRowElement[]): void {
+  const table = element(tableId);
+  const headings = [...table.querySelectorAll('thead th')].map((th) => (th.querySelector('.visually-hidden') ? '' : th.textContent.trim()));
+  for (const row of rows) {
+    [...row.cells].forEach((td, index) => { td.dataset.label = headings[index] ?? ''; });
+  }
+  (table.querySelector('tbody') ?? table).replaceChildren(...rows);
 }
 
 class AdminPage {
@@ -172,7 +182,7 @@ class AdminPage {
   }
 
   private renderDisplays(displays: DisplayView[]): void {
-    fill(element('displays').querySelector('tbody') ?? element('displays'), displays.map((display) => {
+    fill('displays', displays.map((display) => {
       const row = document.createElement('tr');
       const online = display.online ? (display.sessionId ? state('showing a presentation', 'ok') : state('online', 'ok')) : state('offline', 'idle');
       const stateCell = document.createElement('td');
@@ -186,8 +196,10 @@ class AdminPage {
           button('Delete', () => { void this.deleteDisplay(display); }, 'danger', `Delete ${display.name}`),
         );
       } else {
-        actions.textContent = 'edit in the configuration file';
+        actions.textContent = 'Change it in the configuration file';
         actions.classList.add('hint');
+        actions.classList.remove('actions');
+        actions.classList.add('note');
       }
       row.append(cell(display.name), cell(display.id), cell(display.location ?? ''), stateCell, cell(display.managedBy === 'api' ? 'this page' : 'configuration'), actions);
       return row;
@@ -197,7 +209,7 @@ class AdminPage {
   private renderSessions(sessions: SessionView[]): void {
     const names = new Map(this.displays.map((display) => [display.id, display.name]));
     element('sessions-empty').hidden = sessions.length > 0;
-    fill(element('sessions').querySelector('tbody') ?? element('sessions'), sessions.map((session) => {
+    fill('sessions', sessions.map((session) => {
       const row = document.createElement('tr');
       const tone = session.state === 'active' ? 'ok' : 'warn';
       const words = session.state === 'active' ? 'relaying' : session.state === 'claimed' ? 'connecting' : 'waiting for the display';
@@ -205,12 +217,24 @@ class AdminPage {
       stateCell.append(state(words, tone));
       const by = session.requestedBy ? ` (${session.requestedBy.kind}${session.requestedBy.address ? ` ${session.requestedBy.address}` : ''})` : '';
       const bytes = session.stats ? `${formatBytes(session.stats.bytesToDisplay + session.stats.bytesToServer)} · ${formatBytes(session.stats.bytesPerSecond)}/s` : '—';
+      // Pictures per second as the display reports them (its `figures`); the relay's message count is another thing and says so.
+      const shown = cell(session.shown ? formatRate(session.shown.presentsPerSecond) : '—', 'num');
+      shown.dataset.figure = 'presents';
+      shown.title = session.shown
+        ? `The display drew ${formatRate(session.shown.presentsPerSecond)} pictures a second and received ${formatRate(session.shown.messagesPerSecond)} messages (${formatBytes(session.shown.bytesPerSecond)}) a second, in its last report.`
+        : 'The display has not reported what it shows (an older display page, or the session is starting).';
+      const messages = cell(session.stats ? formatRate(session.stats.framesPerSecond) : '—', 'num');
+      messages.dataset.figure = 'messages';
+      const data = cell(bytes, 'num nowrap');
+      data.dataset.figure = 'bytes';
+      const duration = cell(formatDuration(session.durationMs), 'num nowrap');
+      duration.dataset.figure = 'duration';
       const actions = document.createElement('td');
       actions.className = 'actions';
       actions.append(button('End', () => { void this.endSession(session, names.get(session.displayId) ?? session.displayId); }, 'danger', `End the session on ${names.get(session.displayId) ?? session.displayId}`));
       row.append(
         cell(names.get(session.displayId) ?? session.displayId), cell(`${session.presenter}${by}`), stateCell,
-        cell(formatDuration(session.durationMs), 'num'), cell(bytes, 'num'), cell(session.stats ? String(session.stats.framesPerSecond) : '—', 'num'), actions,
+        duration, data, shown, messages, actions,
       );
       return row;
     }));
@@ -218,16 +242,18 @@ class AdminPage {
 
   private renderPins(pins: PinView[]): void {
     element('pins-empty').hidden = pins.length > 0;
-    fill(element('pins').querySelector('tbody') ?? element('pins'), pins.map((pin) => {
+    fill('pins', pins.map((pin) => {
       const row = document.createElement('tr');
-      const pinned = cell(shortFingerprint(pin.fingerprint), 'fingerprint');
+      const pinned = cell(shortFingerprint(pin.fingerprint), 'fingerprint nowrap');
       pinned.title = pin.fingerprint;
       const changed = pin.changed ? cell(`${shortFingerprint(pin.changed.seen)} (${formatTime(pin.changed.at)})`, 'changed fingerprint') : cell('');
       if (pin.changed) changed.title = pin.changed.seen;
       const actions = document.createElement('td');
       actions.className = 'actions';
       actions.append(button(pin.changed ? 'Accept the new certificate' : 'Forget', () => { void this.clearPin(pin); }, pin.changed ? 'danger' : 'quiet', `Clear the pin of ${pin.key}`));
-      row.append(cell(pin.key, 'nowrap'), pinned, changed, actions);
+      const seen = cell(pin.lastUsedAt === undefined ? 'not yet' : formatAgo(pin.lastUsedAt), 'nowrap');
+      seen.title = pin.lastUsedAt === undefined ? 'No session has reached this server since the gateway began noting when pins are used.' : `Last used by a session at ${formatTime(pin.lastUsedAt)}`;
+      row.append(cell(pin.key, 'nowrap'), pinned, seen, changed, actions);
       return row;
     }));
   }
@@ -235,9 +261,9 @@ class AdminPage {
   private renderAudit(entries: AuditView[]): void {
     element<HTMLButtonElement>('audit-older').disabled = this.auditNext === undefined;
     element<HTMLButtonElement>('audit-newest').disabled = this.auditBefore === undefined;
-    fill(element('audit').querySelector('tbody') ?? element('audit'), entries.map((entry) => {
+    fill('audit', entries.map((entry) => {
       const row = document.createElement('tr');
-      row.append(cell(formatTime(entry.at), 'nowrap'), cell(entry.actor), cell(actionWord(entry.action)), cell(entry.displayId ?? '', 'nowrap'), cell(detailText(entry.detail), 'detail'));
+      row.append(cell(formatTime(entry.at), 'nowrap'), cell(entry.actor), cell(actionWord(entry.action)), cell(entry.displayId ?? '', 'nowrap'), cell(detailText(entry.action, entry.detail), 'detail'));
       return row;
     }));
   }

@@ -9,6 +9,7 @@ import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
 import { DisplayScreen } from './displayScreen.js';
 import { readDisplayLocation, socketUrl } from './displayLocation.js';
 import { Hud } from './hud.js';
+import { FiguresReporter } from './figuresReporter.js';
 import { startKioskHeartbeat } from './kioskHeartbeat.js';
 import { showRendererWarning } from './rendererWarning.js';
 
@@ -19,6 +20,13 @@ const nameKey = `lanterna.display.${place.displayId}.name`;
 screen.setName(window.localStorage.getItem(nameKey) ?? place.displayId);
 
 const hud = new Hud(document.body, place.hud);
+// The session's figures go to the gateway on the control socket (made below, when the page has a token).
+let control: ControlChannel | null = null;
+const figures = new FiguresReporter(
+  { sendFigures: (message) => control?.sendFigures(message) ?? false },
+  // Instrumentation hook: what this display told the gateway (tests compare the admin's live view with it).
+  (message) => window.dispatchEvent(new CustomEvent('lanterna:figures', { detail: message })),
+);
 window.addEventListener('keydown', (event) => {
   if (event.key === 'h' && !event.ctrlKey && !event.altKey && !event.metaKey) hud.toggle();
 });
@@ -38,6 +46,7 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
   },
   onstatistics: (stats) => {
     hud.onRender(stats);
+    figures.onPresent();
     // Instrumentation hook for benchmarks and tests outside the page (they listen on window).
     window.dispatchEvent(new CustomEvent('lanterna:render', { detail: stats }));
     if (session) screen.showPicture();
@@ -137,6 +146,7 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
     case 'ended': {
       session = null;
       sessionId = null;
+      figures.stop();
       screen.showRoomBadge(false);
       hud.setTraffic(null);
       screen.showIdle();
@@ -154,6 +164,7 @@ function endSession(): void {
   session?.dispose();
   session = null;
   sessionId = null;
+  figures.stop();
   screen.showRoomBadge(false);
   hud.setTraffic(null);
   screen.showIdle();
@@ -185,6 +196,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
   );
   session = host;
   hud.setTraffic(host.traffic);
+  figures.start(project.sessionId, host.traffic);
 }
 
 if (place.token === null) {
@@ -192,7 +204,7 @@ if (place.token === null) {
   screen.setConnection('Not connected', 'error');
   screen.setProblem('This display has no token. Open the display link from the administrator (it ends with #token=…).');
 } else {
-  const control = new ControlChannel(
+  control = new ControlChannel(
     {
       url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`),
       token: place.token,
