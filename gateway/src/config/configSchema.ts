@@ -131,12 +131,20 @@ export const configSchema = z.object({
   }).prefault({}).superRefine((broker, context) => {
     if (broker.store === 'redis' && !broker.redisUrl) context.addIssue({ code: 'custom', path: ['redisUrl'], message: 'required when broker.store is "redis"' });
   }),
-  /** The admin API's rate limits, per source address and gateway process. */
+  /** The admin API's request rate, per source address and gateway process (wrong tokens: tokenGuesses). */
   admin: z.object({
     requestsPerSecond: z.number().min(0.1).max(100_000).default(20),
     burst: z.number().int().min(1).max(100_000).default(60),
-    /** Wrong or missing tokens allowed in a row; one more comes back every 6 s. */
-    failedTokenBurst: z.number().int().min(1).max(1000).default(10),
+  }).prefault({}),
+  /**
+   * Wrong or missing tokens (admin, metrics, display) per window, counted in
+   * the broker store so every worker and gateway shares them
+   * (broker/tokenGuesses.ts): per address, and per IPv6 /64. Past either, every
+   * token check from there is refused (429, or close 4429) until the window ends.
+   */
+  tokenGuesses: z.object({
+    perAddress: z.object({ max: z.number().int().min(1).default(10), windowMs: z.number().int().min(1000).default(60_000) }).prefault({}),
+    perNetwork: z.object({ max: z.number().int().min(1).default(30), windowMs: z.number().int().min(1000).default(60_000) }).prefault({}),
   }).prefault({}),
   /** The room PIN on each display's idle screen, which presenters must type (docs/presenter-api.md). */
   roomPin: z.object({

@@ -92,7 +92,11 @@ const SCRIPTS = {
     redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
     return {1, ARGV[3]}`,
   // KEYS: counter. ARGV: delta, window ms. Returns {count, ms left in the window}; never below 0.
+  // A delta of 0 reads and makes no key.
   addToCounter: `
+    if tonumber(ARGV[1]) == 0 and redis.call('EXISTS', KEYS[1]) == 0 then
+      return {0, tonumber(ARGV[2])}
+    end
     local count = redis.call('INCRBY', KEYS[1], ARGV[1])
     if count < 0 then
       redis.call('SET', KEYS[1], 0, 'KEEPTTL')
