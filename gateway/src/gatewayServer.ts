@@ -37,6 +37,8 @@ import { RoomAnnouncer } from './channel/roomAnnouncer.js';
 import { serveStatic } from './api/staticFiles.js';
 import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
 import { ConnectionLimits } from './api/connectionLimits.js';
+import { closeWithError } from './channel/closeWithError.js';
+import { SessionError } from './session/sessionError.js';
 import { handleWsdRequest, type WsdHttpDeps } from './wsd/wsdHttpEndpoint.js';
 import { deviceSeedOf, readDeviceSeed } from './wsd/wsdIdentity.js';
 import { NativeDataChannels } from './dataplane/nativeDataChannels.js';
@@ -264,15 +266,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;
     }
-    if (!limits.canAcceptPending()) {
-      logger.warn({ event: 'pending-sockets-full', pending: limits.pendingCount }, 'too many unauthenticated websockets: upgrade refused');
-      refuseUpgrade(socket, '503 Service Unavailable');
-      return;
-    }
     const target = controlMatch ? controlSockets : dataSockets;
     const address = clientAddress(request);
     target.handleUpgrade(request, socket, head, (ws: WebSocket) => {
-      limits.addPending(ws);
+      // No upgrade is refused for want of a place: a stranger's oldest pending socket gives its place up (api/pendingSockets.ts).
+      const evicted = limits.addPending(ws, address);
+      if (evicted) {
+        logger.info({ event: 'pending-socket-evicted', address, pending: limits.pendingCount }, 'an unauthenticated websocket gave its place to a newer one');
+        closeWithError(evicted, new SessionError(controlSockets.clients.has(evicted) ? 'hello' : 'open', 'gateway-busy', 'crowded out: the gateway made room for a newer connection', { reason: 'crowded-out' }));
+      }
       ws.on('error', (error) => logger.debug({ err: error }, 'websocket error'));
       if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host, address);
       else if (dataMatch?.[1]) void data?.handle(ws, dataMatch[1]);

@@ -16,12 +16,14 @@ import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { ANONYMOUS, writeWsdMessage } from '@lanterna/protocol/wsd';
 
 const TOKEN = 'display-token-0123456789';
-const LIMITS = { perAddressConnections: 40, maxPendingSockets: 20, maxSessions: 3 };
+const LIMITS = { perAddressConnections: 40, maxPendingSockets: 20, perSourcePendingSockets: 8, maxSessions: 3 };
 /** Wrong tokens one address may show in a window (tokenGuesses.perAddress). */
 const WRONG_TOKENS = 4;
 const TIMEOUTS = { helloMs: 1500, requestMs: 1500, httpHeadersMs: 800, httpRequestMs: 1600, tlsHandshakeMs: 800 };
 /** Hostile traffic comes from another loopback address, so the per-address budget it exhausts is not the healthy session's. */
 const HOSTILE_ADDRESS = '127.0.0.2';
+/** Strangers who together hold every pending place (with HOSTILE_ADDRESS). */
+const STRANGER_ADDRESSES = ['127.0.0.3', '127.0.0.5'];
 /** The token guesser: its budget is its own. */
 const GUESSER_ADDRESS = '127.0.0.4';
 
@@ -157,20 +159,35 @@ test('slowloris: headers that never end are cut at the deadline, on HTTP, on an 
   await assertHealthy();
 });
 
-test('a flood of unauthenticated websockets: beyond the pending budget upgrades get 503, and it frees up as they time out', async () => {
+test('a flood of unauthenticated websockets from one address holds only its share: each upgrade past it takes that address\'s oldest place (1013)', async () => {
   const flood = await Promise.all(Array.from({ length: LIMITS.maxPendingSockets + 5 }, () => hostileSocket('/v1/displays/room/control')));
-  const opened = flood.filter((attempt) => attempt.status === 'open').length;
-  const refused = flood.filter((attempt) => attempt.status === 503).length;
-  assert.equal(opened, LIMITS.maxPendingSockets, `opened ${opened}`);
-  assert.equal(refused, 5, `refused ${refused}`);
+  assert.deepEqual(flood.filter((attempt) => attempt.status !== 'open').map((attempt) => attempt.status), [], 'no upgrade is refused');
   await assertHealthy();
-  // Silent sockets are closed at helloMs; then there is room again.
-  for (const attempt of flood) if (attempt.status !== 'open') attempt.socket.terminate();
-  const silent = flood.filter((attempt) => attempt.status === 'open');
-  await waitFor('the silent sockets timed out', () => silent.every(({ socket }) => socket.readyState === WebSocket.CLOSED), 10_000);
-  const again = await hostileSocket('/v1/displays/room/control');
-  assert.equal(again.status, 'open');
-  again.socket.close();
+  // The share's newest wait for their hello until helloMs (4408); every older one gave its place up at once (1013).
+  const closes = await Promise.all(flood.map((attempt) => attempt.closed));
+  assert.equal(closes.filter((code) => code === 1013).length, flood.length - LIMITS.perSourcePendingSockets, `closes ${closes.join(' ')}`);
+  assert.equal(closes.filter((code) => code === 4408).length, LIMITS.perSourcePendingSockets);
+});
+
+test('strangers at three addresses hold every pending place, control and data: a display with its token still gets in and relays', async () => {
+  const paths = ['/v1/displays/room/control', '/v1/sessions/abc/data'];
+  const strangers = await Promise.all([HOSTILE_ADDRESS, ...STRANGER_ADDRESSES].flatMap((from) => paths.flatMap((path) =>
+    Array.from({ length: LIMITS.perSourcePendingSockets }, () => hostileSocket(path, from)))));
+  assert.ok(3 * LIMITS.perSourcePendingSockets > LIMITS.maxPendingSockets, 'together they fill each pool');
+  // Before the strangers' hello deadline: every place is a stranger's.
+  const { sessionId, token } = await session('room');
+  const data = await openData(gateway.url, sessionId, token);
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await data.queue.nextText('secured');
+  await data.queue.nextBinary();
+  const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, 0x42]);
+  data.socket.send(probe);
+  assert.deepEqual(await data.queue.nextBinary(), probe, 'the display\'s session relays');
+  data.socket.close();
+  await assertHealthy();
+  const closes = await Promise.all(strangers.map((attempt) => attempt.closed));
+  assert.ok(closes.filter((code) => code === 1013).length >= 2, `strangers made room for the display's two sockets (closes ${closes.join(' ')})`);
+  await waitFor('the display\'s session ended', async () => /lanterna_sessions_active 1\b/.test(await gateway.metricsText()), 5000);
 });
 
 test('token guessing: wrong admin, metrics, presenter-shortcut and display tokens share one budget per address; past it all are refused, the right ones too, and nobody else is', async () => {

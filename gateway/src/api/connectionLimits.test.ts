@@ -21,7 +21,7 @@ async function verdicts(limits: ConnectionLimits, listen: (server: Server) => Pr
 }
 
 void test('TCP connections count per address; Unix-socket ones are not one address', async (t) => {
-  const tcp = await verdicts(new ConnectionLimits({ perAddressConnections: 2, maxPendingSockets: 1 }), (server) => new Promise((resolve) => {
+  const tcp = await verdicts(new ConnectionLimits({ perAddressConnections: 2, maxPendingSockets: 1, perSourcePendingSockets: 1 }), (server) => new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
       resolve(() => connect(typeof address === 'object' && address ? address.port : 0, '127.0.0.1'));
@@ -32,7 +32,7 @@ void test('TCP connections count per address; Unix-socket ones are not one addre
 
   const dir = mkdtempSync(join(tmpdir(), 'lanterna-limits-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const unix = await verdicts(new ConnectionLimits({ perAddressConnections: 2, maxPendingSockets: 1 }), (server) => new Promise((resolve) => {
+  const unix = await verdicts(new ConnectionLimits({ perAddressConnections: 2, maxPendingSockets: 1, perSourcePendingSockets: 1 }), (server) => new Promise((resolve) => {
     const path = join(dir, 'gateway.sock');
     server.listen(path, () => resolve(() => connect(path)));
   }), 3);

@@ -1,27 +1,32 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { canonicalAddress } from '../policy/canonicalHost.js';
+import { PendingSockets } from './pendingSockets.js';
 
 export interface ConnectionLimitOptions {
   /** Open TCP connections from one source address (behind a proxy: the proxy's, so raise it there). */
   perAddressConnections: number;
   /** WebSockets that have not yet authenticated (no hello or open accepted yet). */
   maxPendingSockets: number;
+  /** Of those, from one source (IPv4 address, IPv6 /64). */
+  perSourcePendingSockets: number;
 }
 
 /**
  * The listener's own budget, before any token is checked: a building full of
  * laptops must not be able to take it all. Connections are counted per source
  * address; WebSockets are "pending" from the upgrade until their channel says
- * they authenticated (or they close), and only so many may be pending at once.
+ * they authenticated (or they close), in places per source that strangers
+ * cannot hold against a display (pendingSockets.ts says how).
  */
 export class ConnectionLimits {
   private readonly perAddress = new Map<string, number>();
-  private readonly pending = new Set<WebSocket>();
+  private readonly pending: PendingSockets<WebSocket>;
   refusedConnections = 0;
-  refusedUpgrades = 0;
 
-  constructor(private readonly options: ConnectionLimitOptions) {}
+  constructor(private readonly options: ConnectionLimitOptions) {
+    this.pending = new PendingSockets(options);
+  }
 
   /**
    * Counts a new TCP connection; false (and the caller drops it) when its
@@ -46,26 +51,29 @@ export class ConnectionLimits {
     return true;
   }
 
-  /** Whether one more unauthenticated WebSocket may be accepted now. */
-  canAcceptPending(): boolean {
-    if (this.pending.size < this.options.maxPendingSockets) return true;
-    this.refusedUpgrades += 1;
-    return false;
-  }
-
-  /** A WebSocket accepted and not yet authenticated. */
-  addPending(socket: WebSocket): void {
-    this.pending.add(socket);
-    socket.once('close', () => this.pending.delete(socket));
+  /**
+   * A WebSocket accepted from `address` (the client's) and not yet
+   * authenticated; returns the pending socket that gave up its place for it,
+   * which the caller closes.
+   */
+  addPending(socket: WebSocket, address: string | undefined): WebSocket | undefined {
+    const evicted = this.pending.admit(socket, address);
+    socket.once('close', () => this.pending.release(socket));
+    return evicted;
   }
 
   /** Its channel accepted the socket's token: it no longer counts against the pending budget. */
   authenticated(socket: WebSocket): void {
-    this.pending.delete(socket);
+    this.pending.release(socket);
   }
 
   get pendingCount(): number {
     return this.pending.size;
+  }
+
+  /** Pending sockets closed to make room, since start. */
+  get evictedPending(): number {
+    return this.pending.evicted;
   }
 
   connectionsFrom(address: string): number {

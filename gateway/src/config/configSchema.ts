@@ -90,8 +90,15 @@ export const configSchema = z.object({
     maxConnections: z.number().int().min(1).default(20000),
     /** Open TCP connections from one source address; behind a proxy every client shares the proxy's address. */
     perAddressConnections: z.number().int().min(1).default(256),
-    /** WebSockets not yet authenticated; beyond it upgrades get 503. */
+    /**
+     * WebSockets not yet authenticated (Node's control sockets, and the data
+     * plane's data sockets, each their own pool). Never refused for want of a
+     * place: the oldest pending socket of the source holding the most gives
+     * its place up (close 1013, api/pendingSockets.ts).
+     */
     maxPendingSockets: z.number().int().min(1).default(512),
+    /** Of those, from one source (IPv4 address, IPv6 /64): past it the source's own oldest gives its place up. */
+    perSourcePendingSockets: z.number().int().min(1).default(64),
     /** Relaying sessions plus handshakes under way; beyond it a data socket is refused with gateway-busy. */
     maxSessions: z.number().int().min(1).default(5000),
   }).prefault({}),

@@ -33,7 +33,7 @@ export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string
     },
     limits: {
       maxConnections: limits.maxConnections, perAddressConnections: limits.perAddressConnections,
-      maxPendingSockets: limits.maxPendingSockets, maxSessions: limits.maxSessions,
+      maxPendingSockets: limits.maxPendingSockets, perSourcePendingSockets: limits.perSourcePendingSockets, maxSessions: limits.maxSessions,
     },
     requireNla: config.policy.requireNla,
     ...(setting.caPem === undefined ? {} : { caPem: setting.caPem }),

@@ -93,24 +93,3 @@ func CanonicalAddressString(hostPort string) string {
 	}
 	return hostPort
 }
-
-// pendingBudget bounds the data sockets upgraded and not yet granted
-// (limits.maxPendingSockets). Node's own budget counts its control sockets.
-type pendingBudget struct {
-	max   int64
-	count atomic.Int64
-}
-
-// take holds one place; the returned release gives it back, once, however often it is called.
-func (b *pendingBudget) take() (release func(), ok bool) {
-	if b.count.Add(1) > b.max && b.max > 0 {
-		b.count.Add(-1)
-		return nil, false
-	}
-	var once atomic.Bool
-	return func() {
-		if once.CompareAndSwap(false, true) {
-			b.count.Add(-1)
-		}
-	}, true
-}

@@ -61,7 +61,9 @@ type Limits struct {
 	MaxConnections        int `json:"maxConnections"`
 	PerAddressConnections int `json:"perAddressConnections"`
 	MaxPendingSockets     int `json:"maxPendingSockets"`
-	MaxSessions           int `json:"maxSessions"`
+	// PerSourcePendingSockets: of those, from one IPv4 address or IPv6 /64.
+	PerSourcePendingSockets int `json:"perSourcePendingSockets"`
+	MaxSessions             int `json:"maxSessions"`
 }
 
 // Config is configure's config: the first line Node sends.
