@@ -289,7 +289,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   server.maxConnections = config.limits.maxConnections;
   server.on('connection', (socket: Socket) => {
     if (limits.admitConnection(socket)) return;
-    logger.warn({ event: 'address-connections-full', address: socket.remoteAddress }, 'too many connections from one address: dropped');
+    logger.warn({ event: 'address-connections-full', address: socket.remoteAddress }, 'too many connections from one address or IPv6 /64: dropped');
     socket.destroy();
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {

@@ -90,6 +90,8 @@ export const configSchema = z.object({
     maxConnections: z.number().int().min(1).default(20000),
     /** Open TCP connections from one source address; behind a proxy every client shares the proxy's address. */
     perAddressConnections: z.number().int().min(1).default(256),
+    /** Open TCP connections from one IPv6 /64 (a host picks addresses from its /64 at will; a LAN's displays share one: about two each). */
+    perNetworkConnections: z.number().int().min(1).default(4096),
     /**
      * WebSockets not yet authenticated (Node's control sockets, and the data
      * plane's data sockets, each their own pool). Never refused for want of a

@@ -32,7 +32,7 @@ export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string
       httpHeadersMs: timeouts.httpHeadersMs, httpRequestMs: timeouts.httpRequestMs, tlsHandshakeMs: timeouts.tlsHandshakeMs,
     },
     limits: {
-      maxConnections: limits.maxConnections, perAddressConnections: limits.perAddressConnections,
+      maxConnections: limits.maxConnections, perAddressConnections: limits.perAddressConnections, perNetworkConnections: limits.perNetworkConnections,
       maxPendingSockets: limits.maxPendingSockets, perSourcePendingSockets: limits.perSourcePendingSockets, maxSessions: limits.maxSessions,
     },
     requireNla: config.policy.requireNla,

@@ -52,6 +52,8 @@ type Options struct {
 
 	// PerSourcePendingSockets: of the pending data sockets, those from one IPv4 address or IPv6 /64 (0: no share).
 	PerSourcePendingSockets int
+	// PerNetworkConnections: open connections from one IPv6 /64 (0: none).
+	PerNetworkConnections int
 }
 
 // FrontDoor is the listening front door.
@@ -76,6 +78,7 @@ func Listen(ctx context.Context, options Options) (*FrontDoor, error) {
 	}
 	f := &FrontDoor{options: options, limits: newConnectionLimits(options.MaxConnections, options.PerAddressConnections), served: make(chan error, 1)}
 	f.pending = newPendingPool(options.MaxPendingSockets, options.PerSourcePendingSockets)
+	f.limits.perNetwork = options.PerNetworkConnections
 	var tlsConfig *tls.Config
 	if options.Certificate != nil {
 		// HTTP/1.1 only: a WebSocket upgrade is not an HTTP/2 request

@@ -63,7 +63,9 @@ type Limits struct {
 	MaxPendingSockets     int `json:"maxPendingSockets"`
 	// PerSourcePendingSockets: of those, from one IPv4 address or IPv6 /64.
 	PerSourcePendingSockets int `json:"perSourcePendingSockets"`
-	MaxSessions             int `json:"maxSessions"`
+	// PerNetworkConnections: open connections from one IPv6 /64.
+	PerNetworkConnections int `json:"perNetworkConnections"`
+	MaxSessions           int `json:"maxSessions"`
 }
 
 // Config is configure's config: the first line Node sends.
