@@ -16,8 +16,8 @@ async function guess(guesses: TokenGuesses, address: string, right = false): Pro
 test('keys: the exact address, and an IPv6 address\'s /64 besides', () => {
   assert.deepEqual(tokenCounterKeys('192.0.2.7'), { address: 'token-wrong:address:192.0.2.7' });
   assert.deepEqual(tokenCounterKeys('::ffff:192.0.2.7'), { address: 'token-wrong:address:192.0.2.7' });
-  assert.deepEqual(tokenCounterKeys('2001:db8:1:2::aa'), { address: 'token-wrong:address:2001:db8:1:2::aa', network: 'token-wrong:network:2001:db8:1:2::/64' });
-  assert.deepEqual(tokenCounterKeys('fe80::1%eth0'), { address: 'token-wrong:address:fe80::1', network: 'token-wrong:network:fe80:0:0:0::/64' });
+  assert.deepEqual(tokenCounterKeys('2001:db8:1:2::aa'), { address: 'token-wrong:address:2001:db8:1:2::aa', network: 'token-wrong:network:2001:db8:1:2::/64', vouched: 'token-right:address:2001:db8:1:2::aa' });
+  assert.deepEqual(tokenCounterKeys('fe80::1%eth0'), { address: 'token-wrong:address:fe80::1', network: 'token-wrong:network:fe80:0:0:0::/64', vouched: 'token-right:address:fe80::1' });
   assert.deepEqual(tokenCounterKeys(undefined), { address: 'token-wrong:address:unknown' });
 });
 
@@ -57,4 +57,14 @@ test('IPv6: addresses of one /64 share its budget; one address past its own does
   assert.equal((await guess(guesses, '2001:db8:1:2::99', true)).allowed, false, 'the /64 is locked, the right token too');
   assert.equal((await guess(guesses, '2001:db8:1:3::1', true)).allowed, true, 'the next /64 is not');
   assert.ok(store.counterCount <= 5 + 3 + 2, `a locked /64 makes no counters for new addresses (${store.counterCount})`);
+});
+
+test('IPv6: an address that showed a right token in the last day is not locked out by its /64, only by its own limit', async () => {
+  const guesses = new TokenGuesses(new MemoryBrokerStore(), limits);
+  assert.equal((await guess(guesses, '2001:db8:1:2::d', true)).allowed, true, 'a display authenticates once');
+  for (let i = 0; i < 10; i += 1) await guess(guesses, `2001:db8:1:2::${100 + i}`);
+  assert.equal((await guess(guesses, '2001:db8:1:2::99', true)).allowed, false, 'a stranger rotating addresses locked the /64');
+  assert.equal((await guess(guesses, '2001:db8:1:2::d', true)).allowed, true, 'the display still gets in');
+  for (let i = 0; i < 3; i += 1) await guess(guesses, '2001:db8:1:2::d');
+  assert.equal((await guess(guesses, '2001:db8:1:2::d', true)).allowed, false, 'and guessing from it stops at its own limit');
 });

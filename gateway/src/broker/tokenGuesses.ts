@@ -14,9 +14,13 @@
 // The /64 is read before anything is added (a read creates no counter), so an
 // attacker spraying addresses of one /64 makes at most `perNetwork.max`
 // address counters a window, and a single address past its own limit does
-// not spend its neighbours' /64 budget. The price: a host that rotates its
-// addresses within a /64 shared with displays locks that /64's token checks
-// for the rest of the window (README, "Security by default").
+// not spend its neighbours' /64 budget. A host rotating its addresses within
+// a /64 it shares with displays would lock that /64's token checks, displays
+// included, with no token at all; so an address that showed a right token in
+// the last day (VOUCHED_MS) is vouched for: a locked /64 does not stop it,
+// only its own address limit does. A stranger cannot use that without taking
+// a vouched address over (on a LAN: spoofing it, at which point it could
+// intercept the display anyway).
 import { isIP } from 'node:net';
 import type { BrokerStore, CounterState } from './brokerStore.js';
 import { sourceKey, type AttemptLimit } from './pinAttempts.js';
@@ -29,16 +33,19 @@ export interface TokenGuessLimits {
   readonly perNetwork: AttemptLimit;
 }
 
+/** How long a right token vouches for its IPv6 address against its /64's lock (a display reconnects far more often). */
+export const VOUCHED_MS = 24 * 60 * 60_000;
+
 export type TokenAttempt =
   /** Compare the token, then `settle` with whether it was right. */
   | { readonly allowed: true; settle(right: boolean): Promise<void> }
   | { readonly allowed: false; readonly retryAfterMs: number };
 
-/** Store keys of one source's counters: its address, and its /64 when it is IPv6. */
-export function tokenCounterKeys(address: string | undefined): { address: string; network?: string } {
+/** Store keys of one source's counters: its address, and when it is IPv6 its /64 and whether it is vouched for. */
+export function tokenCounterKeys(address: string | undefined): { address: string; network?: string; vouched?: string } {
   const bare = address === undefined || address === '' ? 'unknown' : canonicalAddress(address).replace(/%.*$/, '');
   const keys = { address: `token-wrong:address:${bare}` };
-  return isIP(bare) === 6 ? { ...keys, network: `token-wrong:network:${sourceKey(bare)}` } : keys;
+  return isIP(bare) === 6 ? { ...keys, network: `token-wrong:network:${sourceKey(bare)}`, vouched: `token-right:address:${bare}` } : keys;
 }
 
 export class TokenGuesses {
@@ -52,15 +59,20 @@ export class TokenGuesses {
   async attempt(address: string | undefined): Promise<TokenAttempt> {
     const { store, limits } = this;
     const keys = tokenCounterKeys(address);
-    if (keys.network !== undefined) {
-      const network = await store.addToCounter(keys.network, 0, limits.perNetwork.windowMs);
-      if (network.count >= limits.perNetwork.max) return this.refused(network);
+    // Counted against its /64 unless the /64 is locked and the address is vouched for.
+    let network = keys.network;
+    if (keys.network !== undefined && keys.vouched !== undefined) {
+      const counted = await store.addToCounter(keys.network, 0, limits.perNetwork.windowMs);
+      if (counted.count >= limits.perNetwork.max) {
+        if ((await store.addToCounter(keys.vouched, 0, VOUCHED_MS)).count === 0) return this.refused(counted);
+        network = undefined;
+      }
     }
     const own = await store.addToCounter(keys.address, 1, limits.perAddress.windowMs);
     if (own.count > limits.perAddress.max) return this.refused(own);
-    if (keys.network !== undefined) {
-      const network = await store.addToCounter(keys.network, 1, limits.perNetwork.windowMs);
-      if (network.count > limits.perNetwork.max) return this.refused(network);
+    if (network !== undefined) {
+      const counted = await store.addToCounter(network, 1, limits.perNetwork.windowMs);
+      if (counted.count > limits.perNetwork.max) return this.refused(counted);
     }
     return {
       allowed: true,
@@ -69,7 +81,8 @@ export class TokenGuesses {
         // A give-back that does not reach the store leaves one count too many: the safe side, so never an error.
         await Promise.all([
           store.addToCounter(keys.address, -1, limits.perAddress.windowMs),
-          keys.network === undefined ? undefined : store.addToCounter(keys.network, -1, limits.perNetwork.windowMs),
+          network === undefined ? undefined : store.addToCounter(network, -1, limits.perNetwork.windowMs),
+          keys.vouched === undefined ? undefined : store.addToCounter(keys.vouched, 1, VOUCHED_MS),
         ]).catch(() => undefined);
       },
     };
