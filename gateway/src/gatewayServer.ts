@@ -145,7 +145,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const proxies = new TrustedProxies(config.listen.trustedProxies, { localProxy: native });
   const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
   // Every token a client shows is checked under one budget per address and IPv6 /64, shared through the store.
-  const guesses = new TokenGuesses(store, config.tokenGuesses);
+  const guesses = new TokenGuesses(store, config.tokenGuesses, Date.now, (check) => metrics.tokenChecksRefused.inc({ check }));
   const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins }, {
     allowedOrigins: config.listen.allowedOrigins,
     clientAddress,
@@ -215,7 +215,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     if (path === '/metrics') {
       // Session counts, bytes and errors describe who uses which room: not for anyone on the LAN.
       // Its check takes the admin token too, so it counts under the token-guess limits like the admin API's.
-      const attempt = await guesses.attempt(clientAddress(request)).catch((error: unknown) => {
+      const attempt = await guesses.attempt(clientAddress(request), 'metrics').catch((error: unknown) => {
         if (error instanceof StoreUnavailableError) return undefined;
         throw error;
       });
@@ -272,6 +272,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       // No upgrade is refused for want of a place: a stranger's oldest pending socket gives its place up (api/pendingSockets.ts).
       const evicted = limits.addPending(ws, address);
       if (evicted) {
+        metrics.pendingSocketsEvicted.inc();
         logger.info({ event: 'pending-socket-evicted', address, pending: limits.pendingCount }, 'an unauthenticated websocket gave its place to a newer one');
         closeWithError(evicted, new SessionError(controlSockets.clients.has(evicted) ? 'hello' : 'open', 'gateway-busy', 'crowded out: the gateway made room for a newer connection', { reason: 'crowded-out' }));
       }

@@ -167,6 +167,7 @@ test('a flood of unauthenticated websockets from one address holds only its shar
   const closes = await Promise.all(flood.map((attempt) => attempt.closed));
   assert.equal(closes.filter((code) => code === 1013).length, flood.length - LIMITS.perSourcePendingSockets, `closes ${closes.join(' ')}`);
   assert.equal(closes.filter((code) => code === 4408).length, LIMITS.perSourcePendingSockets);
+  assert.match(await gateway.metricsText(), new RegExp(`lanterna_pending_sockets_evicted_total ${flood.length - LIMITS.perSourcePendingSockets}\\b`));
 });
 
 test('strangers at three addresses hold every pending place, control and data: a display with its token still gets in and relays', async () => {
@@ -211,7 +212,9 @@ test('token guessing: wrong admin, metrics, presenter-shortcut and display token
   assert.ok(Number(refusedShortcut.retryAfter) >= 1);
   assert.deepEqual(await helloFrom(GUESSER_ADDRESS, TOKEN), { code: 4429, error: 'rate-limited' }, 'a display token from there is refused with a clear close code');
 
-  assert.equal((await requestFrom('127.0.0.1', '/metrics', { headers: right })).status, 200, 'another address is not affected');
+  const metrics200 = await requestFrom('127.0.0.1', '/metrics', { headers: right });
+  assert.equal(metrics200.status, 200, 'another address is not affected');
+  for (const check of ['admin', 'metrics', 'presenter', 'display']) assert.match(metrics200.body, new RegExp(`lanterna_token_checks_refused_total\\{check="${check}"\\} 1\\b`), check);
   assert.equal((await helloFrom('127.0.0.1', TOKEN)).code, 1005, 'a display elsewhere gets its welcome');
   await assertHealthy();
 });

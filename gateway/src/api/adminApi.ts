@@ -112,7 +112,7 @@ export class AdminApi {
     if (!allowed.ok) return tooMany(allowed.retryAfterSeconds);
     let attempt: Awaited<ReturnType<TokenGuesses['attempt']>>;
     try {
-      attempt = await this.options.guesses.attempt(address);
+      attempt = await this.options.guesses.attempt(address, 'admin');
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
       // Fails closed: a token check nobody counts would be an oracle again.

@@ -153,7 +153,7 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
   // A request that shows a token has it checked under the token-guess limits (else this would be an unthrottled admin-token oracle).
   let admin = false;
   if (request.headers.authorization !== undefined) {
-    const attempt = await deps.guesses.attempt(from.address);
+    const attempt = await deps.guesses.attempt(from.address, 'presenter');
     if (!attempt.allowed) {
       refuse(response, 'rate-limited', 'too many wrong tokens from this address', { retryAfterMs: attempt.retryAfterMs });
       return;

@@ -8,7 +8,7 @@ import { TokenGuesses, tokenCounterKeys, type TokenAttempt } from './tokenGuesse
 const limits = { perAddress: { max: 3, windowMs: 60_000 }, perNetwork: { max: 5, windowMs: 60_000 } };
 
 async function guess(guesses: TokenGuesses, address: string, right = false): Promise<TokenAttempt> {
-  const attempt = await guesses.attempt(address);
+  const attempt = await guesses.attempt(address, 'admin');
   if (attempt.allowed) await attempt.settle(right);
   return attempt;
 }
@@ -40,7 +40,7 @@ test('right tokens give their count back: a display that reconnects all day is n
 
 test('parallel guesses are all counted before any is judged', async () => {
   const guesses = new TokenGuesses(new MemoryBrokerStore(), limits);
-  const attempts = await Promise.all(Array.from({ length: 10 }, () => guesses.attempt('192.0.2.7')));
+  const attempts = await Promise.all(Array.from({ length: 10 }, () => guesses.attempt('192.0.2.7', 'admin')));
   assert.equal(attempts.filter((attempt) => attempt.allowed).length, 3);
 });
 

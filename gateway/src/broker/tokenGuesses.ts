@@ -36,6 +36,9 @@ export interface TokenGuessLimits {
 /** How long a right token vouches for its IPv6 address against its /64's lock (a display reconnects far more often). */
 export const VOUCHED_MS = 24 * 60 * 60_000;
 
+/** Where a token is checked (the refusals metric's label). */
+export type TokenCheck = 'admin' | 'metrics' | 'presenter' | 'display';
+
 export type TokenAttempt =
   /** Compare the token, then `settle` with whether it was right. */
   | { readonly allowed: true; settle(right: boolean): Promise<void> }
@@ -53,10 +56,18 @@ export class TokenGuesses {
     private readonly store: BrokerStore,
     private readonly limits: TokenGuessLimits,
     private readonly clock: () => number = Date.now,
+    /** Told of every refusal (metrics). */
+    private readonly onRefused: (check: TokenCheck) => void = () => undefined,
   ) {}
 
   /** Counts one token check from `address` (the client's, trusted proxies resolved), or refuses it. */
-  async attempt(address: string | undefined): Promise<TokenAttempt> {
+  async attempt(address: string | undefined, check: TokenCheck): Promise<TokenAttempt> {
+    const attempt = await this.count(address);
+    if (!attempt.allowed) this.onRefused(check);
+    return attempt;
+  }
+
+  private async count(address: string | undefined): Promise<TokenAttempt> {
     const { store, limits } = this;
     const keys = tokenCounterKeys(address);
     // Counted against its /64 unless the /64 is locked and the address is vouched for.

@@ -84,7 +84,7 @@ export class ControlChannels {
     let display: Awaited<ReturnType<SessionBroker['authenticateDisplay']>>;
     let owner: string;
     try {
-      const attempt = await this.deps.guesses?.attempt(address);
+      const attempt = await this.deps.guesses?.attempt(address, 'display');
       if (attempt?.allowed === false) {
         const retryAfterSeconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
         log.warn({ event: 'token-guesses-locked', address, retryAfterSeconds }, 'too many wrong tokens from this address: hello refused');
