@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryBrokerStore } from './memoryBrokerStore.js';
+import { StoreUnavailableError } from './brokerStore.js';
 import { TokenGuesses, tokenCounterKeys, type TokenAttempt } from './tokenGuesses.js';
 
 const limits = { perAddress: { max: 3, windowMs: 60_000 }, perNetwork: { max: 5, windowMs: 60_000 } };
@@ -67,4 +68,13 @@ test('IPv6: an address that showed a right token in the last day is not locked o
   assert.equal((await guess(guesses, '2001:db8:1:2::d', true)).allowed, true, 'the display still gets in');
   for (let i = 0; i < 3; i += 1) await guess(guesses, '2001:db8:1:2::d');
   assert.equal((await guess(guesses, '2001:db8:1:2::d', true)).allowed, false, 'and guessing from it stops at its own limit');
+});
+
+test('while the shared store is away, this process counts alone: still throttled, still usable', async () => {
+  const away = new MemoryBrokerStore();
+  away.addToCounter = () => Promise.reject(new StoreUnavailableError('redis at redis://10.0.0.1:6379 is unreachable'));
+  const guesses = new TokenGuesses(away, limits);
+  assert.equal((await guess(guesses, '192.0.2.7', true)).allowed, true, 'a right token is served');
+  for (let i = 0; i < 3; i += 1) await guess(guesses, '192.0.2.7');
+  assert.equal((await guess(guesses, '192.0.2.7', true)).allowed, false, 'wrong ones are still limited');
 });

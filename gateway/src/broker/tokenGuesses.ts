@@ -22,7 +22,8 @@
 // a vouched address over (on a LAN: spoofing it, at which point it could
 // intercept the display anyway).
 import { isIP } from 'node:net';
-import type { BrokerStore, CounterState } from './brokerStore.js';
+import { StoreUnavailableError, type BrokerStore, type CounterState } from './brokerStore.js';
+import { MemoryBrokerStore } from './memoryBrokerStore.js';
 import { sourceKey, type AttemptLimit } from './pinAttempts.js';
 import { canonicalAddress } from '../policy/canonicalHost.js';
 
@@ -52,23 +53,36 @@ export function tokenCounterKeys(address: string | undefined): { address: string
 }
 
 export class TokenGuesses {
+  /** This process's own counters, for while the shared store cannot be reached. */
+  private readonly local: BrokerStore;
+
   constructor(
     private readonly store: BrokerStore,
     private readonly limits: TokenGuessLimits,
     private readonly clock: () => number = Date.now,
     /** Told of every refusal (metrics). */
     private readonly onRefused: (check: TokenCheck) => void = () => undefined,
-  ) {}
+  ) {
+    this.local = new MemoryBrokerStore(clock);
+  }
 
   /** Counts one token check from `address` (the client's, trusted proxies resolved), or refuses it. */
   async attempt(address: string | undefined, check: TokenCheck): Promise<TokenAttempt> {
-    const attempt = await this.count(address);
+    let attempt: TokenAttempt;
+    try {
+      attempt = await this.count(this.store, address);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // Redis down or the primary silent: this process counts alone until the
+      // store is back, so /metrics and the admin API stay usable, and throttled.
+      attempt = await this.count(this.local, address);
+    }
     if (!attempt.allowed) this.onRefused(check);
     return attempt;
   }
 
-  private async count(address: string | undefined): Promise<TokenAttempt> {
-    const { store, limits } = this;
+  private async count(store: BrokerStore, address: string | undefined): Promise<TokenAttempt> {
+    const { limits } = this;
     const keys = tokenCounterKeys(address);
     // Counted against its /64 unless the /64 is locked and the address is vouched for.
     let network = keys.network;
