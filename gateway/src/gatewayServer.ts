@@ -30,12 +30,15 @@ import { handlePresenter } from './api/presenterApi.js';
 import { TrustedProxies } from './api/trustedProxies.js';
 import { RequestRateLimiter } from './api/requestRateLimiter.js';
 import { RoomPins } from './broker/roomPins.js';
+import { TokenGuesses } from './broker/tokenGuesses.js';
 import { StopTokens } from './broker/stopTokens.js';
 import { PresenterProjections } from './broker/presenterProjections.js';
 import { RoomAnnouncer } from './channel/roomAnnouncer.js';
 import { serveStatic } from './api/staticFiles.js';
 import { HostGuard, bearerMatches, originAllowed } from './api/requestGuards.js';
 import { ConnectionLimits } from './api/connectionLimits.js';
+import { closeWithError } from './channel/closeWithError.js';
+import { SessionError } from './session/sessionError.js';
 import { handleWsdRequest, type WsdHttpDeps } from './wsd/wsdHttpEndpoint.js';
 import { deviceSeedOf, readDeviceSeed } from './wsd/wsdIdentity.js';
 import { NativeDataChannels } from './dataplane/nativeDataChannels.js';
@@ -141,12 +144,14 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   // With the native engine every request comes over our Unix socket from the data plane, naming its peer last.
   const proxies = new TrustedProxies(config.listen.trustedProxies, { localProxy: native });
   const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
+  // Every token a client shows is checked under one budget per address and IPv6 /64, shared through the store.
+  const guesses = new TokenGuesses(store, config.tokenGuesses, Date.now, (check) => metrics.tokenChecksRefused.inc({ check }));
   const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins }, {
     allowedOrigins: config.listen.allowedOrigins,
     clientAddress,
+    guesses,
     limits: {
       requests: { capacity: config.admin.burst, refillPerSecond: config.admin.requestsPerSecond },
-      failures: { capacity: config.admin.failedTokenBurst, refillPerSecond: 1 / 6 },
     },
     onError: (error) => logger.warn({ err: error, event: 'admin-store-unavailable' }, 'admin call refused: broker store unreachable'),
   });
@@ -162,7 +167,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
   const limits = new ConnectionLimits(config.limits);
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
-  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, onAuthenticated });
+  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, guesses, onAuthenticated });
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
   // One engine carries the data sockets: this process's, or the data plane's with the decisions made here.
@@ -209,7 +214,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     }
     if (path === '/metrics') {
       // Session counts, bytes and errors describe who uses which room: not for anyone on the LAN.
-      if (!bearerMatches(request, [identity.adminToken, config.metricsToken])) {
+      // Its check takes the admin token too, so it counts under the token-guess limits like the admin API's.
+      const attempt = await guesses.attempt(clientAddress(request), 'metrics');
+      if (!attempt.allowed) {
+        response.setHeader('retry-after', String(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))));
+        return plain(response, 429, 'too many wrong tokens from this address: try again later\n');
+      }
+      const right = bearerMatches(request, [identity.adminToken, config.metricsToken]);
+      await attempt.settle(right);
+      if (!right) {
         response.setHeader('www-authenticate', 'Bearer');
         return plain(response, 401, 'a metrics or admin token is required\n');
       }
@@ -219,7 +232,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     }
     if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
     if (await admin.handle(request, response, url)) return;
-    if (await handlePresenter({ presenters, adminToken: identity.adminToken, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress }, request, response, path)) return;
+    if (await handlePresenter({ presenters, adminToken: identity.adminToken, guesses, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
     const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;
@@ -248,16 +261,18 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;
     }
-    if (!limits.canAcceptPending()) {
-      logger.warn({ event: 'pending-sockets-full', pending: limits.pendingCount }, 'too many unauthenticated websockets: upgrade refused');
-      refuseUpgrade(socket, '503 Service Unavailable');
-      return;
-    }
     const target = controlMatch ? controlSockets : dataSockets;
+    const address = clientAddress(request);
     target.handleUpgrade(request, socket, head, (ws: WebSocket) => {
-      limits.addPending(ws);
+      // No upgrade is refused for want of a place: a stranger's oldest pending socket gives its place up (api/pendingSockets.ts).
+      const evicted = limits.addPending(ws, address);
+      if (evicted) {
+        metrics.pendingSocketsEvicted.inc();
+        logger.info({ event: 'pending-socket-evicted', address, pending: limits.pendingCount }, 'an unauthenticated websocket gave its place to a newer one');
+        closeWithError(evicted, new SessionError(controlSockets.clients.has(evicted) ? 'hello' : 'open', 'gateway-busy', 'crowded out: the gateway made room for a newer connection', { reason: 'crowded-out' }));
+      }
       ws.on('error', (error) => logger.debug({ err: error }, 'websocket error'));
-      if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host);
+      if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host, address);
       else if (dataMatch?.[1]) void data?.handle(ws, dataMatch[1]);
     });
   }
@@ -270,7 +285,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   server.maxConnections = config.limits.maxConnections;
   server.on('connection', (socket: Socket) => {
     if (limits.admitConnection(socket)) return;
-    logger.warn({ event: 'address-connections-full', address: socket.remoteAddress }, 'too many connections from one address: dropped');
+    logger.warn({ event: 'address-connections-full', address: socket.remoteAddress }, 'too many connections from one address or IPv6 /64: dropped');
     socket.destroy();
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {

@@ -1,8 +1,11 @@
 // A hostile client beside a healthy session: slow headers on HTTP, on a
-// WebSocket upgrade and on TLS, floods of unauthenticated sockets, too many
-// connections from one address, oversized and fragmented frames before
-// authentication, resets at every phase, more sessions than allowed. Each case
-// ends with the gateway answering and the healthy session's data intact.
+// WebSocket upgrade and on TLS, floods of unauthenticated sockets (from one
+// address, and from several holding every pending place while a display
+// arrives), too many connections from one address, oversized and fragmented
+// frames before authentication, resets at every phase, more sessions than
+// allowed, token guessing across every place a token is checked, a
+// WS-Discovery Disconnect naming someone else's session. Each case ends with
+// the gateway answering and the healthy session's data intact.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as connectTcp, type Socket } from 'node:net';
@@ -10,17 +13,24 @@ import { request as httpRequest } from 'node:http';
 import { WebSocket } from 'ws';
 import { startTestGateway, startFaultyPeer, connectControl, openData, waitFor, type TestGateway, type FaultyPeer, type MessageQueue } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+import { ANONYMOUS, writeWsdMessage } from '@lanterna/protocol/wsd';
 
 const TOKEN = 'display-token-0123456789';
-const LIMITS = { perAddressConnections: 40, maxPendingSockets: 20, maxSessions: 3 };
+const LIMITS = { perAddressConnections: 40, maxPendingSockets: 20, perSourcePendingSockets: 8, maxSessions: 3 };
+/** Wrong tokens one address may show in a window (tokenGuesses.perAddress). */
+const WRONG_TOKENS = 4;
 const TIMEOUTS = { helloMs: 1500, requestMs: 1500, httpHeadersMs: 800, httpRequestMs: 1600, tlsHandshakeMs: 800 };
 /** Hostile traffic comes from another loopback address, so the per-address budget it exhausts is not the healthy session's. */
 const HOSTILE_ADDRESS = '127.0.0.2';
+/** Strangers who together hold every pending place (with HOSTILE_ADDRESS). */
+const STRANGER_ADDRESSES = ['127.0.0.3', '127.0.0.5'];
+/** The token guesser: its budget is its own. */
+const GUESSER_ADDRESS = '127.0.0.4';
 
 let gateway: TestGateway;
 let tlsGateway: TestGateway;
 let echo: FaultyPeer;
-let healthy: { socket: WebSocket; queue: MessageQueue };
+let healthy: { socket: WebSocket; queue: MessageQueue; sessionId: string };
 let probeNumber = 0;
 
 async function session(displayId: string): Promise<{ sessionId: string; token: string }> {
@@ -64,13 +74,51 @@ function closedByGateway(socket: Socket): Promise<number> {
   });
 }
 
-/** A WebSocket from the hostile address: 'open', or the HTTP status it was refused with. */
-function hostileSocket(path: string): Promise<{ socket: WebSocket; status: 'open' | number }> {
+interface HostileSocket {
+  socket: WebSocket;
+  /** 'open', or the HTTP status the upgrade was refused with. */
+  status: 'open' | number;
+  /** The close code, once the socket closes. */
+  closed: Promise<number>;
+}
+
+/** A WebSocket from `from` (the hostile address by default). */
+function hostileSocket(path: string, from = HOSTILE_ADDRESS): Promise<HostileSocket> {
   return new Promise((resolve) => {
-    const socket = new WebSocket(`${gateway.url}${path}`, 'lanterna.v1', { localAddress: HOSTILE_ADDRESS });
-    socket.once('open', () => resolve({ socket, status: 'open' }));
-    socket.once('unexpected-response', (_request, response) => resolve({ socket, status: response.statusCode ?? 0 }));
-    socket.once('error', () => resolve({ socket, status: 0 }));
+    const socket = new WebSocket(`${gateway.url}${path}`, 'lanterna.v1', { localAddress: from });
+    const closed = new Promise<number>((done) => socket.once('close', done));
+    socket.once('open', () => resolve({ socket, status: 'open', closed }));
+    socket.once('unexpected-response', (_request, response) => resolve({ socket, status: response.statusCode ?? 0, closed }));
+    socket.once('error', () => resolve({ socket, status: 0, closed }));
+  });
+}
+
+/** An HTTP request from `from` on the plain gateway. */
+function requestFrom(from: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; retryAfter: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port: gateway.port, path, method: init.method ?? 'GET', headers: init.headers, localAddress: from, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'], body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    request.on('error', reject);
+    request.end(init.body);
+  });
+}
+
+/** A display's hello on the control socket from `from`: how the gateway closed it, and the error it gave. */
+function helloFrom(from: string, token: string): Promise<{ code: number; error?: string }> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(`${gateway.url}/v1/displays/room/control`, 'lanterna.v1', { localAddress: from });
+    let error: string | undefined;
+    socket.once('open', () => socket.send(JSON.stringify({ type: 'hello', protocol: 1, token, client: 'hostile' })));
+    socket.on('message', (data) => {
+      const message = JSON.parse((data as Buffer).toString('utf8')) as { type: string; code?: string };
+      if (message.type === 'error') error = message.code;
+      if (message.type === 'welcome') socket.close();
+    });
+    socket.once('error', () => undefined);
+    socket.once('close', (code) => resolve({ code, ...(error === undefined ? {} : { error }) }));
   });
 }
 
@@ -81,11 +129,13 @@ before(async () => {
     certificates: { mode: 'insecure' },
     limits: LIMITS,
     timeouts: TIMEOUTS,
+    tokenGuesses: { perAddress: { max: WRONG_TOKENS, windowMs: 60_000 } },
+    wsd: { enabled: true },
   };
   gateway = await startTestGateway(config);
   tlsGateway = await startTestGateway({ ...config, listen: { host: '127.0.0.1', port: 0, tls: true } });
   const { sessionId, token } = await session('healthy');
-  healthy = await openData(gateway.url, sessionId, token);
+  healthy = { ...await openData(gateway.url, sessionId, token), sessionId };
   healthy.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
   await healthy.queue.nextText('secured');
   await healthy.queue.nextBinary();
@@ -109,20 +159,79 @@ test('slowloris: headers that never end are cut at the deadline, on HTTP, on an 
   await assertHealthy();
 });
 
-test('a flood of unauthenticated websockets: beyond the pending budget upgrades get 503, and it frees up as they time out', async () => {
+test('a flood of unauthenticated websockets from one address holds only its share: each upgrade past it takes that address\'s oldest place (1013)', async () => {
   const flood = await Promise.all(Array.from({ length: LIMITS.maxPendingSockets + 5 }, () => hostileSocket('/v1/displays/room/control')));
-  const opened = flood.filter((attempt) => attempt.status === 'open').length;
-  const refused = flood.filter((attempt) => attempt.status === 503).length;
-  assert.equal(opened, LIMITS.maxPendingSockets, `opened ${opened}`);
-  assert.equal(refused, 5, `refused ${refused}`);
+  assert.deepEqual(flood.filter((attempt) => attempt.status !== 'open').map((attempt) => attempt.status), [], 'no upgrade is refused');
   await assertHealthy();
-  // Silent sockets are closed at helloMs; then there is room again.
-  for (const attempt of flood) if (attempt.status !== 'open') attempt.socket.terminate();
-  const silent = flood.filter((attempt) => attempt.status === 'open');
-  await waitFor('the silent sockets timed out', () => silent.every(({ socket }) => socket.readyState === WebSocket.CLOSED), 10_000);
-  const again = await hostileSocket('/v1/displays/room/control');
-  assert.equal(again.status, 'open');
-  again.socket.close();
+  // The share's newest wait for their hello until helloMs (4408); every older one gave its place up at once (1013).
+  const closes = await Promise.all(flood.map((attempt) => attempt.closed));
+  assert.equal(closes.filter((code) => code === 1013).length, flood.length - LIMITS.perSourcePendingSockets, `closes ${closes.join(' ')}`);
+  assert.equal(closes.filter((code) => code === 4408).length, LIMITS.perSourcePendingSockets);
+  assert.match(await gateway.metricsText(), new RegExp(`lanterna_pending_sockets_evicted_total ${flood.length - LIMITS.perSourcePendingSockets}\\b`));
+});
+
+test('strangers at three addresses hold every pending place, control and data: a display with its token still gets in and relays', async () => {
+  const paths = ['/v1/displays/room/control', '/v1/sessions/abc/data'];
+  const strangers = await Promise.all([HOSTILE_ADDRESS, ...STRANGER_ADDRESSES].flatMap((from) => paths.flatMap((path) =>
+    Array.from({ length: LIMITS.perSourcePendingSockets }, () => hostileSocket(path, from)))));
+  assert.ok(3 * LIMITS.perSourcePendingSockets > LIMITS.maxPendingSockets, 'together they fill each pool');
+  // Before the strangers' hello deadline: every place is a stranger's.
+  const { sessionId, token } = await session('room');
+  const data = await openData(gateway.url, sessionId, token);
+  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await data.queue.nextText('secured');
+  await data.queue.nextBinary();
+  const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, 0x42]);
+  data.socket.send(probe);
+  assert.deepEqual(await data.queue.nextBinary(), probe, 'the display\'s session relays');
+  data.socket.close();
+  await assertHealthy();
+  const closes = await Promise.all(strangers.map((attempt) => attempt.closed));
+  assert.ok(closes.filter((code) => code === 1013).length >= 2, `strangers made room for the display's two sockets (closes ${closes.join(' ')})`);
+  await waitFor('the display\'s session ended', async () => /lanterna_sessions_active 1\b/.test(await gateway.metricsText()), 5000);
+});
+
+test('token guessing: wrong admin, metrics, presenter-shortcut and display tokens share one budget per address; past it all are refused, the right ones too, and nobody else is', async () => {
+  const wrong = { authorization: 'Bearer wrong-token-0123456789abcdef' };
+  const right = { authorization: `Bearer ${gateway.adminToken}` };
+  const shortcut = (headers: Record<string, string>): Promise<{ status: number; retryAfter: string | undefined }> => requestFrom(GUESSER_ADDRESS, '/v1/displays/room/projection', {
+    method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'x-lanterna-presenter': '1' }, body: JSON.stringify({ target: { host: '127.0.0.1', port: echo.port } }),
+  });
+  assert.equal((await requestFrom(GUESSER_ADDRESS, '/metrics', { headers: wrong })).status, 401);
+  assert.equal((await requestFrom(GUESSER_ADDRESS, '/v1/admin/displays', { headers: wrong })).status, 401);
+  assert.notEqual((await shortcut(wrong)).status, 429);
+  assert.deepEqual(await helloFrom(GUESSER_ADDRESS, 'not-the-display-token'), { code: 4401, error: 'unauthorized' });
+  assert.equal(WRONG_TOKENS, 4, 'those were the address\'s wrong tokens');
+
+  const metrics = await requestFrom(GUESSER_ADDRESS, '/metrics', { headers: right });
+  assert.equal(metrics.status, 429, '/metrics is no oracle: the right token is refused too');
+  assert.ok(Number(metrics.retryAfter) >= 1, `Retry-After ${metrics.retryAfter}`);
+  assert.equal((await requestFrom(GUESSER_ADDRESS, '/v1/admin/displays', { headers: right })).status, 429);
+  const refusedShortcut = await shortcut(right);
+  assert.equal(refusedShortcut.status, 429);
+  assert.ok(Number(refusedShortcut.retryAfter) >= 1);
+  assert.deepEqual(await helloFrom(GUESSER_ADDRESS, TOKEN), { code: 4429, error: 'rate-limited' }, 'a display token from there is refused with a clear close code');
+
+  const metrics200 = await requestFrom('127.0.0.1', '/metrics', { headers: right });
+  assert.equal(metrics200.status, 200, 'another address is not affected');
+  for (const check of ['admin', 'metrics', 'presenter', 'display']) assert.match(metrics200.body, new RegExp(`lanterna_token_checks_refused_total\\{check="${check}"\\} 1\\b`), check);
+  assert.equal((await helloFrom('127.0.0.1', TOKEN)).code, 1005, 'a display elsewhere gets its welcome');
+  await assertHealthy();
+});
+
+test('a WS-Discovery Disconnect naming the healthy session, without its stop token or the room PIN, ends nothing', async () => {
+  const disconnect = (request: { sessionId: string; stopToken?: string; pin?: string }): Promise<{ status: number; body: string }> => requestFrom(HOSTILE_ADDRESS, '/wsd/healthy/projector', {
+    method: 'POST', headers: { 'content-type': 'application/soap+xml' },
+    body: writeWsdMessage({ kind: 'disconnect', header: { messageId: `urn:uuid:${crypto.randomUUID()}`, replyTo: ANONYMOUS }, request }),
+  });
+  const { sessionId } = healthy;
+  for (const request of [{ sessionId }, { sessionId, stopToken: `${sessionId}.forged` }]) {
+    const answer = await disconnect(request);
+    assert.equal(answer.status, 400);
+    assert.match(answer.body, /StopTokenWrong/);
+  }
+  assert.match((await disconnect({ sessionId, pin: '000000' })).body, /Pin(Wrong|Locked)/);
+  await assertHealthy();
 });
 
 test('one address may hold only so many connections; others are not affected', async () => {

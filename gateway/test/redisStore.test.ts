@@ -119,6 +119,8 @@ test('two gateways on one Redis: a room PIN swaps once, counters add up atomical
   assert.deepEqual(counts.map((state) => state.count).sort((x, y) => x - y), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   assert.ok(counts.every((state) => state.resetAt > now && state.resetAt <= Date.now() + 60_000), 'one window for all');
   assert.equal((await a.addToCounter('wrong:room', -50, 60_000)).count, 0, 'never below 0');
+  assert.equal((await a.addToCounter('read-only', 0, 50)).count, 0, 'adding 0 reads');
+  assert.ok((await b.addToCounter('read-only', 1, 60_000)).resetAt > Date.now() + 30_000, 'and makes no counter: the first add starts the window');
   await a.addToCounter('short', 3, 50);
   await new Promise<void>((resolve) => { const poll = (): void => { void b.addToCounter('short', 0, 50).then((state) => (state.count === 0 ? resolve() : setTimeout(poll, 20))); }; poll(); });
   assert.equal((await b.addToCounter('short', 1, 60_000)).count, 1, 'a window that passed starts again');

@@ -321,3 +321,29 @@ test('a reader of the farm\'s Redis finds no credentials, session token or room 
   for (const shown of [pin, next]) assert.doesNotMatch(readable, new RegExp(`(?<![0-9])${shown}(?![0-9])`), `the room PIN ${shown} is not readable in redis`);
   for (const gateway of [a, b]) assert.ok(!gateway.logs.some((entry) => entry.event === 'redis-unauthenticated'), 'no warning: redis wants a password');
 });
+
+/** A GET from `localAddress` with a bearer token: its status. */
+function getFrom(gateway: GatewayProcess, localAddress: string, path: string, token: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: '127.0.0.1', port: gateway.port, localAddress, path, headers: { authorization: `Bearer ${token}` } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.once('error', reject);
+    request.end();
+  });
+}
+
+test('wrong tokens count once across the farm: five on A\'s /metrics and five on B\'s admin API spend one address\'s budget on both', { timeout: 90_000 }, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.close());
+  const [a, b] = await farm(t, 2, redis);
+  assert.ok(a && b);
+  const guesser = '127.0.0.6';
+  const wrong = 'wrong-token-farm-0123456789';
+  for (let i = 0; i < 5; i += 1) assert.equal(await getFrom(a, guesser, '/metrics', wrong), 401);
+  for (let i = 0; i < 5; i += 1) assert.equal(await getFrom(b, guesser, '/v1/admin/displays', wrong), 401);
+  assert.equal(await getFrom(a, guesser, '/v1/admin/displays', ADMIN), 429, 'the eleventh check, on A, with the right token');
+  assert.equal(await getFrom(b, guesser, '/metrics', ADMIN), 429);
+  assert.equal(await getFrom(b, '127.0.0.1', '/metrics', ADMIN), 200, 'another address is not affected');
+});

@@ -81,7 +81,7 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
     ...(options.engine === undefined ? {} : { relay: { engine: options.engine } }),
     // Every simulated display connects from loopback (or one HAProxy address):
     // the per-address and pending budgets meant for a LAN would cap the ramp.
-    limits: { perAddressConnections: 20000, maxPendingSockets: 10000, maxSessions: 10000 },
+    limits: { perAddressConnections: 20000, perNetworkConnections: 20000, maxPendingSockets: 10000, perSourcePendingSockets: 10000, maxSessions: 10000 },
   };
 }
 

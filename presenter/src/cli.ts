@@ -16,7 +16,7 @@ import { connect } from 'node:net';
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { Command, CommanderError } from 'commander';
-import { ANONYMOUS, projectorFaultOf, type ConnectRequest, type WsdMessage } from '@lanterna/protocol/wsd';
+import { ANONYMOUS, projectorFaultOf, type ConnectRequest, type DisconnectRequest, type WsdMessage } from '@lanterna/protocol/wsd';
 import { findDisplays, type FoundDisplay } from './displayFinder.js';
 import { EXIT, PresenterError } from './presenterError.js';
 import { clearCurrent, presenterStateDir, readCurrent, writeCurrent } from './presenterState.js';
@@ -139,8 +139,8 @@ async function present(wanted: string, options: PresentOptions): Promise<void> {
     stopShadow();
     throw error;
   }
-  const { sessionId, target } = answer.response;
-  writeCurrent(stateDir, { pid: process.pid, shadowPid: shadow?.child.pid, projector: display.projector.url.href, zone: display.projector.zone, sessionId, display: display.name });
+  const { sessionId, target, stopToken } = answer.response;
+  writeCurrent(stateDir, { pid: process.pid, shadowPid: shadow?.child.pid, projector: display.projector.url.href, zone: display.projector.zone, sessionId, stopToken, display: display.name });
   out(`presenting on "${display.name}"${display.location ? ` (${display.location})` : ''}: ${target.host}:${target.port}, session ${sessionId}\nCtrl-C or "lanterna-present stop" ends it`,
     { event: 'presenting', display: display.name, id: display.id, sessionId, target });
   await new Promise<void>((resolve) => {
@@ -149,13 +149,14 @@ async function present(wanted: string, options: PresentOptions): Promise<void> {
     shadow?.child.once('exit', () => resolve());
   });
   stopShadow();
-  await disconnect(display.projector, sessionId, stateDir).catch(() => { /* the display may already be gone */ });
+  await disconnect(display.projector, { sessionId, stopToken }, stateDir).catch(() => { /* the display may already be gone */ });
   clearCurrent(stateDir, process.pid);
   out(`stopped presenting on "${display.name}"`, { event: 'stopped', display: display.name, sessionId });
 }
 
-async function disconnect(projector: SoapTarget, sessionId: string, stateDir: string): Promise<void> {
-  const answer = await postSoap(projector, { kind: 'disconnect', header: { messageId: newId(), replyTo: ANONYMOUS }, sessionId }, stateDir);
+/** Ends the projection: the gateway wants the stop token its ConnectResponse gave (the session id alone is no proof). */
+async function disconnect(projector: SoapTarget, request: DisconnectRequest, stateDir: string): Promise<void> {
+  const answer = await postSoap(projector, { kind: 'disconnect', header: { messageId: newId(), replyTo: ANONYMOUS }, request }, stateDir);
   if (answer.kind !== 'disconnect-response') refused(answer);
 }
 
@@ -172,7 +173,7 @@ async function stop(): Promise<void> {
   const stateDir = presenterStateDir();
   const current = readCurrent(stateDir);
   if (!current) throw new PresenterError(EXIT.notFound, 'nothing is being presented from this computer', 'not-presenting');
-  await disconnect({ url: new URL(current.projector), zone: current.zone }, current.sessionId, stateDir).catch((error: unknown) => {
+  await disconnect({ url: new URL(current.projector), zone: current.zone }, { sessionId: current.sessionId, stopToken: current.stopToken }, stateDir).catch((error: unknown) => {
     if (!(error instanceof PresenterError && error.exitCode === EXIT.refused)) throw error;
   });
   if (current.shadowPid && isAlive(current.shadowPid)) process.kill(current.shadowPid, 'SIGTERM');

@@ -14,6 +14,8 @@ export interface CurrentPresentation {
   /** The interface for an IPv6 link-local projector address. */
   readonly zone?: string | undefined;
   readonly sessionId: string;
+  /** What ends the projection (the ConnectResponse's lp:StopToken); the file is 0600 in a 0700 directory. */
+  readonly stopToken?: string | undefined;
   readonly display: string;
 }
 

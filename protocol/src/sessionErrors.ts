@@ -107,6 +107,11 @@ const table = {
     message: 'the gateway is at its session limit',
     sentence: 'The gateway is busy right now. Please try again in a moment.',
   },
+  'rate-limited': {
+    close: 4429,
+    message: 'too many wrong tokens from this address',
+    sentence: 'Too many wrong tokens came from this network. The display tries again in a moment.',
+  },
   'gateway-shutdown': {
     close: 1001,
     message: 'the gateway is restarting',

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { StoreUnavailableError } from '../broker/brokerStore.js';
 import { bearerMatches, originAllowed } from './requestGuards.js';
 import { RateLimiter, type BucketShape } from './rateLimiter.js';
+import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import { adminRoutes, type AdminDeps, type AdminRoute } from './adminRoutes.js';
 
 export type { AdminDeps } from './adminRoutes.js';
@@ -24,15 +25,12 @@ export type { AdminDeps } from './adminRoutes.js';
 const MAX_BODY_BYTES = 16 * 1024;
 
 export interface AdminLimits {
-  /** Every admin request from one address. */
+  /** Every admin request from one address (this process's share of the load; wrong tokens are the shared TokenGuesses'). */
   requests: BucketShape;
-  /** Wrong or missing tokens from one address: few, slowly refilled; when spent, the address is refused even with the right token. */
-  failures: BucketShape;
 }
 
 export const DEFAULT_ADMIN_LIMITS: AdminLimits = {
   requests: { capacity: 60, refillPerSecond: 20 },
-  failures: { capacity: 10, refillPerSecond: 1 / 6 },
 };
 
 interface CompiledRoute { route: AdminRoute; pattern: RegExp; names: string[] }
@@ -79,12 +77,13 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 export class AdminApi {
   private readonly routes = adminRoutes.map(compile);
   private readonly requests: RateLimiter;
-  private readonly failures: RateLimiter;
 
   constructor(
     private readonly deps: AdminDeps,
     private readonly options: {
       allowedOrigins: readonly string[];
+      /** Wrong or missing tokens, counted with every other token check (broker/tokenGuesses.ts). */
+      guesses: TokenGuesses;
       limits?: AdminLimits;
       onError?: (error: unknown) => void;
       /** The client's address (a trusted proxy's X-Forwarded-For, else the peer's). */
@@ -93,7 +92,6 @@ export class AdminApi {
   ) {
     const limits = options.limits ?? DEFAULT_ADMIN_LIMITS;
     this.requests = new RateLimiter(limits.requests, deps.clock);
-    this.failures = new RateLimiter(limits.failures, deps.clock);
   }
 
   /** The routes the router dispatches (the OpenAPI test compares them with the document). */
@@ -106,14 +104,17 @@ export class AdminApi {
     const path = url.pathname;
     if (!path.startsWith('/v1/admin/')) return false;
     const address = (this.options.clientAddress ? this.options.clientAddress(request) : request.socket.remoteAddress) ?? 'unknown';
-    const spent = this.failures.has(address);
-    const allowed = spent.ok ? this.requests.take(address) : spent;
-    if (!allowed.ok) {
-      json(response, 429, { code: 'rate-limited', message: `too many requests from ${address}: try again in ${allowed.retryAfterSeconds} s` }, { 'retry-after': String(allowed.retryAfterSeconds) });
+    const allowed = this.requests.take(address);
+    const tooMany = (seconds: number): true => {
+      json(response, 429, { code: 'rate-limited', message: `too many requests from ${address}: try again in ${seconds} s` }, { 'retry-after': String(seconds) });
       return true;
-    }
-    if (!bearerMatches(request, [this.deps.adminToken])) {
-      this.failures.take(address);
+    };
+    if (!allowed.ok) return tooMany(allowed.retryAfterSeconds);
+    const attempt = await this.options.guesses.attempt(address, 'admin');
+    if (!attempt.allowed) return tooMany(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)));
+    const right = bearerMatches(request, [this.deps.adminToken]);
+    await attempt.settle(right);
+    if (!right) {
       json(response, 401, { code: 'unauthorized', message: 'an admin token is required' }, { 'www-authenticate': 'Bearer' });
       return true;
     }

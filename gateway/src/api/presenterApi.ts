@@ -24,6 +24,7 @@ import { sourceKey } from '../broker/pinAttempts.js';
 import { bearerMatches, originAllowed } from './requestGuards.js';
 import { BodyError, readJsonBody } from './jsonBody.js';
 import type { RequestRateLimiter } from './requestRateLimiter.js';
+import type { TokenGuesses } from '../broker/tokenGuesses.js';
 
 const MAX_BODY_BYTES = 32 * 1024;
 const PROJECTION_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/projection$/;
@@ -31,6 +32,8 @@ const PROJECTION_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/projection$/;
 export interface PresenterApiDeps {
   presenters: PresenterProjections;
   adminToken: string;
+  /** The admin shortcut's token check counts with every other (broker/tokenGuesses.ts). */
+  guesses: TokenGuesses;
   limiter: RequestRateLimiter;
   allowedOrigins: readonly string[];
   logger: Logger;
@@ -147,7 +150,17 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
     }
     throw error;
   }
-  const admin = bearerMatches(request, [deps.adminToken]);
+  // A request that shows a token has it checked under the token-guess limits (else this would be an unthrottled admin-token oracle).
+  let admin = false;
+  if (request.headers.authorization !== undefined) {
+    const attempt = await deps.guesses.attempt(from.address, 'presenter');
+    if (!attempt.allowed) {
+      refuse(response, 'rate-limited', 'too many wrong tokens from this address', { retryAfterMs: attempt.retryAfterMs });
+      return;
+    }
+    admin = bearerMatches(request, [deps.adminToken]);
+    await attempt.settle(admin);
+  }
   const target = body.target ? { host: body.target.host, port: body.target.port ?? 3389 } : undefined;
   const outcome = await deps.presenters.request({
     displayId, target, credentials: body.credentials, assistance: body.assistance, settings: body.settings, pin: body.pin, source: from.source, admin,

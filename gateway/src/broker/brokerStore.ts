@@ -254,8 +254,9 @@ export interface BrokerStore {
   /**
    * Adds `delta` (may be negative; the count never goes below 0) to the
    * counter `key` and returns it, atomically. A counter that does not exist or
-   * whose window has passed starts a new window of `windowMs` now. A store
-   * that cannot keep another counter fails closed (a count too high to pass).
+   * whose window has passed starts a new window of `windowMs` now; adding 0
+   * to one reads 0 and makes nothing. A store that cannot keep another
+   * counter fails closed (a count too high to pass).
    */
   addToCounter(key: string, delta: number, windowMs: number): Promise<CounterState>;
 }

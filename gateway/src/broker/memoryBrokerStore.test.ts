@@ -75,6 +75,7 @@ test('counters: a window starts with the first count, never goes below 0, ends o
   assert.deepEqual(await store.addToCounter('a', 1, 1000), { count: 2, resetAt: 1000 }, 'the window does not slide');
   assert.deepEqual(await store.addToCounter('a', -5, 1000), { count: 0, resetAt: 1000 });
   assert.deepEqual(await store.addToCounter('b', 1, 1000), { count: 1, resetAt: 1500 });
+  assert.deepEqual(await store.addToCounter('read-only', 0, 1000), { count: 0, resetAt: 1500 }, 'adding 0 reads');
   const full = await store.addToCounter('c', 1, 1000);
   assert.equal(full.count, Number.MAX_SAFE_INTEGER, 'no room for a new counter: it reads as over any limit');
   assert.equal(store.counterCount, 2, 'and no live counter was evicted for it');

@@ -269,6 +269,8 @@ export class MemoryBrokerStore implements BrokerStore {
       this.counters.delete(key);
       current = undefined;
     }
+    // Adding nothing reads: no counter is made for it (tokenGuesses.ts reads a /64's before counting an address).
+    if (!current && delta === 0) return Promise.resolve({ count: 0, resetAt: now + windowMs });
     if (!current && this.counters.size >= (this.limits.maxCounters ?? DEFAULT_MAX_COUNTERS)) {
       this.sweepCounters(now);
       // Evicting a live counter would hand an attacker with many addresses a fresh budget: refuse instead.

@@ -7,7 +7,7 @@
 import type { ListedDisplay, DisplayState } from '@lanterna/protocol';
 import type { BrokerStore, Requester, SessionRecord } from './brokerStore.js';
 import type { ProjectionAsk, ProjectionRefusal, SessionBroker } from './sessionBroker.js';
-import type { RoomPins } from './roomPins.js';
+import type { PinCheck, RoomPins } from './roomPins.js';
 import type { StopTokens } from './stopTokens.js';
 
 export interface PresenterAsk extends ProjectionAsk {
@@ -49,6 +49,17 @@ export interface PresenterDeps {
   pins: RoomPins;
   stopTokens: StopTokens;
   clock?: () => number;
+}
+
+type PresenterRefusal = Extract<PresenterOutcome, { ok: false }>;
+
+/** A refused room PIN as the presenter's refusal. */
+function pinRefusal(pin: Extract<PinCheck, { ok: false }>): PresenterRefusal {
+  switch (pin.code) {
+    case 'pin-required': return { ok: false, code: pin.code, reason: 'the room pin is required' };
+    case 'pin-wrong': return { ok: false, code: pin.code, reason: 'the room pin is wrong', attemptsLeft: pin.attemptsLeft };
+    case 'pin-locked': return { ok: false, code: pin.code, reason: `too many wrong pins for this ${pin.scope === 'display' ? 'display' : 'source address'}`, retryAfterMs: pin.retryAfterMs, scope: pin.scope };
+  }
 }
 
 /** A session that holds its display: being set up or relaying (a minted one until its token expires). */
@@ -104,13 +115,7 @@ export class PresenterProjections {
       return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation` };
     }
     const pin = ask.admin ? undefined : await pins.check(ask.displayId, ask.pin, ask.source);
-    if (pin && !pin.ok) {
-      switch (pin.code) {
-        case 'pin-required': return { ok: false, code: pin.code, reason: 'the room pin is required' };
-        case 'pin-wrong': return { ok: false, code: pin.code, reason: 'the room pin is wrong', attemptsLeft: pin.attemptsLeft };
-        case 'pin-locked': return { ok: false, code: pin.code, reason: `too many wrong pins for this ${pin.scope === 'display' ? 'display' : 'source address'}`, retryAfterMs: pin.retryAfterMs, scope: pin.scope };
-      }
-    }
+    if (pin && !pin.ok) return pinRefusal(pin);
     const check = await broker.checkProjection(ask, requestedBy);
     if (!check.ok) return { ok: false, code: check.code, reason: check.reason };
     // Two presenters with the same PIN at the same moment: the store lets one use it.
@@ -136,7 +141,26 @@ export class PresenterProjections {
   async stop(displayId: string, stopToken: string | undefined): Promise<ProjectionLookup> {
     const found = await this.lookup(displayId, stopToken);
     if (!found.ok) return found;
-    const { session } = found;
+    return this.end(displayId, found.session);
+  }
+
+  /**
+   * Stops a projection by its session id for someone who shows the room PIN
+   * instead of the stop token (WS-Discovery's Disconnect from a presenter
+   * that lost it): the PIN is checked under the wrong-PIN limits, like a
+   * Connect's, and used up when it stops something.
+   */
+  async stopWithPin(displayId: string, sessionId: string, pin: string | undefined, source: string): Promise<ProjectionLookup | PresenterRefusal> {
+    const check = await this.deps.pins.check(displayId, pin, source);
+    if (!check.ok) return pinRefusal(check);
+    const session = await this.deps.store.getSession(sessionId);
+    if (session?.displayId !== displayId) return { ok: false, code: 'no-projection', reason: 'the projection is no longer known' };
+    const stopped = await this.end(displayId, session);
+    if (stopped.ok) await this.deps.pins.use(displayId, check.record);
+    return stopped;
+  }
+
+  private async end(displayId: string, session: SessionRecord): Promise<ProjectionLookup> {
     if (session.state === 'ended') return { ok: false, code: 'no-projection', reason: 'the projection has ended already' };
     this.deps.broker.stopSession(displayId, session.sessionId, 'stopped by the presenter');
     // A session the display has not opened yet has no relay to end it: end its record here, so the display is free at once.

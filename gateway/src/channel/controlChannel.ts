@@ -9,6 +9,7 @@ import { FIGURES_MIN_INTERVAL_MS, GATEWAY_FEATURES, KIOSK_FEATURES, KIOSK_PROTOC
 import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import type { RoomAnnouncer } from './roomAnnouncer.js';
+import type { TokenGuesses } from '../broker/tokenGuesses.js';
 
 interface ControlConnection {
   socket: WebSocket;
@@ -36,6 +37,8 @@ export class ControlChannels {
     bus: GatewayBus;
     metrics: GatewayMetrics;
     logger: Logger;
+    /** Display tokens are counted with every other token check (broker/tokenGuesses.ts); none: not counted (tests of other things). */
+    guesses?: TokenGuesses | undefined;
     /** The socket's token was accepted (the listener's pending budget lets it go). */
     onAuthenticated?: ((socket: WebSocket) => void) | undefined;
     /** Sends the room PIN to displays that ask for it; the presenter page's address for a display reached at a Host. */
@@ -44,8 +47,12 @@ export class ControlChannels {
     deps.bus.subscribe((event) => this.onBusEvent(event));
   }
 
-  /** `host`: the Host the display reached the gateway at (its presenter page's address by default). */
-  async handle(socket: WebSocket, displayId: string, host?: string): Promise<void> {
+  /**
+   * `host`: the Host the display reached the gateway at (its presenter page's
+   * address by default); `address`: the client's (trusted proxies resolved),
+   * which its token check counts under.
+   */
+  async handle(socket: WebSocket, displayId: string, host?: string, address?: string): Promise<void> {
     const { config, broker, logger } = this.deps;
     const log = logger.child({ displayId, channel: 'control' });
     const reader = new HandshakeReader(socket);
@@ -83,7 +90,15 @@ export class ControlChannels {
     let display: Awaited<ReturnType<SessionBroker['authenticateDisplay']>>;
     let owner: string;
     try {
+      const attempt = await this.deps.guesses?.attempt(address, 'display');
+      if (attempt?.allowed === false) {
+        const retryAfterSeconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
+        log.warn({ event: 'token-guesses-locked', address, retryAfterSeconds }, 'too many wrong tokens from this address: hello refused');
+        closeWithError(socket, new SessionError('hello', 'rate-limited', `too many wrong tokens from this address: try again in ${retryAfterSeconds} s`, { retryAfterSeconds }));
+        return;
+      }
       display = await broker.authenticateDisplay(displayId, hello.token);
+      await attempt?.settle(display !== undefined);
       if (!display) {
         log.warn({ event: 'auth-failed' }, 'display authentication failed');
         closeWithError(socket, new SessionError('hello', 'unauthorized'));

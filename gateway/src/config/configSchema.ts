@@ -90,8 +90,17 @@ export const configSchema = z.object({
     maxConnections: z.number().int().min(1).default(20000),
     /** Open TCP connections from one source address; behind a proxy every client shares the proxy's address. */
     perAddressConnections: z.number().int().min(1).default(256),
-    /** WebSockets not yet authenticated; beyond it upgrades get 503. */
+    /** Open TCP connections from one IPv6 /64 (a host picks addresses from its /64 at will; a LAN's displays share one: about two each). */
+    perNetworkConnections: z.number().int().min(1).default(4096),
+    /**
+     * WebSockets not yet authenticated (Node's control sockets, and the data
+     * plane's data sockets, each their own pool). Never refused for want of a
+     * place: the oldest pending socket of the source holding the most gives
+     * its place up (close 1013, api/pendingSockets.ts).
+     */
     maxPendingSockets: z.number().int().min(1).default(512),
+    /** Of those, from one source (IPv4 address, IPv6 /64): past it the source's own oldest gives its place up. */
+    perSourcePendingSockets: z.number().int().min(1).default(64),
     /** Relaying sessions plus handshakes under way; beyond it a data socket is refused with gateway-busy. */
     maxSessions: z.number().int().min(1).default(5000),
   }).prefault({}),
@@ -145,12 +154,20 @@ export const configSchema = z.object({
       context.addIssue({ code: 'custom', path: ['redisPasswordFile'], message: 'redisUrl names a password already: give it in one place' });
     }
   }),
-  /** The admin API's rate limits, per source address and gateway process. */
+  /** The admin API's request rate, per source address and gateway process (wrong tokens: tokenGuesses). */
   admin: z.object({
     requestsPerSecond: z.number().min(0.1).max(100_000).default(20),
     burst: z.number().int().min(1).max(100_000).default(60),
-    /** Wrong or missing tokens allowed in a row; one more comes back every 6 s. */
-    failedTokenBurst: z.number().int().min(1).max(1000).default(10),
+  }).prefault({}),
+  /**
+   * Wrong or missing tokens (admin, metrics, display) per window, counted in
+   * the broker store so every worker and gateway shares them
+   * (broker/tokenGuesses.ts): per address, and per IPv6 /64. Past either, every
+   * token check from there is refused (429, or close 4429) until the window ends.
+   */
+  tokenGuesses: z.object({
+    perAddress: z.object({ max: z.number().int().min(1).default(10), windowMs: z.number().int().min(1000).default(60_000) }).prefault({}),
+    perNetwork: z.object({ max: z.number().int().min(1).default(30), windowMs: z.number().int().min(1000).default(60_000) }).prefault({}),
   }).prefault({}),
   /** The room PIN on each display's idle screen, which presenters must type (docs/presenter-api.md). */
   roomPin: z.object({

@@ -32,8 +32,8 @@ export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string
       httpHeadersMs: timeouts.httpHeadersMs, httpRequestMs: timeouts.httpRequestMs, tlsHandshakeMs: timeouts.tlsHandshakeMs,
     },
     limits: {
-      maxConnections: limits.maxConnections, perAddressConnections: limits.perAddressConnections,
-      maxPendingSockets: limits.maxPendingSockets, maxSessions: limits.maxSessions,
+      maxConnections: limits.maxConnections, perAddressConnections: limits.perAddressConnections, perNetworkConnections: limits.perNetworkConnections,
+      maxPendingSockets: limits.maxPendingSockets, perSourcePendingSockets: limits.perSourcePendingSockets, maxSessions: limits.maxSessions,
     },
     requireNla: config.policy.requireNla,
     ...(setting.caPem === undefined ? {} : { caPem: setting.caPem }),

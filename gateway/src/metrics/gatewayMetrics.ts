@@ -75,6 +75,14 @@ export function createGatewayMetrics(registry = new Registry()) {
       labelNames: ['direction', 'kind'] as const, registers: [registry],
     }),
     wsdHttpDropped: new Counter({ name: 'lanterna_wsd_http_dropped_total', help: 'WS-Discovery HTTP requests refused unread, by reason', labelNames: ['reason'] as const, registers: [registry] }),
+    tokenChecksRefused: new Counter({
+      name: 'lanterna_token_checks_refused_total', help: 'Token checks refused unread because the address or its IPv6 /64 showed too many wrong tokens, by check',
+      labelNames: ['check'] as const, registers: [registry],
+    }),
+    pendingSocketsEvicted: new Counter({
+      name: 'lanterna_pending_sockets_evicted_total', help: 'Unauthenticated WebSockets (Node\'s: control sockets, and data sockets with relay.engine node) closed to give their place to a newer one',
+      registers: [registry],
+    }),
   };
 }
 

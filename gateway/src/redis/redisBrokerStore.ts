@@ -118,9 +118,11 @@ const SCRIPTS = {
     return 0`,
   // KEYS: counter hash. ARGV: delta, window ms, the id of a window started now.
   // Returns {attempts, given back, ms left in the window, window id}; never more given back than counted.
+  // A delta of 0 reads and makes no key (window id '' when there is none).
   addToCounter: `
     local window = redis.call('HGET', KEYS[1], 'w')
     if not window then
+      if tonumber(ARGV[1]) == 0 then return {0, 0, tonumber(ARGV[2]), ''} end
       window = ARGV[3]
       redis.call('HSET', KEYS[1], 'w', window, 'a', 0, 's', 0)
       redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -477,6 +479,8 @@ export class RedisBrokerStore implements BrokerStore {
     const [attempts, givenBack, ttl] = Array.isArray(reply) ? reply.slice(0, 3).map(Number) : [];
     const window = Array.isArray(reply) ? String(reply[3]) : '';
     if (attempts === undefined || givenBack === undefined || ttl === undefined || ![attempts, givenBack, ttl].every(Number.isFinite)) throw new Error('counter reply malformed');
+    // A read of a counter that is not there (a network's count, read before an address is counted) makes none.
+    if (window === '') return { count: 0, resetAt: this.clock() + ttl };
     const lost = this.counters.observe(key, { window, attempts, givenBack, ttlMs: ttl }, Math.max(0, Math.trunc(delta)));
     if (lost > 0) {
       // Fail closed: the attempts this process saw counted are counted again, for every gateway.

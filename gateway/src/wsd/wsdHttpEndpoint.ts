@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ANONYMOUS, DEVICE_TYPE, DISPLAY_TYPE, MAX_WSD_MESSAGE_BYTES, PROJECTOR_TYPE, projectorFault, readWsdMessage, writeWsdMessage,
-  type ConnectRequest, type ProjectorFault, type SoapFault, type WsdMessage,
+  type ConnectRequest, type DisconnectRequest, type ProjectorFault, type SoapFault, type WsdMessage,
 } from '@lanterna/protocol/wsd';
 import type { SessionBroker } from '../broker/sessionBroker.js';
 import type { PresenterOutcome, PresenterProjections, PresenterRefusalCode } from '../broker/presenterProjections.js';
@@ -99,13 +99,13 @@ export async function handleWsdRequest(deps: WsdHttpDeps, request: IncomingMessa
       if (outcome.retryAfterMs !== undefined) response.setHeader('retry-after', String(retryAfterSeconds(outcome.retryAfterMs)));
       return reply('fault', projectorFault(FAULT_OF[outcome.code], faultReason(outcome)), 400);
     }
-    return answer(deps, response, { kind: 'connect-response', header: { messageId: newId(), relatesTo, to: ANONYMOUS }, response: { sessionId: outcome.sessionId, target: outcome.target } }, 200);
+    return answer(deps, response, { kind: 'connect-response', header: { messageId: newId(), relatesTo, to: ANONYMOUS }, response: { sessionId: outcome.sessionId, target: outcome.target, stopToken: outcome.stopToken } }, 200);
   }
   if (service === 'projector' && message.kind === 'disconnect') {
-    const session = await deps.broker.getSession(message.sessionId);
-    if (session?.displayId !== displayId) return reply('fault', projectorFault('UnknownSession', 'no such session on this display'), 400);
-    if (session.state !== 'ended') deps.broker.stopSession(displayId, session.sessionId, 'stopped');
-    return answer(deps, response, { kind: 'disconnect-response', header: { messageId: newId(), relatesTo, to: ANONYMOUS } }, 200);
+    const outcome = await disconnect(deps, request, displayId, message.request);
+    if (outcome === 'stopped') return answer(deps, response, { kind: 'disconnect-response', header: { messageId: newId(), relatesTo, to: ANONYMOUS } }, 200);
+    if (outcome.retryAfterMs !== undefined) response.setHeader('retry-after', String(retryAfterSeconds(outcome.retryAfterMs)));
+    return reply('fault', outcome.fault, 400);
   }
   return reply('fault', projectorFault('BadRequest', `this endpoint does not take ${message.kind} messages`), 400);
 }
@@ -121,6 +121,38 @@ function connect(deps: WsdHttpDeps, http: IncomingMessage, displayId: string, re
     source: sourceKey(address),
     requestedBy: { kind: 'wsd', ...(address === undefined ? {} : { address }), ...(request.presenter === undefined ? {} : { name: request.presenter }) },
   });
+}
+
+/**
+ * Disconnect ends a projection only for whoever shows what the presenter API
+ * asks for (the stop token ConnectResponse gave) or the room PIN (under the
+ * wrong-PIN limits): the session id alone is no secret, it travels in
+ * answers, URLs and logs. A projection already over answers as stopped.
+ */
+async function disconnect(deps: WsdHttpDeps, http: IncomingMessage, displayId: string, request: DisconnectRequest): Promise<'stopped' | { fault: SoapFault; retryAfterMs?: number | undefined }> {
+  const unknown = { fault: projectorFault('UnknownSession', 'no such session on this display') };
+  if (request.stopToken !== undefined) {
+    const found = await deps.presenters.lookup(displayId, request.stopToken);
+    if (found.ok && found.session.sessionId !== request.sessionId) return unknown;
+    const stopped = found.ok ? await deps.presenters.stop(displayId, request.stopToken) : found;
+    if (stopped.ok || stopped.code === 'no-projection') return 'stopped';
+    return { fault: projectorFault('StopTokenWrong', 'the stop token does not belong to this session on this display') };
+  }
+  if (request.pin === undefined) {
+    return { fault: projectorFault('StopTokenWrong', 'Disconnect needs the stop token from ConnectResponse (lp:StopToken) or the room PIN shown on the display (lp:Pin)') };
+  }
+  const stopped = await deps.presenters.stopWithPin(displayId, request.sessionId, request.pin, sourceKey(deps.clientAddress(http)));
+  if (stopped.ok) return 'stopped';
+  switch (stopped.code) {
+    case 'no-projection': {
+      const session = await deps.broker.getSession(request.sessionId);
+      return session?.displayId === displayId ? 'stopped' : unknown;
+    }
+    case 'pin-required': case 'pin-wrong': case 'pin-locked':
+      return { fault: projectorFault(FAULT_OF[stopped.code], faultReason(stopped)), retryAfterMs: stopped.retryAfterMs };
+    default:
+      return { fault: projectorFault('Internal', stopped.reason) };
+  }
 }
 
 function retryAfterSeconds(ms: number): number {

@@ -120,3 +120,50 @@ test('wrong PINs over WS-Discovery and over the presenter page share one budget 
   assert.ok(Number(locked.retryAfter) > 0 && Number(locked.retryAfter) <= 60, `Retry-After ${locked.retryAfter}`);
   assert.equal(shownPin(display), pin, 'a locked-out request uses nothing');
 });
+
+async function disconnect(url: string, request: { sessionId: string; stopToken?: string; pin?: string }): Promise<{ status: number; message: WsdMessage }> {
+  const body = writeWsdMessage({ kind: 'disconnect', header: { messageId: `urn:uuid:${crypto.randomUUID()}`, replyTo: ANONYMOUS }, request });
+  const response = await fetch(`${url}/wsd/room/projector`, { method: 'POST', headers: { 'content-type': 'application/soap+xml' }, body });
+  const read = readWsdMessage(Buffer.from(await response.arrayBuffer()));
+  assert.ok(read.ok, 'the answer is a SOAP message');
+  return { status: response.status, message: read.message };
+}
+
+async function sessionState(url: string, sessionId: string): Promise<string | undefined> {
+  const response = await fetch(`${url}/v1/admin/sessions`, { headers: { authorization: `Bearer ${ADMIN}` } });
+  const { sessions } = (await response.json()) as { sessions: { sessionId: string; state: string }[] };
+  return sessions.find((session) => session.sessionId === sessionId)?.state;
+}
+
+test('Disconnect needs the stop token ConnectResponse gave, or the room PIN: the session id alone ends nothing', async (t) => {
+  const url = await startGateway(t);
+  const display = await kiosk(url);
+  t.after(() => display.close());
+  await display.take('room');
+  const started = await connect(url, { target, pin: shownPin(display) ?? '', presenter: 'alice-laptop' });
+  if (started.message.kind !== 'connect-response') throw new Error(`a ConnectResponse was expected: ${JSON.stringify(started.message)}`);
+  const { sessionId, stopToken } = started.message.response;
+  assert.match(stopToken ?? '', /^.+\..+$/, 'ConnectResponse carries the stop token');
+  await display.take('project');
+  const pin = String((await display.take('room')).pin);
+
+  assert.equal(fault(await disconnect(url, { sessionId })).subcode, 'StopTokenWrong', 'a session id alone is refused');
+  assert.equal(fault(await disconnect(url, { sessionId, stopToken: `${sessionId}.forged` })).subcode, 'StopTokenWrong');
+  assert.equal(fault(await disconnect(url, { sessionId, pin: otherPin(pin) })).subcode, 'PinWrong', 'a wrong PIN counts like a Connect\'s');
+  assert.equal(await sessionState(url, sessionId), 'minted', 'none of them ended the projection');
+
+  const stopped = await disconnect(url, { sessionId, stopToken });
+  assert.deepEqual([stopped.status, stopped.message.kind], [200, 'disconnect-response']);
+  assert.equal(await sessionState(url, sessionId), 'ended');
+  assert.equal((await disconnect(url, { sessionId, stopToken })).message.kind, 'disconnect-response', 'a session already over answers the same');
+
+  // The room PIN stops a projection too (a presenter who lost the stop token), and is used up by it.
+  const again = await connect(url, { target, pin, presenter: 'bob-laptop' });
+  if (again.message.kind !== 'connect-response') throw new Error(`a ConnectResponse was expected: ${JSON.stringify(again.message)}`);
+  await display.take('project');
+  const next = String((await display.take('room')).pin);
+  const byPin = await disconnect(url, { sessionId: again.message.response.sessionId, pin: next });
+  assert.equal(byPin.message.kind, 'disconnect-response');
+  assert.equal(await sessionState(url, again.message.response.sessionId), 'ended');
+  assert.notEqual((await display.take('room')).pin, next, 'the PIN that stopped it was replaced');
+});

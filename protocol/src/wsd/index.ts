@@ -7,5 +7,5 @@ export { escapeXml, readEnvelope, utf8Bytes, WsdMessageError, type AppSequence, 
 export { type ProbeBody, type TargetDescription } from './discoveryMessages.js';
 export { probeMatches, scopesMatch, typesMatch, type ProbeVerdict } from './scopeMatching.js';
 export { type DeviceMetadata, type DisplayState, type HostedService } from './deviceMetadata.js';
-export { PROJECTOR_FAULTS, projectorFault, projectorFaultOf, type ConnectRequest, type ConnectResponse, type ProjectorFault, type SoapFault } from './projectorMessages.js';
+export { PROJECTOR_FAULTS, projectorFault, projectorFaultOf, type ConnectRequest, type ConnectResponse, type DisconnectRequest, type ProjectorFault, type SoapFault } from './projectorMessages.js';
 export { readWsdMessage, writeWsdMessage, type MessageHeader, type WsdMessage, type WsdMessageKind, type WsdRead } from './wsdMessage.js';

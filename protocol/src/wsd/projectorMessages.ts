@@ -20,10 +20,22 @@ export interface ConnectRequest {
 export interface ConnectResponse {
   readonly sessionId: string;
   readonly target: { readonly host: string; readonly port: number };
+  /**
+   * The projection's stop token (the presenter API's): Disconnect needs it,
+   * or the room PIN, since the session id alone travels in logs and URLs.
+   */
+  readonly stopToken?: string | undefined;
+}
+
+/** Disconnect: the session, and what proves the sender may end it (the stop token, else the room PIN). */
+export interface DisconnectRequest {
+  readonly sessionId: string;
+  readonly stopToken?: string | undefined;
+  readonly pin?: string | undefined;
 }
 
 /** Our fault subcodes (lp:…): what a presenter's program can act on. */
-export const PROJECTOR_FAULTS = ['BadRequest', 'UnknownDisplay', 'DisplayOffline', 'DisplayBusy', 'TargetForbidden', 'InvitationRefused', 'PinRequired', 'PinWrong', 'PinLocked', 'UnknownSession', 'Internal'] as const;
+export const PROJECTOR_FAULTS = ['BadRequest', 'UnknownDisplay', 'DisplayOffline', 'DisplayBusy', 'TargetForbidden', 'InvitationRefused', 'PinRequired', 'PinWrong', 'PinLocked', 'UnknownSession', 'StopTokenWrong', 'Internal'] as const;
 export type ProjectorFault = (typeof PROJECTOR_FAULTS)[number];
 
 export interface SoapFault {
@@ -96,7 +108,7 @@ export function readConnect(body: XmlElement): ConnectRequest {
 }
 
 export function writeConnectResponse(response: ConnectResponse): string {
-  return `<lp:ConnectResponse>${text('lp', 'SessionId', response.sessionId)}<lp:Target>${text('lp', 'Host', response.target.host)}${text('lp', 'Port', String(response.target.port))}</lp:Target></lp:ConnectResponse>`;
+  return `<lp:ConnectResponse>${text('lp', 'SessionId', response.sessionId)}<lp:Target>${text('lp', 'Host', response.target.host)}${text('lp', 'Port', String(response.target.port))}</lp:Target>${text('lp', 'StopToken', response.stopToken)}</lp:ConnectResponse>`;
 }
 
 export function readConnectResponse(body: XmlElement): ConnectResponse {
@@ -105,17 +117,17 @@ export function readConnectResponse(body: XmlElement): ConnectResponse {
   const host = target ? childText(target, NS.lp, 'Host') : undefined;
   const port = Number(target ? childText(target, NS.lp, 'Port') : undefined);
   if (!sessionId || !host || !Number.isInteger(port)) throw new WsdMessageError('bad-body', 'ConnectResponse needs SessionId and Target/Host, Target/Port');
-  return { sessionId, target: { host, port } };
+  return { sessionId, target: { host, port }, stopToken: field(childText(body, NS.lp, 'StopToken'), 'StopToken') };
 }
 
-export function writeDisconnect(sessionId: string): string {
-  return `<lp:Disconnect>${text('lp', 'SessionId', sessionId)}</lp:Disconnect>`;
+export function writeDisconnect(request: DisconnectRequest): string {
+  return `<lp:Disconnect>${text('lp', 'SessionId', request.sessionId)}${text('lp', 'StopToken', request.stopToken)}${text('lp', 'Pin', request.pin)}</lp:Disconnect>`;
 }
 
-export function readDisconnect(body: XmlElement): string {
+export function readDisconnect(body: XmlElement): DisconnectRequest {
   const sessionId = field(childText(body, NS.lp, 'SessionId'), 'SessionId', 64);
   if (!sessionId) throw new WsdMessageError('bad-body', 'Disconnect has no SessionId');
-  return sessionId;
+  return { sessionId, stopToken: field(childText(body, NS.lp, 'StopToken'), 'StopToken'), pin: field(childText(body, NS.lp, 'Pin'), 'Pin', 32) };
 }
 
 export function writeDisconnectResponse(): string {

@@ -37,7 +37,10 @@ test('every message kind reads back as it was written', () => {
     { kind: 'connect', header, request: { target: { host: '10.0.0.9', port: 3389, name: 'laptop' }, credentials: { username: 'u', password: ' p<w> ', domain: undefined }, invitation: undefined, pin: '1234', presenter: 'alice' } },
     { kind: 'connect', header, request: { target: undefined, credentials: undefined, invitation: { text: '<UPLOADINFO TYPE="Escalated"/>', password: 'pw' }, pin: undefined, presenter: undefined } },
     { kind: 'connect-response', header, response: { sessionId: 'abc', target: { host: '10.0.0.9', port: 3389 } } },
-    { kind: 'disconnect', header, sessionId: 'abc' },
+    { kind: 'connect-response', header, response: { sessionId: 'abc', target: { host: '10.0.0.9', port: 3389 }, stopToken: 'abc.mac' } },
+    { kind: 'disconnect', header, request: { sessionId: 'abc' } },
+    { kind: 'disconnect', header, request: { sessionId: 'abc', stopToken: 'abc.mac' } },
+    { kind: 'disconnect', header, request: { sessionId: 'abc', pin: '482913' } },
     { kind: 'disconnect-response', header },
     { kind: 'fault', header, fault: projectorFault('DisplayBusy', 'the display is showing another presentation') },
   ];

@@ -11,7 +11,7 @@ import {
 import {
   readConnect, readConnectResponse, readDisconnect, readFault,
   writeConnect, writeConnectResponse, writeDisconnect, writeDisconnectResponse, writeFault,
-  type ConnectRequest, type ConnectResponse, type SoapFault,
+  type ConnectRequest, type ConnectResponse, type DisconnectRequest, type SoapFault,
 } from './projectorMessages.js';
 import { readEnvelope, WsdMessageError, writeEnvelope, type SoapHeader, type WsdFailureReason } from './soapEnvelope.js';
 import { ACTION, NS } from './wsdConstants.js';
@@ -30,7 +30,7 @@ export type WsdMessage =
   | { readonly kind: 'get-response'; readonly header: MessageHeader; readonly metadata: DeviceMetadata }
   | { readonly kind: 'connect'; readonly header: MessageHeader; readonly request: ConnectRequest }
   | { readonly kind: 'connect-response'; readonly header: MessageHeader; readonly response: ConnectResponse }
-  | { readonly kind: 'disconnect'; readonly header: MessageHeader; readonly sessionId: string }
+  | { readonly kind: 'disconnect'; readonly header: MessageHeader; readonly request: DisconnectRequest }
   | { readonly kind: 'disconnect-response'; readonly header: MessageHeader }
   | { readonly kind: 'fault'; readonly header: MessageHeader; readonly fault: SoapFault };
 
@@ -79,7 +79,7 @@ function readBody(kind: WsdMessageKind, header: MessageHeader, body: XmlElement 
     case 'get-response': return { kind, header, metadata: readDeviceMetadata(expect(body, NS.wsx, 'Metadata')) };
     case 'connect': return { kind, header, request: readConnect(expect(body, NS.lp, 'Connect')) };
     case 'connect-response': return { kind, header, response: readConnectResponse(expect(body, NS.lp, 'ConnectResponse')) };
-    case 'disconnect': return { kind, header, sessionId: readDisconnect(expect(body, NS.lp, 'Disconnect')) };
+    case 'disconnect': return { kind, header, request: readDisconnect(expect(body, NS.lp, 'Disconnect')) };
     case 'disconnect-response': return { kind, header };
     case 'fault': return { kind, header, fault: readFault(expect(body, NS.soap, 'Fault')) };
   }
@@ -97,7 +97,7 @@ function writeBody(message: WsdMessage): string {
     case 'get-response': return writeDeviceMetadata(message.metadata);
     case 'connect': return writeConnect(message.request);
     case 'connect-response': return writeConnectResponse(message.response);
-    case 'disconnect': return writeDisconnect(message.sessionId);
+    case 'disconnect': return writeDisconnect(message.request);
     case 'disconnect-response': return writeDisconnectResponse();
     case 'fault': return writeFault(message.fault);
   }

@@ -193,6 +193,9 @@ func start(config rpc.Config, conn *rpc.Conn, log *slog.Logger) (*process, error
 			engine.Serve(ws, sessionID, clientAddress, granted)
 		},
 		Log: log,
+		// data sockets' places per source (IPv4 address, IPv6 /64)
+		PerSourcePendingSockets: config.Limits.PerSourcePendingSockets,
+		PerNetworkConnections:   config.Limits.PerNetworkConnections,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen on %s:%d: %w", config.Listen.Host, config.Listen.Port, err)

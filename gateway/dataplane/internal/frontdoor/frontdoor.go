@@ -49,6 +49,11 @@ type Options struct {
 	// pending place back (it is given back at the end anyway).
 	Session func(ws *websocket.Conn, sessionID, clientAddress string, granted func())
 	Log     *slog.Logger
+
+	// PerSourcePendingSockets: of the pending data sockets, those from one IPv4 address or IPv6 /64 (0: no share).
+	PerSourcePendingSockets int
+	// PerNetworkConnections: open connections from one IPv6 /64 (0: none).
+	PerNetworkConnections int
 }
 
 // FrontDoor is the listening front door.
@@ -57,7 +62,7 @@ type FrontDoor struct {
 	listener *gateListener
 	server   *http.Server
 	limits   *connectionLimits
-	pending  pendingBudget
+	pending  *pendingPool
 	proxy    *httputil.ReverseProxy
 	upgrades *upgradeProxy
 	upgrader websocket.Upgrader
@@ -72,7 +77,8 @@ func Listen(ctx context.Context, options Options) (*FrontDoor, error) {
 		return nil, err
 	}
 	f := &FrontDoor{options: options, limits: newConnectionLimits(options.MaxConnections, options.PerAddressConnections), served: make(chan error, 1)}
-	f.pending.max = int64(options.MaxPendingSockets)
+	f.pending = newPendingPool(options.MaxPendingSockets, options.PerSourcePendingSockets)
+	f.limits.perNetwork = options.PerNetworkConnections
 	var tlsConfig *tls.Config
 	if options.Certificate != nil {
 		// HTTP/1.1 only: a WebSocket upgrade is not an HTTP/2 request
@@ -112,7 +118,10 @@ func (f *FrontDoor) Port() int {
 func (f *FrontDoor) OpenConnections() int { return f.limits.open() }
 
 // PendingSockets counts the data sockets upgraded and not yet granted.
-func (f *FrontDoor) PendingSockets() int { return int(f.pending.count.Load()) }
+func (f *FrontDoor) PendingSockets() int { return f.pending.count() }
+
+// EvictedPendingSockets counts the pending data sockets closed to make room, since start.
+func (f *FrontDoor) EvictedPendingSockets() uint64 { return f.pending.evicted.Load() }
 
 // StopAccepting closes the listener (a drain): open requests and sockets go
 // on, and data-socket upgrades are refused with 503.
@@ -163,20 +172,29 @@ func (f *FrontDoor) serveData(w http.ResponseWriter, r *http.Request, sessionID 
 		refuse(w, status)
 		return
 	}
-	granted, ok := f.pending.take()
-	if !ok {
-		log.Warn("too many unauthenticated websockets: upgrade refused", "event", "pending-sockets-full", "pending", f.pending.count.Load())
-		refuse(w, http.StatusServiceUnavailable)
-		return
-	}
-	defer granted()
+	// no upgrade is refused for want of a place: a stranger's oldest pending socket gives its place up (pending.go)
+	place := f.pending.admit(clientAddress)
+	defer place.release()
 	ws, err := f.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		// the upgrader answered the client already
 		log.Debug("data socket upgrade failed", "err", err.Error(), "sessionId", sessionID)
 		return
 	}
-	f.options.Session(ws, sessionID, clientAddress, granted)
+	place.attach(func() {
+		log.Info("an unauthenticated data socket gave its place to a newer one", "event", "pending-socket-evicted", "address", clientAddress, "sessionId", sessionID)
+		crowdedOut(ws)
+	})
+	f.options.Session(ws, sessionID, clientAddress, place.release)
+}
+
+// crowdedOut closes a pending data socket whose place a newer one took:
+// close 1013 (gateway-busy, the kiosk protocol's "try again") with the reason
+// "crowded-out". A close frame only: it may be written beside the session's
+// own writes, an error message may not; the session ends on its failed read.
+func crowdedOut(ws *websocket.Conn) {
+	_ = ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "crowded-out"), time.Now().Add(time.Second))
+	_ = ws.Close()
 }
 
 // refuse answers an upgrade with a status and closes the connection, as Node's refuseUpgrade.

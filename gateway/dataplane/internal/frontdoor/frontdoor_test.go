@@ -258,17 +258,26 @@ func TestDataUpgradesAreAdmittedByNodeAndHeldAgainstThePendingBudget(t *testing.
 	if call.id != "s-1" || door.PendingSockets() != 1 {
 		t.Fatalf("session %q, %d pending", call.id, door.PendingSockets())
 	}
-	if _, response, err := websocket.DefaultDialer.Dial(url, nil); err == nil || response == nil || response.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("a second pending socket was accepted: %v", err)
-	}
-	call.granted()
-	// granted: its place is free for the next
+	// the pool is full: a newcomer is not refused, the oldest pending socket gives its place up (1013 crowded-out)
 	second, _, err := websocket.DefaultDialer.Dial(url, nil)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("a newcomer was refused: %v", err)
 	}
 	defer second.Close()
-	(<-sessions).granted()
+	_ = first.SetReadDeadline(time.Now().Add(wait))
+	if _, _, err := first.ReadMessage(); !websocket.IsCloseError(err, websocket.CloseTryAgainLater) || !strings.Contains(err.Error(), "crowded-out") {
+		t.Fatalf("the oldest pending socket was not closed 1013 crowded-out: %v", err)
+	}
+	next := <-sessions
+	if door.PendingSockets() != 1 || door.EvictedPendingSockets() != 1 {
+		t.Fatalf("%d pending, %d evicted", door.PendingSockets(), door.EvictedPendingSockets())
+	}
+	call.granted()
+	next.granted()
+	// granted: its place is free
+	if door.PendingSockets() != 0 {
+		t.Fatalf("%d pending after the grant", door.PendingSockets())
+	}
 }
 
 func TestAClientOfferingOnlyOtherSubprotocolsGetsNone(t *testing.T) {

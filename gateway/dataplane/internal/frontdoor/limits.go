@@ -7,19 +7,24 @@ import (
 	"sync/atomic"
 )
 
-// connectionLimits counts open TCP connections, in all and per source
-// address, as the Node listener does (server.maxConnections and
-// connectionLimits.ts): a connection beyond either is dropped at accept.
+// connectionLimits counts open TCP connections, in all, per source address
+// and per IPv6 /64, as the Node listener does (server.maxConnections and
+// connectionLimits.ts): a connection beyond any is dropped at accept. The /64
+// has its own, larger cap (perNetwork): one host picks addresses from its
+// whole /64, but a LAN's displays share one too.
 type connectionLimits struct {
 	max, perAddress int
-	mu              sync.Mutex
-	total           int
-	byAddress       map[string]int
-	refused         atomic.Uint64
+	// perNetwork: connections from one IPv6 /64 (0: none)
+	perNetwork int
+	mu         sync.Mutex
+	total      int
+	byAddress  map[string]int
+	byNetwork  map[string]int
+	refused    atomic.Uint64
 }
 
 func newConnectionLimits(max, perAddress int) *connectionLimits {
-	return &connectionLimits{max: max, perAddress: perAddress, byAddress: map[string]int{}}
+	return &connectionLimits{max: max, perAddress: perAddress, byAddress: map[string]int{}, byNetwork: map[string]int{}}
 }
 
 // admit counts conn, or says why not ("" when counted).
@@ -34,9 +39,26 @@ func (l *connectionLimits) admit(address string) string {
 		l.refused.Add(1)
 		return "address-connections-full"
 	}
+	network, isIPv6 := ipv6Network(address)
+	if isIPv6 && l.perNetwork > 0 && l.byNetwork[network] >= l.perNetwork {
+		l.refused.Add(1)
+		return "network-connections-full"
+	}
 	l.total++
 	l.byAddress[address]++
+	if isIPv6 {
+		l.byNetwork[network]++
+	}
 	return ""
+}
+
+// ipv6Network is an IPv6 address's /64 (pendingSource's key); false for anything else.
+func ipv6Network(address string) (string, bool) {
+	parsed, err := netip.ParseAddr(address)
+	if err != nil || !parsed.Is6() || parsed.Is4In6() {
+		return "", false
+	}
+	return pendingSource(address), true
 }
 
 func (l *connectionLimits) release(address string) {
@@ -47,6 +69,13 @@ func (l *connectionLimits) release(address string) {
 		l.byAddress[address] = left
 	} else {
 		delete(l.byAddress, address)
+	}
+	if network, isIPv6 := ipv6Network(address); isIPv6 {
+		if left := l.byNetwork[network] - 1; left > 0 {
+			l.byNetwork[network] = left
+		} else {
+			delete(l.byNetwork, network)
+		}
 	}
 }
 
@@ -92,25 +121,4 @@ func CanonicalAddressString(hostPort string) string {
 		return parsed.Unmap().WithZone("").String()
 	}
 	return hostPort
-}
-
-// pendingBudget bounds the data sockets upgraded and not yet granted
-// (limits.maxPendingSockets). Node's own budget counts its control sockets.
-type pendingBudget struct {
-	max   int64
-	count atomic.Int64
-}
-
-// take holds one place; the returned release gives it back, once, however often it is called.
-func (b *pendingBudget) take() (release func(), ok bool) {
-	if b.count.Add(1) > b.max && b.max > 0 {
-		b.count.Add(-1)
-		return nil, false
-	}
-	var once atomic.Bool
-	return func() {
-		if once.CompareAndSwap(false, true) {
-			b.count.Add(-1)
-		}
-	}, true
 }

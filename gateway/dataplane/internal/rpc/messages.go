@@ -61,6 +61,10 @@ type Limits struct {
 	MaxConnections        int `json:"maxConnections"`
 	PerAddressConnections int `json:"perAddressConnections"`
 	MaxPendingSockets     int `json:"maxPendingSockets"`
+	// PerSourcePendingSockets: of those, from one IPv4 address or IPv6 /64.
+	PerSourcePendingSockets int `json:"perSourcePendingSockets"`
+	// PerNetworkConnections: open connections from one IPv6 /64.
+	PerNetworkConnections int `json:"perNetworkConnections"`
 	MaxSessions           int `json:"maxSessions"`
 }
 

@@ -42,6 +42,7 @@ const (
 	CodeCertificateChanged   = "certificate-changed"
 	CodeServerError          = "server-error"
 	CodeGatewayBusy          = "gateway-busy"
+	CodeRateLimited          = "rate-limited"
 	CodeGatewayShutdown      = "gateway-shutdown"
 	CodeInternal             = "internal"
 )
@@ -51,7 +52,7 @@ var Codes = []string{
 	CodeBadMessage, CodeUnauthorized, CodeTargetForbidden, CodeUnknownSession, CodeTimeout, CodeReplaced,
 	CodePduInvalid, CodePduTooLarge, CodeTargetUnreachable, CodeTargetRefused, CodeX224Invalid,
 	CodeNegotiationFailed, CodeLegacySecurity, CodeTLSFailed, CodeCertificateUntrusted, CodeCertificateChanged,
-	CodeServerError, CodeGatewayBusy, CodeGatewayShutdown, CodeInternal,
+	CodeServerError, CodeGatewayBusy, CodeRateLimited, CodeGatewayShutdown, CodeInternal,
 }
 
 // Error ends a session. Detail and Internal are never nil once made by New.
