@@ -1,6 +1,6 @@
 // Types for lanternaPresenter.js: the presenter's RDP server (FreeRDP's peer in wasm).
 
-export type PresenterEndReason = 'closed' | 'stopped' | 'protocol-error' | 'internal';
+export type PresenterEndReason = 'closed' | 'stopped' | 'protocol-error' | 'internal' | 'timeout';
 
 export declare const PRESENTER_END_REASONS: Readonly<Record<number, PresenterEndReason>>;
 
@@ -70,6 +70,7 @@ export declare class LanternaPresenter {
   static load(factory: (options: object) => Promise<unknown>, moduleOptions?: object, options?: { logLevel?: string }): Promise<LanternaPresenter>;
   readonly module: unknown;
   readonly sessions: Map<number, PresenterSession>;
-  createSession(options: { width: number; height: number; freerdpSettings?: Record<string, string | number | boolean> }): PresenterSession;
+  /** connectTimeoutMs: from start() to the client's activation (default 20 s), then the session ends 'timeout'. */
+  createSession(options: { width: number; height: number; connectTimeoutMs?: number; freerdpSettings?: Record<string, string | number | boolean> }): PresenterSession;
   close(deadlineMs?: number): Promise<void>;
 }

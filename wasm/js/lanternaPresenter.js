@@ -10,6 +10,7 @@ export const PRESENTER_END_REASONS = Object.freeze({
   2: 'stopped',
   3: 'protocol-error',
   4: 'internal',
+  5: 'timeout',
 });
 
 const EVENT = Object.freeze({
@@ -55,15 +56,17 @@ export class LanternaPresenter {
   /**
    * A server for one display's client, drawing a width×height desktop. Call
    * start() on it, then feed() it the gateway's bytes.
-   * @param {{ width: number, height: number, freerdpSettings?: Record<string, string | number | boolean> }} options
+   * @param {{ width: number, height: number, connectTimeoutMs?: number, freerdpSettings?: Record<string, string | number | boolean> }} options
+   *   connectTimeoutMs: from start() to the client's activation (default 20 s), then the session ends 'timeout'
    */
-  createSession({ width, height, freerdpSettings = {} }) {
+  createSession({ width, height, connectTimeoutMs = 20000, freerdpSettings = {} }) {
     if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0 || width > MAX_SIDE || height > MAX_SIDE) {
       throw new PresenterError('bad-size', `desktop size ${width}x${height} is not 1..${MAX_SIDE} on each side`);
     }
     const handle = this.module._lp_presenter_new(width, height);
     if (!handle) throw new PresenterError('internal', 'could not create the rdp server');
     const session = new PresenterSession(this, handle, { width, height });
+    session.connectTimeoutMs = connectTimeoutMs;
     for (const [name, value] of Object.entries(freerdpSettings)) {
       const text = typeof value === 'boolean' ? (value ? 'TRUE' : 'FALSE') : String(value);
       if (!session.setSetting(name, text)) {
@@ -151,7 +154,7 @@ export class PresenterSession {
   /** Starts the peer's thread; it waits for the client's Connection Request. */
   start() {
     if (this.state !== 'new') throw new PresenterError('internal', 'session already started');
-    if (!this.module._lp_presenter_start_thread(this.handle)) throw new PresenterError('internal', 'could not start the rdp server thread');
+    if (!this.module._lp_presenter_start_thread(this.handle, this.connectTimeoutMs)) throw new PresenterError('internal', 'could not start the rdp server thread');
     this.state = 'running';
     // the peer thread is a worker the host may not count: a live session keeps it running
     this.keepAlive = setInterval(() => {}, 1000);

@@ -6,6 +6,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { buildConnectionRequest, NEG_FAILURE, parseConnectionConfirm } from '@lanterna/protocol';
+
 import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
 import { countDifferences, pipeLikeGateway, testPicture } from './presenterPipe.mjs';
 
@@ -197,4 +199,36 @@ test('an H.264 access unit reaches the display client\'s H.264 decoder byte for 
   assert.equal(units.length, 1, `access units at the decoder: ${units.length}`);
   assert.deepEqual([...units[0]], [...accessUnit]);
   assert.equal((await presenter.ended).reason, 'closed');
+});
+
+/** A presenter fed bytes straight (no client): its outputs and how it ended. */
+async function feedAlone(bytes, { connectTimeoutMs = 20000 } = {}) {
+  const presenter = presenters.createSession({ width: 320, height: 240, connectTimeoutMs });
+  const outputs = [];
+  presenter.onoutput = (pdu) => outputs.push(pdu);
+  presenter.start();
+  presenter.feed(bytes);
+  const started = Date.now();
+  const end = await Promise.race([presenter.ended, new Promise((resolve) => { setTimeout(resolve, 10000, { reason: 'no end within 10 s' }).unref(); })]);
+  if (presenter.state !== 'ended') presenter.stop();
+  return { outputs, end, ms: Date.now() - started };
+}
+
+test('a Connection Request that is not one ends the presenter\'s session as protocol-error', async () => {
+  // a TPKT whose X.224 header claims more than the packet holds
+  const { outputs, end } = await feedAlone(Uint8Array.of(3, 0, 0, 8, 0xff, 0xff, 0xff, 0xff));
+  assert.equal(end.reason, 'protocol-error');
+  assert.deepEqual(outputs, []);
+});
+
+test('a client that asks only for RDP security gets a negotiation failure; one that never completes a PDU ends at the deadline', async () => {
+  const legacy = await feedAlone(buildConnectionRequest({ cookie: 'legacy' }), { connectTimeoutMs: 1000 });
+  assert.equal(legacy.outputs.length, 1);
+  assert.deepEqual(parseConnectionConfirm(legacy.outputs[0]), { kind: 'failure', failureCode: NEG_FAILURE.SSL_REQUIRED_BY_SERVER });
+  assert.equal(legacy.end.reason, 'timeout');
+
+  // not RDP at all: its first bytes read as the start of a long fast-path PDU that never comes
+  const http = await feedAlone(new TextEncoder().encode('GET / HTTP/1.1\r\nHost: x\r\n\r\n'), { connectTimeoutMs: 1000 });
+  assert.equal(http.end.reason, 'timeout');
+  assert.ok(http.ms < 5000, `took ${http.ms} ms`);
 });

@@ -8,6 +8,7 @@
 #include <freerdp/channels/wtsvc.h>
 #include <freerdp/settings.h>
 #include <winpr/synch.h>
+#include <winpr/sysinfo.h>
 
 #include "../js_events.h"
 #include "gfx_output.h"
@@ -95,6 +96,7 @@ static BOOL lp_context_new(freerdp_peer* peer, rdpContext* context)
 	lp->id = (intptr_t)lp;
 	lp->surfaceId = 1;
 	lp->nextFrameId = 1;
+	lp->connectTimeoutMs = 20000;
 	pthread_mutex_init(&lp->frameLock, NULL);
 	lp->ring = lt_ring_new(LP_RING_CAPACITY);
 	lp->frameEvent = CreateEventA(NULL, TRUE, FALSE, NULL);
@@ -222,8 +224,13 @@ static int lp_run(LpContext* lp)
 	if (!peer->Initialize(peer))
 		return LP_REASON_INTERNAL;
 	HANDLE channelEvent = WTSVirtualChannelManagerGetEventHandle(lp->vcm);
+	/* a client that stalls, or sends what never completes a PDU, must not hold
+	 * the presenter: the connection sequence has a deadline */
+	const UINT64 deadline = GetTickCount64() + lp->connectTimeoutMs;
 	while (!atomic_load(&lp->stopRequested))
 	{
+		if (!peer->activated && (GetTickCount64() >= deadline))
+			return LP_REASON_TIMEOUT;
 		HANDLE handles[MAXIMUM_WAIT_OBJECTS] = { 0 };
 		DWORD count = peer->GetEventHandles(peer, handles, MAXIMUM_WAIT_OBJECTS - 4);
 		if (count == 0)
@@ -243,10 +250,9 @@ static int lp_run(LpContext* lp)
 		if (!peer->CheckFileDescriptor(peer))
 		{
 			/* the client's own disconnect (its Disconnect Provider Ultimatum, which
-			 * aborts the context) ends here too, as does the end of the input */
-			const UINT32 error = freerdp_get_last_error(&lp->context);
-			return (lt_ring_closed(lp->ring) || freerdp_shall_disconnect_context(&lp->context) ||
-			        (error == FREERDP_ERROR_SUCCESS))
+			 * aborts the context) ends here too, as does the end of the input;
+			 * anything else is what the client sent */
+			return (lt_ring_closed(lp->ring) || freerdp_shall_disconnect_context(&lp->context))
 			           ? LP_REASON_CLOSED
 			           : LP_REASON_PROTOCOL_ERROR;
 		}

@@ -57,6 +57,7 @@ typedef struct
 	LpFrame* pending; /* the newest picture not yet sent; older ones are dropped */
 	HANDLE frameEvent; /* set while a picture waits */
 
+	UINT32 connectTimeoutMs; /* from start() to the client's activation */
 	HANDLE stopEvent;
 	atomic_int stopRequested;
 	int layerAttached;

@@ -21,7 +21,8 @@ enum lp_reason
 	LP_REASON_CLOSED = 1,         /* the client disconnected, or the input ended */
 	LP_REASON_STOPPED = 2,        /* lp_presenter_stop() */
 	LP_REASON_PROTOCOL_ERROR = 3, /* the client sent what FreeRDP could not take */
-	LP_REASON_INTERNAL = 4        /* out of memory, a glue bug */
+	LP_REASON_INTERNAL = 4,       /* out of memory, a glue bug */
+	LP_REASON_TIMEOUT = 5         /* the client did not finish connecting before the deadline */
 };
 
 enum lp_drop

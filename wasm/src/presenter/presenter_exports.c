@@ -28,9 +28,13 @@ EMSCRIPTEN_KEEPALIVE int lp_presenter_set(intptr_t handle, const char* name, con
 	return freerdp_settings_set_value_for_name(from_handle(handle)->context.settings, name, value);
 }
 
-EMSCRIPTEN_KEEPALIVE int lp_presenter_start_thread(intptr_t handle)
+/* connectTimeoutMs: from here to the client's activation (<= 0: 20 s). */
+EMSCRIPTEN_KEEPALIVE int lp_presenter_start_thread(intptr_t handle, int connectTimeoutMs)
 {
-	return lp_presenter_start(from_handle(handle));
+	LpContext* lp = from_handle(handle);
+	if (connectTimeoutMs > 0)
+		lp->connectTimeoutMs = (UINT32)connectTimeoutMs;
+	return lp_presenter_start(lp);
 }
 
 /* Bytes from the gateway: 1 taken, 0 no room now (retry), -1 the input is closed. */
