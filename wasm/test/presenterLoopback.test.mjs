@@ -121,6 +121,10 @@ test('a picture the presenter sends arrives in the display client\'s surface pix
   await new Promise((resolve) => { setTimeout(resolve, 200); });
   assert.ok(seen.acked.length >= 1, `frame acknowledgements: ${JSON.stringify(seen.acked)}`);
   assert.deepEqual(seen.dropped, []);
+  // every presenter message was one whole PDU under the gateway's cap (300 KB of pictures in ≤ 16 KB pieces)
+  assert.equal(pipe.stats.failure, null);
+  assert.ok(pipe.stats.pdusToClient > 20, `${pipe.stats.pdusToClient} PDUs`);
+  assert.ok(pipe.stats.largestPdu <= 16 * 1024, `largest PDU ${pipe.stats.largestPdu} B`);
 
   // the display leaves: the presenter's session ends as closed
   client.stop();

@@ -7,17 +7,19 @@
 //     leg `secured` to the client (the presenter certificate's key) before it
 //     passes the Confirm on — the client's TLSConnect hook only checks that the
 //     report came, the TLS itself being the gateway's;
-//   - from then on whole PDUs are relayed both ways.
+//   - from then on whole PDUs are relayed both ways; each presenter message
+//     must be exactly one whole PDU within the gateway's PDU cap (what the
+//     gateway's framer will hold the presenter page to).
 // Delivery is asynchronous (a macrotask per message), as over two sockets.
-import { parseConnectionConfirm, PROTOCOL, selectedProtocol } from '@lanterna/protocol';
+import { DEFAULT_MAX_PDU_BYTES, parseConnectionConfirm, PROTOCOL, selectedProtocol, splitWholePdus } from '@lanterna/protocol';
 
 /**
  * @param {import('../js/lanternaRdp.js').RdpSession} client a configured, not yet started session
  * @param {import('../js/lanternaPresenter.js').PresenterSession} presenter a created, not yet started session
- * @returns {{ stats: { toPresenter: number, toClient: number, confirm: object | null, failure: Error | null } }}
+ * @returns {{ stats: { toPresenter: number, toClient: number, pdusToClient: number, largestPdu: number, confirm: object | null, failure: Error | null } }}
  */
 export function pipeLikeGateway(client, presenter) {
-  const stats = { toPresenter: 0, toClient: 0, confirm: null, failure: null };
+  const stats = { toPresenter: 0, toClient: 0, pdusToClient: 0, largestPdu: 0, confirm: null, failure: null };
   let confirmed = false;
   const fail = (error) => {
     stats.failure ??= error;
@@ -47,6 +49,15 @@ export function pipeLikeGateway(client, presenter) {
       });
       return;
     }
+    try {
+      const pdus = splitWholePdus(bytes, 'rdp', { maxPduBytes: DEFAULT_MAX_PDU_BYTES });
+      if (pdus.length !== 1) throw new Error(`a presenter message held ${pdus.length} PDUs, not one`);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    stats.pdusToClient += 1;
+    stats.largestPdu = Math.max(stats.largestPdu, bytes.length);
     setImmediate(() => client.receive(bytes));
   };
   const userClientEnd = client.ondisconnected;
