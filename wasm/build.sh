@@ -5,7 +5,8 @@
 #   $CACHE/openssl-<key>/  OpenSSL 3.0 static libs   (key: tarball, scripts/openssl.sh, emcc)
 #   $CACHE/freerdp-<key>/  FreeRDP 3 static libs     (key: openssl key, tarball, patches/, scripts/freerdp{,-source}.sh)
 #   $CACHE/<key>/          the linked client          (key: freerdp key, src/, test/hooks/, CMakeLists.txt, this file)
-#                          and in test/ its test build: the same objects linked with test/hooks/
+#                          and in test/ its test build: the same objects linked with test/hooks/,
+#                          and the presenter's RDP server (src/presenter/, lanterna-presenter.*)
 # A warm run only checks stamps and copies the outputs (about a second).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -52,7 +53,9 @@ EMCC_OUTPUT=$(emcc --version 2>&1) || die "emcc not usable (apt-get install emsc
 EMCC_VERSION=${EMCC_OUTPUT%%$'\n'*}
 OPENSSL_KEY=$( { echo "$OPENSSL_SHA256"; cat "$HERE/scripts/openssl.sh"; echo "$EMCC_VERSION"; } | hash_of)
 FREERDP_KEY=$( { echo "$OPENSSL_KEY $FREERDP_SHA256"; cat "$HERE/scripts/freerdp.sh" "$HERE/scripts/freerdp-source.sh" "$HERE"/patches/*.patch; echo "$EMCC_VERSION"; } | hash_of)
-CLIENT_KEY=$( { echo "$FREERDP_KEY"; cat "$HERE/build.sh" "$HERE/CMakeLists.txt" "$HERE"/src/* "$HERE"/test/hooks/*; echo "$EMCC_VERSION"; } | hash_of)
+# src/ has a folder (presenter/): every file under it, in a fixed order
+mapfile -t GLUE_FILES < <(cd "$HERE" && find src test/hooks -type f | LC_ALL=C sort)
+CLIENT_KEY=$( { echo "$FREERDP_KEY"; cat "$HERE/build.sh" "$HERE/CMakeLists.txt"; (cd "$HERE" && cat "${GLUE_FILES[@]}"); echo "$EMCC_VERSION"; } | hash_of)
 
 OPENSSL_DIR=$CACHE/openssl-$OPENSSL_KEY
 FREERDP_DIR=$CACHE/freerdp-$FREERDP_KEY
@@ -85,6 +88,7 @@ link_client() {
   fi
   mkdir -p "$CLIENT_DIR/test"
   cp "$work"/lanterna-rdp.js "$work"/lanterna-rdp.wasm "$work"/lanterna-rdp.worker.js "$CLIENT_DIR"/
+  cp "$work"/lanterna-presenter.js "$work"/lanterna-presenter.wasm "$work"/lanterna-presenter.worker.js "$CLIENT_DIR"/
   cp "$work"/test/lanterna-rdp.js "$work"/test/lanterna-rdp.wasm "$work"/test/lanterna-rdp.worker.js "$CLIENT_DIR"/test/
   # the repo root is "type": "module"; emscripten's output is a classic script
   echo '{ "type": "commonjs" }' >"$CLIENT_DIR/package.json"
@@ -101,7 +105,7 @@ stage "$CLIENT_DIR" "client (glue + link)" link_client
 if [ "$(cat "$OUT/.key" 2>/dev/null)" != "$CLIENT_KEY" ]; then
   rm -rf "$OUT.tmp"
   mkdir -p "$OUT.tmp"
-  cp "$CLIENT_DIR"/lanterna-rdp.* "$CLIENT_DIR/package.json" "$OUT.tmp"/
+  cp "$CLIENT_DIR"/lanterna-rdp.* "$CLIENT_DIR"/lanterna-presenter.* "$CLIENT_DIR/package.json" "$OUT.tmp"/
   cp -r "$CLIENT_DIR/test" "$OUT.tmp/test"
   echo "$CLIENT_KEY" >"$OUT.tmp/.key"
   # where the static libraries are, for bench/build.sh

@@ -8,3 +8,6 @@ export declare function loadLanternaRdp(options?: { buildDir?: string; logLevel?
 
 /** Node has no WebCodecs: AVC420/AVC444 are never advertised there (pass as SessionOptions.videoDecoder). */
 export declare const NODE_VIDEO_DECODER: import('./lanternaRdp.js').AvcSupport;
+
+/** Loads the presenter's RDP server (lanterna-presenter.js) into Node. */
+export declare function loadLanternaPresenter(options?: { buildDir?: string; logLevel?: string; print?: (line: string) => void }): Promise<import('./lanternaPresenter.js').LanternaPresenter>;

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
 
 import { LanternaRdp } from './lanternaRdp.js';
+import { LanternaPresenter } from './lanternaPresenter.js';
 
 /**
  * What Node can decode of GFX H.264: nothing, there is no WebCodecs VideoDecoder.
@@ -22,23 +23,43 @@ export const NODE_VIDEO_DECODER = Object.freeze({
 
 export const DEFAULT_BUILD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'build');
 
-/** @param {{ buildDir?: string, logLevel?: string, print?: (s: string) => void }} [options] */
-export async function loadLanternaRdp(options = {}) {
+/**
+ * The factory and module options of one of the build's modules (`name`.js/.wasm).
+ * @param {string} name @param {{ buildDir?: string, print?: (s: string) => void }} options
+ */
+function moduleFromBuild(name, options) {
   const buildDir = options.buildDir ?? process.env.LANTERNA_WASM_BUILD ?? DEFAULT_BUILD_DIR;
-  const script = join(buildDir, 'lanterna-rdp.js');
-  if (!existsSync(script)) throw new Error(`no wasm build at ${buildDir} (run bash wasm/build.sh)`);
+  const script = join(buildDir, `${name}.js`);
+  if (!existsSync(script)) throw new Error(`no ${name} in the wasm build at ${buildDir} (run bash wasm/build.sh)`);
   const require = createRequire(import.meta.url);
   const factory = require(script);
   const print = options.print ?? ((line) => process.stderr.write(`${line}\n`));
-  const rdp = await LanternaRdp.load(factory, {
-    wasmBinary: readFileSync(join(buildDir, 'lanterna-rdp.wasm')),
-    locateFile: (name) => join(buildDir, name),
-    mainScriptUrlOrBlob: script,
-    print,
-    printErr: print,
-  }, { logLevel: options.logLevel });
+  return {
+    factory,
+    moduleOptions: {
+      wasmBinary: readFileSync(join(buildDir, `${name}.wasm`)),
+      locateFile: (file) => join(buildDir, file),
+      mainScriptUrlOrBlob: script,
+      print,
+      printErr: print,
+    },
+  };
+}
+
+/** @param {{ buildDir?: string, logLevel?: string, print?: (s: string) => void }} [options] */
+export async function loadLanternaRdp(options = {}) {
+  const { factory, moduleOptions } = moduleFromBuild('lanterna-rdp', options);
+  const rdp = await LanternaRdp.load(factory, moduleOptions, { logLevel: options.logLevel });
   unrefWorkers(rdp.module.PThread);
   return rdp;
+}
+
+/** The presenter's RDP server (lanterna-presenter.js). @param {{ buildDir?: string, logLevel?: string, print?: (s: string) => void }} [options] */
+export async function loadLanternaPresenter(options = {}) {
+  const { factory, moduleOptions } = moduleFromBuild('lanterna-presenter', options);
+  const presenter = await LanternaPresenter.load(factory, moduleOptions, { logLevel: options.logLevel });
+  unrefWorkers(presenter.module.PThread);
+  return presenter;
 }
 
 // Emscripten's pthread pool are worker_threads that would keep Node running

@@ -2,7 +2,9 @@
 # Stage 2: FreeRDP 3 (Debian trixie's orig tarball) + wasm/patches/*.patch as
 # static wasm libraries: WinPR, libfreerdp (core, GDI, codecs), client-common
 # with only the channels a projector needs (the list and why: freerdp-source.sh),
-# and GFX H.264 through an external decoder the glue registers (patch 0010).
+# and GFX H.264 through an external decoder the glue registers (patch 0010);
+# for the presenter's page (src/presenter/), libfreerdp-server (server/common,
+# the peer API) with the server half of rdpgfx and nothing else of the server.
 # Usage: freerdp.sh <orig tarball> <patch dir> <openssl prefix> <install prefix>
 set -euo pipefail
 # shellcheck source=freerdp-source.sh
@@ -19,6 +21,15 @@ freerdp_unpack_patched "$TARBALL" "$PATCHES" "$WORK/src"
 # through __memory_base/__table_base.
 CFLAGS="-O2 -pthread -Dbulk_free=freerdp_bulk_free -msimd128 -msse4.2 -mssse3"
 freerdp_channel_switches "$WORK/src"
+# Of the kept channels only rdpgfx gets its server half. The dynamic-channel
+# server (drdynvc's DVC manager) is part of libfreerdp itself
+# (WTSVirtualChannelManager in libfreerdp/core/server.c); channels/drdynvc/server
+# is an empty plugin that nothing needs.
+SERVER_CHANNELS_OFF=()
+for ch in "$WORK/src"/channels/*/server/; do
+  name=$(basename "$(dirname "$ch")")
+  [ "$name" = rdpgfx ] || SERVER_CHANNELS_OFF+=("-DCHANNEL_${name^^}_SERVER=OFF")
+done
 
 cd "$WORK/build"
 emcmake cmake "$WORK/src" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -26,8 +37,8 @@ emcmake cmake "$WORK/src" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DOPENSSL_ROOT_DIR="$OPENSSL" -DOPENSSL_INCLUDE_DIR="$OPENSSL/include" \
   -DOPENSSL_CRYPTO_LIBRARY="$OPENSSL/lib/libcrypto.a" -DOPENSSL_SSL_LIBRARY="$OPENSSL/lib/libssl.a" \
   -DCMAKE_FIND_ROOT_PATH_MODE_PACKAGE=BOTH -DCMAKE_FIND_ROOT_PATH="$OPENSSL" \
-  -DBUILD_SHARED_LIBS=OFF -DWITH_SERVER=OFF -DWITH_SAMPLE=OFF -DWITH_CLIENT=OFF \
-  -DWITH_CLIENT_COMMON=ON -DWITH_CHANNELS=ON -DWITH_CLIENT_CHANNELS=ON -DWITH_SERVER_CHANNELS=OFF \
+  -DBUILD_SHARED_LIBS=OFF -DWITH_SERVER=ON -DWITH_SAMPLE=OFF -DWITH_CLIENT=OFF \
+  -DWITH_CLIENT_COMMON=ON -DWITH_CHANNELS=ON -DWITH_CLIENT_CHANNELS=ON -DWITH_SERVER_CHANNELS=ON \
   -DWITH_PROXY=OFF -DWITH_SHADOW=OFF -DWITH_PLATFORM_SERVER=OFF -DWITH_RDTK=OFF -DWITH_UWAC=OFF \
   -DWITH_WINPR_TOOLS=OFF -DWITH_MANPAGES=OFF -DBUILD_TESTING=OFF -DWITH_X11=OFF -DWITH_WAYLAND=OFF \
   -DWITH_FFMPEG=OFF -DWITH_DSP_FFMPEG=OFF -DWITH_SWSCALE=OFF -DWITH_CAIRO=OFF -DWITH_OPENH264=OFF \
@@ -43,6 +54,6 @@ emcmake cmake "$WORK/src" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF -DWITH_FREERDP_DEPRECATED_COMMANDLINE=OFF \
   -DWINPR_HAVE_SYS_EVENTFD_H=0 -DWINPR_HAVE_SYS_TIMERFD_H=0 -DWITH_TIMEZONE_ICU=OFF \
   -DUSE_UNWIND=OFF -DUSE_EXECINFO=OFF \
-  "${FREERDP_CHANNELS_OFF[@]}" >configure.log 2>&1 || { tail -60 configure.log; exit 1; }
+  "${FREERDP_CHANNELS_OFF[@]}" "${SERVER_CHANNELS_OFF[@]}" >configure.log 2>&1 || { tail -60 configure.log; exit 1; }
 nice -n 10 ninja -j"$(nproc)" >ninja.log 2>&1 || { grep -B2 -A12 'FAILED\|error:' ninja.log | head -80; exit 1; }
 ninja install >install.log 2>&1 || { tail -30 install.log; exit 1; }

@@ -10,7 +10,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/../../src" && pwd)
 PREFIX=$1 CACHE=$2
 
-KEY=$( { echo "$PREFIX"; cat "$SRC"/* "$HERE"/*; gcc --version | head -1; } | sha256sum | cut -c1-16)
+# the glue's files only (src/presenter/ is the presenter's module, not built here)
+mapfile -t GLUE_FILES < <(find "$SRC" -maxdepth 1 -type f | LC_ALL=C sort)
+KEY=$( { echo "$PREFIX"; cat "${GLUE_FILES[@]}" "$HERE"/*; gcc --version | head -1; } | sha256sum | cut -c1-16)
 OUT=$CACHE/native-replay-$KEY
 mkdir -p "$CACHE"
 exec 9>"$CACHE/.native-replay.lock"

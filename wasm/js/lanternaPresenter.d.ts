@@ -1,0 +1,76 @@
+// Types for lanternaPresenter.js: the presenter's RDP server (FreeRDP's peer in wasm).
+
+export type PresenterEndReason = 'closed' | 'stopped' | 'protocol-error' | 'internal' | 'timeout';
+
+export declare const PRESENTER_END_REASONS: Readonly<Record<number, PresenterEndReason>>;
+
+export interface PresenterEnd {
+  readonly reason: PresenterEndReason;
+  /** FreeRDP's last error code (freerdp/error.h), 0 when none. */
+  readonly code: number;
+}
+
+/** What the display's client confirmed once its graphics channel is up. */
+export interface PresenterActive {
+  readonly width: number;
+  readonly height: number;
+  /** The client's confirmed GFX capabilities allow AVC420 (H.264). */
+  readonly avc420: boolean;
+}
+
+export type PresenterCodec = 'uncompressed' | 'planar';
+
+export interface PresenterFrame {
+  readonly x?: number;
+  readonly y?: number;
+  readonly width: number;
+  readonly height: number;
+  /** Bytes per row of `pixels` (default width × 4). */
+  readonly stride?: number;
+  /** B,G,R,X bytes. */
+  readonly pixels: Uint8Array;
+  /** How the picture travels (default 'uncompressed'); both are lossless. */
+  readonly codec?: PresenterCodec;
+}
+
+export declare class PresenterError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string);
+}
+
+export declare class PresenterSession {
+  readonly desktop: { readonly width: number; readonly height: number };
+  state: 'new' | 'running' | 'active' | 'ended';
+  framesQueued: number;
+  /** One or more whole PDUs for the gateway (one WebSocket message). */
+  onoutput: (bytes: Uint8Array) => void;
+  onactive: (info: PresenterActive) => void;
+  /** The next picture must be whole: a client joined, or asked for a refresh. */
+  onkeyframerequest: () => void;
+  onframeacked: (ack: { frameId: number; framesSent: number; queueDepth: number }) => void;
+  onframedropped: (drop: { frameId: number; reason: 'replaced' | 'send-failed' | 'bad-frame' | 'avc-not-allowed' | 'unknown' }) => void;
+  onended: (end: PresenterEnd) => void;
+  readonly ended: Promise<PresenterEnd>;
+  /** The self-signed certificate's SubjectPublicKey (what the gateway may report as `secured`). */
+  readonly publicKey: Uint8Array;
+  setSetting(name: string, value: string): boolean;
+  start(): void;
+  feed(bytes: Uint8Array | ArrayBuffer): void;
+  endOfInput(): void;
+  sendFrame(frame: PresenterFrame): void;
+  /** An H.264 access unit (Annex-B) sent as GFX AVC420; only after onactive reported avc420. */
+  sendAvc420(unit: { x?: number; y?: number; width: number; height: number; accessUnit: Uint8Array }): void;
+  /** What onactive reported, once the graphics channel is up. */
+  readonly active: PresenterActive | null;
+  stop(): void;
+  abandon(): void;
+}
+
+export declare class LanternaPresenter {
+  static load(factory: (options: object) => Promise<unknown>, moduleOptions?: object, options?: { logLevel?: string }): Promise<LanternaPresenter>;
+  readonly module: unknown;
+  readonly sessions: Map<number, PresenterSession>;
+  /** connectTimeoutMs: from start() to the client's activation (default 20 s), then the session ends 'timeout'. */
+  createSession(options: { width: number; height: number; connectTimeoutMs?: number; freerdpSettings?: Record<string, string | number | boolean> }): PresenterSession;
+  close(deadlineMs?: number): Promise<void>;
+}

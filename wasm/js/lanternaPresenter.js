@@ -1,0 +1,307 @@
+// The JS face of the presenter's RDP server (wasm/src/presenter/): FreeRDP's
+// peer, compiled to wasm, answering the display's client over a message
+// channel. Owns the Emscripten module, turns the C side's numbered events into
+// callbacks, and moves bytes in and out; knows nothing of WebSockets or of
+// capture. Runs in a browser Worker and in Node.
+
+/** Why a presenter's session ended (enum lp_reason in src/presenter/presenter_events.h). */
+export const PRESENTER_END_REASONS = Object.freeze({
+  1: 'closed',
+  2: 'stopped',
+  3: 'protocol-error',
+  4: 'internal',
+  5: 'timeout',
+});
+
+const EVENT = Object.freeze({
+  OUTPUT: 1, ACTIVE: 2, KEYFRAME_REQUEST: 3, FRAME_ACKED: 4, ENDED: 5, FRAME_DROPPED: 6,
+});
+const DROP_REASONS = Object.freeze({ 1: 'replaced', 2: 'send-failed', 3: 'bad-frame', 4: 'avc-not-allowed' });
+/** enum lp_codec in src/presenter/presenter.h */
+const CODECS = Object.freeze({ uncompressed: 1, planar: 2 });
+/** The largest side a presenter's picture may have (lp_presenter_create). */
+const MAX_SIDE = 8192;
+
+export class PresenterError extends Error {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.name = 'PresenterError';
+    this.code = code;
+  }
+}
+
+export class LanternaPresenter {
+  /**
+   * @param {(options: object) => Promise<any>} factory createLanternaPresenter from lanterna-presenter.js
+   * @param {object} [moduleOptions] Emscripten module options (wasmBinary, locateFile, print, …)
+   * @param {{ logLevel?: string }} [options]
+   */
+  static async load(factory, moduleOptions = {}, options = {}) {
+    const logLevel = options.logLevel ?? 'ERROR';
+    const module = await factory({
+      ...moduleOptions,
+      preRun: [(m) => { m.ENV.WLOG_LEVEL = logLevel; }],
+    });
+    return new LanternaPresenter(module);
+  }
+
+  constructor(module) {
+    this.module = module;
+    /** @type {Map<number, PresenterSession>} */
+    this.sessions = new Map();
+    module.lanternaEvent = (handle, kind, a, b, c) => this.#dispatch(handle, kind, a, b, c);
+  }
+
+  /**
+   * A server for one display's client, drawing a width×height desktop. Call
+   * start() on it, then feed() it the gateway's bytes.
+   * @param {{ width: number, height: number, connectTimeoutMs?: number, freerdpSettings?: Record<string, string | number | boolean> }} options
+   *   connectTimeoutMs: from start() to the client's activation (default 20 s), then the session ends 'timeout'
+   */
+  createSession({ width, height, connectTimeoutMs = 20000, freerdpSettings = {} }) {
+    if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0 || width > MAX_SIDE || height > MAX_SIDE) {
+      throw new PresenterError('bad-size', `desktop size ${width}x${height} is not 1..${MAX_SIDE} on each side`);
+    }
+    const handle = this.module._lp_presenter_new(width, height);
+    if (!handle) throw new PresenterError('internal', 'could not create the rdp server');
+    const session = new PresenterSession(this, handle, { width, height });
+    session.connectTimeoutMs = connectTimeoutMs;
+    for (const [name, value] of Object.entries(freerdpSettings)) {
+      const text = typeof value === 'boolean' ? (value ? 'TRUE' : 'FALSE') : String(value);
+      if (!session.setSetting(name, text)) {
+        this.module._lp_presenter_free(handle);
+        throw new PresenterError('internal', `setting ${name} was refused`);
+      }
+    }
+    this.sessions.set(handle, session);
+    return session;
+  }
+
+  /** Ends every session (within deadlineMs), then the module's threads. */
+  async close(deadlineMs = 5000) {
+    const sessions = [...this.sessions.values()];
+    for (const session of sessions) session.stop();
+    let timer;
+    const deadline = new Promise((resolve) => { timer = setTimeout(resolve, deadlineMs); });
+    await Promise.race([Promise.all(sessions.map((session) => session.ended)), deadline]);
+    clearTimeout(timer);
+    this.terminated = true;
+    this.module.PThread?.terminateAllThreads();
+    for (const session of this.sessions.values()) session.abandon();
+  }
+
+  #dispatch(handle, kind, a, b, c) {
+    const session = this.sessions.get(handle);
+    if (!session) {
+      if (kind === EVENT.OUTPUT) this.module._free(a);
+      return;
+    }
+    session.handleEvent(kind, a, b, c);
+  }
+}
+
+export class PresenterSession {
+  constructor(presenter, handle, desktop) {
+    this.presenter = presenter;
+    this.module = presenter.module;
+    this.handle = handle;
+    this.desktop = desktop;
+    this.state = 'new'; // new → running → active → ended
+    this.pending = []; // gateway bytes waiting for room in the receive ring
+    this.pendingTimer = null;
+    this.inputEnded = false;
+    this.framesQueued = 0;
+    /** What onactive reported, once the graphics channel is up. */
+    this.active = null;
+    /** Callbacks; assign the ones you need. */
+    this.onoutput = (_bytes) => {};
+    this.onactive = (_info) => {};
+    this.onkeyframerequest = () => {};
+    this.onframeacked = (_ack) => {};
+    this.onframedropped = (_drop) => {};
+    this.onended = (_end) => {};
+    this.ended = new Promise((resolve) => { this.resolveEnded = resolve; });
+  }
+
+  /** A FreeRDP setting of the server by name (before start). */
+  setSetting(name, value) {
+    const m = this.module;
+    const ptrs = [name, value].map((s) => {
+      const size = m.lengthBytesUTF8(s) + 1;
+      const p = m._malloc(size);
+      m.stringToUTF8(s, p, size);
+      return p;
+    });
+    try {
+      return m._lp_presenter_set(this.handle, ptrs[0], ptrs[1]) === 1;
+    } finally {
+      for (const p of ptrs) m._free(p);
+    }
+  }
+
+  /**
+   * The presenter certificate's SubjectPublicKey: what the gateway may report
+   * to the display's client as the `secured` key (no NLA: the client only
+   * checks that the report came).
+   */
+  get publicKey() {
+    const m = this.module;
+    const ptr = m._lp_presenter_public_key(this.handle);
+    return m.HEAPU8.slice(ptr, ptr + m._lp_presenter_public_key_length(this.handle));
+  }
+
+  /** Starts the peer's thread; it waits for the client's Connection Request. */
+  start() {
+    if (this.state !== 'new') throw new PresenterError('internal', 'session already started');
+    if (!this.module._lp_presenter_start_thread(this.handle, this.connectTimeoutMs)) throw new PresenterError('internal', 'could not start the rdp server thread');
+    this.state = 'running';
+    // the peer thread is a worker the host may not count: a live session keeps it running
+    this.keepAlive = setInterval(() => {}, 1000);
+  }
+
+  /** Bytes from the gateway (the display client's PDUs; any split is fine). */
+  feed(bytes) {
+    if (this.state === 'ended') return;
+    this.pending.push(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
+    this.#feed();
+  }
+
+  /** The gateway's socket is gone: the server drains what it has, then ends. */
+  endOfInput() {
+    this.inputEnded = true;
+    this.#feed();
+  }
+
+  /**
+   * A picture for the display: a width×height rectangle at (x, y) of the
+   * desktop, `pixels` in B,G,R,X bytes, `stride` bytes per row (default
+   * width×4). Copied at once; the newest picture not yet sent replaces older
+   * ones. Sent once the client's graphics channel is up (onactive).
+   * @param {{ x?: number, y?: number, width: number, height: number, stride?: number, pixels: Uint8Array, codec?: 'uncompressed' | 'planar' }} frame
+   */
+  sendFrame({ x = 0, y = 0, width, height, stride = width * 4, pixels, codec = 'uncompressed' }) {
+    if (this.state === 'ended' || this.state === 'new') throw new PresenterError('not-running', `cannot send a picture in state ${this.state}`);
+    const codecId = CODECS[codec];
+    if (!codecId) throw new PresenterError('bad-frame', `unknown codec ${codec}`);
+    const length = stride * height;
+    if (!(pixels instanceof Uint8Array) || pixels.length < length) {
+      throw new PresenterError('bad-frame', `a ${width}x${height} picture with stride ${stride} needs ${length} bytes`);
+    }
+    const m = this.module;
+    const ptr = m._malloc(length);
+    if (!ptr) throw new PresenterError('internal', 'out of memory for a picture');
+    m.HEAPU8.set(pixels.subarray(0, length), ptr);
+    // the C side owns ptr from here, also when it refuses the picture
+    if (!m._lp_presenter_send_frame(this.handle, codecId, x, y, width, height, stride, ptr)) {
+      throw new PresenterError('bad-frame', `picture ${width}x${height} at ${x},${y} does not fit the ${this.desktop.width}x${this.desktop.height} desktop`);
+    }
+    this.framesQueued += 1;
+  }
+
+  /**
+   * An H.264 access unit (Annex-B, as WebCodecs' VideoEncoder gives it with
+   * `avc: { format: 'annexb' }`) for the width×height rectangle at (x, y), sent
+   * as GFX AVC420. Only once onactive said `avc420: true`: the client's
+   * capabilities must take it. Copied at once; the newest picture wins as for
+   * sendFrame.
+   * @param {{ x?: number, y?: number, width: number, height: number, accessUnit: Uint8Array }} unit
+   */
+  sendAvc420({ x = 0, y = 0, width, height, accessUnit }) {
+    if (this.state !== 'active') throw new PresenterError('not-active', `an H.264 picture needs an active graphics channel (state ${this.state})`);
+    if (!this.active.avc420) throw new PresenterError('avc-not-allowed', "the display's client did not take AVC420 in its graphics capabilities");
+    if (!(accessUnit instanceof Uint8Array) || accessUnit.length === 0) throw new PresenterError('bad-frame', 'an access unit is a non-empty Uint8Array');
+    const m = this.module;
+    const ptr = m._malloc(accessUnit.length);
+    if (!ptr) throw new PresenterError('internal', 'out of memory for an access unit');
+    m.HEAPU8.set(accessUnit, ptr);
+    // the C side owns ptr from here, also when it refuses the unit
+    if (!m._lp_presenter_send_avc420(this.handle, x, y, width, height, ptr, accessUnit.length)) {
+      throw new PresenterError('bad-frame', `H.264 picture ${width}x${height} at ${x},${y} does not fit the ${this.desktop.width}x${this.desktop.height} desktop`);
+    }
+    this.framesQueued += 1;
+  }
+
+  /** Ends the session; onended follows with reason 'stopped'. */
+  stop() {
+    if (this.state === 'ended') return;
+    if (this.state === 'new') {
+      this.#finish({ reason: 'stopped', code: 0 });
+      return;
+    }
+    this.module._lp_presenter_stop_thread(this.handle);
+  }
+
+  /** The module's threads were ended under this session: end it without touching wasm. */
+  abandon() {
+    this.#finish({ reason: 'stopped', code: 0 }, { touchWasm: false });
+  }
+
+  handleEvent(kind, a, b, c) {
+    const m = this.module;
+    switch (kind) {
+      case EVENT.OUTPUT: {
+        const bytes = m.HEAPU8.slice(a, a + b);
+        m._free(a);
+        this.onoutput(bytes);
+        break;
+      }
+      case EVENT.ACTIVE:
+        this.state = 'active';
+        this.active = { width: a, height: b, avc420: c === 1 };
+        this.onactive({ ...this.active });
+        break;
+      case EVENT.KEYFRAME_REQUEST:
+        this.onkeyframerequest();
+        break;
+      case EVENT.FRAME_ACKED:
+        this.onframeacked({ frameId: a >>> 0, framesSent: b >>> 0, queueDepth: c >>> 0 });
+        break;
+      case EVENT.FRAME_DROPPED:
+        this.onframedropped({ frameId: a >>> 0, reason: DROP_REASONS[b] ?? 'unknown' });
+        break;
+      case EVENT.ENDED:
+        this.#finish({ reason: PRESENTER_END_REASONS[a] ?? 'internal', code: b >>> 0 });
+        break;
+      default:
+        break;
+    }
+  }
+
+  #feed() {
+    const m = this.module;
+    while (this.pending.length > 0 && this.state !== 'ended') {
+      const bytes = this.pending[0];
+      const ptr = m._malloc(bytes.length);
+      if (!ptr) break;
+      m.HEAPU8.set(bytes, ptr);
+      const taken = m._lp_presenter_push(this.handle, ptr, bytes.length);
+      m._free(ptr);
+      if (taken === 1) {
+        this.pending.shift();
+      } else if (taken === 0) {
+        // the peer thread is behind: try again shortly
+        this.pendingTimer ??= setTimeout(() => { this.pendingTimer = null; this.#feed(); }, 2);
+        return;
+      } else {
+        this.pending = [];
+        break;
+      }
+    }
+    if (this.inputEnded && this.pending.length === 0 && this.state !== 'ended' && this.state !== 'new') {
+      m._lp_presenter_close_input(this.handle);
+    }
+  }
+
+  #finish(end, { touchWasm = true } = {}) {
+    if (this.state === 'ended') return;
+    this.state = 'ended';
+    if (this.pendingTimer) clearTimeout(this.pendingTimer);
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    // the thread has posted its last event: joining it is immediate
+    if (touchWasm && !this.presenter.terminated) this.module._lp_presenter_free(this.handle);
+    this.presenter.sessions.delete(this.handle);
+    this.onended(end);
+    this.resolveEnded(end);
+  }
+}

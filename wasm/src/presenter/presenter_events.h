@@ -1,0 +1,36 @@
+/* Events the presenter's RDP server posts to JS (through ../js_events.c's
+ * Module.lanternaEvent, in order, on the JS thread). The numbers are the
+ * contract with wasm/js/lanternaPresenter.js; they share nothing with the
+ * client's (a module is either the client or the presenter). */
+#ifndef LANTERNA_PRESENTER_EVENTS_H
+#define LANTERNA_PRESENTER_EVENTS_H
+
+enum lp_event_kind
+{
+	LP_EVENT_OUTPUT = 1,           /* a: pointer to a malloc'd PDU, b: its length; JS frees */
+	LP_EVENT_ACTIVE = 2,           /* a: width, b: height, c: 1 when the client takes AVC420 */
+	LP_EVENT_KEYFRAME_REQUEST = 3, /* the next picture must be whole (client joined, refresh asked) */
+	LP_EVENT_FRAME_ACKED = 4,      /* a: frame id the client acknowledged, b: frames sent so far */
+	LP_EVENT_ENDED = 5,            /* a: enum lp_reason, b: FreeRDP's last error code */
+	LP_EVENT_FRAME_DROPPED = 6     /* a: frame id, b: why (enum lp_drop) */
+};
+
+/* Why the presenter's session ended; names in wasm/js/lanternaPresenter.js. */
+enum lp_reason
+{
+	LP_REASON_CLOSED = 1,         /* the client disconnected, or the input ended */
+	LP_REASON_STOPPED = 2,        /* lp_presenter_stop() */
+	LP_REASON_PROTOCOL_ERROR = 3, /* the client sent what FreeRDP could not take */
+	LP_REASON_INTERNAL = 4,       /* out of memory, a glue bug */
+	LP_REASON_TIMEOUT = 5         /* the client did not finish connecting before the deadline */
+};
+
+enum lp_drop
+{
+	LP_DROP_NOT_READY = 1, /* replaced by a newer picture before the graphics channel was up */
+	LP_DROP_SEND_FAILED = 2,
+	LP_DROP_BAD_FRAME = 3,
+	LP_DROP_AVC_NOT_ALLOWED = 4 /* an AVC420 picture for a client whose caps do not take it */
+};
+
+#endif

@@ -1,0 +1,139 @@
+/* The C entry points wasm/js/lanternaPresenter.js calls (on the JS thread that
+ * owns the module). A presenter is known to JS by its context's address. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <emscripten.h>
+
+#include "presenter.h"
+
+/* Above this a picture is not a picture of a screen (8192×8192 BGRX). */
+#define LP_MAX_FRAME_BYTES (256u * 1024u * 1024u)
+
+static LpContext* from_handle(intptr_t handle)
+{
+	return (LpContext*)handle;
+}
+
+EMSCRIPTEN_KEEPALIVE intptr_t lp_presenter_new(int width, int height)
+{
+	if ((width <= 0) || (height <= 0))
+		return 0;
+	LpContext* lp = lp_presenter_create((UINT32)width, (UINT32)height);
+	return lp ? lp->id : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int lp_presenter_set(intptr_t handle, const char* name, const char* value)
+{
+	return freerdp_settings_set_value_for_name(from_handle(handle)->context.settings, name, value);
+}
+
+/* connectTimeoutMs: from here to the client's activation (<= 0: 20 s). */
+EMSCRIPTEN_KEEPALIVE int lp_presenter_start_thread(intptr_t handle, int connectTimeoutMs)
+{
+	LpContext* lp = from_handle(handle);
+	if (connectTimeoutMs > 0)
+		lp->connectTimeoutMs = (UINT32)connectTimeoutMs;
+	return lp_presenter_start(lp);
+}
+
+/* Bytes from the gateway: 1 taken, 0 no room now (retry), -1 the input is closed. */
+EMSCRIPTEN_KEEPALIVE int lp_presenter_push(intptr_t handle, const BYTE* data, int length)
+{
+	LpContext* lp = from_handle(handle);
+	if (length <= 0)
+		return 1;
+	if (lt_ring_closed(lp->ring))
+		return -1;
+	return lt_ring_push(lp->ring, data, (size_t)length) ? 1 : 0;
+}
+
+EMSCRIPTEN_KEEPALIVE void lp_presenter_close_input(intptr_t handle)
+{
+	lt_ring_close(from_handle(handle)->ring);
+}
+
+/* A picture in B,G,R,X bytes; pixels is malloc'd by JS and taken over here
+ * (freed on every path). Returns 1 when queued. */
+EMSCRIPTEN_KEEPALIVE int lp_presenter_send_frame(intptr_t handle, int codec, int x, int y,
+                                                 int width, int height, int stride, BYTE* pixels)
+{
+	LpContext* lp = from_handle(handle);
+	const size_t length = (size_t)stride * (size_t)height;
+	if ((x < 0) || (y < 0) || (width <= 0) || (height <= 0) || (stride < width * 4) ||
+	    ((UINT32)x + (UINT32)width > lp->width) || ((UINT32)y + (UINT32)height > lp->height) ||
+	    (length > LP_MAX_FRAME_BYTES) || ((codec != LP_CODEC_UNCOMPRESSED) && (codec != LP_CODEC_PLANAR)))
+	{
+		free(pixels);
+		return 0;
+	}
+	LpFrame* frame = calloc(1, sizeof(LpFrame));
+	if (!frame)
+	{
+		free(pixels);
+		return 0;
+	}
+	frame->codec = (UINT32)codec;
+	frame->x = (UINT32)x;
+	frame->y = (UINT32)y;
+	frame->width = (UINT32)width;
+	frame->height = (UINT32)height;
+	frame->stride = (UINT32)stride;
+	frame->pixels = pixels;
+	frame->length = length;
+	lp_presenter_queue_frame(lp, frame);
+	return 1;
+}
+
+/* An H.264 access unit (Annex-B) for the rectangle at (x, y), sent as GFX
+ * AVC420; data is malloc'd by JS and taken over here. Returns 1 when queued.
+ * Whether the client takes AVC420 is checked when it is sent (frame dropped,
+ * LP_DROP_AVC_NOT_ALLOWED). */
+EMSCRIPTEN_KEEPALIVE int lp_presenter_send_avc420(intptr_t handle, int x, int y, int width,
+                                                  int height, BYTE* data, int length)
+{
+	LpContext* lp = from_handle(handle);
+	if ((x < 0) || (y < 0) || (width <= 0) || (height <= 0) || (length <= 0) ||
+	    ((UINT32)x + (UINT32)width > lp->width) || ((UINT32)y + (UINT32)height > lp->height) ||
+	    ((size_t)length > LP_MAX_FRAME_BYTES))
+	{
+		free(data);
+		return 0;
+	}
+	LpFrame* frame = calloc(1, sizeof(LpFrame));
+	if (!frame)
+	{
+		free(data);
+		return 0;
+	}
+	frame->codec = LP_CODEC_AVC420;
+	frame->x = (UINT32)x;
+	frame->y = (UINT32)y;
+	frame->width = (UINT32)width;
+	frame->height = (UINT32)height;
+	frame->pixels = data;
+	frame->length = (size_t)length;
+	lp_presenter_queue_frame(lp, frame);
+	return 1;
+}
+
+EMSCRIPTEN_KEEPALIVE void lp_presenter_stop_thread(intptr_t handle)
+{
+	lp_presenter_stop(from_handle(handle));
+}
+
+/* Joins the peer thread (it has posted LP_EVENT_ENDED) and frees everything. */
+EMSCRIPTEN_KEEPALIVE void lp_presenter_free(intptr_t handle)
+{
+	lp_presenter_destroy(from_handle(handle));
+}
+
+EMSCRIPTEN_KEEPALIVE const BYTE* lp_presenter_public_key(intptr_t handle)
+{
+	return from_handle(handle)->publicKey;
+}
+
+EMSCRIPTEN_KEEPALIVE int lp_presenter_public_key_length(intptr_t handle)
+{
+	return (int)from_handle(handle)->publicKeyLength;
+}
