@@ -41,6 +41,7 @@ const (
 	CodeCertificateUntrusted = "certificate-untrusted"
 	CodeCertificateChanged   = "certificate-changed"
 	CodeServerError          = "server-error"
+	CodePeerNotReading       = "peer-not-reading"
 	CodeGatewayBusy          = "gateway-busy"
 	CodeGatewayShutdown      = "gateway-shutdown"
 	CodeInternal             = "internal"
@@ -51,7 +52,7 @@ var Codes = []string{
 	CodeBadMessage, CodeUnauthorized, CodeTargetForbidden, CodeUnknownSession, CodeTimeout, CodeReplaced,
 	CodePduInvalid, CodePduTooLarge, CodeTargetUnreachable, CodeTargetRefused, CodeX224Invalid,
 	CodeNegotiationFailed, CodeLegacySecurity, CodeTLSFailed, CodeCertificateUntrusted, CodeCertificateChanged,
-	CodeServerError, CodeGatewayBusy, CodeGatewayShutdown, CodeInternal,
+	CodeServerError, CodePeerNotReading, CodeGatewayBusy, CodeGatewayShutdown, CodeInternal,
 }
 
 // Error ends a session. Detail and Internal are never nil once made by New.
