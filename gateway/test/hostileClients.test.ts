@@ -154,6 +154,25 @@ test('one address may hold only so many connections; others are not affected', a
   await waitFor('the hostile address has room again', hostileAddressServed, 5000);
 });
 
+test('a request head is limited to limits.maxHeaderBytes, one number for both engines: 15 KiB is served, 17 KiB is 431 (issue 31)', async () => {
+  // a data socket's upgrade: the data plane answers it itself, not through Node's server
+  for (const [headerBytes, status] of [[15 * 1024, 101], [17 * 1024, 431]] as const) {
+    const socket = await hostileTcp(gateway.port);
+    const reply = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => { text += chunk.toString('latin1'); });
+      socket.on('error', () => undefined);
+      socket.once('close', () => resolve(text));
+    });
+    // written, not ended: a client's half-close is its leaving to Go's server, and the answer would be lost
+    socket.write(`GET /v1/sessions/abc/data HTTP/1.1\r\nhost: 127.0.0.1\r\nupgrade: websocket\r\nconnection: Upgrade\r\n`
+      + `sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\nx-big: ${'a'.repeat(headerBytes)}\r\n\r\n`);
+    if (status === 101) setTimeout(() => socket.destroy(), 300);
+    assert.match(await reply, new RegExp(`^HTTP/1\\.1 ${status} `), `a head of ${headerBytes} bytes`);
+  }
+  await assertHealthy();
+});
+
 /** Whether an HTTP request from the hostile address is answered now. */
 function hostileAddressServed(): Promise<boolean> {
   return new Promise((resolve) => {
