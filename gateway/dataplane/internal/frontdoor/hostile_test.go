@@ -76,9 +76,6 @@ func TestATLSClientThatAsksForKeyUpdatesAndNeverReadsIsCutAndItsPlacesFreed(t *t
 				}
 			}
 			took := time.Since(started)
-			if took > 15*time.Second {
-				t.Fatalf("cut after %v", took)
-			}
 			deadline := time.Now().Add(wait)
 			for (door.OpenConnections() != 0 || door.PendingSockets() != 0) && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
