@@ -85,7 +85,7 @@ func Listen(ctx context.Context, options Options) (*FrontDoor, error) {
 	}
 	f.listener = newGateListener(raw, f.limits, tlsConfig, options.TLSHandshake, options.WriteStall, options.Log)
 	f.proxy = newProxy(options.UpstreamSocket, options.Certificate != nil, options.Log)
-	f.upgrades = newUpgradeProxy(options.UpstreamSocket, options.Certificate != nil, options.Log)
+	f.upgrades = newUpgradeProxy(options.UpstreamSocket, options.Certificate != nil, options.WriteStall, options.Log)
 	f.upgrader = websocket.Upgrader{
 		// a client that offers subprotocols and not ours gets none back, and
 		// fails the handshake itself, as with Node's ws and its handleProtocols
