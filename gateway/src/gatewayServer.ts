@@ -24,6 +24,8 @@ import type { GatewayBus } from './cluster/gatewayBus.js';
 import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { ControlChannels } from './channel/controlChannel.js';
 import { DataChannels } from './channel/dataChannel.js';
+import { capUnread } from './channel/unreadCap.js';
+import { boundCloseHandshake } from './channel/closeDeadline.js';
 import { AdminApi } from './api/adminApi.js';
 import { OPENAPI_PATH, openApiDocument } from './api/openApiDocument.js';
 import { handlePresenter } from './api/presenterApi.js';
@@ -272,16 +274,20 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
         closeWithError(evicted, new SessionError(controlSockets.clients.has(evicted) ? 'hello' : 'open', 'gateway-busy', 'crowded out: the gateway made room for a newer connection', { reason: 'crowded-out' }));
       }
       ws.on('error', (error) => logger.debug({ err: error }, 'websocket error'));
+      boundCloseHandshake(ws, config.timeouts.writeMs);
+      capUnread(ws, config.relay.maxBacklogBytes, (unreadBytes) => logger.warn({ event: 'peer-not-reading', unreadBytes, path: request.url }, 'a websocket peer stopped reading: cut'));
       if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host, address);
       else if (dataMatch?.[1]) void data?.handle(ws, dataMatch[1]);
     });
   }
 
+  // One number for both engines' front doors (the data plane's gets it with configure).
+  const maxHeaderSize = config.limits.maxHeaderBytes;
   // Node looks for requests past their deadlines only this often (30 s by default).
   const connectionsCheckingInterval = Math.min(1000, Math.floor(config.timeouts.httpHeadersMs / 2));
   const server = config.listen.tls && !native
-    ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key, handshakeTimeout: config.timeouts.tlsHandshakeMs, connectionsCheckingInterval })
-    : createHttpServer({ connectionsCheckingInterval });
+    ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key, handshakeTimeout: config.timeouts.tlsHandshakeMs, connectionsCheckingInterval, maxHeaderSize })
+    : createHttpServer({ connectionsCheckingInterval, maxHeaderSize });
   server.maxConnections = config.limits.maxConnections;
   server.on('connection', (socket: Socket) => {
     if (limits.admitConnection(socket)) return;

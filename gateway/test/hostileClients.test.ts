@@ -4,12 +4,20 @@
 // arrives), too many connections from one address, oversized and fragmented
 // frames before authentication, resets at every phase, more sessions than
 // allowed, token guessing across every place a token is checked, a
-// WS-Discovery Disconnect naming someone else's session. Each case ends with
-// the gateway answering and the healthy session's data intact.
+// WS-Discovery Disconnect naming someone else's session, TLS peers that ask
+// for key updates and never read, displays that ping and never read (issue
+// 31). Each case ends with the gateway answering and the healthy session's
+// data intact.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { connect as connectTcp, type Socket } from 'node:net';
 import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { WebSocket } from 'ws';
 import { startTestGateway, startFaultyPeer, connectControl, openData, waitFor, type TestGateway, type FaultyPeer, type MessageQueue } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
@@ -139,12 +147,15 @@ before(async () => {
   healthy.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
   await healthy.queue.nextText('secured');
   await healthy.queue.nextBinary();
+  await startTransport();
 });
 
 after(async () => {
   healthy.socket.close();
   await gateway.close();
   await tlsGateway.close();
+  transportHealthy.socket.close();
+  await transport.close();
   await echo.close();
 });
 
@@ -252,6 +263,25 @@ test('one address may hold only so many connections; others are not affected', a
   await waitFor('the hostile address has room again', hostileAddressServed, 5000);
 });
 
+test('a request head is limited to limits.maxHeaderBytes, one number for both engines: 15 KiB is served, 17 KiB is 431 (issue 31)', async () => {
+  // a data socket's upgrade: the data plane answers it itself, not through Node's server
+  for (const [headerBytes, status] of [[15 * 1024, 101], [17 * 1024, 431]] as const) {
+    const socket = await hostileTcp(gateway.port);
+    const reply = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => { text += chunk.toString('latin1'); });
+      socket.on('error', () => undefined);
+      socket.once('close', () => resolve(text));
+    });
+    // written, not ended: a client's half-close is its leaving to Go's server, and the answer would be lost
+    socket.write(`GET /v1/sessions/abc/data HTTP/1.1\r\nhost: 127.0.0.1\r\nupgrade: websocket\r\nconnection: Upgrade\r\n`
+      + `sec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\nx-big: ${'a'.repeat(headerBytes)}\r\n\r\n`);
+    if (status === 101) setTimeout(() => socket.destroy(), 300);
+    assert.match(await reply, new RegExp(`^HTTP/1\\.1 ${status} `), `a head of ${headerBytes} bytes`);
+  }
+  await assertHealthy();
+});
+
 /** Whether an HTTP request from the hostile address is answered now. */
 function hostileAddressServed(): Promise<boolean> {
   return new Promise((resolve) => {
@@ -314,4 +344,228 @@ test('more sessions than limits.maxSessions: the next one is refused gateway-bus
   for (const data of running) data.socket.close();
   await waitFor('the extra sessions ended', async () => /lanterna_sessions_active 1\b/.test(await gateway.metricsText()), 5000);
   await assertHealthy();
+});
+
+// Issue 31: transport limits, on a TLS gateway of their own with a healthy
+// session of its own. The hostile TLS 1.3 peer is Go's (crypto/tls has the
+// handshake; the peer seals the key updates itself): neither Node nor
+// OpenSSL's command line can send a key update and then not read.
+const HOSTILE_TLS_PEER = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'dataplane', 'bin', 'hostile-tls-peer');
+const TRANSPORT = {
+  // long read deadlines, so that a flood of key updates (a few seconds before the buffers on its way are full) meets them only after its stall
+  timeouts: { helloMs: 10_000, requestMs: 10_000, httpHeadersMs: 10_000, httpRequestMs: 20_000, tlsHandshakeMs: 2000, writeMs: 500 },
+  limits: { perAddressConnections: 40, maxPendingSockets: 3, maxSessions: 10 },
+  relay: { highWaterBytes: 64 * 1024, lowWaterBytes: 16 * 1024, maxFrameBytes: 64 * 1024, maxBacklogBytes: 256 * 1024 },
+};
+
+interface HostilePeer { events: AsyncIterator<Record<string, unknown>>; next(event: string, timeoutMs: number): Promise<Record<string, unknown>>; close(): void }
+
+/** Starts the hostile TLS peer; its JSON lines come as events. */
+function hostilePeer(args: string[]): HostilePeer {
+  assert.ok(existsSync(HOSTILE_TLS_PEER), `the hostile TLS peer is not built (${HOSTILE_TLS_PEER}): run bash gateway/dataplane/build.sh`);
+  const child = spawn(HOSTILE_TLS_PEER, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const events: AsyncIterator<Record<string, unknown>> = {
+    next: async () => {
+      const line = await lines.next();
+      return line.done ? { done: true, value: undefined } : { done: false, value: JSON.parse(line.value) as Record<string, unknown> };
+    },
+  };
+  return {
+    events,
+    next: async (event, timeoutMs) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const left = deadline - Date.now();
+        const line = await Promise.race([events.next(), new Promise<undefined>((resolve) => { setTimeout(() => resolve(undefined), Math.max(left, 0)).unref(); })]);
+        if (line === undefined) throw new Error(`the hostile peer said no ${event} within ${timeoutMs} ms`);
+        if (line.done) throw new Error(`the hostile peer ended before ${event}`);
+        if (line.value.event === event) return line.value;
+      }
+    },
+    close: () => { child.kill(); },
+  };
+}
+
+let transport: TestGateway;
+let transportCa: string;
+let transportHealthy: { socket: WebSocket; queue: MessageQueue };
+
+/** A session on the transport gateway to 127.0.0.1:port, through its admin API over TLS. */
+async function transportSession(displayId: string, port: number): Promise<{ sessionId: string; token: string }> {
+  const control = await connectControl(transport.url, displayId, TOKEN, transportCa);
+  try {
+    const body = JSON.stringify({ displayId, target: { host: '127.0.0.1', port } });
+    const status = await new Promise<number>((resolve, reject) => {
+      httpsRequest({ host: '127.0.0.1', port: transport.port, path: '/v1/admin/sessions', method: 'POST', ca: transportCa, headers: { authorization: `Bearer ${transport.adminToken}`, 'content-type': 'application/json' } }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      }).on('error', reject).end(body);
+    });
+    assert.equal(status, 202);
+    const project = await control.next('project');
+    return { sessionId: String(project.sessionId), token: String(project.sessionToken) };
+  } finally {
+    control.close();
+  }
+}
+
+async function assertTransportHealthy(): Promise<void> {
+  probeNumber += 1;
+  const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, probeNumber & 0xff]);
+  transportHealthy.socket.send(probe);
+  assert.deepEqual(await transportHealthy.queue.nextBinary(), probe, 'the healthy session on the transport gateway keeps relaying');
+}
+
+/** The transport gateway's count of sessions ended with this error code. */
+async function transportErrors(code: string): Promise<number> {
+  const text = await new Promise<string>((resolve, reject) => {
+    httpsRequest({ host: '127.0.0.1', port: transport.port, path: '/metrics', ca: transportCa, headers: { authorization: `Bearer ${transport.adminToken}` } }, (response) => {
+      let all = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => { all += chunk; }).on('end', () => resolve(all));
+    }).on('error', reject).end();
+  });
+  const line = text.split('\n').find((row) => row.startsWith('lanterna_session_errors_total{') && row.includes(`code="${code}"`));
+  return line === undefined ? 0 : Number(line.split(' ').at(-1));
+}
+
+async function startTransport(): Promise<void> {
+  transport = await startTestGateway({
+    displays: ['transport-healthy', 'transport-server', 'transport-pings'].map((id) => ({ id, token: TOKEN })),
+    certificates: { mode: 'insecure' }, listen: { host: '127.0.0.1', port: 0, tls: true }, ...TRANSPORT,
+  });
+  transportCa = readFileSync(join(transport.stateDir, 'gateway-cert.pem'), 'utf8');
+  const { sessionId, token } = await transportSession('transport-healthy', echo.port);
+  transportHealthy = await openData(transport.url, sessionId, token, transportCa);
+  transportHealthy.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await transportHealthy.queue.nextText('secured');
+  await transportHealthy.queue.nextBinary();
+}
+
+test('TLS clients that ask for key updates and never read are cut: their connections and pending places are freed (issue 31)', async () => {
+  const address = `127.0.0.1:${transport.port}`;
+  const flags = ['-address', address, '-local', HOSTILE_ADDRESS, '-stall', '1s', '-flood', '15s', '-hold', '15s'];
+  // every pending place, and two requests whose headers never end
+  const data = hostilePeer(['client', ...flags, '-count', String(TRANSPORT.limits.maxPendingSockets), '-upgrade', '/v1/sessions/abc/data']);
+  const headers = hostilePeer(['client', ...flags, '-count', '2']);
+  try {
+    const [dataDone, headersDone] = await Promise.all([data.next('done', 40_000), headers.next('done', 40_000)]);
+    assert.equal(dataDone.upgraded, TRANSPORT.limits.maxPendingSockets, `the data sockets were upgraded: ${JSON.stringify(dataDone)}`);
+    for (const done of [dataDone, headersDone]) {
+      // a stalled connection (the gateway stuck answering) must have been cut within the hold (15 s): at the
+      // write deadline (500 ms), or at the latest at the read deadline (10 s) and the closing handshake's (500 ms)
+      assert.equal(done.held, 0, `connections still established after the hold: ${JSON.stringify(done)}`);
+    }
+  } finally {
+    data.close();
+    headers.close();
+  }
+  // the pending places are free: a display's data socket gets in
+  await waitFor('a pending place is free again', async () => {
+    const socket = new WebSocket(`${transport.url}/v1/sessions/abc/data`, 'lanterna.v1', { ca: transportCa });
+    const opened = await new Promise<boolean>((resolve) => {
+      socket.once('open', () => resolve(true));
+      socket.once('unexpected-response', () => resolve(false));
+      socket.once('error', () => resolve(false));
+    });
+    socket.terminate();
+    return opened;
+  }, 10_000, 200);
+  await assertTransportHealthy();
+  await assertHealthy();
+});
+
+test('an RDP server that asks for key updates and never reads: the gateway never holds more than its cap for it (issue 31)', async () => {
+  const server = hostilePeer(['server', '-stall', '1s', '-flood', '10s', '-hold', '5s']);
+  try {
+    const port = Number((await server.next('listening', 5000)).port);
+    const { sessionId, token } = await transportSession('transport-server', port);
+    const display = await openData(transport.url, sessionId, token, transportCa);
+    display.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+    await display.queue.nextText('secured');
+    await display.queue.nextBinary(); // the Confirm
+    const done = await server.next('done', 30_000);
+    // The gateway either cut the server past relay.maxBacklogBytes (the
+    // data plane: Go's TLS answers each key update at once, into the leg's
+    // backlog) or stopped reading it (Node: OpenSSL's answer waits for the
+    // socket's write, and nothing more is read meanwhile): never read on
+    // while keeping the answers, as the data plane did before (255 MB in 90 s).
+    assert.ok(done.cut === true || done.stalled === true, `the gateway read on and kept the answers: ${JSON.stringify(done)}`);
+    // what reached the display was whole PDUs, as the server sent them
+    let received = 0;
+    let told: unknown[] = [];
+    for (;;) {
+      const item = await display.queue.next(3000).catch(() => undefined);
+      if (item === undefined || 'closed' in item) break;
+      if ('text' in item) {
+        told = [item.text.type, item.text.code, (item.text.detail as Record<string, unknown>).side];
+        continue;
+      }
+      const data = item.binary;
+      for (let at = 0; at < data.length; at += 4096) {
+        assert.deepEqual([...data.subarray(at, at + 4)], [3, 0, 16, 0], 'a whole 4,096-byte PDU');
+        for (let i = 7; i < 4096; i += 509) assert.equal(data[at + i], i & 0xff, 'the PDU intact');
+      }
+      received += data.length;
+    }
+    assert.ok(received > 0, 'PDUs reached the display');
+    if (done.cut === true) {
+      assert.deepEqual(told, ['error', 'peer-not-reading', 'server'], 'the display was told why');
+      assert.equal(await transportErrors('peer-not-reading'), 1, 'the session ended with peer-not-reading');
+    }
+    // (otherwise the stalled server hung up after its hold: the session's end is its own)
+    display.socket.close();
+  } finally {
+    server.close();
+  }
+  await assertTransportHealthy();
+});
+
+/** A relaying display that stops reading and pings: cut (true) or its pings refused at the source (false); throws when the gateway took them all. */
+async function pingFlood(display: { socket: WebSocket; queue: MessageQueue }, cutCount: () => Promise<number>): Promise<boolean> {
+  display.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+  await display.queue.nextText('secured');
+  await display.queue.nextBinary();
+  const before = await cutCount();
+  const socket = (display.socket as unknown as { _socket: Socket })._socket;
+  socket.pause();
+  const ping = Buffer.alloc(125, 0x70);
+  let sent = 0;
+  let cut = false;
+  let refused = false;
+  let waiting = 0;
+  let stuckSince = Date.now();
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline && !cut && !refused) {
+    // 16 MB of pings at most: far past the kernel's buffers both ways and the cap
+    for (let i = 0; i < 4000 && sent < 128_000; i += 1, sent += 1) display.socket.ping(ping);
+    await new Promise((resolve) => { setTimeout(resolve, 50); });
+    cut = await cutCount() > before;
+    // the gateway takes no more pings (not merely slowly): megabytes wait on the display's side, for seconds
+    const now = display.socket.bufferedAmount;
+    if (now < waiting || now < 4 * 1024 * 1024) stuckSince = Date.now();
+    waiting = now;
+    refused = Date.now() - stuckSince > 3000;
+  }
+  // Cut with peer-not-reading past the cap (the data plane), or the pings
+  // refused at the source (Node's ws takes no more once its pongs wait):
+  // never read on while keeping the pongs, as the data plane did before.
+  assert.ok(cut || refused, `the gateway took ${sent} pings and kept every pong`);
+  socket.resume();
+  display.socket.terminate();
+  return cut;
+}
+
+test('a display that sends pings and never reads is cut at the backlog cap with peer-not-reading (issue 31)', async () => {
+  // over plain TCP, at the default cap (4 MiB)
+  const { sessionId, token } = await session('room');
+  await pingFlood(await openData(gateway.url, sessionId, token), async () => {
+    const line = (await gateway.metricsText()).split('\n').find((row) => row.startsWith('lanterna_session_errors_total{') && row.includes('code="peer-not-reading"'));
+    return line === undefined ? 0 : Number(line.split(' ').at(-1));
+  });
+  await assertHealthy();
+  // over TLS, at the transport gateway's cap (256 KiB)
+  const tls = await transportSession('transport-pings', echo.port);
+  await pingFlood(await openData(transport.url, tls.sessionId, tls.token, transportCa), () => transportErrors('peer-not-reading'));
+  await assertTransportHealthy();
 });

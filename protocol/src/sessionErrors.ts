@@ -102,6 +102,11 @@ const table = {
     message: "the presenter's computer sent something malformed or closed abruptly",
     sentence: 'The presenter’s computer sent something malformed or closed the connection abruptly.',
   },
+  'peer-not-reading': {
+    close: 4504,
+    message: 'a peer stopped reading and left more unread than the gateway keeps',
+    sentence: 'The connection stopped taking data, so the presentation was ended.',
+  },
   'gateway-busy': {
     close: 1013,
     message: 'the gateway is at its session limit',

@@ -63,14 +63,21 @@ type Socket struct {
 	// loop: set by Add (Close, from any goroutine, takes the socket out of it)
 	loop atomic.Pointer[Loop]
 	// the backlog, when kept (KeepBacklog): guarded by writeMu
-	keep         bool
-	high, low    int
-	relieved     func(buf []byte)
-	writeMu      sync.Mutex
-	backlog      []byte
-	backlogBytes atomic.Int64
-	pressed      atomic.Bool
-	pauses       atomic.Uint64
+	keep           bool
+	high, low, cap int
+	relieved       func(buf []byte)
+	writeMu        sync.Mutex
+	backlog        []byte
+	backlogBytes   atomic.Int64
+	pressed        atomic.Bool
+	overflowed     atomic.Bool
+	pauses         atomic.Uint64
+	// the write deadline (LimitWriteStall): stall is set before use; the
+	// caller's own deadline (under deadlineMu) wins when it is sooner
+	stall       time.Duration
+	deadlineMu  sync.Mutex
+	ownDeadline time.Time
+	stalled     atomic.Bool
 }
 
 // NewSocket wraps the connection the handshake runs over.
@@ -128,10 +135,45 @@ func (s *Socket) handedOff() bool { return s.handed.Load() }
 // KeepBacklog makes writes after the hand-off keep what the peer has no
 // room for, instead of waiting; the loop sends it as room comes. Once the
 // backlog has passed high bytes (Pressed), relieved runs on the loop's
-// goroutine, with the loop's read buffer, when it is down to low. Before Add.
-func (s *Socket) KeepBacklog(high, low int, relieved func(buf []byte)) {
-	s.keep, s.high, s.low, s.relieved = true, high, low, relieved
+// goroutine, with the loop's read buffer, when it is down to low. A write
+// that would take the backlog past limit bytes (0: no limit) fails with
+// ErrBacklogFull and shuts the socket down (Overflowed): the owner's
+// brake (not reading the other leg) cannot hold what the gateway writes on
+// its own behalf (TLS key update answers, pongs) for a peer that never
+// reads. Before Add.
+func (s *Socket) KeepBacklog(high, low, limit int, relieved func(buf []byte)) {
+	s.keep, s.high, s.low, s.cap, s.relieved = true, high, low, limit, relieved
 }
+
+// ErrBacklogFull: the peer left more unread than the backlog may hold.
+var ErrBacklogFull = errors.New("the peer stopped reading: its backlog is full")
+
+// Overflowed says whether a write found the backlog full (the socket is shut down since).
+func (s *Socket) Overflowed() bool { return s.overflowed.Load() }
+
+// ErrWriteStalled: a write before the hand-off made no progress within the
+// socket's write limit; the connection is closed. A timeout, and
+// os.ErrDeadlineExceeded for errors.Is.
+var ErrWriteStalled net.Error = writeStalled{}
+
+type writeStalled struct{}
+
+func (writeStalled) Error() string        { return "the peer took nothing within the write deadline" }
+func (writeStalled) Timeout() bool        { return true }
+func (writeStalled) Temporary() bool      { return false }
+func (writeStalled) Is(target error) bool { return target == os.ErrDeadlineExceeded }
+
+// LimitWriteStall gives every write before the hand-off a deadline: limit
+// from its start, or the caller's own deadline when sooner. A write that
+// runs into the limit closes the Go connection under the socket (what a
+// TLS connection's Close cannot do while its writer is blocked inside a
+// Read, answering a key update) and fails with ErrWriteStalled, as every
+// write after it. After the hand-off a write never waits (a backlog) or
+// waits at most limit for room. Before the first write.
+func (s *Socket) LimitWriteStall(limit time.Duration) { s.stall = limit }
+
+// Stalled says whether a write ran into the write limit.
+func (s *Socket) Stalled() bool { return s.stalled.Load() }
 
 // Backlog is how many written bytes wait for the peer's room.
 func (s *Socket) Backlog() int { return int(s.backlogBytes.Load()) }
@@ -170,6 +212,11 @@ func (s *Socket) SetDeadline(t time.Time) error {
 	if s.handedOff() {
 		return nil
 	}
+	if s.stall > 0 {
+		s.deadlineMu.Lock()
+		s.ownDeadline = t
+		s.deadlineMu.Unlock()
+	}
 	return s.Conn.SetDeadline(t)
 }
 
@@ -183,6 +230,11 @@ func (s *Socket) SetReadDeadline(t time.Time) error {
 func (s *Socket) SetWriteDeadline(t time.Time) error {
 	if s.handedOff() {
 		return nil
+	}
+	if s.stall > 0 {
+		s.deadlineMu.Lock()
+		s.ownDeadline = t
+		s.deadlineMu.Unlock()
 	}
 	return s.Conn.SetWriteDeadline(t)
 }
@@ -229,6 +281,9 @@ const writeStallLimit = 15 * time.Second
 
 func (s *Socket) Write(b []byte) (int, error) {
 	if !s.handedOff() {
+		if s.stall > 0 {
+			return s.writeWithin(b)
+		}
 		return s.Conn.Write(b)
 	}
 	if s.keep {
@@ -247,10 +302,36 @@ func (s *Socket) Write(b []byte) (int, error) {
 			return written, err
 		}
 		// rare (small messages, loopback buffers): wait for room, other sockets on hold
-		if err := waitWritable(s.fd, writeStallLimit); err != nil {
+		limit := writeStallLimit
+		if s.stall > 0 {
+			limit = min(limit, s.stall)
+		}
+		if err := waitWritable(s.fd, limit); err != nil {
 			return written, err
 		}
 	}
+}
+
+// writeWithin is a write before the hand-off under the write limit.
+func (s *Socket) writeWithin(b []byte) (int, error) {
+	if s.stalled.Load() {
+		return 0, ErrWriteStalled
+	}
+	s.deadlineMu.Lock()
+	deadline, ours := time.Now().Add(s.stall), true
+	if own := s.ownDeadline; !own.IsZero() && own.Before(deadline) {
+		deadline, ours = own, false
+	}
+	_ = s.Conn.SetWriteDeadline(deadline)
+	s.deadlineMu.Unlock()
+	n, err := s.Conn.Write(b)
+	if err != nil && ours && errors.Is(err, os.ErrDeadlineExceeded) {
+		s.stalled.Store(true)
+		// whoever waits on this connection (a TLS reader answering a key update, its Close) is freed now
+		_ = s.Conn.Close()
+		return n, ErrWriteStalled
+	}
+	return n, err
 }
 
 // writeOrKeep writes what the socket takes now and keeps the rest behind
@@ -273,6 +354,13 @@ func (s *Socket) writeOrKeep(b []byte) (int, error) {
 			return written, nil
 		}
 		s.pauses.Add(1)
+	}
+	if s.cap > 0 && len(s.backlog)+len(b)-written > s.cap {
+		// nothing more is kept: the peer is cut, alone (the loop sees the shutdown, the owner reads the reason)
+		if s.overflowed.CompareAndSwap(false, true) {
+			_ = syscall.Shutdown(s.fd, syscall.SHUT_RDWR)
+		}
+		return written, ErrBacklogFull
 	}
 	s.backlog = append(s.backlog, b[written:]...)
 	s.backlogBytes.Store(int64(len(s.backlog)))

@@ -142,7 +142,7 @@ func TestABacklogHoldsWhatThePeerHasNoRoomForAndTheLoopSendsItInOrder(t *testing
 	}
 	s, peer := handedOff(t)
 	relieved := make(chan int, 4)
-	s.KeepBacklog(64<<10, 16<<10, func(buf []byte) { relieved <- s.Backlog() })
+	s.KeepBacklog(64<<10, 16<<10, 0, func(buf []byte) { relieved <- s.Backlog() })
 	r := &reader{s: s, loop: loop, got: make(chan []byte, 4), ended: make(chan error, 1)}
 	if err := loop.Add(s, r.serve); err != nil {
 		t.Fatal(err)

@@ -76,6 +76,14 @@ export const configSchema = z.object({
     maxFrameBytes: z.number().int().min(65536).max(16 * 1024 * 1024).default(256 * 1024),
     idleTimeoutMs: z.number().int().min(0).default(30 * 60 * 1000),
     /**
+     * The most that may wait for a leg that does not read (the display's
+     * socket, the server's), what the gateway writes on its own behalf
+     * included (pongs, TLS key update answers): past it that peer is cut
+     * with `peer-not-reading`. The high-water brake keeps relayed data
+     * below highWaterBytes + a frame or two; this catches the rest.
+     */
+    maxBacklogBytes: z.number().int().min(256 * 1024).default(4 * 1024 * 1024),
+    /**
      * Who carries the data sockets: `native` (one `lanterna-dataplane`
      * process per worker owns the port and the data sockets; Node keeps every
      * decision, docs/native-data-plane.md), `node` (this process), or `auto`:
@@ -83,7 +91,8 @@ export const configSchema = z.object({
      * (dataplane/relayEngine.ts).
      */
     engine: z.enum(['auto', 'node', 'native']).default('auto'),
-  }).prefault({}).refine((r) => r.lowWaterBytes < r.highWaterBytes, 'relay.lowWaterBytes must be below relay.highWaterBytes'),
+  }).prefault({}).refine((r) => r.lowWaterBytes < r.highWaterBytes, 'relay.lowWaterBytes must be below relay.highWaterBytes')
+    .refine((r) => r.maxBacklogBytes >= r.highWaterBytes + 2 * r.maxFrameBytes, 'relay.maxBacklogBytes must be at least relay.highWaterBytes + 2 × relay.maxFrameBytes'),
   /** The listener's budget before any token is checked (per worker process). */
   limits: z.object({
     /** All open TCP connections (Node's server.maxConnections); beyond it new ones are dropped at once. */
@@ -103,6 +112,8 @@ export const configSchema = z.object({
     perSourcePendingSockets: z.number().int().min(1).default(64),
     /** Relaying sessions plus handshakes under way; beyond it a data socket is refused with gateway-busy. */
     maxSessions: z.number().int().min(1).default(5000),
+    /** A request's head (request line and headers) in bytes, for both engines; beyond it 431. */
+    maxHeaderBytes: z.number().int().min(8192).max(1024 * 1024).default(16 * 1024),
   }).prefault({}),
   timeouts: z.object({
     helloMs: z.number().int().min(100).default(5000),
@@ -111,6 +122,12 @@ export const configSchema = z.object({
     httpRequestMs: z.number().int().min(100).default(30000),
     /** The kiosk-facing TLS handshake (Node's default is 120 s, a slowloris gift). */
     tlsHandshakeMs: z.number().int().min(100).default(10000),
+    /**
+     * Every write that waits for a peer's room (front door, data sockets,
+     * server legs; TLS's own writes too): a peer that takes nothing for this
+     * long is cut, and its connection and places are freed.
+     */
+    writeMs: z.number().int().min(100).default(10000),
     requestMs: z.number().int().min(100).default(5000),
     /** Resolving a target's name (the connect path and the admin API's policy check). */
     dnsMs: z.number().int().min(100).default(5000),

@@ -7,7 +7,11 @@ import { createSecureContext, type SecureContext } from 'node:tls';
 
 const contexts = new Map<string, SecureContext>();
 
-/** The context for server connections trusting `ca` (PEM) besides Node's roots, or Node's roots alone. */
+/**
+ * The context for server connections trusting `ca` (PEM) alone — Node's `ca`
+ * replaces its bundled roots, it does not add to them — or, without `ca`,
+ * Node's roots. The data plane does the same (targetconn's verifyChain).
+ */
 export function targetTlsContext(ca: string | undefined): SecureContext {
   const key = ca ?? '';
   let context = contexts.get(key);

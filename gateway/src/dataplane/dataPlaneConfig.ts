@@ -26,14 +26,19 @@ export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string
       reusePort: setting.reusePort,
     },
     upstreamSocket: setting.upstreamSocket,
-    relay: { highWaterBytes: relay.highWaterBytes, lowWaterBytes: relay.lowWaterBytes, maxFrameBytes: relay.maxFrameBytes, idleTimeoutMs: relay.idleTimeoutMs },
+    relay: {
+      highWaterBytes: relay.highWaterBytes, lowWaterBytes: relay.lowWaterBytes, maxFrameBytes: relay.maxFrameBytes, idleTimeoutMs: relay.idleTimeoutMs,
+      maxBacklogBytes: relay.maxBacklogBytes,
+    },
     timeouts: {
       helloMs: timeouts.helloMs, requestMs: timeouts.requestMs, connectMs: timeouts.connectMs, confirmMs: timeouts.confirmMs, tlsMs: timeouts.tlsMs,
       httpHeadersMs: timeouts.httpHeadersMs, httpRequestMs: timeouts.httpRequestMs, tlsHandshakeMs: timeouts.tlsHandshakeMs,
+      writeMs: timeouts.writeMs,
     },
     limits: {
       maxConnections: limits.maxConnections, perAddressConnections: limits.perAddressConnections, perNetworkConnections: limits.perNetworkConnections,
       maxPendingSockets: limits.maxPendingSockets, perSourcePendingSockets: limits.perSourcePendingSockets, maxSessions: limits.maxSessions,
+      maxHeaderBytes: limits.maxHeaderBytes,
     },
     requireNla: config.policy.requireNla,
     ...(setting.caPem === undefined ? {} : { caPem: setting.caPem }),

@@ -113,6 +113,24 @@ test('backpressure toward the kiosk: pause the server above high water, resume a
   assert.deepEqual(out.counted.pauses, ['server']);
 });
 
+test('issue 31: past maxBacklogBytes a side that does not read ends the session with peer-not-reading, naming the side', () => {
+  for (const side of ['client', 'server'] as const) {
+    const { core, out } = relay({ highWaterBytes: 1000, lowWaterBytes: 200, maxBacklogBytes: 4000 });
+    assert.equal(core.overCap(side, 4000), false, 'at the cap: kept');
+    if (side === 'client') core.clientBuffered(4001);
+    else core.overCap(side, 4001);
+    const end = endOf(out.take());
+    assert.ok(end?.reason === 'error', `ended with ${JSON.stringify(end)}`);
+    assert.deepEqual([end.error.code, end.error.detail], ['peer-not-reading', { side }]);
+    assert.equal(core.overCap(side, 1_000_000), true, 'ended once');
+    assert.deepEqual(out.take(), []);
+  }
+  // no cap: nothing ends
+  const { core, out } = relay({ maxBacklogBytes: 0 });
+  assert.equal(core.overCap('client', 1e9), false);
+  assert.deepEqual(out.take(), []);
+});
+
 test('backpressure toward the server: a full write buffer pauses the kiosk until the server drains', () => {
   const { core, out } = relay();
   const pdu = tpkt(10);

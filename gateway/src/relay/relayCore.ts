@@ -16,6 +16,12 @@ export interface RelayOptions {
   maxFrameBytes: number;
   /** No RDP traffic either way for this long ends the session; 0: never. */
   idleTimeoutMs: number;
+  /**
+   * What may wait for a side that does not read, what the gateway writes on
+   * its own behalf (pongs, TLS answers) included; past it that side is cut
+   * with `peer-not-reading`. 0: no cap.
+   */
+  maxBacklogBytes?: number;
   /** NLA sessions start with DER TSRequests (and, for HYBRID_EX, the early authorization result). */
   protocol: 'ssl' | 'hybrid' | 'hybrid-ex';
 }
@@ -117,7 +123,7 @@ export class RelayCore {
    * low water it is read again.
    */
   clientBuffered(bytes: number): void {
-    if (this.ended) return;
+    if (this.ended || this.overCap('client', bytes)) return;
     if (!this.serverPaused && bytes > this.options.highWaterBytes) {
       this.serverPaused = true;
       this.out.pauseServer();
@@ -126,6 +132,19 @@ export class RelayCore {
       this.serverPaused = false;
       this.out.resumeServer();
     }
+  }
+
+  /**
+   * What waits for a side now (the kiosk socket's buffered bytes after a
+   * pong, the server socket's after a write): past maxBacklogBytes the
+   * session ends with `peer-not-reading`, that side named. True when it ended.
+   */
+  overCap(side: 'server' | 'client', bytes: number): boolean {
+    const limit = this.options.maxBacklogBytes ?? 0;
+    if (this.ended || limit <= 0 || bytes <= limit) return this.ended;
+    const who = side === 'server' ? "the presenter's computer" : 'the display';
+    this.finish({ reason: 'error', error: new SessionError('relay', 'peer-not-reading', `${who} stopped reading and left more than ${limit} bytes unread`, { side }) });
+    return true;
   }
 
   /** One binary WebSocket message from the kiosk: it must hold whole PDUs only. */
@@ -147,7 +166,8 @@ export class RelayCore {
       return;
     }
     this.meter.toServer(frame.length, pdus);
-    if (!this.out.writeToServer(frame) && !this.clientPaused) {
+    // the write may have found the server's backlog over its cap (overCap): then the session is over
+    if (!this.out.writeToServer(frame) && !this.isEnded && !this.clientPaused) {
       this.clientPaused = true;
       this.out.pauseClient();
       this.meter.paused('client');

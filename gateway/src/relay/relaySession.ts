@@ -54,6 +54,8 @@ export class RelaySession implements RelayOutput, RelayMeter {
     this.server.once('close', this.onServerClosed);
     this.server.once('error', this.onServerError);
     this.client.on('message', this.onClientMessage);
+    // before any other listener: the session ends with its reason before a socket-wide guard cuts the socket
+    this.client.prependListener('ping', this.onClientPing);
     this.client.once('close', this.onClientClosed);
     this.scheduleIdleCheck(this.core.tick());
     // The server may have gone between the handshake and now: its close event is already past.
@@ -75,7 +77,10 @@ export class RelaySession implements RelayOutput, RelayMeter {
 
   /** A session control reply (pong) to the kiosk, beside the relayed PDUs. */
   sendText(text: string): void {
-    if (!this.core.isEnded && this.client.readyState === this.client.OPEN) this.client.send(text);
+    if (!this.core.isEnded && this.client.readyState === this.client.OPEN) {
+      this.client.send(text);
+      this.core.overCap('client', this.client.bufferedAmount);
+    }
   }
 
   // Socket events → core inputs. Bound once per session: no closure per message.
@@ -90,6 +95,8 @@ export class RelaySession implements RelayOutput, RelayMeter {
   private readonly onServerClosed = (): void => this.core.serverClosed();
   private readonly onServerError = (error: Error): void => this.core.serverFailed(error.message);
   private readonly onClientClosed = (): void => this.core.clientClosed();
+  /** ws answered the ping already (its autoPong): one more frame for a display that may not read. */
+  private readonly onClientPing = (): void => { this.core.overCap('client', this.client.bufferedAmount); };
 
   private readonly onClientMessage = (data: RawData, isBinary: boolean): void => {
     // binaryType "nodebuffer": one Buffer per message
@@ -120,7 +127,9 @@ export class RelaySession implements RelayOutput, RelayMeter {
   }
 
   writeToServer(frame: Buffer): boolean {
-    return this.server.write(frame);
+    const taken = this.server.write(frame);
+    if (!taken) this.core.overCap('server', this.server.writableLength);
+    return taken;
   }
 
   pauseServer(): void {
@@ -143,6 +152,7 @@ export class RelaySession implements RelayOutput, RelayMeter {
     clearTimeout(this.idleTimer);
     this.server.off('data', this.onServerData);
     this.client.off('message', this.onClientMessage);
+    this.client.off('ping', this.onClientPing);
     this.server.destroy();
     this.endResolve(end);
   }

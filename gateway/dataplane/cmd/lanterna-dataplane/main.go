@@ -178,6 +178,7 @@ func start(config rpc.Config, conn *rpc.Conn, log *slog.Logger) (*process, error
 		MaxPendingSockets: config.Limits.MaxPendingSockets,
 		TLSHandshake:      ms(config.Timeouts.TLSHandshakeMs), HTTPHeaders: ms(config.Timeouts.HTTPHeadersMs), HTTPRequest: ms(config.Timeouts.HTTPRequestMs),
 		AdmitTimeout: ms(config.Timeouts.HTTPHeadersMs),
+		WriteStall:   ms(config.Timeouts.WriteMs), MaxHeaderBytes: config.Limits.MaxHeaderBytes,
 		Admit: func(ctx context.Context, host, origin, clientAddress string) (int, error) {
 			var answer rpc.AdmitAnswer
 			refusal, err := conn.Call(ctx, rpc.OpAdmit, rpc.AdmitRequest{Host: host, Origin: origin, ClientAddress: clientAddress}, &answer)

@@ -46,9 +46,9 @@ func (s *session) handOver() bool {
 	case kiosk == nil || server == nil:
 		err = errors.New("a leg is not on a socket the event loop can take")
 	default:
-		high, low := s.engine.options.Relay.HighWaterBytes, s.engine.options.Relay.LowWaterBytes
-		kiosk.KeepBacklog(high, low, s.kioskRelieved)
-		server.KeepBacklog(high, low, s.serverRelieved)
+		relay := s.engine.options.Relay
+		kiosk.KeepBacklog(relay.HighWaterBytes, relay.LowWaterBytes, relay.MaxBacklogBytes, s.kioskRelieved)
+		server.KeepBacklog(relay.HighWaterBytes, relay.LowWaterBytes, relay.MaxBacklogBytes, s.serverRelieved)
 		if err = handOffSocket(kiosk); err == nil {
 			err = handOffSocket(server)
 		}

@@ -2,6 +2,7 @@ package datasession
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -290,6 +291,7 @@ func (s *session) connectAndRelay(request []byte) {
 			RequireNla: options.RequireNla,
 			Timeouts: targetconn.Timeouts{
 				Connect: s.ms(options.Timeouts.ConnectMs), Confirm: s.ms(options.Timeouts.ConfirmMs), TLS: s.ms(options.Timeouts.TLSMs),
+				Write: s.ms(options.Timeouts.WriteMs),
 			},
 			Roots: options.Roots,
 			OnPhase: func(phase string, d time.Duration) {
@@ -370,6 +372,10 @@ func (s *session) stop(reason string) {
 // and the close frame to the display, `ended` to Node.
 func (s *session) finish(how end) {
 	s.endOnce.Do(func() {
+		if overflow := s.backlogOverflow(); overflow != nil {
+			// whatever the end looked like (a leg's end, a failed write), its cause was the cut
+			how = end{reason: rpc.ReasonError, err: overflow}
+		}
 		s.ended.Store(true)
 		previous := s.state.Swap(stateEnded)
 		s.engine.ending(s)
@@ -381,8 +387,10 @@ func (s *session) finish(how end) {
 		}
 		e := s.engine
 		grace := e.options.CloseGrace
-		// a write stuck on a display that does not read is cut after the grace
-		cut := time.AfterFunc(grace, func() { _ = s.ws.NetConn().Close() })
+		// a write stuck on a display that does not read is cut after the
+		// grace: the connection under TLS, whose Close would wait for the
+		// stuck writer's lock
+		cut := time.AfterFunc(grace, func() { _ = underTLS(s.ws.NetConn()).Close() })
 		s.writeMu.Lock()
 		_ = s.ws.SetWriteDeadline(time.Now().Add(grace))
 		gone := previous == stateInterrupted && earlyEnd(s.early.Load()) == earlyGone
@@ -413,6 +421,36 @@ func (s *session) finish(how end) {
 		close(s.finished)
 		e.goodbyes.Done()
 	})
+}
+
+// backlogOverflow is the session's error when a leg was cut for leaving
+// more unread than relay.maxBacklogBytes (edgeloop's Overflowed), else nil.
+func (s *session) backlogOverflow() *sessionerr.Error {
+	if !s.looped.Load() {
+		// the legs are the loop's (and these fields published) only from here
+		return nil
+	}
+	side, who := "", ""
+	switch {
+	case s.serverSocket != nil && s.serverSocket.Overflowed():
+		side, who = "server", "the presenter's computer"
+	case s.kiosk != nil && s.kiosk.Overflowed():
+		side, who = "client", "the display"
+	default:
+		return nil
+	}
+	return sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodePeerNotReading,
+		fmt.Sprintf("%s stopped reading and left more than %d bytes unread", who, s.engine.options.Relay.MaxBacklogBytes)).
+		WithDetail("side", side)
+}
+
+// underTLS is the connection a TLS connection runs over (the front door's
+// counted one), or conn itself: closing it frees a writer blocked inside TLS.
+func underTLS(conn net.Conn) net.Conn {
+	if secured, ok := conn.(*tls.Conn); ok {
+		return secured.NetConn()
+	}
+	return conn
 }
 
 func (s *session) sayGoodbye(how end) {

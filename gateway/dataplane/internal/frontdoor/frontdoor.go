@@ -41,6 +41,11 @@ type Options struct {
 	// Limits: 0 means none.
 	MaxConnections, PerAddressConnections, MaxPendingSockets int
 	TLSHandshake, HTTPHeaders, HTTPRequest                   time.Duration
+	// WriteStall bounds every write on a client's connection that waits for
+	// the client's room (timeouts.writeMs; 0: none): the connection is cut.
+	WriteStall time.Duration
+	// MaxHeaderBytes bounds a request's head (Node's maxHeaderSize, the same number); 0: Go's 1 MiB.
+	MaxHeaderBytes int
 	// AdmitTimeout bounds Node's admit answer.
 	AdmitTimeout time.Duration
 	// Admit asks Node whether a data-socket upgrade may go on: 0, or the HTTP status to refuse it with.
@@ -84,9 +89,9 @@ func Listen(ctx context.Context, options Options) (*FrontDoor, error) {
 		// HTTP/1.1 only: a WebSocket upgrade is not an HTTP/2 request
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{*options.Certificate}, NextProtos: []string{"http/1.1"}}
 	}
-	f.listener = newGateListener(raw, f.limits, tlsConfig, options.TLSHandshake, options.Log)
+	f.listener = newGateListener(raw, f.limits, tlsConfig, options.TLSHandshake, options.WriteStall, options.Log)
 	f.proxy = newProxy(options.UpstreamSocket, options.Certificate != nil, options.Log)
-	f.upgrades = newUpgradeProxy(options.UpstreamSocket, options.Certificate != nil, options.Log)
+	f.upgrades = newUpgradeProxy(options.UpstreamSocket, options.Certificate != nil, options.WriteStall, options.Log)
 	f.upgrader = websocket.Upgrader{
 		// a client that offers subprotocols and not ours gets none back, and
 		// fails the handshake itself, as with Node's ws and its handleProtocols
@@ -101,9 +106,12 @@ func Listen(ctx context.Context, options Options) (*FrontDoor, error) {
 		Handler:           f,
 		ReadHeaderTimeout: options.HTTPHeaders,
 		ReadTimeout:       options.HTTPRequest,
-		IdleTimeout:       keepAliveIdle,
-		TLSNextProto:      map[string]func(*http.Server, *tls.Conn, http.Handler){},
-		ErrorLog:          slog.NewLogLogger(options.Log.Handler(), slog.LevelDebug),
+		// no WriteTimeout: it would end a long answer (server-sent events) as
+		// a whole; each write has its own deadline instead (the listener's sockets)
+		MaxHeaderBytes: maxHeaderBytes(options.MaxHeaderBytes),
+		IdleTimeout:    keepAliveIdle,
+		TLSNextProto:   map[string]func(*http.Server, *tls.Conn, http.Handler){},
+		ErrorLog:       slog.NewLogLogger(options.Log.Handler(), slog.LevelDebug),
 	}
 	go func() { f.served <- f.server.Serve(f.listener) }()
 	return f, nil
@@ -195,6 +203,20 @@ func (f *FrontDoor) serveData(w http.ResponseWriter, r *http.Request, sessionID 
 func crowdedOut(ws *websocket.Conn) {
 	_ = ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseTryAgainLater, "crowded-out"), time.Now().Add(time.Second))
 	_ = ws.Close()
+}
+
+// goHeaderSlop is what net/http reads past MaxHeaderBytes before it answers
+// 431 (its "bufio slop", initialReadLimitSize).
+const goHeaderSlop = 4096
+
+// maxHeaderBytes is http.Server's MaxHeaderBytes for a head of at most
+// limit bytes in all, as Node's maxHeaderSize counts them: one number for
+// both engines (limits.maxHeaderBytes).
+func maxHeaderBytes(limit int) int {
+	if limit <= 0 {
+		return 0
+	}
+	return max(limit-goHeaderSlop, 1)
 }
 
 // refuse answers an upgrade with a status and closes the connection, as Node's refuseUpgrade.

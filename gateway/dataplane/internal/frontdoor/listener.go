@@ -24,11 +24,13 @@ type gateListener struct {
 	limits    *connectionLimits
 	tlsConfig *tls.Config
 	handshake time.Duration
-	log       *slog.Logger
-	ready     chan net.Conn
-	closed    chan struct{}
-	closeOnce sync.Once
-	acceptErr error
+	// writeStall: each write's deadline on every connection (edgeloop's LimitWriteStall)
+	writeStall time.Duration
+	log        *slog.Logger
+	ready      chan net.Conn
+	closed     chan struct{}
+	closeOnce  sync.Once
+	acceptErr  error
 }
 
 // soReusePort is Linux's SO_REUSEPORT (the syscall package does not name it):
@@ -52,8 +54,8 @@ func listen(ctx context.Context, host string, port int, reusePort bool) (net.Lis
 	return config.Listen(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 }
 
-func newGateListener(raw net.Listener, limits *connectionLimits, tlsConfig *tls.Config, handshake time.Duration, log *slog.Logger) *gateListener {
-	l := &gateListener{raw: raw, limits: limits, tlsConfig: tlsConfig, handshake: handshake, log: log, ready: make(chan net.Conn), closed: make(chan struct{})}
+func newGateListener(raw net.Listener, limits *connectionLimits, tlsConfig *tls.Config, handshake, writeStall time.Duration, log *slog.Logger) *gateListener {
+	l := &gateListener{raw: raw, limits: limits, tlsConfig: tlsConfig, handshake: handshake, writeStall: writeStall, log: log, ready: make(chan net.Conn), closed: make(chan struct{})}
 	go l.acceptLoop()
 	return l
 }
@@ -85,7 +87,11 @@ func (l *gateListener) acceptLoop() {
 			continue
 		}
 		// raw system calls, over a socket the relay's event loop can take over
-		counted := &countedConn{Conn: edgeloop.NewSocket(rawsocket.Wrap(conn)), address: address, limits: l.limits}
+		socket := edgeloop.NewSocket(rawsocket.Wrap(conn))
+		// every write has a deadline, TLS's own too: a key update's answer
+		// written inside a read, which no read deadline (headers, open) frees
+		socket.LimitWriteStall(l.writeStall)
+		counted := &countedConn{Conn: socket, address: address, limits: l.limits}
 		if l.tlsConfig == nil {
 			l.handOver(counted)
 			continue

@@ -30,12 +30,15 @@ const upstreamHeadTimeout = 10 * time.Second
 type upgradeProxy struct {
 	socket string
 	proto  string
-	log    *slog.Logger
-	heads  sync.Pool
+	// writeStall: each write to Node's socket has this deadline (the
+	// client's side has its socket's own); 0: none
+	writeStall time.Duration
+	log        *slog.Logger
+	heads      sync.Pool
 }
 
-func newUpgradeProxy(socket string, secure bool, log *slog.Logger) *upgradeProxy {
-	p := &upgradeProxy{socket: socket, proto: forwardedProto(secure), log: log}
+func newUpgradeProxy(socket string, secure bool, writeStall time.Duration, log *slog.Logger) *upgradeProxy {
+	p := &upgradeProxy{socket: socket, proto: forwardedProto(secure), writeStall: writeStall, log: log}
 	p.heads.New = func() any { return bufio.NewReaderSize(nil, upgradeCopyBytes) }
 	return p
 }
@@ -121,22 +124,36 @@ func (p *upgradeProxy) relay(w http.ResponseWriter, backend net.Conn, head *bufi
 	}
 	head.Reset(nil)
 	p.heads.Put(head)
+	toNode := deadlineWriter{conn: backend, limit: p.writeStall}
 	if n := buffered.Reader.Buffered(); n > 0 {
 		sent, _ := buffered.Reader.Peek(n)
-		if _, err := backend.Write(sent); err != nil {
+		if _, err := toNode.Write(sent); err != nil {
 			return
 		}
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		copySmall(backend, client)
+		copySmall(toNode, client)
 		// the client is gone: Node hears it at once
 		_ = backend.Close()
 	}()
 	copySmall(client, backend)
 	_ = client.Close()
 	<-done
+}
+
+// deadlineWriter gives each write on conn a deadline of limit from its start (0: none).
+type deadlineWriter struct {
+	conn  net.Conn
+	limit time.Duration
+}
+
+func (w deadlineWriter) Write(b []byte) (int, error) {
+	if w.limit > 0 {
+		_ = w.conn.SetWriteDeadline(time.Now().Add(w.limit))
+	}
+	return w.conn.Write(b)
 }
 
 func copySmall(to io.Writer, from io.Reader) {

@@ -42,6 +42,8 @@ type Relay struct {
 	LowWaterBytes  int `json:"lowWaterBytes"`
 	MaxFrameBytes  int `json:"maxFrameBytes"`
 	IdleTimeoutMs  int `json:"idleTimeoutMs"`
+	// MaxBacklogBytes caps what waits for a leg that does not read (0: none).
+	MaxBacklogBytes int `json:"maxBacklogBytes"`
 }
 
 // Timeouts in milliseconds (timeouts.* in the gateway's configuration).
@@ -54,6 +56,8 @@ type Timeouts struct {
 	HTTPHeadersMs  int `json:"httpHeadersMs"`
 	HTTPRequestMs  int `json:"httpRequestMs"`
 	TLSHandshakeMs int `json:"tlsHandshakeMs"`
+	// WriteMs bounds every write that waits for the peer's room (0: none).
+	WriteMs int `json:"writeMs"`
 }
 
 // Limits (limits.* in the gateway's configuration).
@@ -66,6 +70,8 @@ type Limits struct {
 	// PerNetworkConnections: open connections from one IPv6 /64.
 	PerNetworkConnections int `json:"perNetworkConnections"`
 	MaxSessions           int `json:"maxSessions"`
+	// MaxHeaderBytes bounds a request's head, as Node's maxHeaderSize (0: Go's default).
+	MaxHeaderBytes int `json:"maxHeaderBytes"`
 }
 
 // Config is configure's config: the first line Node sends.

@@ -41,6 +41,7 @@ const (
 	CodeCertificateUntrusted = "certificate-untrusted"
 	CodeCertificateChanged   = "certificate-changed"
 	CodeServerError          = "server-error"
+	CodePeerNotReading       = "peer-not-reading"
 	CodeGatewayBusy          = "gateway-busy"
 	CodeRateLimited          = "rate-limited"
 	CodeGatewayShutdown      = "gateway-shutdown"
@@ -52,7 +53,7 @@ var Codes = []string{
 	CodeBadMessage, CodeUnauthorized, CodeTargetForbidden, CodeUnknownSession, CodeTimeout, CodeReplaced,
 	CodePduInvalid, CodePduTooLarge, CodeTargetUnreachable, CodeTargetRefused, CodeX224Invalid,
 	CodeNegotiationFailed, CodeLegacySecurity, CodeTLSFailed, CodeCertificateUntrusted, CodeCertificateChanged,
-	CodeServerError, CodeGatewayBusy, CodeRateLimited, CodeGatewayShutdown, CodeInternal,
+	CodeServerError, CodePeerNotReading, CodeGatewayBusy, CodeRateLimited, CodeGatewayShutdown, CodeInternal,
 }
 
 // Error ends a session. Detail and Internal are never nil once made by New.

@@ -67,9 +67,12 @@ func canonicalAddress(host string) string {
 }
 
 // verifyChain is judgeCertificate's caVerified: the chain the server sent
-// verifies against roots (nil: the system's) and names host (a name: its
-// DNS SANs; an IP literal: its IP SANs). When not, the reason, in OpenSSL's
-// words where Node would print those (the display shows it).
+// verifies against roots (the configured CA alone; nil: the system's), is
+// for server authentication (a certificate that names extended key usages
+// must name serverAuth, as OpenSSL's "ssl_server" purpose check that Node
+// makes), and names host (a name: its DNS SANs; an IP literal: its IP
+// SANs). When not, the reason, in OpenSSL's words where Node would print
+// those (the display shows it).
 func verifyChain(chain []*x509.Certificate, roots *x509.CertPool, host string) (bool, string) {
 	leaf := chain[0]
 	intermediates := x509.NewCertPool()
@@ -80,7 +83,7 @@ func verifyChain(chain []*x509.Certificate, roots *x509.CertPool, host string) (
 		Roots:         roots,
 		Intermediates: intermediates,
 		CurrentTime:   time.Now(),
-		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageAny},
+		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	})
 	if err != nil {
 		return false, verifyErrorName(chain, err)

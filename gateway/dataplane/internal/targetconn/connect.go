@@ -56,6 +56,13 @@ func Connect(ctx context.Context, req Request, judge Judge) (*Connected, *sessio
 	return connected, nil
 }
 
+func (t Timeouts) write() time.Duration {
+	if t.Write > 0 {
+		return t.Write
+	}
+	return t.Confirm
+}
+
 func (req *Request) phase(phase string, d time.Duration) {
 	if req.OnPhase != nil {
 		req.OnPhase(phase, d)
@@ -64,6 +71,11 @@ func (req *Request) phase(phase string, d time.Duration) {
 
 func secure(ctx context.Context, req Request, tcp *net.TCPConn, judge Judge) (*Connected, *sessionerr.Error) {
 	started := time.Now()
+	_ = tcp.SetWriteDeadline(time.Now().Add(req.Timeouts.write()))
+	if ctx.Err() != nil {
+		// the abort may have moved the deadline just before this call moved it back
+		return nil, abortReason(ctx, sessionerr.PhaseX224)
+	}
 	if _, err := tcp.Write(req.ConnectionRequest); err != nil {
 		return nil, confirmReadFailure(ctx, err, 0)
 	}
@@ -294,7 +306,11 @@ func startTLS(ctx context.Context, req Request, tcp *net.TCPConn) (*tls.Conn, *s
 	}
 	// raw system calls under TLS, as the kiosk leg's (package rawsocket has
 	// the profile), over a socket the relay's event loop can take over
-	conn := tls.Client(edgeloop.NewSocket(rawsocket.Wrap(tcp)), clientConfig(req.Host))
+	socket := edgeloop.NewSocket(rawsocket.Wrap(tcp))
+	// every write on the leg has a deadline, also TLS's answer to a server's
+	// key update made inside a read, which no read deadline frees
+	socket.LimitWriteStall(req.Timeouts.write())
+	conn := tls.Client(socket, clientConfig(req.Host))
 	handshakeCtx, cancel := context.WithTimeout(ctx, req.Timeouts.TLS)
 	defer cancel()
 	err := conn.HandshakeContext(handshakeCtx)

@@ -278,6 +278,9 @@ func TestCAVerifiedNeedsTheChainAndTheTargetsName(t *testing.T) {
 		{"unknown ca", leafFor(t, ca, "127.0.0.1"), "127.0.0.1", x509.NewCertPool(), false, "SELF_SIGNED_CERT_IN_CHAIN"},
 		{"leaf alone, unknown ca", leafFor(t, ca, "127.0.0.1"), "127.0.0.1", x509.NewCertPool(), false, "UNABLE_TO_VERIFY_LEAF_SIGNATURE"},
 		{"expired", issue(t, ca, &x509.Certificate{IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotAfter: time.Now().Add(-time.Minute)}), "127.0.0.1", roots, false, "CERT_HAS_EXPIRED"},
+		// issue 31: as OpenSSL's server purpose check, a certificate naming usages must name serverAuth
+		{"client authentication only", issue(t, ca, &x509.Certificate{IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}), "127.0.0.1", roots, false, "UNSUPPORTED_CERTIFICATE_PURPOSE"},
+		{"no extended key usage at all", issue(t, ca, &x509.Certificate{IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}), "127.0.0.1", roots, true, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -29,7 +29,13 @@ const (
 )
 
 // Timeouts are the phases' deadlines.
-type Timeouts struct{ Connect, Confirm, TLS time.Duration }
+type Timeouts struct {
+	Connect, Confirm, TLS time.Duration
+	// Write bounds each write on the leg that waits for the server's room
+	// (the Connection Request's, TLS's own, a key update's answer inside a
+	// read); 0: the Confirm's timeout.
+	Write time.Duration
+}
 
 // Request is one server connection to make.
 type Request struct {
@@ -45,7 +51,8 @@ type Request struct {
 	// middle) could pick TLS after the display offered NLA.
 	RequireNla bool
 	Timeouts   Timeouts
-	// Roots verify the chain for CAVerified: the system's plus the configured CA; nil is the system's.
+	// Roots verify the chain for CAVerified: the configured CA alone (certificates.caFile,
+	// as Node's tls `ca` replaces its roots); nil is the system's roots.
 	Roots *x509.CertPool
 	// OnPhase reports each finished phase (connect, x224, tls) and how long it took.
 	OnPhase func(phase string, d time.Duration)
