@@ -1,11 +1,11 @@
 // The display's wasm client at the panel sizes of issue 28 (2560×1440,
 // 3840×2160), served by the presenter's wasm RDP server in this process
 // (presenterPipe.mjs joins them as the gateway will): GFX comes up at that
-// size and a whole picture arrives pixel for pixel. Both modules used to
-// abort with "Aborted(OOM)" as soon as graphics were reset to 2560×1440 (a
-// 256 MiB heap; a GFX desktop costs the client about 63 bytes a pixel). A
-// desktop no heap can hold must end the client's session as 'out-of-memory',
-// and leave the module working.
+// size and a whole picture arrives pixel for pixel. The client used to abort
+// with "Aborted(OOM)" as soon as graphics were reset to 2560×1440 (a 256 MiB
+// heap; a GFX desktop cost it about 63 bytes a pixel), and the presenter's
+// 256 MiB did not hold an uncompressed 4K picture. A desktop no heap can hold
+// must end the client's session as 'out-of-memory', and leave the module working.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
