@@ -47,6 +47,7 @@ void test('sentences for known and unknown codes and engine ends', () => {
   assert.match(sentenceForEngineEnd('wrong-password') ?? '', /user name or password/);
   assert.match(sentenceForEngineEnd('video-unsupported') ?? '', /H\.264.*cannot decode/);
   assert.match(sentenceForEngineEnd('video-decode-failed') ?? '', /could not be decoded/);
+  assert.match(sentenceForEngineEnd('out-of-memory') ?? '', /too large for this display’s memory/);
   assert.equal(sentenceForEngineEnd('new-reason'), 'The presentation ended (new-reason).');
   assert.equal(sentenceForEngineEnd('constructor'), 'The presentation ended (constructor).');
 });

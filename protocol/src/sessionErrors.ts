@@ -174,6 +174,7 @@ const engineEndSentences: Readonly<Record<string, string>> = {
   internal: 'The display’s RDP client ran into an internal error.',
   'video-unsupported': 'The presenter’s computer sent video (H.264) that this display’s browser cannot decode.',
   'video-decode-failed': 'The video (H.264) from the presenter’s computer could not be decoded, even after restarting the decoder.',
+  'out-of-memory': 'The presenter’s desktop is too large for this display’s memory.',
 };
 
 /** The sentence for an engine end, or null when the end needs no explanation. */

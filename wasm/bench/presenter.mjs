@@ -5,10 +5,13 @@
 // takes from sendFrame to the client's decoded surface (encode, GFX framing,
 // ZGFX, drdynvc, the client's decode and draw) and how many bytes it costs.
 // Not a test. The picture is the tests' synthetic one (gradients: planar
-// compresses it far better than a real screen).
+// compresses it far better than a real screen). Also each module's heap
+// (high-water mark, in use) once GFX is up and after the pictures, and the
+// process's resident memory (both modules: pages of the fixed heaps that were
+// never touched cost none).
 //   node wasm/bench/presenter.mjs [width] [height] [frames per codec]
 import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
-import { countDifferences, pipeLikeGateway, testPicture } from '../test/presenterPipe.mjs';
+import { countDifferences, heapStats, pipeLikeGateway, testPicture } from '../test/presenterPipe.mjs';
 
 const width = Number(process.argv[2] ?? 1920);
 const height = Number(process.argv[3] ?? 1080);
@@ -35,7 +38,13 @@ const started = performance.now();
 presenter.start();
 client.start();
 await active;
-const results = { width, height, activeMs: Math.round(performance.now() - started), codecs: {} };
+const MiB = 1024 * 1024;
+/** Each module's heap in MiB: its high-water mark (dlmalloc never gives memory back) and what is in use now. */
+const heaps = () => Object.fromEntries([['client', rdp.module], ['presenter', presenters.module]].map(([side, module]) => {
+  const heap = heapStats(module);
+  return [side, { topMiB: Math.round(heap.top / MiB), inUseMiB: Math.round(heap.inUse / MiB), sizeMiB: heap.size / MiB, refused: heap.refused }];
+}));
+const results = { width, height, activeMs: Math.round(performance.now() - started), heapWhenActive: heaps(), codecs: {} };
 const pictures = [1, 2, 3].map((seed) => testPicture(width, height, seed));
 for (const codec of ['uncompressed', 'planar']) {
   const ms = [];
@@ -56,6 +65,8 @@ for (const codec of ['uncompressed', 'planar']) {
     bytesPerFrame: Math.round(bytes / frames),
   };
 }
+results.heapAfter = heaps();
+results.rssMiB = Math.round(process.memoryUsage().rss / MiB);
 console.log(JSON.stringify(results));
 client.stop();
 await Promise.all([client.closed, presenter.ended]);

@@ -3,7 +3,7 @@
 export type SessionEndReason =
   | 'closed' | 'stopped' | 'wrong-password' | 'auth-failed' | 'connection-reset'
   | 'protocol-error' | 'timeout' | 'negotiation-failed' | 'server-ended' | 'internal'
-  | 'video-unsupported' | 'video-decode-failed';
+  | 'video-unsupported' | 'video-decode-failed' | 'out-of-memory';
 
 export declare const REASONS: Readonly<Record<number, SessionEndReason>>;
 

@@ -19,6 +19,7 @@ export const REASONS = Object.freeze({
   10: 'internal',
   11: 'video-unsupported',
   12: 'video-decode-failed',
+  13: 'out-of-memory',
 });
 
 const EVENT = Object.freeze({
@@ -256,6 +257,8 @@ export class RdpSession {
     const bytes = typeof publicKey === 'string' ? decodeBase64(publicKey) : publicKey;
     const m = this.module;
     const ptr = m._malloc(bytes.length);
+    // the heap is fixed and malloc returns 0 when it is full (CMakeLists.txt)
+    if (!ptr) throw new RdpSessionError('out-of-memory', 'no room in the heap for the server public key');
     try {
       m.HEAPU8.set(bytes, ptr);
       if (!m._lt_session_set_public_key(this.handle, ptr, bytes.length)) {
@@ -424,13 +427,15 @@ export class RdpSession {
     const ptrs = strings.map((s) => {
       const size = m.lengthBytesUTF8(s) + 1;
       const p = m._malloc(size);
-      m.stringToUTF8(s, p, size);
+      if (p) m.stringToUTF8(s, p, size);
       return p;
     });
     try {
+      if (ptrs.includes(0)) throw new RdpSessionError('out-of-memory', 'no room in the heap for a setting');
       return fn(...ptrs);
     } finally {
       for (const p of ptrs) {
+        if (!p) continue;
         m.HEAPU8.fill(0, p, p + m.lengthBytesUTF8(m.UTF8ToString(p))); // passwords do not linger
         m._free(p);
       }

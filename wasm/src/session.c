@@ -11,6 +11,7 @@
 #include "channel_transport.h"
 #include "clipboard_handshake.h"
 #include "frame_output.h"
+#include "heap_guard.h"
 #include "js_events.h"
 #include "pointer_output.h"
 #include "session_errors.h"
@@ -175,6 +176,10 @@ static int lt_reason(LtContext* lt, UINT32 lastError)
 {
 	if (atomic_load(&lt->stopRequested))
 		return LT_REASON_STOPPED;
+	/* whatever FreeRDP made of a NULL from malloc (a channel error, a failed
+	 * connect), the cause is the heap */
+	if (lt_heap_failures() != lt->heapFailuresAtStart)
+		return LT_REASON_OUT_OF_MEMORY;
 	if (atomic_load(&lt->timedOut))
 		return LT_REASON_TIMEOUT;
 	const int video = atomic_load(&lt->videoFailure);
@@ -201,6 +206,11 @@ static void lt_run_event_loop(LtContext* lt)
 			break;
 		if (!freerdp_check_event_handles(context))
 			break;
+		/* an allocation failed somewhere (maybe on a channel's thread, where
+		 * FreeRDP may log it and go on with a picture missing): end the
+		 * session rather than show a desktop that no longer updates */
+		if (lt_heap_failures() != lt->heapFailuresAtStart)
+			break;
 	}
 }
 
@@ -210,6 +220,7 @@ static void* lt_session_main(void* arg)
 	rdpContext* context = &lt->common.context;
 	freerdp* instance = context->instance;
 
+	lt->heapFailuresAtStart = lt_heap_failures();
 	lt->connectDeadline = GetTickCount64() + lt->connectTimeoutMs;
 	if (freerdp_connect(instance))
 	{
@@ -231,6 +242,9 @@ static void* lt_session_main(void* arg)
 	const int video = atomic_load(&lt->videoFailure);
 	if ((video != 0) && (reason != LT_REASON_STOPPED))
 		reason = video;
+	/* a decode that failed for want of memory is no video failure */
+	if ((reason != LT_REASON_STOPPED) && (lt_heap_failures() != lt->heapFailuresAtStart))
+		reason = LT_REASON_OUT_OF_MEMORY;
 	lt_post_event(lt->id, LT_EVENT_DISCONNECTED, reason, (int)lastError, 0, 0);
 	return NULL;
 }

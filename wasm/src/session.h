@@ -27,7 +27,8 @@ enum lt_reason
 	LT_REASON_SERVER_ENDED = 9,       /* the server logged off or disconnected the session */
 	LT_REASON_INTERNAL = 10,          /* out of memory, bad settings, a glue bug */
 	LT_REASON_VIDEO_UNSUPPORTED = 11, /* H.264 came and no decoder here can decode it */
-	LT_REASON_VIDEO_FAILED = 12       /* the H.264 stream stayed undecodable, also with a new decoder */
+	LT_REASON_VIDEO_FAILED = 12,      /* the H.264 stream stayed undecodable, also with a new decoder */
+	LT_REASON_OUT_OF_MEMORY = 13      /* the module's fixed heap refused an allocation (heap_guard.h) */
 };
 
 enum lt_pixel_layout
@@ -67,6 +68,7 @@ typedef struct
 
 	pcRdpgfxSurfaceCommand gfxSurfaceCommand; /* GDI's, wrapped by the video decoder */
 	atomic_int videoFailure;                  /* enum lt_reason once H.264 could not be decoded */
+	unsigned heapFailuresAtStart;             /* lt_heap_failures() when the RDP thread began */
 } LtContext;
 
 LtContext* lt_session_create(void);

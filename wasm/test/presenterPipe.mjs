@@ -109,3 +109,20 @@ export function countDifferences(frame, expected, { x = 0, y = 0, width, height 
   }
   return { differ, first };
 }
+
+/**
+ * A module's heap (src/heap_guard.h), in bytes: size (fixed), top (the
+ * high-water mark: dlmalloc never gives memory back), inUse now, and how many
+ * heap extensions were refused.
+ */
+export function heapStats(module) {
+  const ptr = module._malloc(5 * 4);
+  if (!ptr) throw new Error('no room in the heap to read the heap');
+  try {
+    module._lt_heap_stats(ptr);
+    const [size, top, , inUse, refused] = new Uint32Array(module.HEAPU8.buffer, ptr, 5);
+    return { size, top, inUse, refused };
+  } finally {
+    module._free(ptr);
+  }
+}
