@@ -49,11 +49,14 @@ function percentile(values, p) {
 }
 
 /** A display client with sound joined to a presenter with sound; resolves when the presenter may send it. */
-async function joinedWithSound(t, { channel, sampleRate, clientAudio = true }) {
-  const client = rdp.createSession({ width: 320, height: 240, connectTimeoutMs: 15000, username: 'display', password: 'unused', audio: clientAudio });
+async function joinedWithSound(t, { channel, sampleRate, clientOptions = {}, onaudio = () => undefined }) {
+  const client = rdp.createSession({ width: 320, height: 240, connectTimeoutMs: 15000, username: 'display', password: 'unused', audio: true, ...clientOptions });
   const presenter = presenters.createSession({ width: 320, height: 240, audio: { channel, sampleRate, channels: 2 } });
   const seen = { waves: [], sent: [], confirms: [], dropped: [], refused: null, clientEnd: null };
-  client.onaudio = (wave) => { seen.waves.push({ ...wave, at: performance.now() }); };
+  client.onaudio = (wave) => {
+    seen.waves.push({ ...wave, at: performance.now() });
+    return onaudio(wave);
+  };
   client.ondisconnected = (end) => { seen.clientEnd = end; };
   presenter.onaudiosent = (sent) => { seen.sent.push(sent); };
   presenter.onaudioconfirm = (confirm) => { seen.confirms.push(confirm); };
@@ -151,7 +154,8 @@ test('sound on the static rdpsnd channel arrives sample for sample, in order, wi
 
 test('sound on the dynamic channel (AUDIO_PLAYBACK_DVC) arrives whole, a long chunk cut into 64 KiB waves with their own times', async (t) => {
   const sampleRate = 44100;
-  const { presenter, seen, audio } = await joinedWithSound(t, { channel: 'dynamic', sampleRate });
+  // the page's player says each wave is heard 40 ms after it took it: the confirms carry that
+  const { presenter, seen, audio } = await joinedWithSound(t, { channel: 'dynamic', sampleRate, onaudio: () => 40 });
   assert.deepEqual(audio, { sampleRate, channels: 2, clientVersion: 8, channel: 'dynamic' });
   const signal = sineAndChirp(sampleRate);
   // in a burst: 10 chunks of 10 ms, then the rest (0.9 s, 158760 bytes) in one call
@@ -168,6 +172,34 @@ test('sound on the dynamic channel (AUDIO_PLAYBACK_DVC) arrives whole, a long ch
     [...Array.from({ length: 10 }, (_, k) => 1000 + k * 10), 1100, 1100 + Math.floor((16380 * 1000) / sampleRate), 1100 + Math.floor((32760 * 1000) / sampleRate)]);
   assert.equal(differing(joinWaves(seen.waves), signal), 0);
   assert.deepEqual(seen.sent.at(-1), { block: 10, blocks: 3, timestamp: 1100, frames: sampleRate - 10 * small });
+  await new Promise((resolve) => { setTimeout(resolve, 200); });
+  const handedOn = seen.confirms.filter((_, i) => i % 2 === 1);
+  assert.equal(handedOn.length, 13);
+  for (const c of handedOn) assert.ok(c.delayMs >= 40 && c.delayMs < 1040, `block ${c.block} confirmed ${c.delayMs} ms after its time`);
+});
+
+test('a page that takes too long over a wave holds the sound only until the deadline; nothing is lost', async (t) => {
+  const sampleRate = 48000;
+  let first = true;
+  const { client, presenter, seen } = await joinedWithSound(t, {
+    channel: 'static', sampleRate, clientOptions: { audioAckTimeoutMs: 50 },
+    onaudio: () => {
+      if (!first) return 0;
+      first = false;
+      const until = Date.now() + 300; // the page's thread busy elsewhere
+      while (Date.now() < until) { /* busy */ }
+      return 0;
+    },
+  });
+  const signal = sineAndChirp(sampleRate);
+  const chunk = sampleRate / 10; // 100 ms
+  for (let k = 0; k < 10; k += 1) {
+    assert.equal(presenter.sendAudio(signal.subarray(k * chunk * 2, (k + 1) * chunk * 2), sampleRate, 2, k * 100), 'queued');
+  }
+  await waitForWaves(seen, 10);
+  assert.equal(seen.waves.length, 10);
+  assert.equal(differing(joinWaves(seen.waves), signal), 0);
+  assert.ok(client.lateAudioAcks >= 1, `late hand-overs: ${client.lateAudioAcks}`);
 });
 
 test('sound the presenter cannot send yet, or in another format, is refused before it reaches the client', async (t) => {
