@@ -33,6 +33,24 @@ export interface PresenterFrame {
   readonly codec?: PresenterCodec;
 }
 
+/** Sound on the audio output channel (createSession's `audio`): 16-bit PCM at this rate and channel count. */
+export interface PresenterAudioOptions {
+  /** The static "rdpsnd" channel or the dynamic AUDIO_PLAYBACK_DVC. */
+  readonly channel: 'static' | 'dynamic';
+  /** 8000–192000 Hz. */
+  readonly sampleRate: number;
+  /** 1 or 2. */
+  readonly channels: number;
+}
+
+export interface PresenterAudioReady {
+  readonly sampleRate: number;
+  readonly channels: number;
+  /** The client's rdpsnd version (8 and up: Wave2 PDUs, one per sendAudio piece). */
+  readonly clientVersion: number;
+  readonly channel: 'static' | 'dynamic';
+}
+
 export declare class PresenterError extends Error {
   readonly code: string;
   constructor(code: string, message: string);
@@ -50,6 +68,22 @@ export declare class PresenterSession {
   onframeacked: (ack: { frameId: number; framesSent: number; queueDepth: number }) => void;
   onframedropped: (drop: { frameId: number; reason: 'replaced' | 'send-failed' | 'bad-frame' | 'avc-not-allowed' | 'unknown' }) => void;
   onended: (end: PresenterEnd) => void;
+  /** The display's client chose the PCM format: sendAudio is sent from now on. */
+  onaudioready: (info: PresenterAudioReady) => void;
+  /** No sound this session: the client lists no such format (or the channel did not open, clientFormats 0). */
+  onaudiorefused: (info: { clientFormats: number; clientVersion: number }) => void;
+  /** A sendAudio went out as `blocks` waves numbered from `block` (mod 256). */
+  onaudiosent: (sent: { block: number; blocks: number; timestamp: number; frames: number }) => void;
+  /**
+   * A Wave Confirm PDU from the client. FreeRDP's client sends two per wave: on arrival, then
+   * once handed on; delayMs is its timestamp less the wave's (ms, mod 65536) when the block is known.
+   */
+  onaudioconfirm: (confirm: { block: number; timestamp: number; delayMs?: number }) => void;
+  onaudiodropped: (drop: { timestamp: number; frames: number }) => void;
+  /** What createSession's audio option asked for (null without sound). */
+  readonly audio: PresenterAudioOptions | null;
+  /** What onaudioready reported. */
+  readonly audioReady: PresenterAudioReady | null;
   readonly ended: Promise<PresenterEnd>;
   /** The self-signed certificate's SubjectPublicKey (what the gateway may report as `secured`). */
   readonly publicKey: Uint8Array;
@@ -60,6 +94,11 @@ export declare class PresenterSession {
   sendFrame(frame: PresenterFrame): void;
   /** An H.264 access unit (Annex-B) sent as GFX AVC420; only after onactive reported avc420. */
   sendAvc420(unit: { x?: number; y?: number; width: number; height: number; accessUnit: Uint8Array }): void;
+  /**
+   * Interleaved 16-bit sound (frames × channels) at the configured rate and channels, starting at
+   * timestampMs; copied at once. 'queued', or why not. Throws PresenterError 'bad-audio' on bad input.
+   */
+  sendAudio(samples: Int16Array, sampleRate: number, channels: number, timestampMs: number): 'queued' | 'off' | 'not-ready' | 'full';
   /** What onactive reported, once the graphics channel is up. */
   readonly active: PresenterActive | null;
   stop(): void;
@@ -71,6 +110,6 @@ export declare class LanternaPresenter {
   readonly module: unknown;
   readonly sessions: Map<number, PresenterSession>;
   /** connectTimeoutMs: from start() to the client's activation (default 20 s), then the session ends 'timeout'. */
-  createSession(options: { width: number; height: number; connectTimeoutMs?: number; freerdpSettings?: Record<string, string | number | boolean> }): PresenterSession;
+  createSession(options: { width: number; height: number; connectTimeoutMs?: number; freerdpSettings?: Record<string, string | number | boolean>; audio?: PresenterAudioOptions }): PresenterSession;
   close(deadlineMs?: number): Promise<void>;
 }

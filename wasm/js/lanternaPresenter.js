@@ -15,7 +15,16 @@ export const PRESENTER_END_REASONS = Object.freeze({
 
 const EVENT = Object.freeze({
   OUTPUT: 1, ACTIVE: 2, KEYFRAME_REQUEST: 3, FRAME_ACKED: 4, ENDED: 5, FRAME_DROPPED: 6,
+  AUDIO_READY: 7, AUDIO_REFUSED: 8, AUDIO_SENT: 9, AUDIO_CONFIRMED: 10, AUDIO_DROPPED: 11,
 });
+/** enum lp_audio_mode in src/presenter/audio_output.h */
+const AUDIO_CHANNELS = Object.freeze({ static: 1, dynamic: 2 });
+/** enum lp_audio_refusal in src/presenter/presenter_events.h (0: queued) */
+const AUDIO_REFUSALS = Object.freeze({ 0: 'queued', 1: 'off', 2: 'not-ready', 3: 'full', 4: 'bad-audio' });
+/** What one sendAudio may carry: 4 s at 48 kHz (lp_presenter_send_audio takes at most 192000 frames). */
+const MAX_AUDIO_FRAMES = 192000;
+/** Frames in one Wave2 PDU at most (LP_WAVE2_MAX_DATA bytes of 16-bit frames): how a long call is cut. */
+const WAVE2_MAX_FRAMES = (channels) => Math.floor(65523 / (2 * channels));
 const DROP_REASONS = Object.freeze({ 1: 'replaced', 2: 'send-failed', 3: 'bad-frame', 4: 'avc-not-allowed' });
 /** enum lp_codec in src/presenter/presenter.h */
 const CODECS = Object.freeze({ uncompressed: 1, planar: 2 });
@@ -50,16 +59,18 @@ export class LanternaPresenter {
     this.module = module;
     /** @type {Map<number, PresenterSession>} */
     this.sessions = new Map();
-    module.lanternaEvent = (handle, kind, a, b, c) => this.#dispatch(handle, kind, a, b, c);
+    module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
   }
 
   /**
    * A server for one display's client, drawing a width×height desktop. Call
    * start() on it, then feed() it the gateway's bytes.
-   * @param {{ width: number, height: number, connectTimeoutMs?: number, freerdpSettings?: Record<string, string | number | boolean> }} options
+   * @param {{ width: number, height: number, connectTimeoutMs?: number, freerdpSettings?: Record<string, string | number | boolean>,
+   *   audio?: { channel: 'static' | 'dynamic', sampleRate: number, channels: number } }} options
    *   connectTimeoutMs: from start() to the client's activation (default 20 s), then the session ends 'timeout'
+   *   audio: sound on the audio output channel, as 16-bit PCM at this rate and channel count (sendAudio)
    */
-  createSession({ width, height, connectTimeoutMs = 20000, freerdpSettings = {} }) {
+  createSession({ width, height, connectTimeoutMs = 20000, freerdpSettings = {}, audio }) {
     if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0 || width > MAX_SIDE || height > MAX_SIDE) {
       throw new PresenterError('bad-size', `desktop size ${width}x${height} is not 1..${MAX_SIDE} on each side`);
     }
@@ -73,6 +84,14 @@ export class LanternaPresenter {
         this.module._lp_presenter_free(handle);
         throw new PresenterError('internal', `setting ${name} was refused`);
       }
+    }
+    if (audio) {
+      const mode = AUDIO_CHANNELS[audio.channel];
+      if (!mode || !this.module._lp_presenter_configure_audio(handle, mode, audio.sampleRate, audio.channels)) {
+        this.module._lp_presenter_free(handle);
+        throw new PresenterError('bad-audio', `audio ${JSON.stringify(audio)}: channel static or dynamic, 8000..192000 Hz, 1 or 2 channels`);
+      }
+      session.audio = { channel: audio.channel, sampleRate: audio.sampleRate, channels: audio.channels };
     }
     this.sessions.set(handle, session);
     return session;
@@ -91,13 +110,13 @@ export class LanternaPresenter {
     for (const session of this.sessions.values()) session.abandon();
   }
 
-  #dispatch(handle, kind, a, b, c) {
+  #dispatch(handle, kind, a, b, c, d) {
     const session = this.sessions.get(handle);
     if (!session) {
       if (kind === EVENT.OUTPUT) this.module._free(a);
       return;
     }
-    session.handleEvent(kind, a, b, c);
+    session.handleEvent(kind, a, b, c, d);
   }
 }
 
@@ -121,6 +140,16 @@ export class PresenterSession {
     this.onframeacked = (_ack) => {};
     this.onframedropped = (_drop) => {};
     this.onended = (_end) => {};
+    // sound (createSession's audio option)
+    this.audio = null;
+    this.audioReady = null;
+    this.onaudioready = (_info) => {};
+    this.onaudiorefused = (_info) => {};
+    this.onaudiosent = (_sent) => {};
+    this.onaudioconfirm = (_confirm) => {};
+    this.onaudiodropped = (_drop) => {};
+    /** Block number → the wTimeStamp it was sent with (the last 256 blocks). */
+    this.audioBlocks = new Map();
     this.ended = new Promise((resolve) => { this.resolveEnded = resolve; });
   }
 
@@ -222,6 +251,40 @@ export class PresenterSession {
     this.framesQueued += 1;
   }
 
+  /**
+   * Sound for the display: interleaved 16-bit samples (frames × channels) at the
+   * rate and channel count given to createSession, starting at timestampMs (the
+   * page's clock; the wave's wTimeStamp is it modulo 65536). Copied at once and
+   * sent in order once the display's client chose the format (onaudioready).
+   * Returns 'queued', or why not: 'off' (no sound channel), 'not-ready' (the
+   * client has not chosen yet), 'full' (about 5 s already wait).
+   * @param {Int16Array} samples @param {number} sampleRate @param {number} channels @param {number} timestampMs
+   * @returns {'queued' | 'off' | 'not-ready' | 'full'}
+   */
+  sendAudio(samples, sampleRate, channels, timestampMs) {
+    if (this.state === 'ended' || this.state === 'new') throw new PresenterError('not-running', `cannot send sound in state ${this.state}`);
+    if (!this.audio) return 'off';
+    if (!(samples instanceof Int16Array) || samples.length === 0 || samples.length % channels !== 0) {
+      throw new PresenterError('bad-audio', 'sound is a non-empty Int16Array of whole frames (frames × channels)');
+    }
+    if (sampleRate !== this.audio.sampleRate || channels !== this.audio.channels) {
+      throw new PresenterError('bad-audio', `sound at ${sampleRate} Hz × ${channels}; this session sends ${this.audio.sampleRate} Hz × ${this.audio.channels}`);
+    }
+    const frames = samples.length / channels;
+    if (frames > MAX_AUDIO_FRAMES || !Number.isFinite(timestampMs) || timestampMs < 0) {
+      throw new PresenterError('bad-audio', `at most ${MAX_AUDIO_FRAMES} frames per call, and a timestamp ≥ 0 ms`);
+    }
+    const m = this.module;
+    const ptr = m._malloc(samples.byteLength);
+    if (!ptr) return 'full';
+    m.HEAPU8.set(new Uint8Array(samples.buffer, samples.byteOffset, samples.byteLength), ptr);
+    // the C side owns ptr from here, also when it refuses the samples
+    const rc = m._lp_presenter_send_audio(this.handle, ptr, frames, sampleRate, channels, Math.floor(timestampMs));
+    const result = AUDIO_REFUSALS[rc] ?? 'bad-audio';
+    if (result === 'bad-audio') throw new PresenterError('bad-audio', 'the sound was refused');
+    return result;
+  }
+
   /** Ends the session; onended follows with reason 'stopped'. */
   stop() {
     if (this.state === 'ended') return;
@@ -237,7 +300,7 @@ export class PresenterSession {
     this.#finish({ reason: 'stopped', code: 0 }, { touchWasm: false });
   }
 
-  handleEvent(kind, a, b, c) {
+  handleEvent(kind, a, b, c, d) {
     const m = this.module;
     switch (kind) {
       case EVENT.OUTPUT: {
@@ -259,6 +322,32 @@ export class PresenterSession {
         break;
       case EVENT.FRAME_DROPPED:
         this.onframedropped({ frameId: a >>> 0, reason: DROP_REASONS[b] ?? 'unknown' });
+        break;
+      case EVENT.AUDIO_READY:
+        this.audioReady = { sampleRate: a, channels: b, clientVersion: c, channel: d === 1 ? 'dynamic' : 'static' };
+        this.onaudioready({ ...this.audioReady });
+        break;
+      case EVENT.AUDIO_REFUSED:
+        this.onaudiorefused({ clientFormats: a, clientVersion: c });
+        break;
+      case EVENT.AUDIO_SENT:
+        // one wave per block; a call may have made several (64 KiB each) or, for
+        // a client before version 8, none yet (FreeRDP cuts its own blocks)
+        for (let i = 0; i < b; i++) {
+          const offsetMs = (this.audioReady?.clientVersion ?? 0) >= 8 ? Math.floor(i * WAVE2_MAX_FRAMES(this.audio.channels) * 1000 / this.audio.sampleRate) : 0;
+          this.audioBlocks.set((a + i) & 0xff, (c + offsetMs) & 0xffff);
+        }
+        this.onaudiosent({ block: a, blocks: b, timestamp: c >>> 0, frames: d });
+        break;
+      case EVENT.AUDIO_CONFIRMED: {
+        // FreeRDP's client confirms each wave twice: on arrival (its own wTimeStamp),
+        // then once handed on (wTimeStamp + the ms that took + the player's delay)
+        const sent = this.audioBlocks.get(a);
+        this.onaudioconfirm({ block: a, timestamp: b, ...(sent === undefined ? {} : { delayMs: (b - sent + 0x10000) & 0xffff }) });
+        break;
+      }
+      case EVENT.AUDIO_DROPPED:
+        this.onaudiodropped({ timestamp: a >>> 0, frames: b });
         break;
       case EVENT.ENDED:
         this.#finish({ reason: PRESENTER_END_REASONS[a] ?? 'internal', code: b >>> 0 });

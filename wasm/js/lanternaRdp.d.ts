@@ -61,6 +61,28 @@ export interface SessionOptions {
   readonly freerdpSettings?: Readonly<Record<string, string | number | boolean>>;
   /** The server name FreeRDP carries (logs, NLA SPN); default "lanterna-gateway". */
   readonly serverName?: string;
+  /**
+   * Sound (default off): the audio output channel (rdpsnd, static or dynamic, as the server
+   * opens it) with onaudio as its device: the server's PCM formats, handed on as 16-bit.
+   */
+  readonly audio?: boolean;
+  /** How long a wave waits for onaudio to return before the channel goes on (default 500 ms). */
+  readonly audioAckTimeoutMs?: number;
+}
+
+/** One wave of sound as the server sent it, decoded to PCM. `samples` is a copy. */
+export interface AudioWave {
+  /** Waves of this session, from 1, in the server's order. */
+  readonly seq: number;
+  /** The server's wTimeStamp (ms, modulo 65536) of the wave. */
+  readonly timestamp: number;
+  /** The server's dwAudioTimeStamp (Wave2 PDUs; 0 for Wave PDUs). */
+  readonly audioTimestamp: number;
+  /** The server's block number (cBlockNo), 0–255. */
+  readonly block: number;
+  readonly format: { readonly encoding: 'pcm'; readonly channels: number; readonly sampleRate: number; readonly bitsPerSample: 16 };
+  /** Interleaved samples, frames × channels. */
+  readonly samples: Int16Array;
 }
 
 /** One end of paint. `pixels` views the wasm heap (no copy): valid until frameDone(). */
@@ -95,6 +117,10 @@ export declare class RdpSession {
   readonly frames: number;
   /** Frames whose acknowledgement came after the deadline. */
   readonly lateFrameAcks: number;
+  /** Waves delivered so far (options.audio). */
+  readonly waves: number;
+  /** Waves whose onaudio returned after audioAckTimeoutMs. */
+  readonly lateAudioAcks: number;
   /** Resolves with the end, like ondisconnected. */
   readonly closed: Promise<SessionEnd>;
   /** Whether AVC420/AVC444 were advertised, and why not when they were asked for and left out. */
@@ -107,6 +133,12 @@ export declare class RdpSession {
   /** Return a promise to hold the RDP thread until it settles; otherwise it is released on return. */
   onframe: (frame: Frame) => void | Promise<unknown>;
   onpointer: (pointer: PointerUpdate) => void;
+  /**
+   * A wave (options.audio), in order, one at a time: the channel waits until this returns.
+   * Return the ms until the wave will be heard (a player's queue), or nothing (0): the
+   * client's Wave Confirm tells the server the moment of return plus that delay.
+   */
+  onaudio: (wave: AudioWave) => void | number;
   ondisconnected: (end: SessionEnd) => void;
 
   /** Starts FreeRDP's connection on its own thread; the first onsend is the X.224 Connection Request. */

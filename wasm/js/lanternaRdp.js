@@ -25,11 +25,13 @@ export const REASONS = Object.freeze({
 const EVENT = Object.freeze({
   SEND: 1, CONNECTED: 2, DISCONNECTED: 3, RESIZE: 4, FRAME: 5,
   POINTER_SET: 6, POINTER_HIDE: 7, POINTER_DEFAULT: 8, POINTER_POSITION: 9,
-  H264_DECODE: 10, H264_CLOSE: 11,
+  H264_DECODE: 10, H264_CLOSE: 11, AUDIO: 12,
 });
 const CODECS = ['planar', 'remotefx', 'progressive', 'avc420', 'avc444'];
 const FRAME_HEADER_WORDS = 7;
 const POINTER_HEADER_WORDS = 4;
+/** A wave record's header (wasm/src/audio_output.h); the PCM follows it. */
+const AUDIO_HEADER_WORDS = 8;
 const LAYOUTS = { bgrx: 1, rgbx: 2 };
 const LAYOUT_NAMES = { 1: 'bgrx', 2: 'rgbx' };
 
@@ -146,7 +148,7 @@ export class LanternaRdp {
     const session = this.sessions.get(handle);
     const m = this.module;
     if (!session) {
-      if (kind === EVENT.SEND || kind === EVENT.FRAME || kind === EVENT.POINTER_SET) m._free(a);
+      if (kind === EVENT.SEND || kind === EVENT.FRAME || kind === EVENT.POINTER_SET || kind === EVENT.AUDIO) m._free(a);
       return;
     }
     session.handleEvent(kind, a, b, c, d);
@@ -164,12 +166,15 @@ export class RdpSession {
     this.endReason = null;
     this.desktop = { width: 0, height: 0 };
     this.frames = 0;
+    this.waves = 0;
     /** Callbacks; assign the ones you need. */
     this.onsend = (_bytes) => {};
     this.onconnected = (_desktop) => {};
     this.onresize = (_desktop) => {};
     this.onframe = (_frame) => {};
     this.onpointer = (_pointer) => {};
+    // a wave of sound (options.audio); may return the ms until it is heard
+    this.onaudio = (_wave) => {};
     this.ondisconnected = (_end) => {};
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
   }
@@ -233,6 +238,13 @@ export class RdpSession {
           throw new RdpSessionError('wrong-password', 'the remote assistance ticket does not decrypt: wrong password, or a damaged invitation');
         }
         throw new RdpSessionError('invalid-invitation', 'the remote assistance invitation could not be read (fields missing or malformed)');
+      }
+    }
+    // sound: rdpsnd with the page's device (wasm/src/audio_output.c); without it
+    // FreeRDP's silent one answers the server, as before
+    if (options.audio) {
+      if (!this.module._lt_session_configure_audio(this.handle, options.audioAckTimeoutMs ?? 500)) {
+        throw new RdpSessionError('internal', 'the audio channel could not be set up');
       }
     }
     this.layout = options.pixelLayout ?? 'bgrx';
@@ -301,6 +313,11 @@ export class RdpSession {
     if (this.state !== 'ended') this.module._lt_session_frame_done(this.handle);
   }
 
+  /** Waves whose hand-over (onaudio's return) came after the deadline. */
+  get lateAudioAcks() {
+    return this.state === 'ended' ? this.finalLateAudioAcks : this.module._lt_session_late_audio_acks(this.handle);
+  }
+
   get lateFrameAcks() {
     return this.state === 'ended' ? this.finalLateAcks : this.module._lt_session_late_frame_acks(this.handle);
   }
@@ -325,6 +342,9 @@ export class RdpSession {
         break;
       case EVENT.FRAME:
         this.#frame(a);
+        break;
+      case EVENT.AUDIO:
+        this.#wave(a);
         break;
       case EVENT.POINTER_SET: {
         const h = new Int32Array(m.HEAP32.buffer, a, POINTER_HEADER_WORDS);
@@ -377,6 +397,28 @@ export class RdpSession {
     }
   }
 
+  #wave(ptr) {
+    const m = this.module;
+    const [seq, timestamp, audioTimestamp, block, channels, sampleRate, bitsPerSample, length] =
+      new Int32Array(m.HEAP32.buffer, ptr, AUDIO_HEADER_WORDS);
+    // a copy: the RDP thread's next wave reuses nothing, but the record is freed now
+    const start = ptr + AUDIO_HEADER_WORDS * 4;
+    const samples = new Int16Array(m.HEAPU8.slice(start, start + length).buffer);
+    m._free(ptr);
+    this.waves += 1;
+    let delayMs = 0;
+    try {
+      const result = this.onaudio({
+        seq, timestamp, audioTimestamp, block, samples,
+        format: { encoding: 'pcm', channels, sampleRate, bitsPerSample },
+      });
+      if (typeof result === 'number' && Number.isFinite(result) && result > 0) delayMs = Math.min(Math.round(result), 60000);
+    } finally {
+      // the channel's Wave Confirm reports this moment (+ delayMs) to the server
+      if (this.state !== 'ended') m._lt_session_audio_played(this.handle, seq, delayMs);
+    }
+  }
+
   #feed() {
     const m = this.module;
     while (this.pending.length > 0 && this.state !== 'ended') {
@@ -409,6 +451,7 @@ export class RdpSession {
     if (this.pendingTimer) clearTimeout(this.pendingTimer);
     if (this.keepAlive) clearInterval(this.keepAlive);
     this.finalLateAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_frame_acks(this.handle) : 0;
+    this.finalLateAudioAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_audio_acks(this.handle) : 0;
     // the thread has posted its last event: joining it is immediate (unless
     // close() already killed every thread, when a join would never return)
     if (!this.rdp.terminated) this.module._lt_session_free(this.handle);

@@ -12,6 +12,7 @@
 #include <freerdp/assistance.h>
 #include <freerdp/settings.h>
 
+#include "audio_output.h"
 #include "exports.h"
 #include "session.h"
 
@@ -56,6 +57,27 @@ EMSCRIPTEN_KEEPALIVE void lt_session_configure(intptr_t handle, int pixelLayout,
 	lt->waitFrameAck = waitFrameAck != 0;
 	lt->frameAckTimeoutMs = (frameAckTimeoutMs > 0) ? (UINT32)frameAckTimeoutMs : 1000;
 	lt->connectTimeoutMs = (connectTimeoutMs > 0) ? (UINT32)connectTimeoutMs : 20000;
+}
+
+/* Sound (audio_output.h): joins rdpsnd with the page's device; before start.
+ * ackTimeoutMs: how long a wave waits for lt_session_audio_played (<= 0: 500 ms). */
+EMSCRIPTEN_KEEPALIVE int lt_session_configure_audio(intptr_t handle, int ackTimeoutMs)
+{
+	LtContext* lt = from_handle(handle);
+	lt->audioAckTimeoutMs = (ackTimeoutMs > 0) ? (UINT32)ackTimeoutMs : 500;
+	lt->audio = lt_audio_output_settings(lt->common.context.settings);
+	return lt->audio;
+}
+
+/* JS has handed wave seq on; delayMs until it is heard (0 until the page's worklet says more). */
+EMSCRIPTEN_KEEPALIVE void lt_session_audio_played(intptr_t handle, int seq, int delayMs)
+{
+	lt_audio_output_played(from_handle(handle), (UINT32)seq, (delayMs > 0) ? (UINT32)delayMs : 0);
+}
+
+EMSCRIPTEN_KEEPALIVE int lt_session_late_audio_acks(intptr_t handle)
+{
+	return (int)atomic_load(&from_handle(handle)->lateAudioAcks);
 }
 
 EMSCRIPTEN_KEEPALIVE int lt_session_start_thread(intptr_t handle)

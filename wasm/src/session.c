@@ -8,6 +8,7 @@
 #include <freerdp/gdi/gdi.h>
 #include <winpr/sysinfo.h>
 
+#include "audio_output.h"
 #include "channel_transport.h"
 #include "clipboard_handshake.h"
 #include "frame_output.h"
@@ -120,6 +121,7 @@ LtContext* lt_session_create(void)
 	rdpContext* context = freerdp_client_context_new(&entry);
 	if (!context)
 		return NULL;
+	lt_audio_output_register();
 	LtContext* lt = (LtContext*)context;
 	lt->id = (intptr_t)lt;
 	lt->pixelLayout = LT_PIXELS_BGRX;
@@ -129,7 +131,9 @@ LtContext* lt_session_create(void)
 	pthread_mutex_init(&lt->keyLock, NULL);
 	lt->ring = lt_ring_new(LT_RING_CAPACITY);
 	lt->frameAck = CreateEventA(NULL, TRUE, FALSE, NULL); /* WinPR has manual-reset events only */
-	if (!lt->ring || !lt->frameAck || !lt_default_settings(context->settings) ||
+	lt->audioPlayed = CreateEventA(NULL, TRUE, FALSE, NULL);
+	lt->audioAckTimeoutMs = 500;
+	if (!lt->ring || !lt->frameAck || !lt->audioPlayed || !lt_default_settings(context->settings) ||
 	    !lt_channel_transport_install(lt))
 	{
 		lt_session_destroy(lt);
@@ -146,12 +150,15 @@ void lt_session_destroy(LtContext* lt)
 		pthread_join(lt->thread, NULL);
 	LtReceiveRing* ring = lt->ring;
 	HANDLE frameAck = lt->frameAck;
+	HANDLE audioPlayed = lt->audioPlayed;
 	BYTE* key = lt->publicKey;
 	pthread_mutex_destroy(&lt->keyLock);
 	freerdp_client_context_free(&lt->common.context);
 	lt_ring_free(ring);
 	if (frameAck)
 		(void)CloseHandle(frameAck);
+	if (audioPlayed)
+		(void)CloseHandle(audioPlayed);
 	free(key);
 }
 
@@ -272,4 +279,5 @@ void lt_session_stop(LtContext* lt)
 	atomic_store(&lt->stopRequested, 1);
 	(void)SetEvent(freerdp_abort_event(&lt->common.context));
 	(void)SetEvent(lt->frameAck);
+	(void)SetEvent(lt->audioPlayed);
 }

@@ -66,6 +66,13 @@ typedef struct
 	HANDLE frameAck;
 	atomic_uint lateFrameAcks;
 
+	BOOL audio;                 /* rdpsnd joined with the page's device (audio_output.h) */
+	UINT32 audioAckTimeoutMs;   /* how long a wave waits for JS to hand it on */
+	HANDLE audioPlayed;         /* set by JS (lt_session_audio_played) */
+	atomic_uint audioSeq;       /* the wave JS is handed now (record word 0) */
+	atomic_uint audioDelayMs;   /* JS's answer: ms until that wave is heard */
+	atomic_uint lateAudioAcks;  /* waves whose wait for JS passed its deadline */
+
 	pcRdpgfxSurfaceCommand gfxSurfaceCommand; /* GDI's, wrapped by the video decoder */
 	atomic_int videoFailure;                  /* enum lt_reason once H.264 could not be decoded */
 	unsigned heapFailuresAtStart;             /* lt_heap_failures() when the RDP thread began */

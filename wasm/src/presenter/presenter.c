@@ -11,6 +11,7 @@
 #include <winpr/sysinfo.h>
 
 #include "../js_events.h"
+#include "audio_output.h"
 #include "gfx_output.h"
 #include "peer_certificate.h"
 #include "peer_transport.h"
@@ -114,6 +115,7 @@ static void lp_context_free(WINPR_ATTR_UNUSED freerdp_peer* peer, rdpContext* co
 	LpContext* lp = (LpContext*)context;
 	if (!lp)
 		return;
+	lp_audio_free(lp);
 	lp_gfx_free(lp);
 	if (lp->vcm && (lp->vcm != INVALID_HANDLE_VALUE))
 		WTSCloseServer(lp->vcm);
@@ -232,7 +234,7 @@ static int lp_run(LpContext* lp)
 		if (!peer->activated && (GetTickCount64() >= deadline))
 			return LP_REASON_TIMEOUT;
 		HANDLE handles[MAXIMUM_WAIT_OBJECTS] = { 0 };
-		DWORD count = peer->GetEventHandles(peer, handles, MAXIMUM_WAIT_OBJECTS - 4);
+		DWORD count = peer->GetEventHandles(peer, handles, MAXIMUM_WAIT_OBJECTS - 6);
 		if (count == 0)
 			return LP_REASON_INTERNAL;
 		handles[count++] = channelEvent;
@@ -242,6 +244,12 @@ static int lp_run(LpContext* lp)
 		HANDLE gfxEvent = lp_gfx_event(lp);
 		if (gfxEvent)
 			handles[count++] = gfxEvent;
+		HANDLE audioEvent = lp_audio_event(lp);
+		if (audioEvent)
+			handles[count++] = audioEvent;
+		HANDLE audioQueued = lp_audio_queue_event(lp);
+		if (audioQueued)
+			handles[count++] = audioQueued;
 		/* the timeout drives FreeRDP's timers: there are no waitable timers here */
 		if (WaitForMultipleObjects(count, handles, FALSE, 100) == WAIT_FAILED)
 			return LP_REASON_INTERNAL;
@@ -263,13 +271,14 @@ static int lp_run(LpContext* lp)
 		    WTSVirtualChannelManagerIsChannelJoined(lp->vcm, DRDYNVC_SVC_CHANNEL_NAME);
 		if (!WTSVirtualChannelManagerCheckFileDescriptorEx(lp->vcm, dvcJoined))
 			return LP_REASON_PROTOCOL_ERROR;
-		if (!lp_gfx_poll(lp))
+		if (!lp_gfx_poll(lp) || !lp_audio_poll(lp) || !lp_audio_handle_messages(lp))
 			return LP_REASON_PROTOCOL_ERROR;
 		gfxEvent = lp_gfx_event(lp);
 		if (gfxEvent && (WaitForSingleObject(gfxEvent, 0) == WAIT_OBJECT_0) &&
 		    (rdpgfx_server_handle_messages(lp->gfx) != CHANNEL_RC_OK))
 			return LP_REASON_PROTOCOL_ERROR;
 		lp_send_pending(lp);
+		lp_audio_send_pending(lp);
 	}
 	return LP_REASON_STOPPED;
 }

@@ -34,6 +34,8 @@ enum lp_codec
 	LP_CODEC_AVC420 = 3        /* RDPGFX_CODECID_AVC420: an H.264 access unit encoded by the page */
 };
 
+typedef struct LpAudio LpAudio; /* audio_output.c */
+
 typedef struct
 {
 	rdpContext context; /* first: FreeRDP's */
@@ -52,6 +54,8 @@ typedef struct
 	UINT32 nextFrameId;
 	UINT32 framesSent;
 	void* planar; /* BITMAP_PLANAR_CONTEXT, made on first use */
+
+	LpAudio* audio; /* the sound channel; NULL unless configured (audio_output.h) */
 
 	pthread_mutex_t frameLock;
 	LpFrame* pending; /* the newest picture not yet sent; older ones are dropped */

@@ -12,7 +12,24 @@ enum lp_event_kind
 	LP_EVENT_KEYFRAME_REQUEST = 3, /* the next picture must be whole (client joined, refresh asked) */
 	LP_EVENT_FRAME_ACKED = 4,      /* a: frame id the client acknowledged, b: frames sent so far */
 	LP_EVENT_ENDED = 5,            /* a: enum lp_reason, b: FreeRDP's last error code */
-	LP_EVENT_FRAME_DROPPED = 6     /* a: frame id, b: why (enum lp_drop) */
+	LP_EVENT_FRAME_DROPPED = 6,    /* a: frame id, b: why (enum lp_drop) */
+	/* a: sample rate, b: channels, c: the client's rdpsnd version, d: 1 when dynamic */
+	LP_EVENT_AUDIO_READY = 7,
+	/* no sound: a: the client's format count (0: the channel did not open), c: its version */
+	LP_EVENT_AUDIO_REFUSED = 8,
+	/* a: first block number, b: blocks sent, c: timestamp ms, d: frames */
+	LP_EVENT_AUDIO_SENT = 9,
+	LP_EVENT_AUDIO_CONFIRMED = 10, /* a: block number, b: the client's wTimeStamp (ms, mod 65536) */
+	LP_EVENT_AUDIO_DROPPED = 11    /* a: timestamp ms, b: frames: a send failed */
+};
+
+/* Why lp_audio_queue did not take samples (0: it did). */
+enum lp_audio_refusal
+{
+	LP_AUDIO_REFUSED_OFF = 1,       /* no sound channel configured, or it could not open */
+	LP_AUDIO_REFUSED_NOT_READY = 2, /* the client has not chosen the format yet */
+	LP_AUDIO_REFUSED_FULL = 3,      /* the queue holds its cap already (or out of memory) */
+	LP_AUDIO_REFUSED_BAD = 4        /* length, rate or channels do not match the configuration */
 };
 
 /* Why the presenter's session ended; names in wasm/js/lanternaPresenter.js. */

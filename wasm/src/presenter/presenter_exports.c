@@ -5,7 +5,9 @@
 
 #include <emscripten.h>
 
+#include "audio_output.h"
 #include "presenter.h"
+#include "presenter_events.h"
 
 /* Above this a picture is not a picture of a screen (8192×8192 BGRX). */
 #define LP_MAX_FRAME_BYTES (256u * 1024u * 1024u)
@@ -115,6 +117,37 @@ EMSCRIPTEN_KEEPALIVE int lp_presenter_send_avc420(intptr_t handle, int x, int y,
 	frame->length = (size_t)length;
 	lp_presenter_queue_frame(lp, frame);
 	return 1;
+}
+
+/* Sound, before start: mode 1 static rdpsnd, 2 dynamic; the PCM the page will send. */
+EMSCRIPTEN_KEEPALIVE int lp_presenter_configure_audio(intptr_t handle, int mode, int sampleRate,
+                                                      int channels)
+{
+	LpContext* lp = from_handle(handle);
+	if ((sampleRate <= 0) || (channels <= 0))
+		return 0;
+	return lp_audio_configure(lp, mode, (UINT32)sampleRate, (UINT32)channels);
+}
+
+/* Interleaved int16 PCM (malloc'd by JS, taken over here: freed on every path)
+ * of frames × channels samples, at the configured rate and channel count.
+ * Returns 0 when queued, else enum lp_audio_refusal. */
+EMSCRIPTEN_KEEPALIVE int lp_presenter_send_audio(intptr_t handle, INT16* samples, int frames,
+                                                 int sampleRate, int channels, double timestampMs)
+{
+	LpContext* lp = from_handle(handle);
+	if (!lp->audio)
+	{
+		free(samples);
+		return LP_AUDIO_REFUSED_OFF;
+	}
+	if ((frames <= 0) || (frames > 192000) || (timestampMs < 0) ||
+	    !lp_audio_matches(lp, (UINT32)sampleRate, (UINT32)channels))
+	{
+		free(samples);
+		return LP_AUDIO_REFUSED_BAD;
+	}
+	return lp_audio_queue(lp, samples, (size_t)frames, (UINT32)((UINT64)timestampMs & 0xFFFFFFFFu));
 }
 
 EMSCRIPTEN_KEEPALIVE void lp_presenter_stop_thread(intptr_t handle)
