@@ -14,8 +14,9 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/lanterna/loadtest-generator/internal/loadwire"
 	"lanterna/dataplane/edgeloop"
-	"github.com/lanterna/loadtest-generator/internal/rdpwire"
+	"lanterna/dataplane/pdu"
 	"lanterna/dataplane/rawsocket"
 )
 
@@ -135,7 +136,7 @@ type kioskChannel struct {
 	control     *websocket.Conn
 	data        *wsConn
 	request     []byte
-	counter     rdpwire.Counter
+	counter     pdu.StreamCounter
 	closeOnce   sync.Once
 	controlLost chan error
 }
@@ -233,7 +234,7 @@ func awaitSecured(data *wsConn, deadline time.Time) error {
 		if !fin {
 			return &kioskError{"secured", "fragmented connection confirm"}
 		}
-		if err := rdpwire.ExpectTLSConfirm(payload, "gateway"); err != nil {
+		if err := loadwire.ExpectTLSConfirm(payload, "gateway"); err != nil {
 			return phaseError("secured", err)
 		}
 		return nil
@@ -310,7 +311,7 @@ func (k *kioskChannel) close() {
 type streamChannel struct {
 	write   func() error
 	read    func() ([]byte, error)
-	counter rdpwire.Counter
+	counter pdu.StreamCounter
 	closer  func()
 }
 
@@ -357,7 +358,7 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 		_ = raw.Close()
 		return nil, err
 	}
-	reader := rdpwire.FirstPduReader{Max: 1024}
+	reader := pdu.FirstPduReader{Max: 1024}
 	buf := make([]byte, 1024)
 	for {
 		n, err := raw.Read(buf)
@@ -365,7 +366,7 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 			_ = raw.Close()
 			return nil, fmt.Errorf("server closed during the handshake: %w", err)
 		}
-		pdu, rest, done, err := reader.Push(buf[:n])
+		confirm, rest, done, err := reader.Push(buf[:n])
 		if err != nil {
 			_ = raw.Close()
 			return nil, err
@@ -373,7 +374,7 @@ func connectDirect(ctx context.Context, wire *wireDetails, host string, port int
 		if !done {
 			continue
 		}
-		if err := rdpwire.ExpectTLSConfirm(pdu, "server"); err != nil {
+		if err := loadwire.ExpectTLSConfirm(confirm, "server"); err != nil {
 			_ = raw.Close()
 			return nil, err
 		}
@@ -403,7 +404,7 @@ type directChannel struct {
 	under   *edgeloop.Socket
 	secure  *tls.Conn
 	request []byte
-	counter rdpwire.Counter
+	counter pdu.StreamCounter
 	loop    *edgeloop.Loop
 	// set by attach; called on the loop's goroutine
 	onResponses func(count int) error
@@ -481,7 +482,7 @@ func connectStreamRelay(ctx context.Context, wire *wireDetails, address, localAd
 		_ = conn.raw.Close()
 		return nil, err
 	}
-	first := rdpwire.FirstPduReader{Max: 1024}
+	first := pdu.FirstPduReader{Max: 1024}
 	var rest []byte
 	_ = conn.raw.SetReadDeadline(time.Now().Add(timeout))
 	for {
@@ -493,10 +494,10 @@ func connectStreamRelay(ctx context.Context, wire *wireDetails, address, localAd
 		if opcode != opBinary {
 			continue
 		}
-		pdu, after, done, err := first.Push(payload)
+		confirm, after, done, err := first.Push(payload)
 		if err == nil && done {
 			rest = append([]byte(nil), after...)
-			err = rdpwire.ExpectTLSConfirm(pdu, "echo host")
+			err = loadwire.ExpectTLSConfirm(confirm, "echo host")
 		}
 		if err != nil {
 			_ = conn.raw.Close()

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lanterna/loadtest-generator/internal/loadwire"
 	"lanterna/dataplane/edgeloop"
-	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 )
 
 // @lanterna/protocol's Connection Request (PROTOCOL_SSL, a cookie)
@@ -41,7 +41,7 @@ func directEcho(t *testing.T) (port int, accepted chan *tls.Conn) {
 				if _, err := conn.Read(request); err != nil {
 					return
 				}
-				_, _ = conn.Write(rdpwire.BuildConnectionConfirm(rdpwire.ProtocolSSL, 0))
+				_, _ = conn.Write(loadwire.ConfirmSSL())
 				secure := tls.Server(conn, config)
 				if secure.Handshake() != nil {
 					return
@@ -65,7 +65,7 @@ func directEcho(t *testing.T) (port int, accepted chan *tls.Conn) {
 func TestTheDirectChannelIsReadByTheEventLoopAndReportsTheEnd(t *testing.T) {
 	port, accepted := directEcho(t)
 	connectionRequest, _ := hex.DecodeString(directConnectionRequest)
-	request, err := rdpwire.BuildTpktPdu(90)
+	request, err := loadwire.BuildTpktPdu(90)
 	if err != nil {
 		t.Fatal(err)
 	}

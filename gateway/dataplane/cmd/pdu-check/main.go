@@ -1,4 +1,4 @@
-// Command pdu-check runs inputs through internal/pdu and prints what it made
+// Command pdu-check runs inputs through pdu and prints what it made
 // of each, for the differential test that holds the Go rules to the
 // TypeScript ones (gateway/test/dataplane/framerParity.test.ts).
 //
@@ -24,7 +24,7 @@ import (
 	"io"
 	"os"
 
-	"lanterna/dataplane/internal/pdu"
+	"lanterna/dataplane/pdu"
 )
 
 type header struct {

@@ -11,10 +11,10 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lanterna/dataplane/edgeloop"
-	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/rpc"
 	"lanterna/dataplane/internal/sessionerr"
 	"lanterna/dataplane/internal/wsread"
+	"lanterna/dataplane/pdu"
 )
 
 // The relay phase runs on an event loop (package edgeloop): both legs of a

@@ -6,10 +6,10 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/rpc"
 	"lanterna/dataplane/internal/sessionerr"
 	"lanterna/dataplane/internal/targetconn"
+	"lanterna/dataplane/pdu"
 )
 
 // minPingInterval: pings closer together than this get no answer (dataSocketControl.ts).

@@ -17,11 +17,11 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lanterna/dataplane/edgeloop"
-	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/rpc"
 	"lanterna/dataplane/internal/sessionerr"
 	"lanterna/dataplane/internal/targetconn"
 	"lanterna/dataplane/internal/wsread"
+	"lanterna/dataplane/pdu"
 )
 
 // States of a session's data socket, as its reader sees them.

@@ -19,9 +19,9 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lanterna/dataplane/edgeloop"
-	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/rpc"
 	"lanterna/dataplane/internal/sessionerr"
+	"lanterna/dataplane/pdu"
 	"lanterna/dataplane/rawsocket"
 )
 

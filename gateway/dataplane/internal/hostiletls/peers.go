@@ -17,7 +17,7 @@ import (
 	"net/http"
 	"time"
 
-	"lanterna/dataplane/internal/pdu"
+	"lanterna/dataplane/pdu"
 )
 
 // Client is a hostile TLS client connected to a server: its raw socket

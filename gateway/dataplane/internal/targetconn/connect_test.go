@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"lanterna/dataplane/edgeloop"
-	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/sessionerr"
+	"lanterna/dataplane/pdu"
 	"lanterna/dataplane/rawsocket"
 )
 

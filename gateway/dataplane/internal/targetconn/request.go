@@ -1,8 +1,8 @@
 package targetconn
 
 import (
-	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/sessionerr"
+	"lanterna/dataplane/pdu"
 )
 
 // CheckRequest judges the display's Connection Request before the gateway

@@ -13,8 +13,8 @@ import (
 	"crypto/x509"
 	"time"
 
-	"lanterna/dataplane/internal/pdu"
 	"lanterna/dataplane/internal/sessionerr"
+	"lanterna/dataplane/pdu"
 )
 
 // MaxConfirmBytes caps the server's Connection Confirm: its reply is a few

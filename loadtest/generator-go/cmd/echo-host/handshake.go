@@ -6,33 +6,34 @@ import (
 	"io"
 	"net"
 
+	"github.com/lanterna/loadtest-generator/internal/loadwire"
 	"lanterna/dataplane/edgeloop"
-	"github.com/lanterna/loadtest-generator/internal/rdpwire"
+	"lanterna/dataplane/pdu"
 )
 
 const maxRequestBytes = 1024
 
-var confirmSSL = rdpwire.BuildConnectionConfirm(rdpwire.ProtocolSSL, 0)
+var confirmSSL = loadwire.ConfirmSSL()
 
 // answerConnectionRequest reads the client's X.224 Connection Request (at most
 // maxRequestBytes), confirms PROTOCOL_SSL, and returns what arrived after the
 // request. The caller sets the deadline.
 func answerConnectionRequest(stream io.ReadWriter) ([]byte, error) {
-	reader := rdpwire.FirstPduReader{Max: maxRequestBytes}
+	reader := pdu.FirstPduReader{Max: maxRequestBytes}
 	buf := make([]byte, maxRequestBytes)
 	for {
 		n, err := stream.Read(buf)
 		if n > 0 {
-			pdu, rest, done, pushErr := reader.Push(buf[:n])
+			request, rest, done, pushErr := reader.Push(buf[:n])
 			if pushErr != nil {
 				return nil, pushErr
 			}
 			if done {
-				requested, parseErr := rdpwire.ParseRequestedProtocols(pdu)
+				requested, parseErr := pdu.ParseConnectionRequest(request)
 				if parseErr != nil {
 					return nil, parseErr
 				}
-				if requested&rdpwire.ProtocolSSL == 0 {
+				if requested&pdu.ProtocolSSL == 0 {
 					return nil, fmt.Errorf("client did not offer tls (requested %d)", requested)
 				}
 				if _, err := stream.Write(confirmSSL); err != nil {

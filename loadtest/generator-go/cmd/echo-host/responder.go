@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/lanterna/loadtest-generator/internal/rdpwire"
+	"github.com/lanterna/loadtest-generator/internal/loadwire"
+	"lanterna/dataplane/pdu"
 )
 
 // responder turns what one connection read into what it writes back: the
@@ -24,7 +25,7 @@ func (echoResponder) answer(chunk []byte) ([]byte, error) { return chunk, nil }
 // (`--reply-bytes`, KW v2.2's 1669-byte answers to 25-byte requests).
 type replyResponder struct {
 	reply   []byte
-	counter rdpwire.Counter
+	counter pdu.StreamCounter
 	out     []byte
 }
 
@@ -44,7 +45,7 @@ func (r *replyResponder) answer(chunk []byte) ([]byte, error) {
 }
 
 // sizedResponder answers each request with a PDU of the size it names
-// (rdpwire.RequestedReplyBytes; 0: the request echoed), so one echo host
+// (loadwire.RequestedReplyBytes; 0: the request echoed), so one echo host
 // serves mixed traffic (`--sized-replies`). Whole PDUs are read in place;
 // only a PDU split across reads is gathered into `partial`.
 type sizedResponder struct {
@@ -75,7 +76,7 @@ func (s *sizedResponder) answer(chunk []byte) ([]byte, error) {
 			s.partial, s.partialLength = s.partial[:0], 0
 			continue
 		}
-		length, complete, err := rdpwire.HeaderLength(chunk[:min(4, len(chunk))])
+		length, complete, err := headerLength(chunk[:min(4, len(chunk))])
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +106,7 @@ func (s *sizedResponder) fillPartial(chunk []byte) (int, error) {
 	for s.partialLength == 0 && taken < len(chunk) {
 		s.partial = append(s.partial, chunk[taken])
 		taken++
-		length, complete, err := rdpwire.HeaderLength(s.partial)
+		length, complete, err := headerLength(s.partial)
 		if err != nil {
 			return taken, err
 		}
@@ -125,7 +126,7 @@ func (s *sizedResponder) fillPartial(chunk []byte) (int, error) {
 // copied at once: `partial` is reused for the next PDU in the same read.
 func (s *sizedResponder) emit(pdu []byte, fromPartial bool) error {
 	answer, copyNow := pdu, fromPartial
-	if size := rdpwire.RequestedReplyBytes(pdu); size != 0 {
+	if size := loadwire.RequestedReplyBytes(pdu); size != 0 {
 		reply, err := replyOfSize(size)
 		if err != nil {
 			return err
@@ -152,10 +153,20 @@ func replyOfSize(size int) ([]byte, error) {
 	if cached, ok := replies.Load(size); ok {
 		return cached.([]byte), nil
 	}
-	pdu, err := rdpwire.BuildTpktPdu(size)
+	pdu, err := loadwire.BuildTpktPdu(size)
 	if err != nil {
 		return nil, fmt.Errorf("requested reply: %w", err)
 	}
 	cached, _ := replies.LoadOrStore(size, pdu)
 	return cached.([]byte), nil
+}
+
+// headerLength: the whole length of the PDU that starts at b[0] by the data
+// plane's rules, once its header is in (complete false before).
+func headerLength(b []byte) (length int, complete bool, err error) {
+	length, failure := pdu.ReadLength(b, pdu.ModeRDP, pdu.LargestAllowedLimit, 0)
+	if failure != nil {
+		return 0, false, failure
+	}
+	return length, length >= 0, nil
 }

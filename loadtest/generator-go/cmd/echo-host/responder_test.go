@@ -5,12 +5,12 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/lanterna/loadtest-generator/internal/rdpwire"
+	"github.com/lanterna/loadtest-generator/internal/loadwire"
 )
 
 func tpkt(t testing.TB, size int) []byte {
 	t.Helper()
-	pdu, err := rdpwire.BuildTpktPdu(size)
+	pdu, err := loadwire.BuildTpktPdu(size)
 	if err != nil {
 		t.Fatal(err)
 	}

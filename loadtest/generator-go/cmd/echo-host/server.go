@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lanterna/loadtest-generator/internal/loadwire"
 	"lanterna/dataplane/edgeloop"
-	"github.com/lanterna/loadtest-generator/internal/rdpwire"
 	"lanterna/dataplane/rawsocket"
 )
 
@@ -31,7 +31,7 @@ type echoOptions struct {
 	sessionTickets bool
 	// answer each request PDU with one PDU of this size (0: echo)
 	replyBytes int
-	// answer each request with a PDU of the size it names (rdpwire.RequestedReplyBytes)
+	// answer each request with a PDU of the size it names (loadwire.RequestedReplyBytes)
 	sizedReplies bool
 	// throughput mode: after the handshake, send PDUs of this size as fast as the peer reads (0: off)
 	streamPduBytes int
@@ -71,12 +71,12 @@ func newEchoServer(options echoOptions, certificate tls.Certificate) (*echoServe
 	s := &echoServer{options: options, tlsConfig: config, conns: map[io.Closer]struct{}{}}
 	var err error
 	if options.replyBytes != 0 {
-		if s.reply, err = rdpwire.BuildTpktPdu(options.replyBytes); err != nil {
+		if s.reply, err = loadwire.BuildTpktPdu(options.replyBytes); err != nil {
 			return nil, err
 		}
 	}
 	if options.streamPduBytes != 0 {
-		if s.streamPdu, err = rdpwire.BuildTpktPdu(options.streamPduBytes); err != nil {
+		if s.streamPdu, err = loadwire.BuildTpktPdu(options.streamPduBytes); err != nil {
 			return nil, err
 		}
 	} else if s.loop, err = edgeloop.New(readBufferBytes); err != nil {

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lanterna/loadtest-generator/internal/rdpwire"
+	"github.com/lanterna/loadtest-generator/internal/loadwire"
+	"lanterna/dataplane/pdu"
 )
 
 // From @lanterna/protocol: buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL, cookie: 'loadtest' }).
@@ -75,19 +76,19 @@ func negotiate(t *testing.T, stream io.ReadWriter) {
 	if _, err := stream.Write(request); err != nil {
 		t.Fatal(err)
 	}
-	reader := rdpwire.FirstPduReader{Max: 1024}
+	reader := pdu.FirstPduReader{Max: 1024}
 	buf := make([]byte, 1024)
 	for {
 		n, err := stream.Read(buf)
 		if err != nil {
 			t.Fatalf("confirm: %v", err)
 		}
-		pdu, _, done, err := reader.Push(buf[:n])
+		confirm, _, done, err := reader.Push(buf[:n])
 		if err != nil {
 			t.Fatal(err)
 		}
 		if done {
-			if err := rdpwire.ExpectTLSConfirm(pdu, "echo host"); err != nil {
+			if err := loadwire.ExpectTLSConfirm(confirm, "echo host"); err != nil {
 				t.Fatal(err)
 			}
 			return
@@ -182,7 +183,7 @@ func TestStreamModeKeepsSendingWholePdus(t *testing.T) {
 	if _, err := io.ReadFull(secure, data); err != nil {
 		t.Fatal(err)
 	}
-	var counter rdpwire.Counter
+	var counter pdu.StreamCounter
 	if n, err := counter.Push(data); err != nil || n != 60 {
 		t.Fatalf("%d pdus, %v", n, err)
 	}

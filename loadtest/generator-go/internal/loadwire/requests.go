@@ -1,4 +1,4 @@
-package rdpwire
+package loadwire
 
 import (
 	"encoding/binary"

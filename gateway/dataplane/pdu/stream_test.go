@@ -1,26 +1,26 @@
-package rdpwire
+package pdu
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 )
 
-func mustPdu(t *testing.T, size int) []byte {
-	t.Helper()
-	pdu, err := BuildTpktPdu(size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pdu
+func dataTpkt(size int) []byte {
+	b := bytes.Repeat([]byte{0x5a}, size)
+	b[0], b[1] = 0x03, 0x00
+	binary.BigEndian.PutUint16(b[2:], uint16(size))
+	b[4], b[5], b[6] = 0x02, 0xf0, 0x80
+	return b
 }
 
-func TestCounterCountsPdusSplitAnywhere(t *testing.T) {
+func TestStreamCounterCountsPdusSplitAnywhere(t *testing.T) {
 	// TPKT, a short fast-path PDU (one length byte), a long one (two)
-	fastShort := append([]byte{0x00, 5}, 1, 2, 3)
+	fastShort := []byte{0x00, 5, 1, 2, 3}
 	fastLong := append([]byte{0x04, 0x81, 0x10}, bytes.Repeat([]byte{9}, 0x110-3)...)
-	stream := bytes.Join([][]byte{mustPdu(t, 90), fastShort, fastLong, mustPdu(t, 7)}, nil)
+	stream := bytes.Join([][]byte{dataTpkt(90), fastShort, fastLong, dataTpkt(7)}, nil)
 	for cut := 1; cut <= len(stream); cut++ {
-		var counter Counter
+		var counter StreamCounter
 		total := 0
 		for i := 0; i < len(stream); i += cut {
 			n, err := counter.Push(stream[i:min(i+cut, len(stream))])
@@ -35,19 +35,23 @@ func TestCounterCountsPdusSplitAnywhere(t *testing.T) {
 	}
 }
 
-func TestCounterRefusesBytesThatStartNoPdu(t *testing.T) {
-	var counter Counter
+func TestStreamCounterRefusesWhatTheFramerRefuses(t *testing.T) {
+	var counter StreamCounter
 	if _, err := counter.Push([]byte{0x01, 0x02}); err == nil {
 		t.Fatal("0x01 starts no pdu but was accepted")
 	}
-	counter = Counter{}
+	counter = StreamCounter{}
 	if _, err := counter.Push([]byte{0x03, 0x00, 0x00, 0x02}); err == nil {
 		t.Fatal("a tpkt length under its header was accepted")
+	}
+	small := NewStreamCounter(ModeRDP, 64)
+	if _, err := small.Push(dataTpkt(90)); err == nil || err.(*FramingError).Code != CodePduTooLarge {
+		t.Fatalf("a pdu over the counter's limit: %v", err)
 	}
 }
 
 func TestFirstPduReaderKeepsWhatFollowsAndCapsTheSize(t *testing.T) {
-	first, next := mustPdu(t, 19), mustPdu(t, 90)
+	first, next := dataTpkt(19), dataTpkt(90)
 	reader := FirstPduReader{Max: 1024}
 	stream := append(append([]byte{}, first...), next[:10]...)
 	if _, _, done, err := reader.Push(stream[:3]); done || err != nil {
@@ -58,27 +62,7 @@ func TestFirstPduReaderKeepsWhatFollowsAndCapsTheSize(t *testing.T) {
 		t.Fatalf("pdu %x rest %x done %v err %v", pdu, rest, done, err)
 	}
 	capped := FirstPduReader{Max: 1024}
-	if _, _, _, err := capped.Push(mustPdu(t, 2000)[:1100]); err == nil {
+	if _, _, _, err := capped.Push(dataTpkt(2000)[:1100]); err == nil {
 		t.Fatal("a first pdu over the cap was accepted")
-	}
-}
-
-func TestBuildTpktPduAndSizedRequests(t *testing.T) {
-	pdu := mustPdu(t, 90)
-	if !bytes.Equal(pdu[:7], []byte{0x03, 0x00, 0x00, 90, 0x02, 0xf0, 0x80}) || pdu[89] != 0x5a {
-		t.Fatalf("header %x", pdu[:7])
-	}
-	if _, err := BuildTpktPdu(6); err == nil {
-		t.Fatal("a 6-byte pdu was built")
-	}
-	if RequestedReplyBytes(pdu) != 0x5a5a {
-		t.Fatal("a request's size field is read from bytes 7 and 8")
-	}
-	pdu[7], pdu[8] = 0x06, 0x85
-	if RequestedReplyBytes(pdu) != 1669 {
-		t.Fatalf("size %d", RequestedReplyBytes(pdu))
-	}
-	if RequestedReplyBytes(mustPdu(t, 8)) != 0 {
-		t.Fatal("a request too short to name a size asks for an echo")
 	}
 }
