@@ -11,7 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { parseGatewayPresenterMessage } from '@lanterna/protocol';
+import { buildConnectionConfirm, parseGatewayPresenterMessage, PROTOCOL } from '@lanterna/protocol';
 import { connectControl, startTestGateway } from '@lanterna/testkit';
 
 import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
@@ -312,4 +312,43 @@ test('a presenter token opens its socket once, and never a data socket', async (
   // stop it: the display never joined, the booking ends at once
   assert.equal((await stopProjection(asked.body.stopToken)).status, 202);
   await untilIdle();
+});
+
+test('a presenter page whose Confirm selects HYBRID or RDP security, or is no Confirm, ends with the reason; the display\'s session with negotiation-failed or x224-invalid', async () => {
+  if (native) {
+    await refusedByNative();
+    return;
+  }
+  const cases = [
+    { answer: buildConnectionConfirm({ kind: 'response', selectedProtocol: PROTOCOL.HYBRID, flags: 0 }), display: 'negotiation-failed', page: /selected protocol 2, not tls/ },
+    // a Confirm without negotiation: standard RDP security
+    { answer: Uint8Array.of(3, 0, 0, 11, 6, 0xd0, 0, 0, 0x12, 0x34, 0), display: 'negotiation-failed', page: /selected protocol 0, not tls/ },
+    // an X.224 Data TPDU where the Confirm belongs
+    { answer: Uint8Array.of(3, 0, 0, 7, 2, 0xf0, 0x80), display: 'x224-invalid', page: /sent no connection confirm/ },
+  ];
+  for (const { answer, display, page } of cases) {
+    const asked = await askToPresent({ pin: await currentPin(), source: 'browser' });
+    assert.equal(asked.status, 202);
+    const project = await nextProject();
+    // the page: a plain socket that answers the display's Connection Request with `answer`
+    const socket = new WebSocket(asked.body.presenter.socketUrl, 'lanterna.v1');
+    const heard = [];
+    let request = null;
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'present', token: asked.body.presenter.token, publicKey: 'AAAA' })));
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) {
+        request = data;
+        socket.send(answer);
+      } else heard.push(JSON.parse(data.toString('utf8')));
+    });
+    const pageClosed = new Promise((resolve) => { socket.on('close', (code) => resolve(code)); });
+    const client = rdp.createSession({ width: 640, height: 480, connectTimeoutMs: 15000, username: 'display', password: 'unused' });
+    const end = await runOverGateway(client, new WebSocket(`${gateway.url}/v1/sessions/${encodeURIComponent(project.sessionId)}/data`, 'lanterna.v1'), { token: project.sessionToken });
+    assert.equal(end.gateway?.code, display, JSON.stringify(end));
+    assert.equal(await pageClosed, 4400);
+    assert.ok(request && request[0] === 3, 'the page got the display\'s Connection Request');
+    assert.equal(heard[0]?.code, 'bad-message', JSON.stringify(heard));
+    assert.match(heard[0].message, page);
+    await untilIdle();
+  }
 });
