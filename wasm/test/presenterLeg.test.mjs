@@ -29,9 +29,9 @@ let gateway;
 let control;
 let native;
 
-before(async () => {
-  [rdp, presenters] = await Promise.all([loadLanternaRdp(), loadLanternaPresenter()]);
-  gateway = await startTestGateway({ displays: [{ id: DISPLAY, token: DISPLAY_TOKEN }] });
+/** A gateway with the display online (its control socket's `project` messages queued for nextProject). */
+async function startDisplayGateway(overrides = {}) {
+  gateway = await startTestGateway({ displays: [{ id: DISPLAY, token: DISPLAY_TOKEN }], ...overrides });
   native = gateway.relayEngine === 'native';
   control = await connectControl(gateway.url, DISPLAY, DISPLAY_TOKEN, undefined, { features: ['room'] });
   control.socket.on('message', (data, isBinary) => {
@@ -43,6 +43,11 @@ before(async () => {
       else projects.push(message);
     }
   });
+}
+
+before(async () => {
+  [rdp, presenters] = await Promise.all([loadLanternaRdp(), loadLanternaPresenter()]);
+  await startDisplayGateway();
 });
 after(async () => {
   control?.close();
@@ -351,4 +356,30 @@ test('a presenter page whose Confirm selects HYBRID or RDP security, or is no Co
     assert.match(heard[0].message, page);
     await untilIdle();
   }
+});
+
+test('a presenter page past relay.presenterBytesPerSecond is read later, not cut: its pictures still arrive whole, paced', async (t) => {
+  if (native) {
+    await refusedByNative();
+    return;
+  }
+  control.close();
+  await gateway.close();
+  await startDisplayGateway({ relay: { presenterBytesPerSecond: 64 * 1024 } });
+  const { presenter, nextFrame, started, displayEnded } = await presentation(t);
+  // two uncompressed whole pictures: 2 × 300 KiB through a 64 KiB/s door
+  const whole = { x: 0, y: 0, width: WIDTH, height: HEIGHT };
+  const sentAt = Date.now();
+  for (const seed of [10, 11]) {
+    const picture = testPicture(WIDTH, HEIGHT, seed);
+    const shown = nextFrame((frame) => countDifferences(frame, picture, whole).differ === 0 || countDifferences(frame, picture, whole), `picture ${seed}`, 60000);
+    // one at a time: a newer picture would replace one not yet sent
+    presenter.sendFrame({ width: WIDTH, height: HEIGHT, pixels: picture });
+    await shown;
+  }
+  const tookMs = Date.now() - sentAt;
+  // 600 KiB, of which 64 KiB pass at once: at least (600 - 64) / 64 ≈ 8 s; without the cap well under a second
+  assert.ok(tookMs >= 6000, `two pictures took only ${tookMs} ms through a 64 KiB/s cap`);
+  assert.equal((await stopProjection(started.stopToken)).status, 202);
+  assert.equal((await displayEnded).gatewayEnded, 'stopped');
 });

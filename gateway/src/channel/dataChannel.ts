@@ -265,7 +265,7 @@ export class DataChannels {
     if (grant.source === 'browser') {
       // The presenter page is the server: no target policy, no DNS, no TCP, no TLS of ours, and requireNla does not apply (no NLA towards a page authorised by PIN).
       if (!this.deps.presenterLegs) throw new SessionError('connect', 'internal', undefined, {}, { error: 'no presenter legs on this gateway' });
-      const leg = await joinPresenter(grant, connectionRequest, { legs: this.deps.presenterLegs, timeouts: config.timeouts, signal });
+      const leg = await joinPresenter(grant, connectionRequest, { legs: this.deps.presenterLegs, timeouts: config.timeouts, bytesPerSecond: config.relay.presenterBytesPerSecond, signal });
       log.info({ event: 'secured', target: 'browser', protocol: 'ssl', trust: 'presenter', fingerprint: leg.secured.fingerprint }, 'presenter leg joined');
       return leg;
     }

@@ -38,6 +38,8 @@ export interface PresenterJoinOptions {
   legs: PresenterLegs;
   /** How long the display waits for the presenter's socket (timeouts.connectMs) and for its Confirm (timeouts.confirmMs). */
   timeouts: { connectMs: number; confirmMs: number };
+  /** relay.presenterBytesPerSecond: how fast the page's socket is read at most. */
+  bytesPerSecond: number;
   signal: AbortSignal;
 }
 
@@ -87,7 +89,7 @@ export async function joinPresenter(grant: { sessionId: string }, connectionRequ
     throw new SessionError('connect', 'timeout', `the presenter page did not connect within ${connectMs} ms`, { phase: 'connect' });
   }
   try {
-    return await confirmFromPresenter(leg, connectionRequest, confirmMs, options.signal);
+    return await confirmFromPresenter(leg, connectionRequest, { confirmMs, bytesPerSecond: options.bytesPerSecond }, options.signal);
   } catch (error) {
     const sessionError = error instanceof SessionError ? error : new SessionError('x224', 'internal', undefined, {}, { error: String(error) });
     const presenterFault = sessionError.internal.presenterFault === true || error instanceof NegotiationFailure;
@@ -101,7 +103,7 @@ export async function joinPresenter(grant: { sessionId: string }, connectionRequ
   }
 }
 
-async function confirmFromPresenter(leg: PresenterLeg, connectionRequest: Buffer, confirmMs: number, signal: AbortSignal): Promise<ServerLeg> {
+async function confirmFromPresenter(leg: PresenterLeg, connectionRequest: Buffer, { confirmMs, bytesPerSecond }: { confirmMs: number; bytesPerSecond: number }, signal: AbortSignal): Promise<ServerLeg> {
   const reader = new HandshakeReader(leg.socket);
   let onAbort: (() => void) | undefined;
   try {
@@ -144,7 +146,7 @@ async function confirmFromPresenter(leg: PresenterLeg, connectionRequest: Buffer
       certificates: leg.certificate === undefined ? [] : [leg.certificate], publicKey: leg.publicKey,
       fingerprint: digest === undefined ? '' : `sha256:${digest.replace(/(..)(?!$)/g, '$1:')}`, trust: 'presenter',
     };
-    const stream = new PresenterSocketStream(leg.socket, DEFAULT_MAX_PDU_BYTES);
+    const stream = new PresenterSocketStream(leg.socket, DEFAULT_MAX_PDU_BYTES, bytesPerSecond);
     return {
       socket: stream, confirm, secured, address: 'presenter',
       ended: (end) => endPresenter(leg.socket, end, stream.fault),

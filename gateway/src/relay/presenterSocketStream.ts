@@ -11,6 +11,7 @@ import { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import { countWholePdus, FramingError, parsePresenterLegMessage, type FramingMode } from '@lanterna/protocol';
 import { SessionError } from '../session/sessionError.js';
+import { UploadRate } from './uploadRate.js';
 
 const BINARY = { binary: true } as const;
 
@@ -19,12 +20,19 @@ export class PresenterSocketStream extends Duplex {
   fault: SessionError | undefined;
   private mode: FramingMode = 'rdp';
   private finished = false;
+  private readonly rate: UploadRate;
+  /** The relay wants more (its last push was taken, or it asked since). */
+  private wanted = true;
+  /** Read later: the page is past its upload rate. */
+  private shaping: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly maxPduBytes: number,
+    bytesPerSecond: number,
   ) {
     super({ allowHalfOpen: false });
+    this.rate = new UploadRate(bytesPerSecond);
     socket.on('message', this.onMessage);
     socket.once('close', this.onClose);
   }
@@ -49,7 +57,20 @@ export class PresenterSocketStream extends Duplex {
       this.failBy(new SessionError('relay', tooLarge ? 'pdu-too-large' : 'bad-message', `the presenter page sent a message that is not whole rdp pdus: ${reason}`));
       return;
     }
-    if (!this.push(buffer)) this.socket.pause();
+    if (!this.push(buffer)) {
+      this.wanted = false;
+      this.socket.pause();
+    }
+    const wait = this.rate.take(buffer.length);
+    if (wait > 0 && this.shaping === undefined) {
+      this.socket.pause();
+      this.shaping = setTimeout(this.afterShaping, wait);
+    }
+  };
+
+  private readonly afterShaping = (): void => {
+    this.shaping = undefined;
+    if (this.wanted && !this.finished) this.socket.resume();
   };
 
   private readonly onClose = (): void => this.endInput();
@@ -68,7 +89,8 @@ export class PresenterSocketStream extends Duplex {
   }
 
   override _read(): void {
-    this.socket.resume();
+    this.wanted = true;
+    if (this.shaping === undefined) this.socket.resume();
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
@@ -81,6 +103,7 @@ export class PresenterSocketStream extends Duplex {
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.finished = true;
+    clearTimeout(this.shaping);
     this.socket.off('message', this.onMessage);
     this.socket.off('close', this.onClose);
     // The socket stays open: the session's owner tells the page how it ended, then closes it.
