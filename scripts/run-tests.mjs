@@ -91,6 +91,8 @@ const BOTH_ENGINE_TESTS = [
   'gateway/test/dist/connect/resetWhileJudging.test.js',
   'gateway/test/dist/cli.test.js', 'gateway/test/dist/scaleOut.test.js',
   'e2e/dist/kiosk/pixelTruth.test.js', 'e2e/dist/kiosk/failurePaths.test.js',
+  // the presenter leg: a presenter page's wasm RDP server joined to a display's wasm client (issue 25)
+  'wasm/test/presenterLeg.test.mjs',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);

@@ -24,6 +24,8 @@ import type { GatewayBus } from './cluster/gatewayBus.js';
 import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { ControlChannels } from './channel/controlChannel.js';
 import { DataChannels } from './channel/dataChannel.js';
+import { PresenterChannels } from './channel/presenterChannel.js';
+import { PresenterLegs } from './channel/presenterLegs.js';
 import { capUnread } from './channel/unreadCap.js';
 import { boundCloseHandshake } from './channel/closeDeadline.js';
 import { AdminApi } from './api/adminApi.js';
@@ -48,7 +50,7 @@ import { DataPlaneProcess, dataPlaneBinary } from './dataplane/dataPlaneProcess.
 import { chooseRelayEngine, type RelayEngine } from './dataplane/relayEngine.js';
 import { dataPlaneConfiguration } from './dataplane/dataPlaneConfig.js';
 import { listenOnPrivateSocket, type PrivateSocket } from './dataplane/privateSocket.js';
-import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
+import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES, presenterSocketPath } from '@lanterna/protocol';
 
 const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
 const CLOSE_GRACE_MS = 2000;
@@ -159,13 +161,19 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   });
   const openApi = JSON.stringify(openApiDocument());
   const roomPins = new RoomPins({ store, settings: config.roomPin, limits: config.roomPin, publish: (event) => bus.publish(event) });
-  const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret) });
+  // Only the Node engine joins a presenter page's socket to a display's session so far, and only within one process (docs/browser-presenter.md).
+  const browserSource = native
+    ? 'the native data plane does not carry a presenter page\'s screen yet: run the gateway with relay.engine "node" for that'
+    : cluster.isWorker ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 for that' : true;
+  const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource });
   const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
   const presenterUrl = (displayId: string, host: string | undefined): string => {
     const url = new URL(config.presenter.url ?? `${config.listen.tls ? 'https' : 'http'}://${host ?? `localhost:${config.listen.port}`}/present`);
     url.searchParams.set('display', displayId);
     return url.href;
   };
+  const presenterSocketUrl = (sessionId: string, host: string | undefined): string =>
+    `${config.listen.tls ? 'wss' : 'ws'}://${host ?? `localhost:${config.listen.port}`}${presenterSocketPath(sessionId)}`;
   const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
   const limits = new ConnectionLimits(config.limits);
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
@@ -173,7 +181,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
   // One engine carries the data sockets: this process's, or the data plane's with the decisions made here.
-  const data = native ? undefined : new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated });
+  const presenterLegs = native ? undefined : new PresenterLegs();
+  const data = native ? undefined : new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated, presenterLegs });
+  const presenterChannels = presenterLegs ? new PresenterChannels({ config, broker, legs: presenterLegs, bus, metrics, logger, guesses, onAuthenticated }) : undefined;
   const nativeData = native ? new NativeDataChannels({ config, broker, policy, certificates, bus, metrics, logger, hosts, lookup, draining: () => draining }) : undefined;
   let dataPlane: DataPlaneProcess | undefined;
   let privateSocket: PrivateSocket | undefined;
@@ -196,6 +206,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   // Until a data socket has authenticated it carries only JSON: the RDP frame
   // size (relay.maxFrameBytes) is granted after `open` (channel/frameLimit.ts).
   const dataSockets = socketServer(MAX_JSON_FRAME_BYTES);
+  // Presenter sockets likewise: JSON until `present` is accepted, then RDP frames.
+  const presenterSockets = socketServer(MAX_JSON_FRAME_BYTES);
 
   async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
@@ -234,7 +246,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     }
     if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
     if (await admin.handle(request, response, url)) return;
-    if (await handlePresenter({ presenters, adminToken: identity.adminToken, guesses, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress }, request, response, path)) return;
+    if (await handlePresenter({ presenters, adminToken: identity.adminToken, guesses, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress, presenterSocketUrl }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
     const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;
@@ -250,6 +262,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     const controlMatch = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/control$/.exec(path);
     // With the native engine the data plane serves data sockets itself: one reaching us is not ours.
     const dataMatch = data ? /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/data$/.exec(path) : null;
+    const presentMatch = presenterChannels ? /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/present$/.exec(path) : null;
     if (!hosts.allows(request.headers.host)) {
       refuseUpgrade(socket, '421 Misdirected Request');
       return;
@@ -259,11 +272,11 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       refuseUpgrade(socket, '403 Forbidden');
       return;
     }
-    if (draining || (!controlMatch && !dataMatch)) {
+    if (draining || (!controlMatch && !dataMatch && !presentMatch)) {
       refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;
     }
-    const target = controlMatch ? controlSockets : dataSockets;
+    const target = controlMatch ? controlSockets : presentMatch ? presenterSockets : dataSockets;
     const address = clientAddress(request);
     target.handleUpgrade(request, socket, head, (ws: WebSocket) => {
       // No upgrade is refused for want of a place: a stranger's oldest pending socket gives its place up (api/pendingSockets.ts).
@@ -278,6 +291,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       capUnread(ws, config.relay.maxBacklogBytes, (unreadBytes) => logger.warn({ event: 'peer-not-reading', unreadBytes, path: request.url }, 'a websocket peer stopped reading: cut'));
       if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host, address);
       else if (dataMatch?.[1]) void data?.handle(ws, dataMatch[1]);
+      else if (presentMatch?.[1]) void presenterChannels?.handle(ws, presentMatch[1], address);
     });
   }
 
@@ -352,7 +366,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       await (nativeData ? nativeData.drain(drainMs) : data?.drain(drainMs));
       control.closeAll(1001, 'gateway-shutdown');
       // Give close frames a moment to reach the kiosks before cutting what is left.
-      const open = [...controlSockets.clients, ...dataSockets.clients];
+      const open = [...controlSockets.clients, ...dataSockets.clients, ...presenterSockets.clients];
       await Promise.race([
         Promise.all(open.map((client) => new Promise((resolve) => { if (client.readyState === client.CLOSED) resolve(null); else client.once('close', resolve); }))),
         new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS)),

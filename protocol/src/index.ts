@@ -90,6 +90,16 @@ export {
   type WelcomeMessage,
 } from './kioskMessages.js';
 export {
+  MAX_PRESENTER_CERTIFICATE_CHARS,
+  parseGatewayPresenterMessage,
+  parsePresenterLegMessage,
+  presenterSocketPath,
+  type GatewayPresenterMessage,
+  type PresenterCloseMessage,
+  type PresenterLegMessage,
+  type PresentMessage,
+} from './presenterLeg.js';
+export {
   assistanceSettingsSchema,
   projectSettingsSchema,
   sessionSettingsSchema,

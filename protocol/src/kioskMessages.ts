@@ -133,7 +133,8 @@ const secured = z.object({
   /** Base64 SubjectPublicKey (what CredSSP binds to), not the whole SPKI. */
   publicKey: z.string(),
   fingerprint: z._default(z.string(), ''),
-  trust: z.enum(['pinned', 'first-use', 'ca', 'insecure']),
+  /** `presenter`: the server leg is a presenter page's socket (docs/browser-presenter.md), no TLS of the gateway's own. */
+  trust: z.enum(['pinned', 'first-use', 'ca', 'insecure', 'presenter']),
 });
 const ended = z.object({ type: z.literal('ended'), reason: z._default(z.string(), '') });
 const pong = z.object({ type: z.literal('pong'), t: z.number() });
@@ -208,7 +209,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 }
 
 /** One reader for one direction of one socket: the types it accepts and their schemas. */
-function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMiniType<Message>>>): (text: string) => KioskMessageParse<Message> {
+export function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMiniType<Message>>>): (text: string) => KioskMessageParse<Message> {
   return (text) => {
     let value: unknown;
     try {

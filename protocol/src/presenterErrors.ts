@@ -87,6 +87,11 @@ const table = {
     message: 'the stop token does not belong to the projection on the display',
     sentence: 'This page did not start the presentation on that display, so it cannot stop it.',
   },
+  'browser-unsupported': {
+    status: 501,
+    message: "this gateway's relay engine cannot carry a presenter page's screen yet",
+    sentence: 'This gateway cannot show a screen shared from the browser yet. Ask the administrator, or use one of the other ways to present.',
+  },
   'not-found': {
     status: 404,
     message: 'no such endpoint',

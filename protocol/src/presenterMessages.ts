@@ -53,7 +53,15 @@ export const projectionRequestSchema = z.strictObject({
     password: bounded(256),
   })),
   settings: z.optional(sessionSettingsSchema),
-}).check(z.refine((body) => (body.target === undefined) !== (body.assistance === undefined), 'give either target or assistance, not both'));
+  /**
+   * `browser`: the presenter page itself is the RDP server (docs/browser-presenter.md):
+   * no target, no credentials; the answer carries the presenter socket's token.
+   */
+  source: z.optional(z.literal('browser')),
+}).check(
+  z.refine((body) => [body.target, body.assistance, body.source].filter((given) => given !== undefined).length === 1, 'give one of target, assistance or source'),
+  z.refine((body) => body.source === undefined || body.credentials === undefined, 'a browser source takes no credentials'),
+);
 export type ProjectionRequestBody = z.infer<typeof projectionRequestSchema>;
 
 /** 202 to a projection request: the session, and the token that stops it. */
@@ -61,7 +69,13 @@ export const projectionStartedSchema = z.object({
   sessionId: z.string(),
   displayId: z.string(),
   stopToken: z.string(),
-  target: z.object({ host: z.string(), port: z.number() }),
+  /** The computer the gateway connects to; absent for a browser source. */
+  target: z.optional(z.object({ host: z.string(), port: z.number() })),
+  /**
+   * For a browser source: the presenter socket's URL and the single-use token
+   * its `present` message shows (docs/kiosk-protocol.md "Presenter socket").
+   */
+  presenter: z.optional(z.object({ socketUrl: z.string(), token: z.string(), expiresAt: z.number() })),
 });
 export type ProjectionStarted = z.infer<typeof projectionStartedSchema>;
 

@@ -15,6 +15,8 @@ export interface TestGateway {
   metrics: GatewayMetrics;
   /** The display's room PIN as the broker's store holds it now (what a presenter must type), or undefined before one was drawn. */
   roomPin(displayId: string): Promise<string | undefined>;
+  /** The relay engine the gateway runs: `node`, or `native` (the Go data plane). */
+  relayEngine: 'node' | 'native';
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
     stateDir,
     metrics,
     roomPin: async (displayId) => (await backend.store.getRoomPin(displayId))?.pin,
+    relayEngine: gateway.relayEngine,
     close: async () => {
       await gateway.close(500);
       await backend.close();

@@ -39,6 +39,8 @@ export interface PresenterApiDeps {
   logger: Logger;
   /** The client's address (a trusted proxy's X-Forwarded-For, else the peer's). */
   clientAddress: (request: IncomingMessage) => string | undefined;
+  /** The presenter socket's URL for a session, as reached at the request's Host. */
+  presenterSocketUrl: (sessionId: string, host: string | undefined) => string;
 }
 
 function json(response: ServerResponse, status: number, body: unknown): void {
@@ -164,6 +166,7 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
   const target = body.target ? { host: body.target.host, port: body.target.port ?? 3389 } : undefined;
   const outcome = await deps.presenters.request({
     displayId, target, credentials: body.credentials, assistance: body.assistance, settings: body.settings, pin: body.pin, source: from.source, admin,
+    browser: body.source === 'browser',
     requestedBy: { kind: admin ? 'admin' : 'presenter', ...(from.address === undefined ? {} : { address: from.address }) },
   });
   if (!outcome.ok) {
@@ -173,6 +176,12 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
     refuse(response, outcome.code, outcome.reason, { retryAfterMs: outcome.retryAfterMs, attemptsLeft: outcome.attemptsLeft });
     return;
   }
-  log.info({ event: 'presenter-projection', sessionId: outcome.sessionId, target: outcome.target, admin }, 'presenter projection started');
-  json(response, 202, { sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, target: outcome.target } satisfies ProjectionStarted);
+  log.info({ event: 'presenter-projection', sessionId: outcome.sessionId, target: outcome.presenter ? 'browser' : outcome.target, admin }, 'presenter projection started');
+  const started: ProjectionStarted = outcome.presenter
+    ? {
+      sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken,
+      presenter: { socketUrl: deps.presenterSocketUrl(outcome.sessionId, request.headers.host), token: outcome.presenter.token, expiresAt: outcome.presenter.expiresAt },
+    }
+    : { sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, target: outcome.target };
+  json(response, 202, started);
 }

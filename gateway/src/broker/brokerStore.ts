@@ -181,9 +181,10 @@ export interface BrokerStore {
    * The first claim of a session id wins and marks its record claimed; every
    * later claim, from any worker sharing the store, is refused. The claim is
    * kept until `until` (the token's expiry): after that the token opens
-   * nothing anyway.
+   * nothing anyway. `leg` claims a second, separate token of the same
+   * session (a browser source's presenter socket) and leaves the record as it is.
    */
-  claimSession(sessionId: string, until: number): Promise<boolean>;
+  claimSession(sessionId: string, until: number, leg?: 'presenter'): Promise<boolean>;
   /** Moves a session forward (never back from ended); unknown ids are ignored. */
   updateSession(sessionId: string, update: SessionUpdate): Promise<SessionRecord | undefined>;
   getSession(sessionId: string): Promise<SessionRecord | undefined>;

@@ -101,11 +101,11 @@ export class EmbeddedBrokerStore extends MemoryBrokerStore {
     return this.writes;
   }
 
-  override claimSession(sessionId: string, until: number): Promise<boolean> {
+  override claimSession(sessionId: string, until: number, leg?: 'presenter'): Promise<boolean> {
     // Sessions are not kept across a restart, so neither are claims: a token
     // minted before it names a session this store never saw, and opens nothing.
     if (!this.hasSession(sessionId)) return Promise.resolve(false);
-    return super.claimSession(sessionId, until);
+    return super.claimSession(sessionId, until, leg);
   }
 
   override async putDisplay(record: DisplayRecord, mode: 'create' | 'replace' | 'upsert'): Promise<boolean> {

@@ -71,11 +71,13 @@ export class MemoryBrokerStore implements BrokerStore {
     return Promise.resolve();
   }
 
-  claimSession(sessionId: string, until: number): Promise<boolean> {
+  claimSession(sessionId: string, until: number, leg?: 'presenter'): Promise<boolean> {
     const now = this.clock();
     this.sweepClaims(now);
-    if (this.claims.has(sessionId)) return Promise.resolve(false);
-    this.claims.set(sessionId, until);
+    const key = leg === undefined ? sessionId : `${sessionId}:${leg}`;
+    if (this.claims.has(key)) return Promise.resolve(false);
+    this.claims.set(key, until);
+    if (leg !== undefined) return Promise.resolve(true);
     const record = this.sessions.get(sessionId);
     if (record?.state === 'minted') this.sessions.set(sessionId, { ...record, state: 'claimed', claimedAt: now });
     return Promise.resolve(true);

@@ -25,10 +25,14 @@ export interface PresenterAsk extends ProjectionAsk {
   requestedBy?: Requester | undefined;
 }
 
-export type PresenterRefusalCode = ProjectionRefusal | 'display-offline' | 'display-busy' | 'pin-required' | 'pin-wrong' | 'pin-locked';
+export type PresenterRefusalCode = ProjectionRefusal | 'display-offline' | 'display-busy' | 'pin-required' | 'pin-wrong' | 'pin-locked' | 'browser-unsupported';
 
 export type PresenterOutcome =
-  | { readonly ok: true; readonly sessionId: string; readonly displayId: string; readonly stopToken: string; readonly target: { host: string; port: number } }
+  | {
+    readonly ok: true; readonly sessionId: string; readonly displayId: string; readonly stopToken: string; readonly target: { host: string; port: number };
+    /** For a browser source: the presenter socket's single-use token. */
+    readonly presenter?: { readonly token: string; readonly expiresAt: number } | undefined;
+  }
   | {
     readonly ok: false;
     readonly code: PresenterRefusalCode;
@@ -49,6 +53,13 @@ export interface PresenterDeps {
   pins: RoomPins;
   stopTokens: StopTokens;
   clock?: () => number;
+  /**
+   * Whether this gateway joins a presenter page's socket to a display's
+   * session: true, or why not (the native data plane does not yet; nor does
+   * a cluster of workers, where the two sockets may land on different
+   * processes). Where not, a browser source is refused `browser-unsupported`.
+   */
+  browserSource?: true | string | undefined;
 }
 
 type PresenterRefusal = Extract<PresenterOutcome, { ok: false }>;
@@ -97,7 +108,7 @@ export class PresenterProjections {
     if (outcome.ok) {
       await this.deps.broker.audit(requestedBy, 'projection-requested', {
         displayId: ask.displayId, sessionId: outcome.sessionId,
-        detail: { target: `${outcome.target.host}:${outcome.target.port}`, via, pin: ask.admin ? 'admin' : 'used' },
+        detail: { target: outcome.presenter ? 'browser' : `${outcome.target.host}:${outcome.target.port}`, via, pin: ask.admin ? 'admin' : 'used' },
       });
     } else {
       await this.deps.broker.audit(requestedBy, 'projection-refused', { displayId: ask.displayId, detail: { code: outcome.code, reason: outcome.reason, via } });
@@ -110,6 +121,9 @@ export class PresenterProjections {
     const display = (await broker.listDisplays()).find((candidate) => candidate.id === ask.displayId);
     if (!display) return { ok: false, code: 'unknown-display', reason: `no display "${ask.displayId}"` };
     if (!display.online) return { ok: false, code: 'display-offline', reason: `display "${ask.displayId}" is not connected` };
+    if (ask.browser === true && this.deps.browserSource !== true) {
+      return { ok: false, code: 'browser-unsupported', reason: this.deps.browserSource ?? "this gateway does not carry a presenter page's screen" };
+    }
     // The booking decides (a signage display showing its own target is idle: it gives way to a presenter).
     if (await broker.displayState(ask.displayId) === 'presenting') {
       return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation` };
@@ -125,7 +139,8 @@ export class PresenterProjections {
     const sessionId = await broker.projectIfFree(check.request);
     if (sessionId === undefined) return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation` };
     const { host, port } = check.request.target;
-    return { ok: true, sessionId, displayId: ask.displayId, stopToken: this.deps.stopTokens.sign(ask.displayId, sessionId), target: { host, port } };
+    const presenter = check.request.browser === true ? broker.presenterToken({ sessionId, displayId: ask.displayId }) : undefined;
+    return { ok: true, sessionId, displayId: ask.displayId, stopToken: this.deps.stopTokens.sign(ask.displayId, sessionId), target: { host, port }, presenter };
   }
 
   /** The projection a stop token names, if it is still this display's. */

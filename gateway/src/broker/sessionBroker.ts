@@ -34,7 +34,15 @@ export interface ProjectionRequest {
   /** A Remote Assistance invitation the client answers instead of credentials. */
   assistance?: AssistanceSettings | undefined;
   requestedBy?: Requester | undefined;
+  /** The presenter page is the server (its socket joins the display's session); `target` is then BROWSER_TARGET. */
+  browser?: boolean | undefined;
 }
+
+/**
+ * What a browser-source session names as its target: a label for the
+ * display's `project` message and the admin's views, never dialled.
+ */
+export const BROWSER_TARGET = { host: 'browser', port: 3389, name: "the presenter's browser" } as const;
 
 /** A request from outside (the admin API): a target, or an invitation to choose one from. */
 export interface ProjectionAsk {
@@ -49,6 +57,8 @@ export interface ProjectionAsk {
    * admin API may.
    */
   exclusive?: boolean | undefined;
+  /** No target: the presenter page's own socket is the server leg (docs/browser-presenter.md). */
+  browser?: boolean | undefined;
 }
 
 export type ProjectionRefusal = 'unknown-display' | 'display-offline' | 'display-busy' | 'target-forbidden' | InvitationErrorCode;
@@ -380,6 +390,10 @@ export class SessionBroker {
       if (state === 'offline') return { ok: false, code: 'display-offline', reason: 'the display is switched off or not connected to the gateway' };
       if (state === 'presenting') return { ok: false, code: 'display-busy', reason: 'the display is showing another presentation; ask its presenter to stop first' };
     }
+    // A presenter page is no network address: no target policy, no name to resolve, no TCP.
+    if (ask.browser === true) {
+      return { ok: true, request: { displayId: ask.displayId, target: { ...BROWSER_TARGET }, settings: ask.settings, requestedBy, browser: true } };
+    }
     const { policy, resolveTarget } = this.deps;
     const choice = ask.assistance
       ? await chooseInvitationTarget(policy, resolveTarget, ask.assistance)
@@ -406,14 +420,15 @@ export class SessionBroker {
   private async mint(sessionId: string, request: ProjectionRequest): Promise<void> {
     const now = this.clock();
     const expiresAt = now + this.deps.timeouts.sessionTokenMs;
-    const sessionToken = this.deps.signer.sign({ sessionId, displayId: request.displayId, target: request.target, expiresAt });
+    const sessionToken = this.deps.signer.sign({ sessionId, displayId: request.displayId, target: request.target, expiresAt, ...(request.browser === true ? { source: 'browser' as const } : {}) });
     const { host, port, name } = request.target;
     const { store, sealer } = this.deps;
     await store.putSession({
       sessionId, displayId: request.displayId, target: { host, port, name }, state: 'minted', mintedAt: now, expiresAt,
       ...(request.requestedBy ? { requestedBy: request.requestedBy } : {}),
     });
-    if (sealer) {
+    // A browser source cannot be resumed through another gateway: its presenter socket ends with this one.
+    if (sealer && request.browser !== true) {
       await store.setIntent({
         displayId: request.displayId, sessionId, target: { host, port, name }, since: now, requestedBy: request.requestedBy,
         sealed: sealer.seal({ credentials: request.credentials, settings: request.settings, assistance: request.assistance }),
@@ -474,15 +489,37 @@ export class SessionBroker {
    * sharing the store. Throws the SessionError to close the socket with.
    */
   async openSession(sessionId: string, token: unknown): Promise<SessionGrant> {
+    return this.claim(sessionId, token, undefined);
+  }
+
+  /**
+   * A presenter page's socket presents its presenter token: signed like a
+   * session token, for this session's presenter leg only, and claimed once
+   * (apart from the display's claim of the same session).
+   */
+  async openPresenterLeg(sessionId: string, token: unknown): Promise<SessionGrant> {
+    return this.claim(sessionId, token, 'presenter');
+  }
+
+  /** The presenter socket's single-use token for a browser-source session, valid as long as the display's. */
+  presenterToken(grant: { sessionId: string; displayId: string }): { token: string; expiresAt: number } {
+    const expiresAt = this.clock() + this.deps.timeouts.sessionTokenMs;
+    const token = this.deps.signer.sign({ ...grant, target: { ...BROWSER_TARGET }, expiresAt, source: 'browser', leg: 'presenter' });
+    return { token, expiresAt };
+  }
+
+  private async claim(sessionId: string, token: unknown, leg: 'presenter' | undefined): Promise<SessionGrant> {
     const check = this.deps.signer.verify(typeof token === 'string' ? token : '', this.clock());
     if (!check.ok) {
       if (check.reason === 'expired') throw new SessionError('open', 'unknown-session', 'the session has expired');
       throw new SessionError('open', 'unauthorized', 'the session token is not valid');
     }
     if (check.grant.sessionId !== sessionId) throw new SessionError('open', 'unauthorized', 'the session token belongs to another session');
+    // A display's token does not open a presenter's socket, nor the other way round.
+    if (check.grant.leg !== leg) throw new SessionError('open', 'unauthorized', leg ? 'not a presenter token' : 'a presenter token does not open a data socket');
     let first: boolean;
     try {
-      first = await this.deps.store.claimSession(sessionId, check.grant.expiresAt);
+      first = await this.deps.store.claimSession(sessionId, check.grant.expiresAt, leg);
     } catch (error) {
       // Fail closed: a token that cannot be claimed opens nothing.
       throw new SessionError('open', 'internal', undefined, {}, { error: (error as Error).message });

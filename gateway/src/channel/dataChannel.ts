@@ -10,7 +10,7 @@ import type { CertificatePolicy } from '../policy/certificatePolicy.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 import type { LookupAll } from '../connect/hostResolver.js';
-import { connectTarget, NegotiationFailure, type ConnectedTarget } from '../connect/targetConnector.js';
+import { connectTarget, NegotiationFailure } from '../connect/targetConnector.js';
 import { RelaySession } from '../relay/relaySession.js';
 import { parseKioskDataMessage } from '@lanterna/protocol';
 import { HandshakeReader } from './handshakeReader.js';
@@ -18,6 +18,8 @@ import { closeWithError, sendJson } from './closeWithError.js';
 import { DataSocketControl } from './dataSocketControl.js';
 import { raiseMaxPayload } from './frameLimit.js';
 import { SessionRates } from './sessionRates.js';
+import { joinPresenter, type ServerLeg } from './presenterJoin.js';
+import type { PresenterLegs } from './presenterLegs.js';
 
 interface ActiveSession { relay: RelaySession; grant: SessionGrant }
 
@@ -66,6 +68,8 @@ export class DataChannels {
     lookup?: LookupAll | undefined;
     /** The socket's session token was accepted (the listener's pending budget lets it go). */
     onAuthenticated?: ((socket: WebSocket) => void) | undefined;
+    /** Where browser-source sessions find their presenter page's socket. */
+    presenterLegs?: PresenterLegs | undefined;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
     this.sampler = setInterval(() => this.sample(), SESSION_SAMPLE_MS / SESSION_SAMPLE_SLICES);
@@ -220,7 +224,7 @@ export class DataChannels {
    */
   private async connectWhileSilent(
     reader: HandshakeReader, socket: WebSocket, grant: SessionGrant, connectionRequest: Buffer, log: Logger,
-  ): Promise<ConnectedTarget | EarlyEnd> {
+  ): Promise<ServerLeg | EarlyEnd> {
     const handshake = new AbortController();
     const violation = new SessionError('request', 'bad-message', 'the display sent data before the server connection was secured');
     reader.expectSilence((why) => handshake.abort(why === 'close' ? undefined : violation));
@@ -242,6 +246,7 @@ export class DataChannels {
       const early = displayEnded();
       if (early === undefined) return connected;
       connected.socket.destroy();
+      connected.ended?.({ reason: 'client-closed' });
       if (early === 'violation') throw violation;
       return early;
     } catch (error) {
@@ -255,8 +260,15 @@ export class DataChannels {
     }
   }
 
-  private async connect(grant: SessionGrant, connectionRequest: Buffer, signal: AbortSignal, log: Logger): Promise<ConnectedTarget> {
+  private async connect(grant: SessionGrant, connectionRequest: Buffer, signal: AbortSignal, log: Logger): Promise<ServerLeg> {
     const { config, metrics } = this.deps;
+    if (grant.source === 'browser') {
+      // The presenter page is the server: no target policy, no DNS, no TCP, no TLS of ours, and requireNla does not apply (no NLA towards a page authorised by PIN).
+      if (!this.deps.presenterLegs) throw new SessionError('connect', 'internal', undefined, {}, { error: 'no presenter legs on this gateway' });
+      const leg = await joinPresenter(grant, connectionRequest, { legs: this.deps.presenterLegs, timeouts: config.timeouts, bytesPerSecond: config.relay.presenterBytesPerSecond, signal });
+      log.info({ event: 'secured', target: 'browser', protocol: 'ssl', trust: 'presenter', fingerprint: leg.secured.fingerprint }, 'presenter leg joined');
+      return leg;
+    }
     const connected = await connectTarget({
       target: grant.target,
       connectionRequest,
@@ -277,7 +289,7 @@ export class DataChannels {
     return connected;
   }
 
-  private async relay(socket: WebSocket, connected: ConnectedTarget, grant: SessionGrant, log: Logger): Promise<void> {
+  private async relay(socket: WebSocket, connected: ServerLeg, grant: SessionGrant, log: Logger): Promise<void> {
     const { config, metrics, broker } = this.deps;
     const control = new DataSocketControl();
     const relay: RelaySession = new RelaySession(connected.socket, socket, { ...config.relay, protocol: connected.secured.protocol }, metrics, (data) => {
@@ -304,6 +316,7 @@ export class DataChannels {
       broker.sessionSecured(grant.sessionId).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session as active'));
     }
     const end = await relay.done;
+    connected.ended?.(end);
     this.active.delete(grant.sessionId);
     this.rates.forget(grant.sessionId);
     metrics.activeSessions.dec();

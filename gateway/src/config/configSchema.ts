@@ -84,6 +84,12 @@ export const configSchema = z.object({
      */
     maxBacklogBytes: z.number().int().min(256 * 1024).default(4 * 1024 * 1024),
     /**
+     * The most a presenter page (a browser-source session's server leg) may
+     * send per second, one second's burst; past it the gateway reads its
+     * socket later (TCP pushes back on the page), it does not cut it.
+     */
+    presenterBytesPerSecond: z.number().int().min(64 * 1024).default(16 * 1024 * 1024),
+    /**
      * Who carries the data sockets: `native` (one `lanterna-dataplane`
      * process per worker owns the port and the data sockets; Node keeps every
      * decision, docs/native-data-plane.md), `node` (this process), or `auto`:

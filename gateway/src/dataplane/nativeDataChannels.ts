@@ -148,6 +148,11 @@ export class NativeDataChannels {
     const session = this.granted(message, 'connect');
     if (session instanceof SessionError) return refused(session);
     const { config, policy, lookup } = this.deps;
+    // A browser-source session minted by a Node-engine gateway of the same farm: its presenter's socket is not ours to join.
+    if (session.grant.source === 'browser') {
+      session.refusal = new SessionError('connect', 'target-forbidden', "the native data plane cannot join a presenter page's screen to a display yet");
+      return refused(session.refusal);
+    }
     const { host, port } = session.grant.target;
     try {
       session.address = await resolveAllowed({ target: { host, port }, policy, timeouts: config.timeouts, lookup });

@@ -2,7 +2,8 @@ import { PinStoreError, type PinStore } from './pinStore.js';
 import { canonicalPinKey } from './pinKey.js';
 
 export type CertificateMode = 'first-use' | 'ca' | 'insecure';
-export type Trust = 'pinned' | 'first-use' | 'ca' | 'insecure';
+/** `presenter`: a presenter page's leg, which has no TLS of the gateway's (docs/browser-presenter.md). */
+export type Trust = 'pinned' | 'first-use' | 'ca' | 'insecure' | 'presenter';
 
 export interface CertificateFacts {
   /**

@@ -253,8 +253,10 @@ export class RedisBrokerStore implements BrokerStore {
       .exec());
   }
 
-  async claimSession(sessionId: string, until: number): Promise<boolean> {
-    return (await this.script('claim', [this.key('claim', sessionId), this.key('session', sessionId)], Math.max(until, this.clock() + 1), this.clock())) === 1;
+  async claimSession(sessionId: string, until: number, leg?: 'presenter'): Promise<boolean> {
+    // A leg's claim has its own key, and a record key that never exists: the session's state stays as it is.
+    const key = leg === undefined ? sessionId : `${sessionId}:${leg}`;
+    return (await this.script('claim', [this.key('claim', key), this.key('session', key)], Math.max(until, this.clock() + 1), this.clock())) === 1;
   }
 
   async updateSession(sessionId: string, update: SessionUpdate): Promise<SessionRecord | undefined> {

@@ -1,12 +1,13 @@
-// Binds a RelayCore to its two sockets: the TLS leg to the RDP server and the
+// Binds a RelayCore to its two sockets: the server leg (TLS to the RDP server,
+// or a presenter page's socket as a Duplex, presenterSocketStream.ts) and the
 // kiosk's WebSocket. Everything the pump decides lives in relayCore.ts; this
 // file only translates socket events into core inputs and core outputs into
 // socket calls. Text frames on the data socket (ping, close) are not RDP and
 // never reach the pump: they go to the owner's handler.
-import type { TLSSocket } from 'node:tls';
+import type { Duplex } from 'node:stream';
 import type { WebSocket, RawData } from 'ws';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
-import type { SessionError } from '../session/sessionError.js';
+import { SessionError } from '../session/sessionError.js';
 import { RelayCore, type RelayEnd, type RelayMeter, type RelayOptions, type RelayOutput } from './relayCore.js';
 import { SendLatencyQueue } from './sendLatencyQueue.js';
 
@@ -36,7 +37,7 @@ export class RelaySession implements RelayOutput, RelayMeter {
   private endResolve!: (end: RelayEnd) => void;
 
   constructor(
-    private readonly server: TLSSocket,
+    private readonly server: Duplex,
     private readonly client: WebSocket,
     options: RelayOptions,
     private readonly metrics: GatewayMetrics,
@@ -93,7 +94,11 @@ export class RelaySession implements RelayOutput, RelayMeter {
 
   private readonly onServerDrain = (): void => this.core.serverDrained();
   private readonly onServerClosed = (): void => this.core.serverClosed();
-  private readonly onServerError = (error: Error): void => this.core.serverFailed(error.message);
+  /** A leg that knows why it failed (a presenter page that broke the framing) says so; a socket error is `server-error`. */
+  private readonly onServerError = (error: Error): void => {
+    if (error instanceof SessionError) this.core.fail(error);
+    else this.core.serverFailed(error.message);
+  };
   private readonly onClientClosed = (): void => this.core.clientClosed();
   /** ws answered the ping already (its autoPong): one more frame for a display that may not read. */
   private readonly onClientPing = (): void => { this.core.overCap('client', this.client.bufferedAmount); };

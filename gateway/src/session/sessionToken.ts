@@ -6,6 +6,10 @@ export interface SessionGrant {
   displayId: string;
   target: { host: string; port: number; name?: string | undefined };
   expiresAt: number;
+  /** `browser`: the server leg is a presenter page's socket, not a TCP target (docs/browser-presenter.md). */
+  source?: 'browser' | undefined;
+  /** `presenter`: this token opens the presenter's socket, not the display's data socket. */
+  leg?: 'presenter' | undefined;
 }
 
 export type TokenCheck = { ok: true; grant: SessionGrant } | { ok: false; reason: 'malformed' | 'bad-signature' | 'expired' };

@@ -44,6 +44,8 @@ const FAULT_OF: Record<PresenterRefusalCode, ProjectorFault> = {
   'invitation-markup': 'InvitationRefused',
   'invitation-malformed': 'InvitationRefused',
   'invitation-password': 'InvitationRefused',
+  // WS-Discovery's Connect always names a target: never a browser source.
+  'browser-unsupported': 'BadRequest',
 };
 
 /** Answers /wsd/… requests; false when the path is not one of them. */

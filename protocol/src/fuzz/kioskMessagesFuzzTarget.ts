@@ -1,5 +1,5 @@
-// The kiosk messages' fuzz invariant, for all four readers (control and data
-// socket, each direction): any text gives `{ ok: true, message }` or a typed
+// The kiosk messages' fuzz invariant, for all six readers (control, data and
+// presenter socket, each direction): any text gives `{ ok: true, message }` or a typed
 // failure, never an exception; a failure's text is lower case without a
 // final period; a message read is of the `type` the text named, and reads
 // back the same after JSON.stringify (what the sender does with it).
@@ -13,6 +13,7 @@ import {
   type KioskMessageFailureReason,
   type KioskMessageParse,
 } from '../kioskMessages.js';
+import { parseGatewayPresenterMessage, parsePresenterLegMessage } from '../presenterLeg.js';
 
 type Reader = (text: string) => KioskMessageParse<{ readonly type: string }>;
 
@@ -21,6 +22,9 @@ const READERS: readonly (readonly [string, Reader])[] = [
   ['gateway-control', parseGatewayControlMessage],
   ['kiosk-data', parseKioskDataMessage],
   ['gateway-data', parseGatewayDataMessage],
+  // the presenter socket's (docs/kiosk-protocol.md "Presenter socket"), the same reader machinery
+  ['presenter-leg', parsePresenterLegMessage],
+  ['gateway-presenter', parseGatewayPresenterMessage],
 ];
 
 const REASONS: readonly KioskMessageFailureReason[] = ['not-json', 'not-a-message', 'unknown-type', 'invalid'];
@@ -50,7 +54,7 @@ function typeOf(text: string): unknown {
   }
 }
 
-/** Runs the four readers on `text`; returns what each made of it. */
+/** Runs the six readers on `text`; returns what each made of it. */
 export function checkKioskMessages(text: string): string {
   const outcomes: string[] = [];
   for (const [name, read] of READERS) {
@@ -147,7 +151,9 @@ function message(random: SeededRandom): Record<string, unknown> {
         ...maybe(random, 'detail', () => ({ failureCode: integer(random), supported: [1], alert: text(random) })),
       };
     case 6:
-      return { type: 'open', token: text(random) };
+      return random.chance(0.5)
+        ? { type: 'open', token: text(random) }
+        : { type: 'present', token: text(random), publicKey: random.chance(0.8) ? 'MFkwEwYHKoZIzj0CAQ==' : text(random), ...maybe(random, 'certificate', () => 'MIIB') };
     case 7:
       return { type: 'ping', t: number(random) };
     case 8:
@@ -155,7 +161,7 @@ function message(random: SeededRandom): Record<string, unknown> {
     case 9:
       return {
         type: 'secured', protocol: random.pick(['ssl', 'hybrid', 'hybrid-ex']), certificates: Array.from({ length: random.below(3) }, () => text(random)),
-        publicKey: text(random), trust: random.pick(['pinned', 'first-use', 'ca', 'insecure']),
+        publicKey: text(random), trust: random.pick(['pinned', 'first-use', 'ca', 'insecure', 'presenter']),
         ...maybe(random, 'tlsVersion', () => 'TLSv1.3'), ...maybe(random, 'cipher', () => text(random)), ...maybe(random, 'fingerprint', () => text(random)),
       };
     case 10:
@@ -174,7 +180,7 @@ function message(random: SeededRandom): Record<string, unknown> {
 export const fuzzTarget: FuzzTarget = {
   name: 'kiosk-messages',
   checks:
-    'the four readers (control and data socket, kiosk→gateway and gateway→kiosk) on any text: a message or a typed failure, never an exception; ' +
+    'the six readers (control, data and presenter socket, each direction) on any text: a message or a typed failure, never an exception; ' +
     'failures lower case without a final period; a message read has the type the text named and reads back equal after JSON.stringify',
   maxInputBytes: 16 * 1024,
   corpusExtension: '.json',
