@@ -4,22 +4,15 @@
 // process, joined like the gateway joins them (presenterPipe.mjs): a 440 Hz
 // sine and a chirp arrive sample for sample, in order, with the presenter's
 // timestamps, and the client's Wave Confirm PDUs come back to the presenter.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 
-import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
-import { pipeLikeGateway } from './presenterPipe.mjs';
+import { pipeLikeGateway, startJoined, withBothModules } from './presenterPipe.mjs';
 
 let rdp;
 let presenters;
-
-before(async () => {
-  [rdp, presenters] = await Promise.all([loadLanternaRdp(), loadLanternaPresenter()]);
-});
-after(async () => {
-  await Promise.all([rdp.close(), presenters.close()]);
-});
+withBothModules((loaded) => { ({ rdp, presenters } = loaded); });
 
 /**
  * One second of stereo int16: a 440 Hz sine on the left, a chirp from 100 Hz
@@ -65,14 +58,7 @@ async function joinedWithSound(t, { channel, sampleRate, clientOptions = {}, ona
     presenter.onaudioready = resolve;
     presenter.onaudiorefused = (info) => { seen.refused = info; reject(new Error(`the client took no sound: ${JSON.stringify(info)}`)); };
   });
-  const pipe = pipeLikeGateway(client, presenter);
-  t.after(async () => {
-    client.stop();
-    presenter.stop();
-    await Promise.all([client.closed, presenter.ended]);
-  });
-  presenter.start();
-  client.start();
+  const pipe = startJoined(t, client, presenter);
   const audio = await Promise.race([
     ready,
     client.closed.then((end) => { throw new Error(`the client ended before sound was ready: ${JSON.stringify(end)}; pipe ${JSON.stringify(pipe.stats)}`); }),

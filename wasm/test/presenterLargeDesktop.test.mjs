@@ -6,23 +6,16 @@
 // heap; a GFX desktop cost it about 63 bytes a pixel), and the presenter's
 // 256 MiB did not hold an uncompressed 4K picture. A desktop no heap can hold
 // must end the client's session as 'out-of-memory', and leave the module working.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
-import { countDifferences, heapStats, pipeLikeGateway, testPicture } from './presenterPipe.mjs';
+import { countDifferences, heapStats, startJoined, testPicture, withBothModules } from './presenterPipe.mjs';
 
 const MiB = 1024 * 1024;
 
 let rdp;
 let presenters;
-
-before(async () => {
-  [rdp, presenters] = await Promise.all([loadLanternaRdp(), loadLanternaPresenter()]);
-});
-after(async () => {
-  await Promise.all([rdp.close(), presenters.close()]);
-});
+withBothModules((loaded) => { ({ rdp, presenters } = loaded); });
 
 /** A client asking for width×height and a presenter serving it, joined and started. */
 function joined(t, width, height) {
@@ -33,14 +26,7 @@ function joined(t, width, height) {
   client.ondisconnected = (end) => { seen.clientEnd = end; };
   presenter.onended = (end) => { seen.presenterEnd = end; };
   const active = new Promise((resolve) => { presenter.onactive = resolve; });
-  const pipe = pipeLikeGateway(client, presenter);
-  t.after(async () => {
-    client.stop();
-    presenter.stop();
-    await Promise.all([client.closed, presenter.ended]);
-  });
-  presenter.start();
-  client.start();
+  const pipe = startJoined(t, client, presenter);
   return { client, presenter, seen, pipe, active };
 }
 

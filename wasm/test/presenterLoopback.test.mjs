@@ -3,23 +3,16 @@
 // process, joined by presenterPipe.mjs the way the gateway will join them:
 // the connection sequence runs to an active GFX session, and the pictures the
 // presenter sends arrive in the client's decoded surface exactly, pixel for pixel.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { buildConnectionRequest, NEG_FAILURE, parseConnectionConfirm } from '@lanterna/protocol';
 
-import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
-import { countDifferences, pipeLikeGateway, testPicture } from './presenterPipe.mjs';
+import { countDifferences, startJoined, testPicture, withBothModules } from './presenterPipe.mjs';
 
 let rdp;
 let presenters;
-
-before(async () => {
-  [rdp, presenters] = await Promise.all([loadLanternaRdp(), loadLanternaPresenter()]);
-});
-after(async () => {
-  await Promise.all([rdp.close(), presenters.close()]);
-});
+withBothModules((loaded) => { ({ rdp, presenters } = loaded); });
 
 /** Resolves with the first frame for which check(frame) is true, or rejects at the deadline with what was last seen. */
 function frameWatcher(client) {
@@ -60,15 +53,8 @@ async function joined(t, { clientSize, presenterSize, clientOptions = {} }) {
   presenter.onframeacked = (ack) => { seen.acked.push(ack.frameId); };
   presenter.onframedropped = (drop) => { seen.dropped.push(drop); };
   presenter.onended = (end) => { seen.presenterEnd = end; };
-  const pipe = pipeLikeGateway(client, presenter);
   const nextFrame = frameWatcher(client);
-  t.after(async () => {
-    client.stop();
-    presenter.stop();
-    await Promise.all([client.closed, presenter.ended]);
-  });
-  presenter.start();
-  client.start();
+  const pipe = startJoined(t, client, presenter);
   const outcome = await Promise.race([
     active,
     client.closed.then((end) => { throw new Error(`the client ended before GFX was up: ${JSON.stringify(end)}; pipe ${JSON.stringify(pipe.stats)}; presenter ${JSON.stringify(seen.presenterEnd)}`); }),

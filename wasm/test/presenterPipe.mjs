@@ -11,7 +11,45 @@
 //     must be exactly one whole PDU within the gateway's PDU cap (what the
 //     gateway's framer will hold the presenter page to).
 // Delivery is asynchronous (a macrotask per message), as over two sockets.
+import { after, before } from 'node:test';
+
 import { DEFAULT_MAX_PDU_BYTES, parseConnectionConfirm, PROTOCOL, selectedProtocol, splitWholePdus } from '@lanterna/protocol';
+
+import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
+
+/**
+ * Loads the display's client module and the presenter's server module once
+ * for a test file (hands them to `use` before its tests) and closes both after.
+ * @param {(modules: { rdp: import('../js/lanternaRdp.js').LanternaRdp, presenters: import('../js/lanternaPresenter.js').LanternaPresenter }) => void} use
+ */
+export function withBothModules(use) {
+  let modules;
+  before(async () => {
+    const [rdp, presenters] = await Promise.all([loadLanternaRdp(), loadLanternaPresenter()]);
+    modules = { rdp, presenters };
+    use(modules);
+  });
+  after(async () => {
+    await Promise.all([modules?.rdp.close(), modules?.presenters.close()]);
+  });
+}
+
+/**
+ * Joins a configured client and presenter (pipeLikeGateway), starts both, and
+ * stops both, waiting for their ends, when the test `t` is over.
+ * @returns {ReturnType<typeof pipeLikeGateway>}
+ */
+export function startJoined(t, client, presenter) {
+  const pipe = pipeLikeGateway(client, presenter);
+  t.after(async () => {
+    client.stop();
+    presenter.stop();
+    await Promise.all([client.closed, presenter.ended]);
+  });
+  presenter.start();
+  client.start();
+  return pipe;
+}
 
 /**
  * @param {import('../js/lanternaRdp.js').RdpSession} client a configured, not yet started session
