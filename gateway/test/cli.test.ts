@@ -10,8 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
-import { WebSocket } from 'ws';
-import { startFaultyPeer, connectControl, openData, waitFor } from '@lanterna/testkit';
+import { startFaultyPeer, connectControl, openData, waitFor, helloOutcome, type HelloOutcome } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { allocateFreePort } from '@lanterna/lab';
 
@@ -166,18 +165,7 @@ test('two workers: wrong display tokens count once, whichever worker each reache
     tokenGuesses: { perAddress: { max: 4, windowMs: 60_000 } },
   });
   const ca = readFileSync(join(dir, 'state', 'gateway-cert.pem'), 'utf8');
-  const hello = (token: string): Promise<{ code: number; error?: string }> => new Promise((resolve) => {
-    const socket = new WebSocket(`wss://127.0.0.1:${port}/v1/displays/room/control`, 'lanterna.v1', { ca });
-    let error: string | undefined;
-    socket.once('open', () => socket.send(JSON.stringify({ type: 'hello', protocol: 1, token, client: 'cli-test' })));
-    socket.on('message', (data) => {
-      const message = JSON.parse((data as Buffer).toString('utf8')) as { type: string; code?: string };
-      if (message.type === 'error') error = message.code;
-      if (message.type === 'welcome') socket.close();
-    });
-    socket.once('error', () => undefined);
-    socket.once('close', (code) => resolve({ code, ...(error === undefined ? {} : { error }) }));
-  });
+  const hello = (token: string): Promise<HelloOutcome> => helloOutcome(`wss://127.0.0.1:${port}/v1/displays/room/control`, token, 'cli-test', { ca });
   // Fresh connections go to the workers in turn: the wrong tokens reach both.
   for (let i = 0; i < 4; i += 1) assert.deepEqual(await hello('wrong-display-token-0123'), { code: 4401, error: 'unauthorized' });
   assert.deepEqual(await hello(TOKEN), { code: 4429, error: 'rate-limited' }, 'the budget is the cluster\'s, not each worker\'s');

@@ -19,7 +19,7 @@ import { connect as connectTcp, type Socket } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { WebSocket } from 'ws';
-import { startTestGateway, startFaultyPeer, connectControl, openData, waitFor, type TestGateway, type FaultyPeer, type MessageQueue } from '@lanterna/testkit';
+import { startTestGateway, startFaultyPeer, connectControl, openData, waitFor, helloOutcome, type HelloOutcome, type TestGateway, type FaultyPeer, type MessageQueue } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { ANONYMOUS, writeWsdMessage } from '@lanterna/protocol/wsd';
 
@@ -115,19 +115,8 @@ function requestFrom(from: string, path: string, init: { method?: string; header
 }
 
 /** A display's hello on the control socket from `from`: how the gateway closed it, and the error it gave. */
-function helloFrom(from: string, token: string): Promise<{ code: number; error?: string }> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(`${gateway.url}/v1/displays/room/control`, 'lanterna.v1', { localAddress: from });
-    let error: string | undefined;
-    socket.once('open', () => socket.send(JSON.stringify({ type: 'hello', protocol: 1, token, client: 'hostile' })));
-    socket.on('message', (data) => {
-      const message = JSON.parse((data as Buffer).toString('utf8')) as { type: string; code?: string };
-      if (message.type === 'error') error = message.code;
-      if (message.type === 'welcome') socket.close();
-    });
-    socket.once('error', () => undefined);
-    socket.once('close', (code) => resolve({ code, ...(error === undefined ? {} : { error }) }));
-  });
+function helloFrom(from: string, token: string): Promise<HelloOutcome> {
+  return helloOutcome(`${gateway.url}/v1/displays/room/control`, token, 'hostile', { localAddress: from });
 }
 
 before(async () => {

@@ -33,3 +33,4 @@ export { haproxyConfig, type HaproxyConfigOptions } from './haproxyConfig.js';
 export { startHaproxyProcess, haproxyPath, type HaproxyProcess } from './haproxyProcess.js';
 // A LAN of two network namespaces (gateway, presenter) for multicast tests.
 export { createLan, addNamespaces, removeNamespaces, runCommand, type Lan, type LanSide } from './lanNamespaces.js';
+export { helloOutcome, type HelloOutcome } from './displayHello.js';
