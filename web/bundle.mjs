@@ -73,7 +73,7 @@ for (const [from, to] of [
 const wasmBuild = process.env.LANTERNA_WASM_DIR ?? join(here, '../wasm/build');
 const wasmJs = join(here, '../wasm/js');
 const emscriptenFiles = ['lanterna-rdp.js', 'lanterna-rdp.wasm', 'lanterna-rdp.worker.js'];
-const apiFiles = ['rdpEngine.js', 'lanternaRdp.js', 'projectSettings.js', 'h264Decoders.js', 'annexB.js'];
+const apiFiles = ['rdpEngine.js', 'lanternaRdp.js', 'ringFeeder.js', 'projectSettings.js', 'h264Decoders.js', 'annexB.js'];
 let manifest = { available: false };
 try {
   await Promise.all([

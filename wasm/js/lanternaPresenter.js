@@ -4,6 +4,8 @@
 // callbacks, and moves bytes in and out; knows nothing of WebSockets or of
 // capture. Runs in a browser Worker and in Node.
 
+import { RingFeeder } from './ringFeeder.js';
+
 /** Why a presenter's session ended (enum lp_reason in src/presenter/presenter_events.h). */
 export const PRESENTER_END_REASONS = Object.freeze({
   1: 'closed',
@@ -127,9 +129,13 @@ export class PresenterSession {
     this.handle = handle;
     this.desktop = desktop;
     this.state = 'new'; // new → running → active → ended
-    this.pending = []; // gateway bytes waiting for room in the receive ring
-    this.pendingTimer = null;
-    this.inputEnded = false;
+    /** Gateway bytes into the receive ring; what finds no room waits there. */
+    this.input = new RingFeeder(this.module, {
+      push: (ptr, length) => this.module._lp_presenter_push(this.handle, ptr, length),
+      closeInput: () => this.module._lp_presenter_close_input(this.handle),
+      running: () => this.state !== 'ended',
+      mayCloseInput: () => this.state !== 'ended' && this.state !== 'new',
+    });
     this.framesQueued = 0;
     /** What onactive reported, once the graphics channel is up. */
     this.active = null;
@@ -192,14 +198,12 @@ export class PresenterSession {
   /** Bytes from the gateway (the display client's PDUs; any split is fine). */
   feed(bytes) {
     if (this.state === 'ended') return;
-    this.pending.push(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
-    this.#feed();
+    this.input.push(bytes);
   }
 
   /** The gateway's socket is gone: the server drains what it has, then ends. */
   endOfInput() {
-    this.inputEnded = true;
-    this.#feed();
+    this.input.end();
   }
 
   /**
@@ -357,35 +361,10 @@ export class PresenterSession {
     }
   }
 
-  #feed() {
-    const m = this.module;
-    while (this.pending.length > 0 && this.state !== 'ended') {
-      const bytes = this.pending[0];
-      const ptr = m._malloc(bytes.length);
-      if (!ptr) break;
-      m.HEAPU8.set(bytes, ptr);
-      const taken = m._lp_presenter_push(this.handle, ptr, bytes.length);
-      m._free(ptr);
-      if (taken === 1) {
-        this.pending.shift();
-      } else if (taken === 0) {
-        // the peer thread is behind: try again shortly
-        this.pendingTimer ??= setTimeout(() => { this.pendingTimer = null; this.#feed(); }, 2);
-        return;
-      } else {
-        this.pending = [];
-        break;
-      }
-    }
-    if (this.inputEnded && this.pending.length === 0 && this.state !== 'ended' && this.state !== 'new') {
-      m._lp_presenter_close_input(this.handle);
-    }
-  }
-
   #finish(end, { touchWasm = true } = {}) {
     if (this.state === 'ended') return;
     this.state = 'ended';
-    if (this.pendingTimer) clearTimeout(this.pendingTimer);
+    this.input.cancel();
     if (this.keepAlive) clearInterval(this.keepAlive);
     // the thread has posted its last event: joining it is immediate
     if (touchWasm && !this.presenter.terminated) this.module._lp_presenter_free(this.handle);

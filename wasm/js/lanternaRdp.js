@@ -4,6 +4,7 @@
 // rectangles over the wasm heap). Works in a browser Worker and in Node (where
 // there is no WebCodecs, so no H.264: h264Decoders.js).
 import { H264Decoders } from './h264Decoders.js';
+import { RingFeeder } from './ringFeeder.js';
 
 /** Why a session ended (enum lt_reason in wasm/src/session.h). */
 export const REASONS = Object.freeze({
@@ -161,8 +162,12 @@ export class RdpSession {
     this.module = rdp.module;
     this.handle = handle;
     this.state = 'new'; // new → connecting → connected → ended
-    this.pending = []; // gateway frames waiting for room in the receive ring
-    this.pendingTimer = null;
+    /** Gateway frames into the receive ring; what finds no room waits there. */
+    this.input = new RingFeeder(this.module, {
+      push: (ptr, length) => this.module._lt_session_push(this.handle, ptr, length),
+      closeInput: () => this.module._lt_session_close_input(this.handle),
+      running: () => this.state !== 'ended',
+    });
     this.endReason = null;
     this.desktop = { width: 0, height: 0 };
     this.frames = 0;
@@ -284,14 +289,12 @@ export class RdpSession {
   /** One binary frame from the gateway (whole PDUs). */
   receive(bytes) {
     if (this.state === 'ended') return;
-    this.pending.push(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
-    this.#feed();
+    this.input.push(bytes);
   }
 
   /** The gateway socket is gone: FreeRDP drains what it has, then ends. */
   endOfInput() {
-    this.inputEnded = true;
-    this.#feed();
+    this.input.end();
   }
 
   /** Ends the session; ondisconnected follows with reason 'stopped'. */
@@ -419,36 +422,11 @@ export class RdpSession {
     }
   }
 
-  #feed() {
-    const m = this.module;
-    while (this.pending.length > 0 && this.state !== 'ended') {
-      const bytes = this.pending[0];
-      const ptr = m._malloc(bytes.length);
-      if (!ptr) break;
-      m.HEAPU8.set(bytes, ptr);
-      const taken = m._lt_session_push(this.handle, ptr, bytes.length);
-      m._free(ptr);
-      if (taken === 1) {
-        this.pending.shift();
-      } else if (taken === 0) {
-        // the RDP thread is behind: try again shortly (the ring is 8 MiB)
-        this.pendingTimer ??= setTimeout(() => { this.pendingTimer = null; this.#feed(); }, 2);
-        return;
-      } else {
-        this.pending = [];
-        break;
-      }
-    }
-    if (this.inputEnded && this.pending.length === 0 && this.state !== 'ended') {
-      m._lt_session_close_input(this.handle);
-    }
-  }
-
   #finish(end) {
     if (this.state === 'ended') return;
     const wasStarted = this.state !== 'new';
     this.state = 'ended';
-    if (this.pendingTimer) clearTimeout(this.pendingTimer);
+    this.input.cancel();
     if (this.keepAlive) clearInterval(this.keepAlive);
     this.finalLateAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_frame_acks(this.handle) : 0;
     this.finalLateAudioAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_audio_acks(this.handle) : 0;
