@@ -38,7 +38,8 @@ export const FIGURES_MIN_INTERVAL_MS = 500;
 /** The longest interval one report may cover (a report after a pause still reads as a rate). */
 export const FIGURES_MAX_INTERVAL_MS = 10_000;
 
-const errorMessage = z.object({
+/** The gateway's `error` message (control, data and presenter sockets alike). */
+export const errorMessage = z.object({
   type: z.literal('error'),
   /** One of SESSION_PHASES; any string is read, so a newer gateway's phase is not an error. */
   phase: z.string(),
@@ -136,7 +137,8 @@ const secured = z.object({
   /** `presenter`: the server leg is a presenter page's socket (docs/browser-presenter.md), no TLS of the gateway's own. */
   trust: z.enum(['pinned', 'first-use', 'ca', 'insecure', 'presenter']),
 });
-const ended = z.object({ type: z.literal('ended'), reason: z._default(z.string(), '') });
+/** The gateway's `ended` message (data and presenter sockets). */
+export const ended = z.object({ type: z.literal('ended'), reason: z._default(z.string(), '') });
 const pong = z.object({ type: z.literal('pong'), t: z.number() });
 
 export type ErrorMessage = z.infer<typeof errorMessage>;

@@ -6,7 +6,7 @@
 // the Confirm and whole PDUs out). These are its JSON messages, both ways;
 // the gateway's `ended` and `error` are the data socket's.
 import * as z from 'zod/mini';
-import { messageReader, type EndedMessage, type ErrorMessage } from './kioskMessages.js';
+import { ended, errorMessage, messageReader, type EndedMessage, type ErrorMessage } from './kioskMessages.js';
 
 /** A presenter's certificate is a fresh P-256 self-signed one (about 400 bytes); the cap leaves room for RSA. */
 export const MAX_PRESENTER_CERTIFICATE_CHARS = 8 * 1024;
@@ -35,14 +35,6 @@ const present = z.object({
 /** Presenter → gateway, any time after `present`: the presenter stops (the display's session ends `server-closed`). */
 const close = z.object({ type: z.literal('close') });
 
-const ended = z.object({ type: z.literal('ended'), reason: z._default(z.string(), '') });
-const errorMessage = z.object({
-  type: z.literal('error'),
-  phase: z.string(),
-  code: z.string(),
-  message: z._default(z.string(), ''),
-  detail: z.optional(z.record(z.string(), z.unknown())),
-});
 
 export type PresentMessage = z.infer<typeof present>;
 export type PresenterCloseMessage = z.infer<typeof close>;
