@@ -474,11 +474,14 @@ test('an RDP server that asks for key updates and never reads: the gateway never
     await display.queue.nextText('secured');
     await display.queue.nextBinary(); // the Confirm
     const done = await server.next('done', 30_000);
-    // The gateway either cut the server past relay.maxBacklogBytes (the
-    // data plane: Go's TLS answers each key update at once, into the leg's
-    // backlog) or stopped reading it (Node: OpenSSL's answer waits for the
-    // socket's write, and nothing more is read meanwhile): never read on
-    // while keeping the answers, as the data plane did before (255 MB in 90 s).
+    // The gateway cut the server with peer-not-reading: the data plane past
+    // relay.maxBacklogBytes (Go's TLS answers each key update at once, into
+    // the leg's backlog); the Node engine at the write deadline (OpenSSL's
+    // answers queue on the TCP handle beneath the TLS socket, where no byte
+    // cap sees them, once the kernel's buffers are full). Before either, the
+    // gateway read on and kept the answers (the data plane: 255 MB in 90 s;
+    // Node: 2 MB/s in OpenSSL's output buffer). A server the gateway stopped
+    // reading (stalled) holds nothing more either.
     assert.ok(done.cut === true || done.stalled === true, `the gateway read on and kept the answers: ${JSON.stringify(done)}`);
     // what reached the display was whole PDUs, as the server sent them
     let received = 0;

@@ -292,7 +292,7 @@ export class DataChannels {
   private async relay(socket: WebSocket, connected: ServerLeg, grant: SessionGrant, log: Logger): Promise<void> {
     const { config, metrics, broker } = this.deps;
     const control = new DataSocketControl();
-    const relay: RelaySession = new RelaySession(connected.socket, socket, { ...config.relay, protocol: connected.secured.protocol }, metrics, (data) => {
+    const relay: RelaySession = new RelaySession(connected.socket, socket, { ...config.relay, protocol: connected.secured.protocol, writeStallMs: config.timeouts.writeMs }, metrics, (data) => {
       const verdict = control.judge(data.toString('utf8'), Date.now());
       switch (verdict.action) {
         case 'pong': relay.sendText(verdict.reply); break;
@@ -300,7 +300,7 @@ export class DataChannels {
         case 'fail': relay.fail(verdict.error); break;
         case 'ignore': break;
       }
-    });
+    }, connected.writeQueued);
     this.active.set(grant.sessionId, { relay, grant });
     metrics.activeSessions.inc();
     metrics.sessionsTotal.inc();

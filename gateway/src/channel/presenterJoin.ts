@@ -30,6 +30,8 @@ export interface ServerLeg {
   confirm: Buffer;
   secured: SecuredInfo;
   address: string;
+  /** Bytes queued beneath the leg's own write count (a TLS leg's TCP socket; targetConnector.ts). */
+  writeQueued?: (() => number) | undefined;
   /** Called once with how the session ended (a presenter page is told, then its socket closes). */
   ended?: ((end: RelayEnd) => void) | undefined;
 }

@@ -47,6 +47,13 @@ export interface SecuredInfo {
 
 export interface ConnectedTarget {
   socket: TLSSocket;
+  /**
+   * Bytes queued beneath the TLS socket, on its TCP socket, that the kernel
+   * has not taken. OpenSSL writes its own records (a key update's answer)
+   * straight to the TCP handle, so the TLS socket's writableLength never
+   * counts them; libuv's write queue on the handle does.
+   */
+  writeQueued: () => number;
   confirm: Buffer;
   secured: SecuredInfo;
   address: string;
@@ -87,7 +94,8 @@ export async function connectTarget(request: ConnectRequest): Promise<ConnectedT
     const socket = await startTls(tcp, request, request.timeouts.tlsMs);
     request.onPhase?.('tls', performance.now() - started);
     const secured = await judgeCertificate(socket, request, protocol, address);
-    return { socket, confirm, secured, address };
+    const handle = (tcp as unknown as { _handle?: { writeQueueSize?: number } | null });
+    return { socket, writeQueued: () => handle._handle?.writeQueueSize ?? 0, confirm, secured, address };
   } catch (error) {
     tcp.destroy();
     throw error;

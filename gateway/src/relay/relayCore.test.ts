@@ -131,6 +131,32 @@ test('issue 31: past maxBacklogBytes a side that does not read ends the session 
   assert.deepEqual(out.take(), []);
 });
 
+test('issue 31: a server whose socket holds unwritten bytes for writeStallMs ends the session with peer-not-reading (the server leg\'s write deadline)', () => {
+  let now = 0;
+  const { core, out } = relay({ writeStallMs: 500 }, () => now);
+  assert.equal(core.serverWriteQueued(0), false);
+  assert.equal(core.serverWriteQueued(43_000), false, 'a write queued: the deadline starts');
+  now = 400;
+  assert.equal(core.serverWriteQueued(43_000), false, 'within the deadline');
+  assert.equal(core.serverWriteQueued(0), false, 'taken: the deadline is off');
+  now = 600;
+  assert.equal(core.serverWriteQueued(100), false, 'queued again: a new deadline from here');
+  now = 1099;
+  assert.equal(core.serverWriteQueued(100), false);
+  assert.deepEqual(out.take(), []);
+  now = 1100;
+  assert.equal(core.serverWriteQueued(100), true, 'past the deadline');
+  const end = endOf(out.take());
+  assert.ok(end?.reason === 'error', `ended with ${JSON.stringify(end)}`);
+  assert.deepEqual([end.error.code, end.error.detail], ['peer-not-reading', { side: 'server' }]);
+  // no deadline configured: nothing ends
+  const never = relay({}, () => now);
+  never.core.serverWriteQueued(1);
+  now = 1e9;
+  assert.equal(never.core.serverWriteQueued(1), false);
+  assert.deepEqual(never.out.take(), []);
+});
+
 test('backpressure toward the server: a full write buffer pauses the kiosk until the server drains', () => {
   const { core, out } = relay();
   const pdu = tpkt(10);

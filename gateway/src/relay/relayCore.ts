@@ -22,6 +22,12 @@ export interface RelayOptions {
    * with `peer-not-reading`. 0: no cap.
    */
   maxBacklogBytes?: number;
+  /**
+   * How long the server's socket may hold bytes it has not taken (the kernel
+   * full, the write queued) before the session ends with `peer-not-reading`:
+   * the write deadline of the server leg. 0 or absent: none.
+   */
+  writeStallMs?: number;
   /** NLA sessions start with DER TSRequests (and, for HYBRID_EX, the early authorization result). */
   protocol: 'ssl' | 'hybrid' | 'hybrid-ex';
 }
@@ -60,6 +66,8 @@ export class RelayCore {
   private ended = false;
   private lastActivity: number;
   private copiedSeen = 0;
+  /** Since when the server's socket has held unwritten bytes (undefined: it took everything). */
+  private serverStalledSince: number | undefined;
 
   constructor(
     private readonly options: RelayOptions,
@@ -144,6 +152,26 @@ export class RelayCore {
     if (this.ended || limit <= 0 || bytes <= limit) return this.ended;
     const who = side === 'server' ? "the presenter's computer" : 'the display';
     this.finish({ reason: 'error', error: new SessionError('relay', 'peer-not-reading', `${who} stopped reading and left more than ${limit} bytes unread`, { side }) });
+    return true;
+  }
+
+  /**
+   * The server socket's queued, unwritten bytes, seen on every read from it.
+   * A server that sends and never reads makes the gateway's TLS stack answer
+   * (key updates) into a queue no cap sees; the write deadline bounds it.
+   * True when it ended the session.
+   */
+  serverWriteQueued(bytes: number): boolean {
+    const limit = this.options.writeStallMs ?? 0;
+    if (this.ended || limit <= 0) return this.ended;
+    if (bytes === 0) {
+      this.serverStalledSince = undefined;
+      return false;
+    }
+    const now = this.clock();
+    this.serverStalledSince ??= now;
+    if (now - this.serverStalledSince < limit) return false;
+    this.finish({ reason: 'error', error: new SessionError('relay', 'peer-not-reading', `the presenter's computer took none of the gateway's writes for ${limit} ms`, { side: 'server' }) });
     return true;
   }
 

@@ -43,6 +43,8 @@ export class RelaySession implements RelayOutput, RelayMeter {
     private readonly metrics: GatewayMetrics,
     /** Text frames from the kiosk during the relay (session control, not RDP). */
     private readonly onText: (data: Buffer) => void,
+    /** The server's raw socket's queued, unwritten bytes (TLS legs: what OpenSSL wrote beneath the TLS socket's own count). */
+    private readonly serverWriteQueued: () => number = () => 0,
   ) {
     this.core = new RelayCore(options, this, this);
     this.done = new Promise((resolve) => { this.endResolve = resolve; });
@@ -87,6 +89,7 @@ export class RelaySession implements RelayOutput, RelayMeter {
   // Socket events → core inputs. Bound once per session: no closure per message.
 
   private readonly onServerData = (chunk: Buffer): void => {
+    if (this.core.serverWriteQueued(this.serverWriteQueued())) return;
     this.readAt = performance.now();
     this.core.serverData(chunk);
     this.core.clientBuffered(this.client.bufferedAmount);
