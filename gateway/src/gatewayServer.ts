@@ -229,13 +229,12 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     if (path === '/metrics') {
       // Session counts, bytes and errors describe who uses which room: not for anyone on the LAN.
       // Its check takes the admin token too, so it counts under the token-guess limits like the admin API's.
-      const attempt = await guesses.attempt(clientAddress(request), 'metrics');
-      if (!attempt.allowed) {
-        response.setHeader('retry-after', String(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))));
+      const right = bearerMatches(request, [identity.adminToken, config.metricsToken]);
+      const verdict = await guesses.check(clientAddress(request), 'metrics', right);
+      if (!verdict.allowed) {
+        response.setHeader('retry-after', String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))));
         return plain(response, 429, 'too many wrong tokens from this address: try again later\n');
       }
-      const right = bearerMatches(request, [identity.adminToken, config.metricsToken]);
-      await attempt.settle(right);
       if (!right) {
         response.setHeader('www-authenticate', 'Bearer');
         return plain(response, 401, 'a metrics or admin token is required\n');

@@ -110,10 +110,9 @@ export class AdminApi {
       return true;
     };
     if (!allowed.ok) return tooMany(allowed.retryAfterSeconds);
-    const attempt = await this.options.guesses.attempt(address, 'admin');
-    if (!attempt.allowed) return tooMany(Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)));
     const right = bearerMatches(request, [this.deps.adminToken]);
-    await attempt.settle(right);
+    const verdict = await this.options.guesses.check(address, 'admin', right);
+    if (!verdict.allowed) return tooMany(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));
     if (!right) {
       json(response, 401, { code: 'unauthorized', message: 'an admin token is required' }, { 'www-authenticate': 'Bearer' });
       return true;

@@ -155,13 +155,12 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
   // A request that shows a token has it checked under the token-guess limits (else this would be an unthrottled admin-token oracle).
   let admin = false;
   if (request.headers.authorization !== undefined) {
-    const attempt = await deps.guesses.attempt(from.address, 'presenter');
-    if (!attempt.allowed) {
-      refuse(response, 'rate-limited', 'too many wrong tokens from this address', { retryAfterMs: attempt.retryAfterMs });
+    admin = bearerMatches(request, [deps.adminToken]);
+    const verdict = await deps.guesses.check(from.address, 'presenter', admin);
+    if (!verdict.allowed) {
+      refuse(response, 'rate-limited', 'too many wrong tokens from this address', { retryAfterMs: verdict.retryAfterMs });
       return;
     }
-    admin = bearerMatches(request, [deps.adminToken]);
-    await attempt.settle(admin);
   }
   const target = body.target ? { host: body.target.host, port: body.target.port ?? 3389 } : undefined;
   const outcome = await deps.presenters.request({

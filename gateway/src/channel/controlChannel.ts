@@ -90,15 +90,14 @@ export class ControlChannels {
     let display: Awaited<ReturnType<SessionBroker['authenticateDisplay']>>;
     let owner: string;
     try {
-      const attempt = await this.deps.guesses?.attempt(address, 'display');
-      if (attempt?.allowed === false) {
-        const retryAfterSeconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
+      display = await broker.authenticateDisplay(displayId, hello.token);
+      const verdict = await this.deps.guesses?.check(address, 'display', display !== undefined);
+      if (verdict?.allowed === false) {
+        const retryAfterSeconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
         log.warn({ event: 'token-guesses-locked', address, retryAfterSeconds }, 'too many wrong tokens from this address: hello refused');
         closeWithError(socket, new SessionError('hello', 'rate-limited', `too many wrong tokens from this address: try again in ${retryAfterSeconds} s`, { retryAfterSeconds }));
         return;
       }
-      display = await broker.authenticateDisplay(displayId, hello.token);
-      await attempt?.settle(display !== undefined);
       if (!display) {
         log.warn({ event: 'auth-failed' }, 'display authentication failed');
         closeWithError(socket, new SessionError('hello', 'unauthorized'));

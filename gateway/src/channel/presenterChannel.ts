@@ -54,17 +54,19 @@ export class PresenterChannels {
       const parsed = first.kind === 'text' ? parsePresenterLegMessage(first.text) : undefined;
       const present = parsed?.ok && parsed.message.type === 'present' ? parsed.message : undefined;
       if (!present) throw new SessionError('open', 'bad-message', `the first message must be present${parsed && !parsed.ok ? ` (${parsed.failure.message})` : ''}`);
-      const attempt = await this.deps.guesses?.attempt(address, 'presenter');
-      if (attempt?.allowed === false) {
-        const retryAfterSeconds = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
-        throw new SessionError('open', 'rate-limited', `too many wrong tokens from this address: try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
-      }
       let grant;
+      let refusal: unknown;
       try {
         grant = await broker.openPresenterLeg(sessionId, present.token);
-      } finally {
-        await attempt?.settle(grant !== undefined);
+      } catch (error) {
+        refusal = error;
       }
+      const verdict = await this.deps.guesses?.check(address, 'presenter', grant !== undefined);
+      if (verdict?.allowed === false) {
+        const retryAfterSeconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+        throw new SessionError('open', 'rate-limited', `too many wrong tokens from this address: try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
+      }
+      if (grant === undefined) throw refusal;
       this.deps.onAuthenticated?.(socket);
       raiseMaxPayload(socket, config.relay.maxFrameBytes);
       log.info({ event: 'presenter-waiting' }, 'presenter page connected: waiting for the display');
