@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"lanterna/dataplane/edgeloop"
+	"lanterna/dataplane/internal/cpugate"
 	"lanterna/dataplane/internal/sessionerr"
 	"lanterna/dataplane/pdu"
 	"lanterna/dataplane/rawsocket"
@@ -313,7 +314,14 @@ func startTLS(ctx context.Context, req Request, tcp *net.TCPConn) (*tls.Conn, *s
 	conn := tls.Client(socket, clientConfig(req.Host))
 	handshakeCtx, cancel := context.WithTimeout(ctx, req.Timeouts.TLS)
 	defer cancel()
-	err := conn.HandshakeContext(handshakeCtx)
+	// the handshake's CPU in turn with every other (cpugate)
+	var err error
+	if socket.HoldCPUShare(cpugate.Handshakes, handshakeCtx.Done()) {
+		err = conn.HandshakeContext(handshakeCtx)
+		socket.ReleaseCPUShare()
+	} else {
+		err = handshakeCtx.Err()
+	}
 	if err == nil {
 		return conn, nil
 	}
