@@ -34,6 +34,9 @@ const HOSTILE_ADDRESS = '127.0.0.2';
 const STRANGER_ADDRESSES = ['127.0.0.3', '127.0.0.5'];
 /** The token guesser: its budget is its own. */
 const GUESSER_ADDRESS = '127.0.0.4';
+/** Displays behind one address (a NAT, a layer-4 balancer) that reconnect at once: twice the wrong-token budget, within the pending places. */
+const STORM = Array.from({ length: 2 * WRONG_TOKENS }, (_, i) => `storm-${i}`);
+const STORM_ADDRESS = '127.0.0.6';
 
 let gateway: TestGateway;
 let tlsGateway: TestGateway;
@@ -122,7 +125,7 @@ function helloFrom(from: string, token: string): Promise<HelloOutcome> {
 before(async () => {
   echo = await startFaultyPeer('echo');
   const config = {
-    displays: ['healthy', 'room', 'busy', 'busy-1', 'busy-2'].map((id) => ({ id, token: TOKEN })),
+    displays: ['healthy', 'room', 'busy', 'busy-1', 'busy-2', ...STORM].map((id) => ({ id, token: TOKEN })),
     certificates: { mode: 'insecure' },
     limits: LIMITS,
     timeouts: TIMEOUTS,
@@ -216,6 +219,18 @@ test('token guessing: wrong admin, metrics, presenter-shortcut and display token
   assert.equal(metrics200.status, 200, 'another address is not affected');
   for (const check of ['admin', 'metrics', 'presenter', 'display']) assert.match(metrics200.body, new RegExp(`lanterna_token_checks_refused_total\\{check="${check}"\\} 1\\b`), check);
   assert.equal((await helloFrom('127.0.0.1', TOKEN)).code, 1005, 'a display elsewhere gets its welcome');
+  await assertHealthy();
+});
+
+test('displays behind one address that reconnect at once all get their welcome: right tokens do not spend the wrong-token budget (issue 31)', async () => {
+  assert.ok(STORM.length > WRONG_TOKENS && STORM.length <= LIMITS.perSourcePendingSockets);
+  const outcomes = await Promise.all(STORM.map((id) => helloOutcome(`${gateway.url}/v1/displays/${id}/control`, TOKEN, 'storm', { localAddress: STORM_ADDRESS })));
+  assert.deepEqual(outcomes.map((outcome) => outcome.code), STORM.map(() => 1005), `each welcomed, none refused: ${JSON.stringify(outcomes)}`);
+  // and the address's budget for wrong tokens is whole
+  for (let i = 0; i < WRONG_TOKENS; i += 1) {
+    assert.deepEqual(await helloOutcome(`${gateway.url}/v1/displays/${STORM[0]}/control`, 'not-the-display-token', 'storm', { localAddress: STORM_ADDRESS }), { code: 4401, error: 'unauthorized' });
+  }
+  assert.deepEqual(await helloOutcome(`${gateway.url}/v1/displays/${STORM[0]}/control`, TOKEN, 'storm', { localAddress: STORM_ADDRESS }), { code: 4429, error: 'rate-limited' });
   await assertHealthy();
 });
 
