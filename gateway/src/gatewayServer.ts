@@ -161,10 +161,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   });
   const openApi = JSON.stringify(openApiDocument());
   const roomPins = new RoomPins({ store, settings: config.roomPin, limits: config.roomPin, publish: (event) => bus.publish(event) });
-  // Only the Node engine joins a presenter page's socket to a display's session so far, and only within one process (docs/browser-presenter.md).
-  const browserSource = native
-    ? 'the native data plane does not carry a presenter page\'s screen yet: run the gateway with relay.engine "node" for that'
-    : cluster.isWorker ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 for that' : true;
+  // Both engines join a presenter page's socket to its display's session, within one process (docs/browser-presenter.md).
+  const browserSource = cluster.isWorker ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 for that' : true;
   const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource });
   const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
   const presenterUrl = (displayId: string, host: string | undefined): string => {
@@ -184,7 +182,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const presenterLegs = native ? undefined : new PresenterLegs();
   const data = native ? undefined : new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated, presenterLegs });
   const presenterChannels = presenterLegs ? new PresenterChannels({ config, broker, legs: presenterLegs, bus, metrics, logger, guesses, onAuthenticated }) : undefined;
-  const nativeData = native ? new NativeDataChannels({ config, broker, policy, certificates, bus, metrics, logger, hosts, lookup, draining: () => draining }) : undefined;
+  const nativeData = native ? new NativeDataChannels({ config, broker, policy, certificates, bus, metrics, logger, hosts, lookup, guesses, draining: () => draining }) : undefined;
   let dataPlane: DataPlaneProcess | undefined;
   let privateSocket: PrivateSocket | undefined;
   const webRoot = config.webRoot ?? defaultWebRoot();

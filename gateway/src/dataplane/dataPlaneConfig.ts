@@ -28,7 +28,7 @@ export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string
     upstreamSocket: setting.upstreamSocket,
     relay: {
       highWaterBytes: relay.highWaterBytes, lowWaterBytes: relay.lowWaterBytes, maxFrameBytes: relay.maxFrameBytes, idleTimeoutMs: relay.idleTimeoutMs,
-      maxBacklogBytes: relay.maxBacklogBytes,
+      maxBacklogBytes: relay.maxBacklogBytes, presenterBytesPerSecond: relay.presenterBytesPerSecond,
     },
     timeouts: {
       helloMs: timeouts.helloMs, requestMs: timeouts.requestMs, connectMs: timeouts.connectMs, confirmMs: timeouts.confirmMs, tlsMs: timeouts.tlsMs,

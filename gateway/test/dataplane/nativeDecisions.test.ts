@@ -114,7 +114,7 @@ void test('configure carries the gateway\'s settings and tables; our HTTP is on 
   assert.deepEqual(config.listen, { host: '127.0.0.1', port: 18443, tls: false, reusePort: false });
   assert.equal(config.subprotocol, 'lanterna.v1');
   assert.deepEqual(config.errors?.internal, { message: 'an internal error in the gateway', close: 1011 });
-  assert.deepEqual(config.relay, { highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024, maxFrameBytes: 256 * 1024, idleTimeoutMs: 30 * 60 * 1000, maxBacklogBytes: 4 * 1024 * 1024 });
+  assert.deepEqual(config.relay, { highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024, maxFrameBytes: 256 * 1024, idleTimeoutMs: 30 * 60 * 1000, maxBacklogBytes: 4 * 1024 * 1024, presenterBytesPerSecond: 16 * 1024 * 1024 });
   assert.equal(config.limits?.maxSessions, 5000);
   assert.equal(config.limits.maxHeaderBytes, 16 * 1024, 'the one request-head limit, as Node\'s own server has it');
   assert.equal(config.timeouts?.tlsHandshakeMs, 10000);

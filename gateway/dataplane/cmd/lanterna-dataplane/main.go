@@ -193,6 +193,9 @@ func start(config rpc.Config, conn *rpc.Conn, log *slog.Logger) (*process, error
 		Session: func(ws *websocket.Conn, sessionID, clientAddress string, granted func()) {
 			engine.Serve(ws, sessionID, clientAddress, granted)
 		},
+		Presenter: func(ws *websocket.Conn, sessionID, clientAddress string, granted func()) {
+			engine.ServePresenter(ws, sessionID, clientAddress, granted)
+		},
 		Log: log,
 		// data sockets' places per source (IPv4 address, IPv6 /64)
 		PerSourcePendingSockets: config.Limits.PerSourcePendingSockets,

@@ -44,6 +44,10 @@ var errorsTable = map[string]rpc.ErrorEntry{
 type fakeNode struct {
 	target      rpc.ResolveAnswer
 	openRefusal *sessionerr.Error
+	// presenter: grants are a browser source's; presentRefusal refuses a presenter's present; presenterWaitMs: its wait (0: 5 s)
+	presenter       bool
+	presentRefusal  *sessionerr.Error
+	presenterWaitMs int
 	mu          sync.Mutex
 	notices     []notice
 	noticed     chan struct{}
@@ -58,7 +62,18 @@ func (n *fakeNode) Open(context.Context, rpc.OpenRequest) (rpc.OpenAnswer, *sess
 	if n.openRefusal != nil {
 		return rpc.OpenAnswer{}, n.openRefusal
 	}
-	return rpc.OpenAnswer{DisplayID: "d"}, nil
+	return rpc.OpenAnswer{DisplayID: "d", Presenter: n.presenter}, nil
+}
+
+func (n *fakeNode) Present(context.Context, rpc.PresentRequest) (rpc.PresentAnswer, *sessionerr.Error) {
+	if n.presentRefusal != nil {
+		return rpc.PresentAnswer{}, n.presentRefusal
+	}
+	waitMs := n.presenterWaitMs
+	if waitMs == 0 {
+		waitMs = 5000
+	}
+	return rpc.PresentAnswer{WaitMs: waitMs, Certificates: []string{}, PublicKey: "AAAA"}, nil
 }
 
 func (n *fakeNode) Resolve(context.Context, rpc.ResolveRequest) (rpc.ResolveAnswer, *sessionerr.Error) {
@@ -176,6 +191,10 @@ func newHarness(t *testing.T, node *fakeNode, configure func(*Options)) *harness
 	server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ws, err := upgrader.Upgrade(w, r, nil)
 		if err != nil {
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/present") {
+			engine.ServePresenter(ws, "s1", "127.0.0.1", func() {})
 			return
 		}
 		engine.Serve(ws, "s1", "127.0.0.1", func() {})
