@@ -38,6 +38,7 @@ var errorsTable = map[string]rpc.ErrorEntry{
 	"pdu-invalid": {Message: "a malformed RDP message", Close: 4400}, "gateway-shutdown": {Message: "the gateway is restarting", Close: 1001},
 	"negotiation-failed": {Message: "negotiation", Close: 4502}, "server-error": {Message: "server", Close: 4502},
 	"gateway-busy": {Message: "busy", Close: 1013}, "internal": {Message: "internal", Close: 1011},
+	"x224-invalid": {Message: "not rdp", Close: 4502}, "pdu-too-large": {Message: "too large", Close: 1009},
 }
 
 // fakeNode grants every session (or refuses with openRefusal), resolves to the test's server and trusts it.
@@ -48,9 +49,9 @@ type fakeNode struct {
 	presenter       bool
 	presentRefusal  *sessionerr.Error
 	presenterWaitMs int
-	mu          sync.Mutex
-	notices     []notice
-	noticed     chan struct{}
+	mu              sync.Mutex
+	notices         []notice
+	noticed         chan struct{}
 }
 
 type notice struct {
