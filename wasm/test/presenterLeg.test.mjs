@@ -327,6 +327,85 @@ test('a presenter page whose Confirm selects HYBRID or RDP security, or is no Co
   }
 });
 
+/** A plain socket as a presenter page: opens, says `present` with `token`, records what it hears. */
+function plainPage(socketUrl, token) {
+  const socket = new WebSocket(socketUrl, 'lanterna.v1');
+  socket.binaryType = 'nodebuffer';
+  const heard = [];
+  const binary = [];
+  socket.on('open', () => socket.send(JSON.stringify({ type: 'present', token, publicKey: 'AAAA' })));
+  socket.on('message', (data, isBinary) => {
+    if (isBinary) binary.push(data);
+    else heard.push(JSON.parse(data.toString('utf8')));
+  });
+  const closed = new Promise((resolve) => { socket.on('close', (code) => resolve(code)); });
+  return { socket, heard, binary, closed };
+}
+
+test('hostile presenter pages end alone, typed: a forged token, data or garbage text while it waits, text that is not close mid-session', async (t) => {
+  // a forged token: refused as on the data socket, and the projection still waits for its real page
+  const asked = await askToPresent({ pin: await currentPin(), source: 'browser' });
+  assert.equal(asked.status, 202);
+  await nextProject();
+  const forged = plainPage(asked.body.presenter.socketUrl, `${asked.body.presenter.token.slice(0, -4)}AAAA`);
+  assert.equal(await forged.closed, 4401);
+  assert.equal(forged.heard[0]?.code, 'unauthorized');
+  // the real token still opens it; a page that speaks before its display joined ends its own wait
+  const early = plainPage(asked.body.presenter.socketUrl, asked.body.presenter.token);
+  await new Promise((resolve) => { early.socket.on('open', resolve); });
+  await new Promise((resolve) => { setTimeout(resolve, 200); });
+  early.socket.send(Buffer.from([3, 0, 0, 7, 2, 0xf0, 0x80]));
+  assert.equal(await early.closed, 4400);
+  assert.equal(early.heard[0]?.code, 'bad-message', JSON.stringify(early.heard));
+  assert.match(early.heard[0].message, /before the display joined/);
+  // its token was single-use: a second page with it is refused
+  const again = plainPage(asked.body.presenter.socketUrl, asked.body.presenter.token);
+  assert.equal(await again.closed, 4401);
+  assert.equal((await stopProjection(asked.body.stopToken)).status, 202);
+  await untilIdle();
+
+  // mid-session: text that is not close is the page's fault; the display returns to idle
+  const { displayEnded, leg } = await presentation(t);
+  leg.socket.send(JSON.stringify({ type: 'present', token: 'again', publicKey: 'AAAA' }));
+  assert.equal((await leg.closed).code, 4400);
+  const error = leg.heard.messages.find((message) => message.type === 'error');
+  assert.equal(error?.code, 'bad-message', JSON.stringify(leg.heard.messages));
+  assert.match(error.message, /text that is not close/);
+  const end = await displayEnded;
+  assert.equal(end.gateway?.code, 'server-error', JSON.stringify(end));
+  await untilIdle();
+});
+
+test('a presenter page that never sends its Confirm, or leaves before it, ends the display\'s session typed within the Confirm deadline', async () => {
+  control.close();
+  await gateway.close();
+  await startDisplayGateway({ timeouts: { confirmMs: 500 } });
+  for (const behaviour of ['silent', 'leaves']) {
+    const asked = await askToPresent({ pin: await currentPin(), source: 'browser' });
+    assert.equal(asked.status, 202);
+    const project = await nextProject();
+    const page = plainPage(asked.body.presenter.socketUrl, asked.body.presenter.token);
+    page.socket.on('message', (_data, isBinary) => { if (isBinary && behaviour === 'leaves') page.socket.terminate(); });
+    const client = rdp.createSession({ width: 640, height: 480, connectTimeoutMs: 15000, username: 'display', password: 'unused' });
+    const startedAt = Date.now();
+    const end = await runOverGateway(client, new WebSocket(`${gateway.url}/v1/sessions/${encodeURIComponent(project.sessionId)}/data`, 'lanterna.v1'), { token: project.sessionToken });
+    const tookMs = Date.now() - startedAt;
+    if (behaviour === 'silent') {
+      assert.equal(end.gateway?.code, 'timeout', JSON.stringify(end));
+      assert.equal(end.gateway.detail?.phase, 'x224');
+      assert.ok(tookMs >= 450 && tookMs < 5000, `the display waited ${tookMs} ms for a 500 ms Confirm deadline`);
+      assert.equal(await page.closed, 4400);
+      assert.equal(page.heard[0]?.code, 'bad-message', JSON.stringify(page.heard));
+      assert.match(page.heard[0].message, /no connection confirm within 500 ms/);
+    } else {
+      assert.equal(end.gateway?.code, 'server-error', JSON.stringify(end));
+      assert.match(end.gateway.message, /left before its connection confirm/);
+    }
+    assert.equal(page.binary.length, 1, 'the page got the display\'s Connection Request, once');
+    await untilIdle();
+  }
+});
+
 test('a presenter page past relay.presenterBytesPerSecond is read later, not cut: its pictures still arrive whole, paced', async (t) => {
   control.close();
   await gateway.close();
