@@ -19,13 +19,13 @@ const TOKEN = 'display-token-0123456789';
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
 
-function httpsGet(url: string, ca: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function httpsGet(url: string, ca: string, headers: Record<string, string> = {}, post?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    request(url, { ca, headers }, (response) => {
+    request(url, { ca, headers, method: post === undefined ? 'GET' : 'POST' }, (response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => { body += chunk.toString(); });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body, headers: response.headers }));
-    }).on('error', reject).end();
+    }).on('error', reject).end(post);
   });
 }
 
@@ -107,6 +107,11 @@ test('two workers behind one TLS port: self-signed cert on first start, sessions
     sessions.push({ control, data });
     if (i < 3) { data.socket.close(); await data.queue.closed(); control.close(); }
   }
+  // A presenter page's socket and its display's may reach different workers: a browser source is refused, typed (docs/browser-presenter.md, "Not yet").
+  const browser = await httpsGet(`https://127.0.0.1:${port}/v1/displays/room/projection`, ca,
+    { 'content-type': 'application/json', 'x-lanterna-presenter': '1' }, JSON.stringify({ pin: '000000', source: 'browser' }));
+  assert.equal(browser.status, 501, browser.body);
+  assert.equal((JSON.parse(browser.body) as { code: string }).code, 'browser-unsupported');
   assert.equal((await httpsGet(`https://127.0.0.1:${port}/metrics`, ca)).status, 401, 'metrics need a token');
   const metrics = await httpsGet(`https://127.0.0.1:${port}/metrics`, ca, { authorization: `Bearer ${METRICS_TOKEN}` });
   assert.match(metrics.body, /lanterna_sessions_total 4\b/, 'metrics are summed over the workers');
