@@ -79,6 +79,10 @@ type Engine struct {
 	latency histogram
 	// desk: presenter sockets waiting for their displays' data sockets
 	desk *presenterDesk
+	// peers: the directory of the sibling data planes' sockets and this one's (presenterpeers.go; nil without siblings)
+	peers atomic.Pointer[peerPlace]
+	// forwarded: pages whose displays are on siblings (under mu)
+	forwarded map[*presenterLeg]struct{}
 	// nextSlot: the sample slot the next granted session gets
 	nextSlot int
 
@@ -105,7 +109,7 @@ func NewEngine(options Options, node Node, log *slog.Logger) *Engine {
 	return &Engine{
 		options: options, node: node, log: log, base: time.Now(),
 		shutdown: ctx, shutdownCancel: cancel,
-		sessions: map[*session]struct{}{}, byID: map[string]*session{}, relayEnded: make(chan struct{}, 1), desk: newPresenterDesk(),
+		sessions: map[*session]struct{}{}, byID: map[string]*session{}, relayEnded: make(chan struct{}, 1), desk: newPresenterDesk(), forwarded: map[*presenterLeg]struct{}{},
 	}
 }
 
@@ -257,7 +261,14 @@ func (e *Engine) endAll(reason string) {
 	for s := range e.sessions {
 		all = append(all, s)
 	}
+	forwarded := make([]*presenterLeg, 0, len(e.forwarded))
+	for p := range e.forwarded {
+		forwarded = append(forwarded, p)
+	}
 	e.mu.Unlock()
+	for _, p := range forwarded {
+		go p.end(presenterGoodbye{reason: reason})
+	}
 	for _, s := range all {
 		go s.stop(reason)
 	}

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,8 @@ const (
 	presenterJoined
 	// presenterRelaying: its messages go to the display's session.
 	presenterRelaying
+	// presenterForwarded: a sibling's display took it; its messages go there (presenterpeers.go).
+	presenterForwarded
 	// presenterEnded: its goodbye is said or being said.
 	presenterEnded
 )
@@ -92,6 +95,17 @@ type presenterLeg struct {
 	ended      chan struct{}
 	readerDone chan struct{}
 
+	// remote: the page is on a sibling data plane, this the connection to it
+	// (presenterpeers.go); forward: this page's socket is here and a sibling's
+	// display took it, this the connection there (set before forwardReady closes)
+	remote        net.Conn
+	forward       net.Conn
+	forwardReady  chan struct{}
+	frameMu       sync.Mutex
+	remoteStalled atomic.Bool
+	// counted: relaying in the engine's count while forwarded (under engine.mu)
+	counted bool
+
 	// the relay's, owned by the reader: the page's PDU mode, its upload rate, and its fault
 	mode  pdu.Mode
 	rate  *uploadRate
@@ -108,7 +122,7 @@ func (e *Engine) ServePresenter(ws *websocket.Conn, sessionID, clientAddress str
 		log:     e.log.With("sessionId", sessionID, "channel", "presenter"),
 		confirm: make(chan presenterMessage, 1), taken: make(chan struct{}),
 		withdrawn: make(chan presenterWithdrawal, 1), stopped: make(chan string, 1), started: make(chan struct{}),
-		ended: make(chan struct{}), readerDone: make(chan struct{}), mode: pdu.ModeRDP,
+		ended: make(chan struct{}), readerDone: make(chan struct{}), mode: pdu.ModeRDP, forwardReady: make(chan struct{}),
 	}
 	e.mu.Lock()
 	e.running.Add(1)
@@ -291,6 +305,11 @@ func (p *presenterLeg) dispatch(message presenterMessage) bool {
 		return p.dispatch(message)
 	case presenterRelaying:
 		p.session.presenterMessage(p, message)
+	case presenterForwarded:
+		<-p.forwardReady
+		if p.forward != nil {
+			p.forwardMessage(message)
+		}
 	}
 	return true
 }
@@ -304,6 +323,12 @@ func (p *presenterLeg) readerEnded(err error) {
 			return
 		}
 		// taken as it left: the join hears readerDone
+	case presenterForwarded:
+		<-p.forwardReady
+		// the sibling hears the page's end as the end of its stream
+		if unix, ok := p.forward.(*net.UnixConn); ok {
+			_ = unix.CloseWrite()
+		}
 	case presenterJoined, presenterRelaying:
 		<-p.started
 		if p.state.Load() == presenterRelaying {
@@ -320,8 +345,8 @@ func (p *presenterLeg) startRelay() {
 	p.startOnce.Do(func() { close(p.started) })
 }
 
-// writeBinary sends the page one binary message (the Connection Request, the display's PDUs).
-func (p *presenterLeg) writeBinary(data []byte) error {
+// writeLocal sends the page one binary message on its socket (the Connection Request, the display's PDUs).
+func (p *presenterLeg) writeLocal(data []byte) error {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	if p.state.Load() == presenterEnded {
@@ -334,6 +359,9 @@ var errPresenterEnded = fmt.Errorf("the presenter page's leg has ended")
 
 // stalled: a write to the page made no progress within timeouts.writeMs.
 func (p *presenterLeg) stalled() bool {
+	if p.remote != nil {
+		return p.remoteStalled.Load()
+	}
 	socket := socketUnder(p.ws.NetConn())
 	return socket != nil && socket.Stalled()
 }
@@ -353,6 +381,12 @@ func (p *presenterLeg) end(goodbye presenterGoodbye) {
 		e := p.engine
 		p.state.Store(presenterEnded)
 		p.startOnce.Do(func() { close(p.started) })
+		if p.remote != nil {
+			// the sibling that holds the page says it
+			p.remoteGoodbye(goodbye)
+			close(p.ended)
+			return
+		}
 		grace := e.options.CloseGrace
 		if !goodbye.silent {
 			cut := time.AfterFunc(grace, func() { _ = underTLS(p.ws.NetConn()).Close() })
@@ -381,6 +415,11 @@ func (p *presenterLeg) end(goodbye presenterGoodbye) {
 			ended.Error = &rpc.EndedError{Phase: goodbye.err.Phase, Code: goodbye.err.Code, Message: p.messageOf(goodbye.err), Detail: nonNil(goodbye.err.Detail), Internal: nonNil(goodbye.err.Internal)}
 		}
 		e.node.Notify(rpc.OpPresenterEnded, ended)
+		if p.forward != nil {
+			// the sibling's display hears the end of the page's stream
+			_ = p.forward.Close()
+		}
+		e.endForward(p)
 		close(p.ended)
 		e.goodbyes.Done()
 	})

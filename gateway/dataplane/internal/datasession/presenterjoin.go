@@ -52,7 +52,7 @@ func checkPresenterRequest(request []byte) *sessionerr.Error {
 // display's end.
 func (s *session) joinPresenter(ctx context.Context, request []byte) (*targetconn.Connected, *sessionerr.Error) {
 	timeouts := s.engine.options.Timeouts
-	p := s.engine.desk.take(ctx, s, s.ms(timeouts.ConnectMs))
+	p := s.engine.findPresenter(ctx, s, s.ms(timeouts.ConnectMs))
 	if p == nil {
 		if ctx.Err() != nil {
 			return nil, abortReason(ctx, sessionerr.PhaseConnect)

@@ -92,6 +92,10 @@ type Config struct {
 	MaxJSONFrameBytes int                   `json:"maxJsonFrameBytes"`
 	Subprotocol       string                `json:"subprotocol"`
 	Errors            map[string]ErrorEntry `json:"errors"`
+	// PeerDir: the directory the gateway's workers' data planes share, each
+	// listening there for its siblings (a presenter page and its display on
+	// different workers); absent with one process.
+	PeerDir string `json:"peerDir,omitempty"`
 }
 
 // Configure is the configure message.
