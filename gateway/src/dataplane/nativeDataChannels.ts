@@ -182,7 +182,8 @@ export class NativeDataChannels {
     const log = this.deps.logger.child({ sessionId, channel: 'presenter' });
     const reported = endError(message.error);
     if (!reported) {
-      log.info({ event: 'presenter-ended', reason: optionalText(message.reason) }, 'presenter page left');
+      // how a joined page's session ended is the display's session's log line; a page that left on its own, the data plane's
+      log.debug({ event: 'presenter-ended', reason: optionalText(message.reason) }, 'presenter socket ended');
       return;
     }
     this.deps.metrics.errors.inc({ phase: reported.phase, code: reported.code });

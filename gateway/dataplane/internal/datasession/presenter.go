@@ -209,7 +209,8 @@ func (p *presenterLeg) readPresent() (*string, *sessionerr.Error, bool) {
 // there), the page speaks or leaves, a stop, the drain, or the token's life.
 func (p *presenterLeg) wait() {
 	e := p.engine
-	p.log.Info("presenter page connected: waiting for the display", "event", "presenter-waiting")
+	// Node logged its presenter-waiting when it admitted the page
+	p.log.Debug("presenter page waiting for the display", "waitMs", p.identity.WaitMs)
 	timer := time.NewTimer(time.Duration(p.identity.WaitMs) * time.Millisecond)
 	defer timer.Stop()
 	var goodbye presenterGoodbye
