@@ -12,8 +12,11 @@
 // two sockets; the native engine relays in its own process. Prints figures,
 // asserts nothing.
 //   node gateway/bench/dist/presenterLegBench.js [--pings 2000] [--megabytes 64] [--rounds 2]
+// --workers: instead, the gateway's CLI with two workers and the native
+// engine, pairing pages and displays until --rounds pairings of each kind
+// (same worker; the page handed to its display's worker) were measured.
 import WebSocket from 'ws';
-import { startTestGateway, connectControl, openData, type TestGateway } from '@lanterna/testkit';
+import { startTestGateway, startGatewayProcess, connectControl, openData } from '@lanterna/testkit';
 import { buildConnectionConfirm, buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 function option(name: string, fallback: number): number {
@@ -53,17 +56,47 @@ function binaryMailbox(socket: WebSocket): () => Promise<Buffer> {
   };
 }
 
-async function oneSession(gateway: TestGateway, control: Awaited<ReturnType<typeof connectControl>>): Promise<{ rttUs: number[]; mbPerSecond: number }> {
-  const pin = await gateway.roomPin(DISPLAY);
+/** What a pairing needs of its gateway: its addresses, the room's PIN now, and the display's next `project`. */
+interface Room {
+  httpUrl: string;
+  url: string;
+  pin(): Promise<string | undefined>;
+  nextProject(): Promise<Record<string, unknown>>;
+}
+
+/** The display's control messages: `room` keeps the PIN, `project` is queued for the pairing. */
+function roomOf(httpUrl: string, url: string, control: Awaited<ReturnType<typeof connectControl>>, storedPin?: () => Promise<string | undefined>): Room {
+  let pin: string | undefined;
+  return {
+    httpUrl, url,
+    pin: async () => {
+      if (storedPin) return storedPin();
+      // the first `room` comes after the welcome
+      while (pin === undefined) {
+        const message = await control.queue.nextText();
+        if (message.type === 'room') pin = String(message.pin);
+      }
+      return pin;
+    },
+    nextProject: async () => {
+      for (;;) {
+        const message = await control.queue.nextText();
+        if (message.type === 'room') pin = String(message.pin);
+        if (message.type === 'project') return message;
+      }
+    },
+  };
+}
+
+async function oneSession(gateway: Room): Promise<{ rttUs: number[]; mbPerSecond: number }> {
+  const pin = await gateway.pin();
   const asked = await fetch(`${gateway.httpUrl}/v1/displays/${DISPLAY}/projection`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-lanterna-presenter': '1' },
     body: JSON.stringify({ pin, source: 'browser' }),
   });
   if (asked.status !== 202) throw new Error(`projection answered ${asked.status}: ${await asked.text()}`);
   const started = await asked.json() as { presenter: { token: string; socketUrl: string }; stopToken: string };
-  let project = await control.queue.nextText();
-  // the room's PIN messages come and go; the projection is the `project`
-  while (project.type !== 'project') project = await control.queue.nextText();
+  const project = await gateway.nextProject();
   const page = new WebSocket(started.presenter.socketUrl, 'lanterna.v1');
   await new Promise((resolve, reject) => { page.once('open', resolve); page.once('error', reject); });
   page.send(JSON.stringify({ type: 'present', token: started.presenter.token, publicKey: 'AAAA' }));
@@ -121,7 +154,43 @@ function percentiles(values: number[]): string {
   return `p50 ${at(0.5).toFixed(0)} µs, p95 ${at(0.95).toFixed(0)} µs, p99 ${at(0.99).toFixed(0)} µs (n=${values.length})`;
 }
 
+/** Two workers, the native engine: pairings until each kind has `rounds`. */
+async function workers(): Promise<void> {
+  const gateway = await startGatewayProcess({
+    workers: 2, displays: [{ id: DISPLAY, token: TOKEN }],
+    relay: { engine: 'native', presenterBytesPerSecond: 1024 * 1024 * 1024 },
+  });
+  const url = gateway.httpUrl.replace(/^http/, 'ws');
+  const control = await connectControl(url, DISPLAY, TOKEN, undefined, { features: ['room'] });
+  const room = roomOf(gateway.httpUrl, url, control);
+  await new Promise((resolve) => { setTimeout(resolve, 500); });
+  const results: Record<string, { rttUs: number[]; mbPerSecond: number[] }> = { 'same worker': { rttUs: [], mbPerSecond: [] }, 'handed over': { rttUs: [], mbPerSecond: [] } };
+  const forwarded = (): number => gateway.logs.filter((entry) => entry.event === 'presenter-forwarded').length;
+  try {
+    for (let pairing = 0; pairing < 8 * rounds && Object.values(results).some((kind) => kind.mbPerSecond.length < rounds); pairing += 1) {
+      const before = forwarded();
+      const { rttUs, mbPerSecond } = await oneSession(room);
+      // the data plane's log line reaches the gateway's log a moment later
+      await new Promise((resolve) => { setTimeout(resolve, 200); });
+      const kind = forwarded() > before ? 'handed over' : 'same worker';
+      results[kind]?.rttUs.push(...rttUs);
+      results[kind]?.mbPerSecond.push(mbPerSecond);
+      process.stdout.write(`pairing ${pairing + 1} (${kind}): round trip ${percentiles(rttUs)}; ${mbPerSecond.toFixed(1)} MiB/s page → display\n`);
+    }
+  } finally {
+    control.close();
+    await gateway.close();
+  }
+  for (const [kind, { rttUs, mbPerSecond }] of Object.entries(results)) {
+    process.stdout.write(`${kind}: round trip ${percentiles(rttUs)}; throughput ${mbPerSecond.map((value) => value.toFixed(1)).join(', ')} MiB/s\n`);
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--workers')) {
+    await workers();
+    return;
+  }
   const results: Record<string, { rttUs: number[]; mbPerSecond: number[] }> = { node: { rttUs: [], mbPerSecond: [] }, native: { rttUs: [], mbPerSecond: [] } };
   for (let round = 0; round < rounds; round += 1) {
     for (const engine of ['node', 'native'] as const) {
@@ -131,7 +200,7 @@ async function main(): Promise<void> {
       });
       const control = await connectControl(gateway.url, DISPLAY, TOKEN, undefined, { features: ['room'] });
       try {
-        const { rttUs, mbPerSecond } = await oneSession(gateway, control);
+        const { rttUs, mbPerSecond } = await oneSession(roomOf(gateway.httpUrl, gateway.url, control, () => gateway.roomPin(DISPLAY)));
         results[engine]?.rttUs.push(...rttUs);
         results[engine]?.mbPerSecond.push(mbPerSecond);
         process.stdout.write(`round ${round + 1} ${engine}: round trip ${percentiles(rttUs)}; ${mbPerSecond.toFixed(1)} MiB/s page → display\n`);
