@@ -50,6 +50,7 @@ import { DataPlaneProcess, dataPlaneBinary } from './dataplane/dataPlaneProcess.
 import { chooseRelayEngine, type RelayEngine } from './dataplane/relayEngine.js';
 import { dataPlaneConfiguration } from './dataplane/dataPlaneConfig.js';
 import { listenOnPrivateSocket, type PrivateSocket } from './dataplane/privateSocket.js';
+import { siblingDirectory } from './dataplane/siblingDirectory.js';
 import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES, presenterSocketPath } from '@lanterna/protocol';
 
 const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
@@ -161,10 +162,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   });
   const openApi = JSON.stringify(openApiDocument());
   const roomPins = new RoomPins({ store, settings: config.roomPin, limits: config.roomPin, publish: (event) => bus.publish(event) });
-  // Only the Node engine joins a presenter page's socket to a display's session so far, and only within one process (docs/browser-presenter.md).
-  const browserSource = native
-    ? 'the native data plane does not carry a presenter page\'s screen yet: run the gateway with relay.engine "node" for that'
-    : cluster.isWorker ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 for that' : true;
+  // Both engines join a presenter page's socket to its display's session; across a cluster's workers only the native data planes do (docs/browser-presenter.md).
+  const browserSource = cluster.isWorker && !native
+    ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 or the native relay engine for that' : true;
   const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource });
   const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
   const presenterUrl = (displayId: string, host: string | undefined): string => {
@@ -184,7 +184,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const presenterLegs = native ? undefined : new PresenterLegs();
   const data = native ? undefined : new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated, presenterLegs });
   const presenterChannels = presenterLegs ? new PresenterChannels({ config, broker, legs: presenterLegs, bus, metrics, logger, guesses, onAuthenticated }) : undefined;
-  const nativeData = native ? new NativeDataChannels({ config, broker, policy, certificates, bus, metrics, logger, hosts, lookup, draining: () => draining }) : undefined;
+  const nativeData = native ? new NativeDataChannels({ config, broker, policy, certificates, bus, metrics, logger, hosts, lookup, guesses, draining: () => draining }) : undefined;
   let dataPlane: DataPlaneProcess | undefined;
   let privateSocket: PrivateSocket | undefined;
   const webRoot = config.webRoot ?? defaultWebRoot();
@@ -338,6 +338,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       decisions.attach(child.rpc);
       return await child.configure(dataPlaneConfiguration({
         config, tls: identity.tls, caPem: ca, upstreamSocket: privateSocket.path, reusePort: cluster.isWorker,
+        // a presenter page and its display may reach different workers: their data planes join them (docs/native-data-plane.md, "Presenter sockets")
+        peerDir: cluster.isWorker ? siblingDirectory(config.stateDir) : undefined,
       }));
     } catch (error) {
       await dataPlane?.stop();

@@ -10,8 +10,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
+import WebSocket from 'ws';
 import { startFaultyPeer, connectControl, openData, waitFor, helloOutcome, type HelloOutcome } from '@lanterna/testkit';
-import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+import { buildConnectionConfirm, buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { allocateFreePort } from '@lanterna/lab';
 
 const cli = fileURLToPath(import.meta.resolve('@lanterna/gateway/cli'));
@@ -19,13 +20,13 @@ const TOKEN = 'display-token-0123456789';
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
 
-function httpsGet(url: string, ca: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function httpsGet(url: string, ca: string, headers: Record<string, string> = {}, post?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    request(url, { ca, headers }, (response) => {
+    request(url, { ca, headers, method: post === undefined ? 'GET' : 'POST' }, (response) => {
       let body = '';
       response.on('data', (chunk: Buffer) => { body += chunk.toString(); });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body, headers: response.headers }));
-    }).on('error', reject).end();
+    }).on('error', reject).end(post);
   });
 }
 
@@ -120,6 +121,79 @@ test('two workers behind one TLS port: self-signed cert on first start, sessions
   assert.equal(await exited, 0);
 });
 
+
+test('two workers: a presenter page and its display meet whichever workers they reach (native: the data planes hand the page over; Node: refused, typed)', { timeout: 120_000 }, async (t) => {
+  const { dir, port, logs } = await startCli(t, { workers: 2, displays: [{ id: 'room', token: TOKEN }] });
+  const engine = logs.find((entry) => entry.msg === 'listening')?.relayEngine;
+  const ca = readFileSync(join(dir, 'state', 'gateway-cert.pem'), 'utf8');
+  const base = `wss://127.0.0.1:${port}`;
+  const control = await connectControl(base, 'room', TOKEN, ca, { features: ['room'] });
+  t.after(() => control.close());
+  // the room's PIN rotates after each use: its `room` messages come between the others
+  let pin = '';
+  const nextOf = async (type: string): Promise<Record<string, unknown>> => {
+    for (;;) {
+      const message = await control.queue.nextText();
+      if (message.type === 'room') pin = String(message.pin);
+      if (message.type === type) return message;
+    }
+  };
+  await nextOf('room');
+  const ask = (): Promise<{ status: number; body: string }> => httpsGet(`https://127.0.0.1:${port}/v1/displays/room/projection`, ca,
+    { 'content-type': 'application/json', 'x-lanterna-presenter': '1' }, JSON.stringify({ pin, source: 'browser' }));
+  if (engine === 'node') {
+    // the Node engine joins within one process: a cluster refuses a browser source, before the PIN is looked at
+    const refused = await ask();
+    assert.equal(refused.status, 501, refused.body);
+    assert.equal((JSON.parse(refused.body) as { code: string }).code, 'browser-unsupported');
+    return;
+  }
+  assert.equal(engine, 'native');
+  const forwarded = (): number => logs.filter((entry) => entry.event === 'presenter-forwarded').length;
+  let joined = 0;
+  // each pairing lands on the same worker or not, as the kernel hashes the connections: go on until both kinds were seen
+  for (let round = 0; round < 16 && (forwarded() === 0 || joined - forwarded() < 1); round += 1) {
+    const asked = await ask();
+    assert.equal(asked.status, 202, asked.body);
+    const started = JSON.parse(asked.body) as { presenter: { token: string; socketUrl: string } };
+    const project = await nextOf('project');
+    const page = new WebSocket(started.presenter.socketUrl, 'lanterna.v1', { ca });
+    const pageMessages: Buffer[] = [];
+    let pageWaiter: (() => void) | undefined;
+    page.on('message', (data, isBinary) => { if (isBinary) { pageMessages.push(data as Buffer); pageWaiter?.(); } });
+    const pageNext = async (): Promise<Buffer> => {
+      while (pageMessages.length === 0) await new Promise<void>((resolve) => { pageWaiter = resolve; });
+      return pageMessages.shift() as Buffer;
+    };
+    const present = (): void => page.send(JSON.stringify({ type: 'present', token: started.presenter.token, publicKey: 'AAAA' }));
+    await new Promise((resolve, reject) => { page.once('open', resolve); page.once('error', reject); });
+    // alternate who comes first: the page waiting for its display, or the display for its page
+    if (round % 2 === 0) present();
+    const display = await openData(base, String(project.sessionId), String(project.sessionToken), ca);
+    const request = buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL | PROTOCOL.HYBRID });
+    display.socket.send(request);
+    if (round % 2 === 1) present();
+    assert.deepEqual(await pageNext(), Buffer.from(request), 'the page gets the display\'s Connection Request');
+    page.send(buildConnectionConfirm({ kind: 'response', selectedProtocol: PROTOCOL.SSL, flags: 0 }));
+    const secured = await display.queue.nextText('secured');
+    assert.equal(secured.trust, 'presenter');
+    await display.queue.nextBinary();
+    const up = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, round]);
+    display.socket.send(up);
+    assert.deepEqual(await pageNext(), up);
+    const down = Buffer.from([0x03, 0x00, 0x00, 0x09, 0x02, 0xf0, 0x80, round, 0xaa]);
+    page.send(down);
+    assert.deepEqual(await display.queue.nextBinary(), down);
+    // the page leaves politely: the display's session ends server-closed, the display is free again
+    page.send(JSON.stringify({ type: 'close' }));
+    assert.equal((await display.queue.nextText('ended')).reason, 'server-closed');
+    await display.queue.closed();
+    page.close();
+    joined += 1;
+  }
+  assert.ok(forwarded() >= 1, `no pairing of ${joined} reached two workers`);
+  assert.ok(joined - forwarded() >= 1, `every one of ${joined} pairings reached two workers`);
+});
 
 test('two workers: a session token opens its session once, whichever worker a replay reaches', { timeout: 60_000 }, async (t) => {
   const peer = await startFaultyPeer('echo');

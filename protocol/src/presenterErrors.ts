@@ -89,7 +89,7 @@ const table = {
   },
   'browser-unsupported': {
     status: 501,
-    message: "this gateway's relay engine cannot carry a presenter page's screen yet",
+    message: "this gateway cannot carry a presenter page's screen yet: its node relay engine runs several workers",
     sentence: 'This gateway cannot show a screen shared from the browser yet. Ask the administrator, or use one of the other ways to present.',
   },
   'not-found': {

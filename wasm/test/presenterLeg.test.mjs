@@ -6,8 +6,9 @@
 // display's surface pixel for pixel; a wrong PIN, a busy display, a presenter
 // that sends something that is not a PDU, a stop from the presenter API and
 // the presenter's socket closing must each end clearly. Runs against both
-// relay engines (scripts/run-tests.mjs): the native data plane does not carry
-// a presenter leg yet and must refuse a browser source, typed.
+// relay engines (scripts/run-tests.mjs): the native data plane's front door
+// serves the presenter socket and joins it in Go (presenterjoin.go), the
+// Node engine in presenterJoin.ts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
@@ -27,12 +28,13 @@ let rdp;
 let presenters;
 let gateway;
 let control;
-let native;
 
 /** A gateway with the display online (its control socket's `project` messages queued for nextProject). */
 async function startDisplayGateway(overrides = {}) {
   gateway = await startTestGateway({ displays: [{ id: DISPLAY, token: DISPLAY_TOKEN }], ...overrides });
-  native = gateway.relayEngine === 'native';
+  // the pass this file runs in is the engine it tests (scripts/run-tests.mjs sets it for the second pass)
+  const wanted = process.env.LANTERNA_TEST_RELAY_ENGINE;
+  if (wanted) assert.equal(gateway.relayEngine, wanted);
   control = await connectControl(gateway.url, DISPLAY, DISPLAY_TOKEN, undefined, { features: ['room'] });
   control.socket.on('message', (data, isBinary) => {
     if (isBinary) return;
@@ -108,15 +110,6 @@ async function untilIdle(deadlineMs = 5000) {
     if (Date.now() > deadline) assert.fail(`the display is still ${state} after ${deadlineMs} ms`);
     await new Promise((resolve) => { setTimeout(resolve, 50); });
   }
-}
-
-/** The native data plane refuses a browser source, typed, and leaves the PIN on the screen. */
-async function refusedByNative() {
-  const pin = await currentPin();
-  const asked = await askToPresent({ pin, source: 'browser' });
-  assert.equal(asked.status, 501);
-  assert.equal(asked.body.code, 'browser-unsupported');
-  assert.equal(await currentPin(), pin, 'a refused request does not use up the PIN');
 }
 
 /**
@@ -205,10 +198,6 @@ async function presentation(t) {
 }
 
 test('a picture the presenter page sends arrives at the display pixel for pixel, through the gateway', async (t) => {
-  if (native) {
-    await refusedByNative();
-    return;
-  }
   const { presenter, nextFrame, info, started, displayEnded, leg } = await presentation(t);
   assert.deepEqual({ width: info.width, height: info.height }, { width: WIDTH, height: HEIGHT });
   assert.equal(await displayState(), 'presenting');
@@ -238,10 +227,6 @@ test('a picture the presenter page sends arrives at the display pixel for pixel,
 });
 
 test('a wrong PIN is refused and opens nothing', async () => {
-  if (native) {
-    await refusedByNative();
-    return;
-  }
   const pin = await currentPin();
   const wrong = pin === '000000' ? '111111' : '000000';
   const asked = await askToPresent({ pin: wrong, source: 'browser' });
@@ -257,10 +242,6 @@ test('a wrong PIN is refused and opens nothing', async () => {
 });
 
 test('a busy display is refused; the presenter closing its socket ends the display\'s session', async (t) => {
-  if (native) {
-    await refusedByNative();
-    return;
-  }
   const { displayEnded, leg, presenter } = await presentation(t);
   const busy = await askToPresent({ pin: await currentPin(), source: 'browser' });
   assert.equal(busy.status, 409);
@@ -275,10 +256,6 @@ test('a busy display is refused; the presenter closing its socket ends the displ
 });
 
 test('a presenter page that sends something that is not a PDU ends its own session with the reason, and the display\'s', async (t) => {
-  if (native) {
-    await refusedByNative();
-    return;
-  }
   const { displayEnded, leg } = await presentation(t);
   // a TPKT header that promises 1,000 bytes, and 4 of them
   leg.socket.send(Buffer.from([3, 0, 0x03, 0xe8, 1, 2, 3, 4]));
@@ -295,10 +272,6 @@ test('a presenter page that sends something that is not a PDU ends its own sessi
 });
 
 test('a presenter token opens its socket once, and never a data socket', async () => {
-  if (native) {
-    await refusedByNative();
-    return;
-  }
   const asked = await askToPresent({ pin: await currentPin(), source: 'browser' });
   assert.equal(asked.status, 202);
   const project = await nextProject();
@@ -320,10 +293,6 @@ test('a presenter token opens its socket once, and never a data socket', async (
 });
 
 test('a presenter page whose Confirm selects HYBRID or RDP security, or is no Confirm, ends with the reason; the display\'s session with negotiation-failed or x224-invalid', async () => {
-  if (native) {
-    await refusedByNative();
-    return;
-  }
   const cases = [
     { answer: buildConnectionConfirm({ kind: 'response', selectedProtocol: PROTOCOL.HYBRID, flags: 0 }), display: 'negotiation-failed', page: /selected protocol 2, not tls/ },
     // a Confirm without negotiation: standard RDP security
@@ -358,11 +327,86 @@ test('a presenter page whose Confirm selects HYBRID or RDP security, or is no Co
   }
 });
 
-test('a presenter page past relay.presenterBytesPerSecond is read later, not cut: its pictures still arrive whole, paced', async (t) => {
-  if (native) {
-    await refusedByNative();
-    return;
+/** A plain socket as a presenter page: opens, says `present` with `token`, records what it hears. */
+function plainPage(socketUrl, token) {
+  const socket = new WebSocket(socketUrl, 'lanterna.v1');
+  socket.binaryType = 'nodebuffer';
+  const heard = [];
+  const binary = [];
+  socket.on('open', () => socket.send(JSON.stringify({ type: 'present', token, publicKey: 'AAAA' })));
+  socket.on('message', (data, isBinary) => {
+    if (isBinary) binary.push(data);
+    else heard.push(JSON.parse(data.toString('utf8')));
+  });
+  const closed = new Promise((resolve) => { socket.on('close', (code) => resolve(code)); });
+  return { socket, heard, binary, closed };
+}
+
+test('hostile presenter pages end alone, typed: a forged token, data or garbage text while it waits, text that is not close mid-session', async (t) => {
+  // a forged token: refused as on the data socket, and the projection still waits for its real page
+  const asked = await askToPresent({ pin: await currentPin(), source: 'browser' });
+  assert.equal(asked.status, 202);
+  await nextProject();
+  const forged = plainPage(asked.body.presenter.socketUrl, `${asked.body.presenter.token.slice(0, -4)}AAAA`);
+  assert.equal(await forged.closed, 4401);
+  assert.equal(forged.heard[0]?.code, 'unauthorized');
+  // the real token still opens it; a page that speaks before its display joined ends its own wait
+  const early = plainPage(asked.body.presenter.socketUrl, asked.body.presenter.token);
+  await new Promise((resolve) => { early.socket.on('open', resolve); });
+  await new Promise((resolve) => { setTimeout(resolve, 200); });
+  early.socket.send(Buffer.from([3, 0, 0, 7, 2, 0xf0, 0x80]));
+  assert.equal(await early.closed, 4400);
+  assert.equal(early.heard[0]?.code, 'bad-message', JSON.stringify(early.heard));
+  assert.match(early.heard[0].message, /before the display joined/);
+  // its token was single-use: a second page with it is refused
+  const again = plainPage(asked.body.presenter.socketUrl, asked.body.presenter.token);
+  assert.equal(await again.closed, 4401);
+  assert.equal((await stopProjection(asked.body.stopToken)).status, 202);
+  await untilIdle();
+
+  // mid-session: text that is not close is the page's fault; the display returns to idle
+  const { displayEnded, leg } = await presentation(t);
+  leg.socket.send(JSON.stringify({ type: 'present', token: 'again', publicKey: 'AAAA' }));
+  assert.equal((await leg.closed).code, 4400);
+  const error = leg.heard.messages.find((message) => message.type === 'error');
+  assert.equal(error?.code, 'bad-message', JSON.stringify(leg.heard.messages));
+  assert.match(error.message, /text that is not close/);
+  const end = await displayEnded;
+  assert.equal(end.gateway?.code, 'server-error', JSON.stringify(end));
+  await untilIdle();
+});
+
+test('a presenter page that never sends its Confirm, or leaves before it, ends the display\'s session typed within the Confirm deadline', async () => {
+  control.close();
+  await gateway.close();
+  await startDisplayGateway({ timeouts: { confirmMs: 500 } });
+  for (const behaviour of ['silent', 'leaves']) {
+    const asked = await askToPresent({ pin: await currentPin(), source: 'browser' });
+    assert.equal(asked.status, 202);
+    const project = await nextProject();
+    const page = plainPage(asked.body.presenter.socketUrl, asked.body.presenter.token);
+    page.socket.on('message', (_data, isBinary) => { if (isBinary && behaviour === 'leaves') page.socket.terminate(); });
+    const client = rdp.createSession({ width: 640, height: 480, connectTimeoutMs: 15000, username: 'display', password: 'unused' });
+    const startedAt = Date.now();
+    const end = await runOverGateway(client, new WebSocket(`${gateway.url}/v1/sessions/${encodeURIComponent(project.sessionId)}/data`, 'lanterna.v1'), { token: project.sessionToken });
+    const tookMs = Date.now() - startedAt;
+    if (behaviour === 'silent') {
+      assert.equal(end.gateway?.code, 'timeout', JSON.stringify(end));
+      assert.equal(end.gateway.detail?.phase, 'x224');
+      assert.ok(tookMs >= 450 && tookMs < 5000, `the display waited ${tookMs} ms for a 500 ms Confirm deadline`);
+      assert.equal(await page.closed, 4400);
+      assert.equal(page.heard[0]?.code, 'bad-message', JSON.stringify(page.heard));
+      assert.match(page.heard[0].message, /no connection confirm within 500 ms/);
+    } else {
+      assert.equal(end.gateway?.code, 'server-error', JSON.stringify(end));
+      assert.match(end.gateway.message, /left before its connection confirm/);
+    }
+    assert.equal(page.binary.length, 1, 'the page got the display\'s Connection Request, once');
+    await untilIdle();
   }
+});
+
+test('a presenter page past relay.presenterBytesPerSecond is read later, not cut: its pictures still arrive whole, paced', async (t) => {
   control.close();
   await gateway.close();
   await startDisplayGateway({ relay: { presenterBytesPerSecond: 64 * 1024 } });

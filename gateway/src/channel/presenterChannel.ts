@@ -7,7 +7,6 @@
 // token lives. From there the data socket's session owns it.
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
-import { parsePresenterLegMessage } from '@lanterna/protocol';
 import type { GatewayConfig } from '../config/configSchema.js';
 import type { SessionBroker } from '../broker/sessionBroker.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
@@ -18,6 +17,7 @@ import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError } from './closeWithError.js';
 import { raiseMaxPayload } from './frameLimit.js';
 import type { PresenterLegs } from './presenterLegs.js';
+import { admitPresenter } from './presenterAdmission.js';
 
 export class PresenterChannels {
   private readonly inFlight = new Set<Promise<void>>();
@@ -43,7 +43,7 @@ export class PresenterChannels {
   }
 
   private async run(socket: WebSocket, sessionId: string, address: string | undefined): Promise<void> {
-    const { config, broker, legs, metrics } = this.deps;
+    const { config, legs, metrics } = this.deps;
     const log = this.deps.logger.child({ sessionId, channel: 'presenter' });
     const reader = new HandshakeReader(socket);
     try {
@@ -51,22 +51,8 @@ export class PresenterChannels {
       if (first === 'closed') return;
       if (first === 'timeout') throw new SessionError('open', 'timeout', `no present message within ${config.timeouts.helloMs} ms`, { phase: 'open' });
       if (first === 'interrupted') throw new SessionError('open', 'bad-message', 'the presenter page sent more than present before its session began');
-      const parsed = first.kind === 'text' ? parsePresenterLegMessage(first.text) : undefined;
-      const present = parsed?.ok && parsed.message.type === 'present' ? parsed.message : undefined;
-      if (!present) throw new SessionError('open', 'bad-message', `the first message must be present${parsed && !parsed.ok ? ` (${parsed.failure.message})` : ''}`);
-      let grant;
-      let refusal: unknown;
-      try {
-        grant = await broker.openPresenterLeg(sessionId, present.token);
-      } catch (error) {
-        refusal = error;
-      }
-      const verdict = await this.deps.guesses?.check(address, 'presenter', grant !== undefined);
-      if (verdict?.allowed === false) {
-        const retryAfterSeconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
-        throw new SessionError('open', 'rate-limited', `too many wrong tokens from this address: try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
-      }
-      if (grant === undefined) throw refusal;
+      const admitted = await admitPresenter(this.deps, sessionId, first.kind === 'text' ? first.text : undefined, address);
+      const { grant } = admitted;
       this.deps.onAuthenticated?.(socket);
       raiseMaxPayload(socket, config.relay.maxFrameBytes);
       log.info({ event: 'presenter-waiting' }, 'presenter page connected: waiting for the display');
@@ -79,7 +65,7 @@ export class PresenterChannels {
       const onGone = (): void => legs.withdraw(sessionId);
       socket.once('close', onGone);
       // The token lives this long: a display that has not opened its session by then never will.
-      const outcome = await legs.offer(sessionId, { socket, certificate: present.certificate, publicKey: present.publicKey }, Math.max(0, grant.expiresAt - Date.now()) + config.timeouts.requestMs);
+      const outcome = await legs.offer(sessionId, { socket, certificate: admitted.certificate, publicKey: admitted.publicKey }, Math.max(0, grant.expiresAt - Date.now()) + config.timeouts.requestMs);
       socket.off('close', onGone);
       if (outcome === 'joined') {
         reader.detach();

@@ -7,7 +7,6 @@
 // the gateway's: the page's wss connection is the leg's security. Every step
 // has a deadline and a typed error for the display; the presenter hears its
 // own (`bad-message`) when it was at fault.
-import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import {
@@ -20,6 +19,7 @@ import type { RelayEnd } from '../relay/relayCore.js';
 import { PresenterSocketStream } from '../relay/presenterSocketStream.js';
 import { HandshakeReader } from './handshakeReader.js';
 import type { PresenterLeg, PresenterLegs } from './presenterLegs.js';
+import { presenterFingerprint } from './presenterAdmission.js';
 
 /** A Connection Confirm is a few dozen bytes (the same cap as a TCP target's). */
 const MAX_CONFIRM_BYTES = 1024;
@@ -142,11 +142,10 @@ async function confirmFromPresenter(leg: PresenterLeg, connectionRequest: Buffer
     if (chosen !== PROTOCOL.SSL) throw fault(`selected protocol ${chosen}, not tls (1)`, 'negotiation-failed');
     const leftovers = reader.detach();
     if (leftovers.length > 0) throw fault('sent more than its connection confirm before the display answered');
-    const digest = leg.certificate === undefined ? undefined : createHash('sha256').update(Buffer.from(leg.certificate, 'base64')).digest('hex').toUpperCase();
     const secured: SecuredInfo = {
       type: 'secured', protocol: 'ssl', tlsVersion: '', cipher: '',
       certificates: leg.certificate === undefined ? [] : [leg.certificate], publicKey: leg.publicKey,
-      fingerprint: digest === undefined ? '' : `sha256:${digest.replace(/(..)(?!$)/g, '$1:')}`, trust: 'presenter',
+      fingerprint: presenterFingerprint(leg.certificate), trust: 'presenter',
     };
     const stream = new PresenterSocketStream(leg.socket, DEFAULT_MAX_PDU_BYTES, bytesPerSecond);
     return {

@@ -14,6 +14,8 @@ export interface DataPlaneSetting {
   upstreamSocket: string;
   /** Cluster workers share the port (SO_REUSEPORT). */
   reusePort: boolean;
+  /** Cluster workers: where their data planes find each other (siblingDirectory.ts). */
+  peerDir?: string | undefined;
 }
 
 export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string, unknown> {
@@ -28,7 +30,7 @@ export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string
     upstreamSocket: setting.upstreamSocket,
     relay: {
       highWaterBytes: relay.highWaterBytes, lowWaterBytes: relay.lowWaterBytes, maxFrameBytes: relay.maxFrameBytes, idleTimeoutMs: relay.idleTimeoutMs,
-      maxBacklogBytes: relay.maxBacklogBytes,
+      maxBacklogBytes: relay.maxBacklogBytes, presenterBytesPerSecond: relay.presenterBytesPerSecond,
     },
     timeouts: {
       helloMs: timeouts.helloMs, requestMs: timeouts.requestMs, connectMs: timeouts.connectMs, confirmMs: timeouts.confirmMs, tlsMs: timeouts.tlsMs,
@@ -45,5 +47,6 @@ export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string
     maxJsonFrameBytes: MAX_JSON_FRAME_BYTES,
     subprotocol: KIOSK_SUBPROTOCOL,
     errors: Object.fromEntries(Object.entries(ERROR_CODES).map(([code, entry]) => [code, { message: entry.message, close: entry.close }])),
+    ...(setting.peerDir === undefined ? {} : { peerDir: setting.peerDir }),
   };
 }

@@ -16,6 +16,8 @@ import type { LookupAll } from '../connect/hostResolver.js';
 import { resolveAllowed, judgeServerCertificate } from '../connect/targetConnector.js';
 import { SessionRates } from '../channel/sessionRates.js';
 import { originAllowed, type HostGuard } from '../api/requestGuards.js';
+import type { TokenGuesses } from '../broker/tokenGuesses.js';
+import { admitPresenter, presenterFingerprint } from '../channel/presenterAdmission.js';
 import type { RpcAnswer } from './dataPlaneRpc.js';
 
 /** What the decisions send the data plane (the RPC's other direction). */
@@ -36,6 +38,8 @@ export interface NativeDataChannelsDeps {
   /** The gateway is draining: new data sockets are refused with 503. */
   draining: () => boolean;
   lookup?: LookupAll | undefined;
+  /** The token-guess budget a presenter's `present` counts under (as a display's hello). */
+  guesses?: TokenGuesses | undefined;
 }
 
 /** A session the broker granted here, from `open` to `ended`. */
@@ -60,6 +64,8 @@ export class NativeDataChannels {
   private readonly sessions = new Map<string, GrantedSession>();
   private readonly refusedOpens = new Map<string, SessionError>();
   private readonly rates = new SessionRates();
+  /** Presenter sockets admitted and not yet ended (a stop reaches them while they wait for their display). */
+  private readonly presenters = new Set<string>();
   private commands: DataPlaneCommands | undefined;
 
   constructor(private readonly deps: NativeDataChannelsDeps) {
@@ -83,6 +89,7 @@ export class NativeDataChannels {
       case 'open': return this.open(message);
       case 'resolve': return this.resolve(message);
       case 'certificate': return this.certificate(message);
+      case 'present': return this.present(message);
       default:
         this.deps.logger.warn({ event: 'dataplane-rpc-unknown-op', op }, 'a data plane request this gateway does not know');
         return refused(new SessionError('relay', 'internal', `unknown request ${op}`));
@@ -96,6 +103,7 @@ export class NativeDataChannels {
       case 'secured': return this.secured(message);
       case 'ended': return this.ended(message);
       case 'sample': return this.sample(message);
+      case 'presenter-ended': return this.presenterEnded(message);
       default: this.deps.logger.warn({ event: 'dataplane-rpc-unknown-op', op }, 'a data plane notification this gateway does not know');
     }
   }
@@ -141,16 +149,55 @@ export class NativeDataChannels {
     log.info({ event: 'session-opened', displayId: grant.displayId, clientAddress: optionalText(message.clientAddress) }, 'data socket opened');
     // The first sample at once (not awaited): from here the display's booking is a short lease, renewed each second.
     this.record([{ sessionId, displayId: grant.displayId, ...ZERO_FIGURES, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: Date.now() }]);
-    return { ok: { displayId: grant.displayId } };
+    // A browser source's server leg is its presenter page's socket (docs/browser-presenter.md): the data plane joins them.
+    return { ok: grant.source === 'browser' ? { displayId: grant.displayId, presenter: true } : { displayId: grant.displayId } };
+  }
+
+  /**
+   * A presenter page's first message on its socket, whole (`message`: its
+   * text; absent when it sent binary), judged as the Node engine judges it
+   * (channel/presenterAdmission.ts). The answer: how long it may wait for
+   * its display, and what the display's `secured` will say of the leg.
+   */
+  private async present(message: Record<string, unknown>): Promise<RpcAnswer> {
+    const sessionId = text(message.sessionId);
+    const log = this.deps.logger.child({ sessionId, channel: 'presenter' });
+    try {
+      const admitted = await admitPresenter(this.deps, sessionId, optionalText(message.message), optionalText(message.clientAddress));
+      this.presenters.add(sessionId);
+      log.info({ event: 'presenter-waiting' }, 'presenter page connected: waiting for the display');
+      const { certificate, publicKey } = admitted;
+      // The token lives this long: a display that has not opened its session by then never will.
+      const waitMs = Math.max(0, admitted.grant.expiresAt - Date.now()) + this.deps.config.timeouts.requestMs;
+      return { ok: { waitMs, certificates: certificate === undefined ? [] : [certificate], publicKey, fingerprint: presenterFingerprint(certificate) } };
+    } catch (error) {
+      return refused(asSessionError(error, log));
+    }
+  }
+
+  /** A presenter's socket ended: its error logged and counted as the Node engine's presenter channel does. */
+  private presenterEnded(message: Record<string, unknown>): void {
+    const sessionId = text(message.sessionId);
+    this.presenters.delete(sessionId);
+    const log = this.deps.logger.child({ sessionId, channel: 'presenter' });
+    const reported = endError(message.error);
+    if (!reported) {
+      // how a joined page's session ended is the display's session's log line; a page that left on its own, the data plane's
+      log.debug({ event: 'presenter-ended', reason: optionalText(message.reason) }, 'presenter socket ended');
+      return;
+    }
+    this.deps.metrics.errors.inc({ phase: reported.phase, code: reported.code });
+    if (reported.code === 'internal') log.error({ internal: reported.internal }, 'internal error');
+    else log.info({ event: 'presenter-error', phase: reported.phase, code: reported.code }, reported.message);
   }
 
   private async resolve(message: Record<string, unknown>): Promise<RpcAnswer> {
     const session = this.granted(message, 'connect');
     if (session instanceof SessionError) return refused(session);
     const { config, policy, lookup } = this.deps;
-    // A browser-source session minted by a Node-engine gateway of the same farm: its presenter's socket is not ours to join.
+    // A browser-source session has no target: `open` told the data plane to join its presenter's socket instead.
     if (session.grant.source === 'browser') {
-      session.refusal = new SessionError('connect', 'target-forbidden', "the native data plane cannot join a presenter page's screen to a display yet");
+      session.refusal = new SessionError('connect', 'target-forbidden', "a presenter page's session has no target to resolve");
       return refused(session.refusal);
     }
     const { host, port } = session.grant.target;
@@ -193,7 +240,7 @@ export class NativeDataChannels {
     session.secured = true;
     const { grant, log } = session;
     log.info({
-      event: 'secured', target: `${grant.target.host}:${grant.target.port}`, address: message.address,
+      event: 'secured', target: grant.source === 'browser' ? 'browser' : `${grant.target.host}:${grant.target.port}`, address: message.address,
       protocol: message.protocol, tls: message.tlsVersion, trust: message.trust, fingerprint: message.fingerprint,
     }, 'server leg secured');
     this.deps.metrics.activeSessions.inc();
@@ -307,8 +354,8 @@ export class NativeDataChannels {
   }
 
   private onBusEvent(event: BusEvent): void {
-    // As in this process's engine: an admin's stop ends a relaying session; a handshake runs to its end.
-    if (event.kind === 'stop-session' && this.sessions.get(event.sessionId)?.secured) {
+    // As in this process's engine: an admin's stop ends a relaying session, or a presenter page waiting for its display; a handshake runs to its end.
+    if (event.kind === 'stop-session' && (this.sessions.get(event.sessionId)?.secured || this.presenters.has(event.sessionId))) {
       this.commands?.notify('stop', { sessionId: event.sessionId, reason: 'stopped' });
     }
   }

@@ -114,7 +114,7 @@ void test('configure carries the gateway\'s settings and tables; our HTTP is on 
   assert.deepEqual(config.listen, { host: '127.0.0.1', port: 18443, tls: false, reusePort: false });
   assert.equal(config.subprotocol, 'lanterna.v1');
   assert.deepEqual(config.errors?.internal, { message: 'an internal error in the gateway', close: 1011 });
-  assert.deepEqual(config.relay, { highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024, maxFrameBytes: 256 * 1024, idleTimeoutMs: 30 * 60 * 1000, maxBacklogBytes: 4 * 1024 * 1024 });
+  assert.deepEqual(config.relay, { highWaterBytes: 1024 * 1024, lowWaterBytes: 256 * 1024, maxFrameBytes: 256 * 1024, idleTimeoutMs: 30 * 60 * 1000, maxBacklogBytes: 4 * 1024 * 1024, presenterBytesPerSecond: 16 * 1024 * 1024 });
   assert.equal(config.limits?.maxSessions, 5000);
   assert.equal(config.limits.maxHeaderBytes, 16 * 1024, 'the one request-head limit, as Node\'s own server has it');
   assert.equal(config.timeouts?.tlsHandshakeMs, 10000);
@@ -187,6 +187,72 @@ void test('a session\'s decisions: open, resolve, certificate, secured, samples,
   await waitFor('the session ended in the broker', async () => (await sessionRecord(native, sessionId))?.state === 'ended');
   assert.equal((await sessionRecord(native, sessionId))?.endReason, 'stopped');
   assert.match(await native.metrics(), /lanterna_sessions_active 0\n/);
+});
+
+void test('a browser source\'s decisions: open says presenter, present judges the page\'s first message as the Node engine does, a stop reaches a waiting page, presenter-ended is counted', async (t) => {
+  const native = await startNativeGateway();
+  t.after(() => native.close());
+  const { driver } = native;
+  const control = new WebSocket(`ws+unix://${native.upstream}:/v1/displays/lab/control`, 'lanterna.v1', { headers: { host: '127.0.0.1:8443', 'x-forwarded-for': CLIENT } });
+  t.after(() => control.close());
+  await new Promise((resolve, reject) => { control.once('open', resolve); control.once('error', reject); });
+  const queue = new MessageQueue(control);
+  control.send(JSON.stringify({ type: 'hello', protocol: 1, token: TOKEN, client: 'lanterna-test/1', features: ['room'] }));
+  await queue.nextText('welcome');
+  // the room's PIN rotates after each use: its `room` messages come between the others
+  let pin = '';
+  const nextOf = async (type: string): Promise<Record<string, unknown>> => {
+    for (;;) {
+      const message = await queue.nextText();
+      if (message.type === 'room') pin = String(message.pin);
+      if (message.type === type) return message;
+    }
+  };
+  await nextOf('room');
+  const askBrowser = (): Promise<{ status: number; text: string }> => overUnixSocket(native.upstream, 'POST', '/v1/displays/lab/projection',
+    { host: '127.0.0.1:8443', 'content-type': 'application/json', 'x-lanterna-presenter': '1', 'x-forwarded-for': CLIENT }, JSON.stringify({ pin, source: 'browser' }));
+  const asked = await askBrowser();
+  assert.equal(asked.status, 202, asked.text);
+  const started = JSON.parse(asked.text) as { sessionId: string; presenter: { token: string } };
+  const project = await nextOf('project');
+  const sessionId = String(project.sessionId);
+
+  // the page's first message, whole: refused as the Node engine refuses it
+  const binary = await driver.request('present', { sessionId, clientAddress: CLIENT });
+  assert.equal((binary.error as Record<string, unknown>).code, 'bad-message');
+  assert.match(String((binary.error as Record<string, unknown>).message), /the first message must be present/);
+  const wrongType = await driver.request('present', { sessionId, message: JSON.stringify({ type: 'open', token: started.presenter.token }), clientAddress: CLIENT });
+  assert.equal((wrongType.error as Record<string, unknown>).code, 'bad-message');
+  const displayToken = await driver.request('present', { sessionId, message: JSON.stringify({ type: 'present', token: String(project.sessionToken), publicKey: 'AAAA' }), clientAddress: CLIENT });
+  assert.equal((displayToken.error as Record<string, unknown>).code, 'unauthorized');
+  const certificate = Buffer.from('a certificate').toString('base64');
+  const present = JSON.stringify({ type: 'present', token: started.presenter.token, publicKey: 'AAAA', certificate });
+  const admitted = await driver.request('present', { sessionId, message: present, clientAddress: CLIENT });
+  const answer = admitted.ok as Record<string, unknown>;
+  assert.ok(typeof answer.waitMs === 'number' && answer.waitMs > 0, JSON.stringify(admitted));
+  assert.deepEqual({ certificates: answer.certificates, publicKey: answer.publicKey }, { certificates: [certificate], publicKey: 'AAAA' });
+  assert.match(String(answer.fingerprint), /^sha256:([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+  const again = await driver.request('present', { sessionId, message: present, clientAddress: CLIENT });
+  assert.equal((again.error as Record<string, unknown>).code, 'unauthorized', 'the presenter token is single-use');
+
+  // a stop while the page waits reaches the data plane
+  const received = driver.received.length;
+  const stopped = await overUnixSocket(native.upstream, 'DELETE', '/v1/displays/lab/projection',
+    { host: '127.0.0.1:8443', 'x-lanterna-presenter': '1', 'x-lanterna-stop-token': (JSON.parse(asked.text) as { stopToken: string }).stopToken, 'x-forwarded-for': CLIENT });
+  assert.equal(stopped.status, 202, stopped.text);
+  assert.deepEqual(await driver.next('stop', received), { op: 'stop', sessionId, reason: 'stopped' });
+  driver.send({ op: 'presenter-ended', sessionId, reason: 'error', error: { phase: 'open', code: 'bad-message', message: 'the presenter page sent data before the display joined', detail: {}, internal: {} } });
+  await waitFor('the page\'s error counted', async () => /lanterna_session_errors_total\{phase="open",code="bad-message"\} 1\n/.test(await native.metrics()));
+
+  // the display's open of a browser source says so: no resolve, the data plane joins its page
+  await nextOf('stop');
+  const asked2 = await askBrowser();
+  assert.equal(asked2.status, 202, asked2.text);
+  const project2 = await nextOf('project');
+  const opened = await driver.request('open', { sessionId: String(project2.sessionId), token: String(project2.sessionToken), clientAddress: CLIENT });
+  assert.deepEqual(opened.ok, { displayId: 'lab', presenter: true });
+  assert.equal(((await driver.request('resolve', { sessionId: String(project2.sessionId) })).error as Record<string, unknown>).code, 'target-forbidden');
+  driver.send({ op: 'ended', sessionId: String(project2.sessionId), reason: 'client-closed', seconds: 0 });
 });
 
 void test('refusals: a changed certificate with what the display may see, a resolve for no session, garbage lines survived; drain asked of the data plane', async (t) => {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -142,6 +143,8 @@ func run() int {
 type process struct {
 	engine *datasession.Engine
 	door   *frontdoor.FrontDoor
+	// peers: where sibling data planes ask for presenter pages (nil with one process)
+	peers net.Listener
 }
 
 func start(config rpc.Config, conn *rpc.Conn, log *slog.Logger) (*process, error) {
@@ -170,6 +173,14 @@ func start(config rpc.Config, conn *rpc.Conn, log *slog.Logger) (*process, error
 		Relay: config.Relay, Timeouts: config.Timeouts, MaxSessions: config.Limits.MaxSessions,
 		RequireNla: config.RequireNla, Roots: roots, MaxJSONFrameBytes: config.MaxJSONFrameBytes, Errors: config.Errors,
 	}, node, log)
+	// siblings first: a display that arrives at once may look for its page on them
+	var peers net.Listener
+	if config.PeerDir != "" {
+		var err error
+		if peers, err = engine.ListenPeers(config.PeerDir); err != nil {
+			return nil, fmt.Errorf("cannot listen for sibling data planes in %s: %w", config.PeerDir, err)
+		}
+	}
 	ms := func(value int) time.Duration { return time.Duration(value) * time.Millisecond }
 	door, err := frontdoor.Listen(context.Background(), frontdoor.Options{
 		Host: config.Listen.Host, Port: config.Listen.Port, ReusePort: config.Listen.ReusePort, Certificate: certificate,
@@ -193,21 +204,30 @@ func start(config rpc.Config, conn *rpc.Conn, log *slog.Logger) (*process, error
 		Session: func(ws *websocket.Conn, sessionID, clientAddress string, granted func()) {
 			engine.Serve(ws, sessionID, clientAddress, granted)
 		},
+		Presenter: func(ws *websocket.Conn, sessionID, clientAddress string, granted func()) {
+			engine.ServePresenter(ws, sessionID, clientAddress, granted)
+		},
 		Log: log,
 		// data sockets' places per source (IPv4 address, IPv6 /64)
 		PerSourcePendingSockets: config.Limits.PerSourcePendingSockets,
 		PerNetworkConnections:   config.Limits.PerNetworkConnections,
 	})
 	if err != nil {
+		if peers != nil {
+			_ = peers.Close()
+		}
 		return nil, fmt.Errorf("cannot listen on %s:%d: %w", config.Listen.Host, config.Listen.Port, err)
 	}
-	return &process{engine: engine, door: door}, nil
+	return &process{engine: engine, door: door, peers: peers}, nil
 }
 
 // shutdown ends every session with gateway-shutdown and closes the front door.
 func (p *process) shutdown() {
 	p.door.StopAccepting()
 	p.engine.Drain(0)
+	if p.peers != nil {
+		_ = p.peers.Close()
+	}
 	_ = p.door.Close()
 }
 

@@ -27,6 +27,8 @@ type Node interface {
 	Open(ctx context.Context, request rpc.OpenRequest) (rpc.OpenAnswer, *sessionerr.Error)
 	Resolve(ctx context.Context, request rpc.ResolveRequest) (rpc.ResolveAnswer, *sessionerr.Error)
 	Certificate(ctx context.Context, request rpc.CertificateRequest) (string, *sessionerr.Error)
+	// Present judges a presenter page's first message (presenter.go).
+	Present(ctx context.Context, request rpc.PresentRequest) (rpc.PresentAnswer, *sessionerr.Error)
 	// Notify sends a notification; it must not block for long.
 	Notify(op string, params any)
 }
@@ -75,6 +77,12 @@ type Engine struct {
 	goodbyes sync.WaitGroup
 
 	latency histogram
+	// desk: presenter sockets waiting for their displays' data sockets
+	desk *presenterDesk
+	// peers: the directory of the sibling data planes' sockets and this one's (presenterpeers.go; nil without siblings)
+	peers atomic.Pointer[peerPlace]
+	// forwarded: pages whose displays are on siblings (under mu)
+	forwarded map[*presenterLeg]struct{}
 	// nextSlot: the sample slot the next granted session gets
 	nextSlot int
 
@@ -101,7 +109,7 @@ func NewEngine(options Options, node Node, log *slog.Logger) *Engine {
 	return &Engine{
 		options: options, node: node, log: log, base: time.Now(),
 		shutdown: ctx, shutdownCancel: cancel,
-		sessions: map[*session]struct{}{}, byID: map[string]*session{}, relayEnded: make(chan struct{}, 1),
+		sessions: map[*session]struct{}{}, byID: map[string]*session{}, relayEnded: make(chan struct{}, 1), desk: newPresenterDesk(), forwarded: map[*presenterLeg]struct{}{},
 	}
 }
 
@@ -175,6 +183,11 @@ func (e *Engine) leave() {
 // Stop ends a relaying session from outside (an admin's stop); a session
 // still in its handshake is not stopped, as in the Node engine.
 func (e *Engine) Stop(sessionID, reason string) {
+	if reason == "" {
+		reason = rpc.ReasonStopped
+	}
+	// a presenter page still waiting for its display is stopped too (presenterChannel.ts)
+	e.desk.stop(sessionID, reason)
 	e.mu.Lock()
 	s := e.byID[sessionID]
 	e.mu.Unlock()
@@ -248,7 +261,14 @@ func (e *Engine) endAll(reason string) {
 	for s := range e.sessions {
 		all = append(all, s)
 	}
+	forwarded := make([]*presenterLeg, 0, len(e.forwarded))
+	for p := range e.forwarded {
+		forwarded = append(forwarded, p)
+	}
 	e.mu.Unlock()
+	for _, p := range forwarded {
+		go p.end(presenterGoodbye{reason: reason})
+	}
 	for _, s := range all {
 		go s.stop(reason)
 	}

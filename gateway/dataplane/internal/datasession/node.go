@@ -46,6 +46,12 @@ func (n RPCNode) Certificate(ctx context.Context, request rpc.CertificateRequest
 	return answer.Trust, failure
 }
 
+// Present asks Node to judge a presenter page's first message.
+func (n RPCNode) Present(ctx context.Context, request rpc.PresentRequest) (rpc.PresentAnswer, *sessionerr.Error) {
+	var answer rpc.PresentAnswer
+	return answer, n.call(ctx, rpc.OpPresent, sessionerr.PhaseOpen, request, &answer)
+}
+
 // Notify sends a notification, reporting a failure to write it.
 func (n RPCNode) Notify(op string, params any) {
 	if err := n.Conn.Notify(op, params); err != nil && n.OnNotifyError != nil {

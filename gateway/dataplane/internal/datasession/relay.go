@@ -25,6 +25,10 @@ const serverReadBytes = 16 << 10
 // the Confirm to the display, then the loop carries the server's bytes to
 // the display and the display's frames to the server.
 func (s *session) relay(connected *targetconn.Connected) {
+	if s.presenter != nil {
+		s.relayPresenter(connected)
+		return
+	}
 	e := s.engine
 	if e.draining.Load() {
 		// secured as the drain began: ended now, or the drain would wait for it
@@ -71,6 +75,12 @@ func (s *session) sendBatch(batch []byte, pdus int) {
 	err := s.ws.WriteMessage(websocket.BinaryMessage, batch)
 	s.writeMu.Unlock()
 	if err != nil {
+		if socket := socketUnder(s.ws.NetConn()); socket != nil && socket.Stalled() {
+			// a blocking write (a presenter's leg, presenterjoin.go) that the display took none of within timeouts.writeMs
+			s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodePeerNotReading,
+				"the display took none of the gateway's writes for "+itoa(s.engine.options.Timeouts.WriteMs)+" ms").WithDetail("side", "client")})
+			return
+		}
 		// the display is gone
 		s.finish(end{reason: rpc.ReasonClientClosed})
 		return
@@ -102,6 +112,10 @@ func (s *session) clientFrame(frame []byte) {
 	s.live.bytesToServer.Add(uint64(len(frame)))
 	s.live.pdusToServer.Add(uint64(count))
 	s.live.framesToServer.Add(1)
+	if s.presenter != nil {
+		s.writePresenter(frame)
+		return
+	}
 	// a server that does not read keeps this in its backlog, and past the high mark the display is not read: the backpressure
 	if _, err := s.server.Conn.Write(frame); err != nil && !s.ended.Load() {
 		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeServerError, "").WithInternal("error", err.Error())})

@@ -75,7 +75,10 @@ type session struct {
 	// readerDone is closed when the display's socket has been read to its end.
 	readerDone chan struct{}
 
-	server    *targetconn.Connected
+	server *targetconn.Connected
+	// browser: Node's grant is a browser source's; presenter: its page's leg, once taken (presenterjoin.go)
+	browser   bool
+	presenter *presenterLeg
 	relaying  bool // under engine.mu
 	securedAt time.Time
 	live      liveCounters
@@ -167,8 +170,9 @@ func (s *session) run(granted func()) {
 		return
 	}
 	openCtx, cancel := context.WithTimeout(e.shutdown, s.ms(options.Timeouts.HelloMs))
-	_, failure = e.node.Open(openCtx, rpc.OpenRequest{SessionID: s.id, Token: token, ClientAddress: s.clientAddress})
+	opened, failure := e.node.Open(openCtx, rpc.OpenRequest{SessionID: s.id, Token: token, ClientAddress: s.clientAddress})
 	cancel()
+	s.browser = opened.Presenter
 	if failure != nil && e.shutdown.Err() != nil && failure.Code == sessionerr.CodeInternal {
 		failure = sessionerr.New(sessionerr.PhaseOpen, sessionerr.CodeGatewayShutdown, "")
 	}
@@ -270,7 +274,11 @@ func isTimeout(err error) bool {
 func (s *session) connectAndRelay(request []byte) {
 	e := s.engine
 	options := e.options
-	if failure := targetconn.CheckRequest(request, options.RequireNla); failure != nil {
+	check := func() *sessionerr.Error { return targetconn.CheckRequest(request, options.RequireNla) }
+	if s.browser {
+		check = func() *sessionerr.Error { return checkPresenterRequest(request) }
+	}
+	if failure := check(); failure != nil {
 		s.finish(end{reason: rpc.ReasonError, err: failure})
 		return
 	}
@@ -281,23 +289,12 @@ func (s *session) connectAndRelay(request []byte) {
 	s.state.Store(stateSilent)
 	go s.readKiosk()
 
-	resolveCtx, resolveCancel := context.WithTimeout(ctx, s.ms(options.Timeouts.ConnectMs))
-	target, failure := e.node.Resolve(resolveCtx, rpc.ResolveRequest{SessionID: s.id})
-	resolveCancel()
 	var connected *targetconn.Connected
-	if failure == nil {
-		connected, failure = targetconn.Connect(ctx, targetconn.Request{
-			Host: target.Host, Port: target.Port, Address: target.Address, ConnectionRequest: request,
-			RequireNla: options.RequireNla,
-			Timeouts: targetconn.Timeouts{
-				Connect: s.ms(options.Timeouts.ConnectMs), Confirm: s.ms(options.Timeouts.ConfirmMs), TLS: s.ms(options.Timeouts.TLSMs),
-				Write: s.ms(options.Timeouts.WriteMs),
-			},
-			Roots: options.Roots,
-			OnPhase: func(phase string, d time.Duration) {
-				e.node.Notify(rpc.OpPhase, rpc.Phase{Phase: phase, Ms: float64(d) / float64(time.Millisecond)})
-			},
-		}, s.judge)
+	var failure *sessionerr.Error
+	if s.browser {
+		connected, failure = s.joinPresenter(ctx, request)
+	} else {
+		connected, failure = s.connectTarget(ctx, request)
 	}
 	if failure != nil && e.shutdown.Err() != nil && failure.Code == sessionerr.CodeInternal {
 		// an answer cut short by the drain
@@ -334,6 +331,31 @@ func (s *session) connectAndRelay(request []byte) {
 	default:
 		s.finish(end{reason: rpc.ReasonError, err: violation()})
 	}
+}
+
+// connectTarget is the server leg to the grant's target: Node resolves and
+// allows its address, targetconn makes the leg, Node judges the certificate.
+func (s *session) connectTarget(ctx context.Context, request []byte) (*targetconn.Connected, *sessionerr.Error) {
+	e := s.engine
+	options := e.options
+	resolveCtx, resolveCancel := context.WithTimeout(ctx, s.ms(options.Timeouts.ConnectMs))
+	target, failure := e.node.Resolve(resolveCtx, rpc.ResolveRequest{SessionID: s.id})
+	resolveCancel()
+	if failure != nil {
+		return nil, failure
+	}
+	return targetconn.Connect(ctx, targetconn.Request{
+		Host: target.Host, Port: target.Port, Address: target.Address, ConnectionRequest: request,
+		RequireNla: options.RequireNla,
+		Timeouts: targetconn.Timeouts{
+			Connect: s.ms(options.Timeouts.ConnectMs), Confirm: s.ms(options.Timeouts.ConfirmMs), TLS: s.ms(options.Timeouts.TLSMs),
+			Write: s.ms(options.Timeouts.WriteMs),
+		},
+		Roots: options.Roots,
+		OnPhase: func(phase string, d time.Duration) {
+			e.node.Notify(rpc.OpPhase, rpc.Phase{Phase: phase, Ms: float64(d) / float64(time.Millisecond)})
+		},
+	}, s.judge)
 }
 
 // judge asks Node's certificate policy.
@@ -382,7 +404,7 @@ func (s *session) finish(how end) {
 		if s.idleTimer != nil {
 			s.idleTimer.Stop()
 		}
-		if s.server != nil {
+		if s.server != nil && s.server.Conn != nil {
 			_ = s.server.Conn.NetConn().Close()
 		}
 		e := s.engine
@@ -408,6 +430,10 @@ func (s *session) finish(how end) {
 		if previous == stateHandshake {
 			// no reader runs yet: the handshake's own reads stopped
 			go s.readKiosk()
+		}
+		if s.presenter != nil {
+			// the page hears how its session ended (it may be at fault: presenterBroke)
+			s.endPresenter(how)
 		}
 		s.logEnd(how)
 		ended := rpc.Ended{SessionID: s.id, Reason: how.reason}

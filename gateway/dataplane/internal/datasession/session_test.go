@@ -38,15 +38,20 @@ var errorsTable = map[string]rpc.ErrorEntry{
 	"pdu-invalid": {Message: "a malformed RDP message", Close: 4400}, "gateway-shutdown": {Message: "the gateway is restarting", Close: 1001},
 	"negotiation-failed": {Message: "negotiation", Close: 4502}, "server-error": {Message: "server", Close: 4502},
 	"gateway-busy": {Message: "busy", Close: 1013}, "internal": {Message: "internal", Close: 1011},
+	"x224-invalid": {Message: "not rdp", Close: 4502}, "pdu-too-large": {Message: "too large", Close: 1009},
 }
 
 // fakeNode grants every session (or refuses with openRefusal), resolves to the test's server and trusts it.
 type fakeNode struct {
 	target      rpc.ResolveAnswer
 	openRefusal *sessionerr.Error
-	mu          sync.Mutex
-	notices     []notice
-	noticed     chan struct{}
+	// presenter: grants are a browser source's; presentRefusal refuses a presenter's present; presenterWaitMs: its wait (0: 5 s)
+	presenter       bool
+	presentRefusal  *sessionerr.Error
+	presenterWaitMs int
+	mu              sync.Mutex
+	notices         []notice
+	noticed         chan struct{}
 }
 
 type notice struct {
@@ -58,7 +63,18 @@ func (n *fakeNode) Open(context.Context, rpc.OpenRequest) (rpc.OpenAnswer, *sess
 	if n.openRefusal != nil {
 		return rpc.OpenAnswer{}, n.openRefusal
 	}
-	return rpc.OpenAnswer{DisplayID: "d"}, nil
+	return rpc.OpenAnswer{DisplayID: "d", Presenter: n.presenter}, nil
+}
+
+func (n *fakeNode) Present(context.Context, rpc.PresentRequest) (rpc.PresentAnswer, *sessionerr.Error) {
+	if n.presentRefusal != nil {
+		return rpc.PresentAnswer{}, n.presentRefusal
+	}
+	waitMs := n.presenterWaitMs
+	if waitMs == 0 {
+		waitMs = 5000
+	}
+	return rpc.PresentAnswer{WaitMs: waitMs, Certificates: []string{}, PublicKey: "AAAA"}, nil
 }
 
 func (n *fakeNode) Resolve(context.Context, rpc.ResolveRequest) (rpc.ResolveAnswer, *sessionerr.Error) {
@@ -176,6 +192,10 @@ func newHarness(t *testing.T, node *fakeNode, configure func(*Options)) *harness
 	server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ws, err := upgrader.Upgrade(w, r, nil)
 		if err != nil {
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/present") {
+			engine.ServePresenter(ws, "s1", "127.0.0.1", func() {})
 			return
 		}
 		engine.Serve(ws, "s1", "127.0.0.1", func() {})

@@ -22,8 +22,11 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// dataPath is Node's pattern for a data socket (gatewayServer.ts).
-var dataPath = regexp.MustCompile(`^/v1/sessions/([A-Za-z0-9_-]{1,64})/data$`)
+// dataPath and presentPath are Node's patterns for a data socket and a presenter socket (gatewayServer.ts).
+var (
+	dataPath    = regexp.MustCompile(`^/v1/sessions/([A-Za-z0-9_-]{1,64})/data$`)
+	presentPath = regexp.MustCompile(`^/v1/sessions/([A-Za-z0-9_-]{1,64})/present$`)
+)
 
 // Node's HTTP server closes idle keep-alive connections after this (its keepAliveTimeout).
 const keepAliveIdle = 5 * time.Second
@@ -53,7 +56,10 @@ type Options struct {
 	// Session runs one upgraded data socket to its end; granted gives the
 	// pending place back (it is given back at the end anyway).
 	Session func(ws *websocket.Conn, sessionID, clientAddress string, granted func())
-	Log     *slog.Logger
+	// Presenter runs one upgraded presenter socket (a browser-source session's
+	// server leg) to its end, as Session a data socket; nil: such upgrades go to Node.
+	Presenter func(ws *websocket.Conn, sessionID, clientAddress string, granted func())
+	Log       *slog.Logger
 
 	// PerSourcePendingSockets: of the pending data sockets, those from one IPv4 address or IPv6 /64 (0: no share).
 	PerSourcePendingSockets int
@@ -153,7 +159,12 @@ func (f *FrontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 		// as Node's URL pathname: percent-escapes are not decoded
 		if match := dataPath.FindStringSubmatch(r.URL.EscapedPath()); match != nil {
-			f.serveData(w, r, match[1])
+			f.serveData(w, r, match[1], f.options.Session)
+			return
+		}
+		// the page's socket and its display's data socket meet in this process (datasession's presenter desk)
+		if match := presentPath.FindStringSubmatch(r.URL.EscapedPath()); match != nil && f.options.Presenter != nil {
+			f.serveData(w, r, match[1], f.options.Presenter)
 			return
 		}
 		f.upgrades.ServeHTTP(w, r)
@@ -162,7 +173,9 @@ func (f *FrontDoor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.proxy.ServeHTTP(w, r)
 }
 
-func (f *FrontDoor) serveData(w http.ResponseWriter, r *http.Request, sessionID string) {
+// serveData serves a data socket's or a presenter socket's upgrade: Node's
+// admit, a pending place, the subprotocol, then run the socket.
+func (f *FrontDoor) serveData(w http.ResponseWriter, r *http.Request, sessionID string, run func(ws *websocket.Conn, sessionID, clientAddress string, granted func())) {
 	log := f.options.Log
 	clientAddress := CanonicalAddressString(r.RemoteAddr)
 	if f.draining.Load() {
@@ -193,7 +206,7 @@ func (f *FrontDoor) serveData(w http.ResponseWriter, r *http.Request, sessionID 
 		log.Info("an unauthenticated data socket gave its place to a newer one", "event", "pending-socket-evicted", "address", clientAddress, "sessionId", sessionID)
 		crowdedOut(ws)
 	})
-	f.options.Session(ws, sessionID, clientAddress, place.release)
+	run(ws, sessionID, clientAddress, place.release)
 }
 
 // crowdedOut closes a pending data socket whose place a newer one took:

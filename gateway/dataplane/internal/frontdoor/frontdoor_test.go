@@ -332,3 +332,47 @@ func TestCanonicalAddresses(t *testing.T) {
 		}
 	}
 }
+
+func TestPresenterUpgradesAreServedHereAfterNodeAdmitsThemAndGoToNodeWithoutARunner(t *testing.T) {
+	presenters := make(chan string, 1)
+	admitted := make(chan string, 1)
+	door, sessions := open(t, func(o *Options) {
+		o.Admit = func(_ context.Context, host, _, _ string) (int, error) {
+			admitted <- host
+			return 0, nil
+		}
+		o.Presenter = func(ws *websocket.Conn, id, _ string, granted func()) {
+			granted()
+			presenters <- id
+			_ = ws.Close()
+		}
+	})
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+address(door)+"/v1/sessions/s-9/present", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = ws.Close()
+	select {
+	case id := <-presenters:
+		if id != "s-9" {
+			t.Fatalf("the presenter runner got %q", id)
+		}
+	case <-sessions:
+		t.Fatal("a presenter socket went to the data socket runner")
+	case <-time.After(wait):
+		t.Fatal("no presenter runner")
+	}
+	if host := <-admitted; host != address(door) {
+		t.Fatalf("admitted %q", host)
+	}
+	// a front door without a presenter runner passes the upgrade on to Node (its echo answers)
+	plain, _ := open(t, nil)
+	passed, response, err := websocket.DefaultDialer.Dial("ws://"+address(plain)+"/v1/sessions/s-9/present", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer passed.Close()
+	if response.Header.Get("X-Seen-Forwarded-For") != "127.0.0.1" {
+		t.Fatalf("not Node's answer: %v", response.Header)
+	}
+}

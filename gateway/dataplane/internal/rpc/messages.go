@@ -18,6 +18,10 @@ const (
 	OpSecured     = "secured"
 	OpEnded       = "ended"
 	OpSample      = "sample"
+	// OpPresent: a presenter page's first message, for Node to judge (docs/browser-presenter.md).
+	OpPresent = "present"
+	// OpPresenterEnded: a presenter page's socket ended (its error, if any, for Node's logs and metrics).
+	OpPresenterEnded = "presenter-ended"
 )
 
 // ErrorEntry is one row of the kiosk protocol's error table.
@@ -38,10 +42,12 @@ type Listen struct {
 
 // Relay is the pump's configuration (relay.* in the gateway's).
 type Relay struct {
-	HighWaterBytes int `json:"highWaterBytes"`
-	LowWaterBytes  int `json:"lowWaterBytes"`
-	MaxFrameBytes  int `json:"maxFrameBytes"`
-	IdleTimeoutMs  int `json:"idleTimeoutMs"`
+	// PresenterBytesPerSecond: a presenter page's socket is read at most this fast (one second's burst; 0: no cap).
+	PresenterBytesPerSecond int `json:"presenterBytesPerSecond"`
+	HighWaterBytes          int `json:"highWaterBytes"`
+	LowWaterBytes           int `json:"lowWaterBytes"`
+	MaxFrameBytes           int `json:"maxFrameBytes"`
+	IdleTimeoutMs           int `json:"idleTimeoutMs"`
 	// MaxBacklogBytes caps what waits for a leg that does not read (0: none).
 	MaxBacklogBytes int `json:"maxBacklogBytes"`
 }
@@ -86,6 +92,10 @@ type Config struct {
 	MaxJSONFrameBytes int                   `json:"maxJsonFrameBytes"`
 	Subprotocol       string                `json:"subprotocol"`
 	Errors            map[string]ErrorEntry `json:"errors"`
+	// PeerDir: the directory the gateway's workers' data planes share, each
+	// listening there for its siblings (a presenter page and its display on
+	// different workers); absent with one process.
+	PeerDir string `json:"peerDir,omitempty"`
 }
 
 // Configure is the configure message.
@@ -136,6 +146,34 @@ type OpenRequest struct {
 // OpenAnswer: the broker granted the session.
 type OpenAnswer struct {
 	DisplayID string `json:"displayId"`
+	// Presenter: a browser-source session, whose server leg is its presenter
+	// page's socket on this data plane (no resolve, no TCP, no TLS of ours).
+	Presenter bool `json:"presenter,omitempty"`
+}
+
+// PresentRequest: a presenter page's first message on its socket, whole,
+// for Node to judge (its schema, the token-guess budget, the single-use
+// presenter token). Message is absent when the page sent binary.
+type PresentRequest struct {
+	SessionID     string  `json:"sessionId"`
+	Message       *string `json:"message,omitempty"`
+	ClientAddress string  `json:"clientAddress"`
+}
+
+// PresentAnswer: the page may wait WaitMs for its display; what the display's
+// secured will say of the leg (the page's certificate, key and fingerprint).
+type PresentAnswer struct {
+	WaitMs       int      `json:"waitMs"`
+	Certificates []string `json:"certificates"`
+	PublicKey    string   `json:"publicKey"`
+	Fingerprint  string   `json:"fingerprint"`
+}
+
+// PresenterEnded: a presenter page's socket that reached present has ended.
+type PresenterEnded struct {
+	SessionID string      `json:"sessionId"`
+	Reason    string      `json:"reason"`
+	Error     *EndedError `json:"error,omitempty"`
 }
 
 // ResolveRequest asks for the grant's target, after the Connection Request was read and checked.
