@@ -228,8 +228,9 @@ function figuresWords(active: Extract<ShareWorkerReply, { type: 'active' }>, fig
   const codec = active.codec === 'h264' ? 'H.264' : 'lossless, slower';
   const head = `${active.width}×${active.height} · ${codec}`;
   if (figures === null) return `${head} · at most ${active.maxFps} pictures a second`;
-  // a still screen sends nothing: say so, or "0 pictures" reads as broken
-  if (figures.picturesPerSecond === 0) return `${head} · your screen is still, nothing to send (at most ${active.maxFps} pictures a second)`;
+  // "0 pictures" reads as broken: a still screen sends nothing, and a slow display holds the next picture back
+  if (figures.capturedPerSecond === 0) return `${head} · your screen is still, nothing to send (at most ${active.maxFps} pictures a second)`;
+  if (figures.picturesPerSecond === 0) return `${head} · the display is slow to show pictures: only the newest waits for it`;
   const rate = figures.bytesPerSecond >= 1e6 ? `${(figures.bytesPerSecond / 1e6).toFixed(1)} MB/s` : `${Math.round(figures.bytesPerSecond / 1e3)} kB/s`;
   return `${head} · ${figures.picturesPerSecond} pictures a second shown (at most ${active.maxFps}) · ${rate}`;
 }
