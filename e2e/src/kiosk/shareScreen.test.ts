@@ -305,10 +305,33 @@ test('the lossless fallback (?codec=planar): the display shows exactly what the 
   await presenter.page.context().close();
 });
 
-test('closing the presenter\'s page, and an administrator\'s stop, each return the display to idle within 1 s; the page says who stopped it', async () => {
+/** The capture a refused share opened was given back (every track of every stream the page got ended). */
+async function capturesEnded(presenter: Page): Promise<boolean> {
+  return presenter.evaluate(() => (window as unknown as { lanternaShared: { streams: MediaStream[] } }).lanternaShared.streams
+    .every((stream) => stream.getTracks().every((track) => track.readyState === 'ended')));
+}
+
+test('a wrong PIN and a busy display are refused in words and give the capture back; closing the presenter\'s page, and an administrator\'s stop, each return the display to idle within 1 s; the page says who stopped it', async () => {
   const { gateway, presenterBrowser, display } = await rig();
   const closing = await openPresenter(presenterBrowser, gateway);
+  const pin = await gateway.roomPin(displayId);
+  await closing.page.fill('#pin', pin === '000000' ? '000001' : '000000');
+  await closing.page.click('#share');
+  await outcome(closing.page, /That is not the PIN on the display/, 10_000);
+  assert.ok(await capturesEnded(closing.page), 'the refused share stopped its capture');
   await share(closing.page, gateway, display.page);
+
+  // a second presenter, with the display's new PIN, while the first shares: busy, and nothing changes on the display
+  const second = await openPresenter(presenterBrowser, gateway);
+  const rotated = await gateway.roomPin(displayId);
+  assert.ok(rotated);
+  await second.page.fill('#pin', rotated);
+  await second.page.click('#share');
+  await outcome(second.page, /Someone is presenting on that display right now/, 10_000);
+  assert.ok(await capturesEnded(second.page), 'the refused share stopped its capture');
+  assert.equal(await display.page.evaluate(() => document.getElementById('idle')?.hidden), true, 'the display still shows the first presenter');
+  await second.page.context().close();
+
   const closedAt = Date.now();
   await closing.page.close();
   const idleOnClose = await idleAfter(display.page, closedAt);
@@ -330,6 +353,7 @@ test('closing the presenter\'s page, and an administrator\'s stop, each return t
   assert.ok(idleOnAdmin <= IDLE_WITHIN_MS, `the display took ${idleOnAdmin} ms to return to idle`);
   await outcome(presenter.page, new RegExp(`An administrator stopped your presentation on ${displayName}`), 5000);
   assert.equal(await presenter.page.locator('#share').isDisabled(), false, 'Share is offered again');
+  // Chromium logs each refused fetch (the 403 and 409 above are the answers asked for); nothing else
   assert.deepEqual(presenter.problems.filter((problem) => !/status of 4\d\d/.test(problem)), []);
   await presenter.page.context().close();
 });
