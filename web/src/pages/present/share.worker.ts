@@ -38,7 +38,14 @@ function base64(bytes: Uint8Array): string {
   return btoa(text);
 }
 
-async function loadPresenter(request: StartRequest): Promise<LanternaPresenter> {
+/** The module, loaded once per worker: ahead of time by `load`, or by `start`. */
+let loading: Promise<LanternaPresenter> | null = null;
+function presenterModule(urls: { presenterUrl: string; buildUrl: string }): Promise<LanternaPresenter> {
+  loading ??= loadPresenter(urls);
+  return loading;
+}
+
+async function loadPresenter(request: { presenterUrl: string; buildUrl: string }): Promise<LanternaPresenter> {
   const scope = self as unknown as { createLanternaPresenter?: (options: object) => Promise<unknown> };
   self.importScripts(new URL('lanterna-presenter.js', request.buildUrl).href);
   const factory = scope.createLanternaPresenter;
@@ -89,7 +96,7 @@ class Share {
     const request = this.request;
     if (request.frames) void this.readFrames(request.frames);
     try {
-      this.presenter = await loadPresenter(request);
+      this.presenter = await presenterModule(request);
     } catch (error) {
       this.finish({ by: 'lost', message: `the RDP server for this page could not be loaded: ${describe(error)}` });
       return;
@@ -234,6 +241,10 @@ let share: Share | null = null;
 self.onmessage = (event: MessageEvent<ShareWorkerRequest>) => {
   const request = event.data;
   switch (request.type) {
+    case 'load':
+      // a failure is reported by the share that needs the module
+      presenterModule(request).catch(() => undefined);
+      break;
     case 'start':
       if (share) return;
       share = new Share(request);

@@ -6,6 +6,8 @@
 export type ShareCodec = 'h264' | 'planar';
 
 export type ShareWorkerRequest =
+  /** Load the RDP server ahead of Share (the page asks while the PIN is typed): a share then only opens its socket. */
+  | { readonly type: 'load'; readonly presenterUrl: string; readonly buildUrl: string }
   | {
       readonly type: 'start';
       /** The presenter socket's URL and single-use token (the presenter API's answer). */
