@@ -227,6 +227,8 @@ grep -qi '^cross-origin-opener-policy: same-origin' <<<"$headers" || die "/displ
 grep -qi '^cross-origin-embedder-policy: require-corp' <<<"$headers" || die "/display/lobby has no COEP require-corp"
 wasm=$(curl -sk -o /dev/null -w '%{http_code} %{size_download}' "https://127.0.0.1:$PORT/wasm/build/lanterna-rdp.wasm")
 [ "${wasm%% *}" = 200 ] || die "the wasm client is not served ($wasm)"
+wasm=$(curl -sk -o /dev/null -w '%{http_code} %{size_download}' "https://127.0.0.1:$PORT/wasm/build/lanterna-presenter.wasm")
+[ "${wasm%% *}" = 200 ] || die "the presenter page's wasm RDP server is not served ($wasm)"
 in_gateway "${healthcheck[@]}" || die "the image's HEALTHCHECK command (${healthcheck[*]}) failed"
 
 for file in admin-token session-secret gateway-key.pem gateway-cert.pem; do

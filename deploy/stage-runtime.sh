@@ -2,7 +2,7 @@
 # Assembles what the gateway image runs, from a built checkout (scripts/build.sh
 # done), into OUT: the gateway and the protocol package (compiled, no tests),
 # the native data plane's binary, the display page with the wasm client
-# (web/dist/public), the health check,
+# and the presenter page with its wasm RDP server (web/dist/public), the health check,
 # and production node_modules for the gateway alone, installed from the
 # repository's lock file (npm ci --omit=dev -w @lanterna/gateway).
 # Usage: deploy/stage-runtime.sh OUT   (run from anywhere; OUT must not exist)
@@ -10,7 +10,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${1:?usage: stage-runtime.sh OUT}
 [ ! -e "$OUT" ] || { echo "[stage-runtime] error: $OUT exists" >&2; exit 1; }
-for built in gateway/dist/cli.js gateway/dataplane/bin/lanterna-dataplane protocol/dist/index.js web/dist/public/display.html web/dist/public/wasm/build/lanterna-rdp.wasm; do
+for built in gateway/dist/cli.js gateway/dataplane/bin/lanterna-dataplane protocol/dist/index.js web/dist/public/display.html web/dist/public/wasm/build/lanterna-rdp.wasm web/dist/public/wasm/build/lanterna-presenter.wasm; do
   [ -f "$ROOT/$built" ] || { echo "[stage-runtime] error: $built missing (run scripts/build.sh)" >&2; exit 1; }
 done
 

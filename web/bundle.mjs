@@ -34,13 +34,13 @@ await build({
   },
   outdir: publicDir,
 });
-// The session worker is a classic worker: Emscripten 3.1.6's pthread glue is a
+// The session worker (and the presenter page's share worker) is a classic worker: Emscripten 3.1.6's pthread glue is a
 // classic script, and only a classic worker can importScripts it (a module
 // worker would have to eval its text, which the page's CSP must not allow).
 await build({
   ...common,
   format: 'iife',
-  entryPoints: { 'session.worker': 'src/session/session.worker.ts' },
+  entryPoints: { 'session.worker': 'src/session/session.worker.ts', 'share.worker': 'src/pages/present/share.worker.ts' },
   outdir: publicDir,
 });
 // The replay page's engine module is loaded by the production session worker
@@ -66,30 +66,45 @@ for (const [from, to] of [
 ]) {
   await copyFile(join(here, from), to);
 }
-// The wasm engine, when wasm/ has built it (bash wasm/build.sh → wasm/build/):
-// the Emscripten outputs and the JS API are copied beside the pages, keeping
-// their relative layout (rdpEngine.js finds ../build/), and announced in
-// engine.json, which the page always finds (so no 404 at run time).
+// The wasm engines, when wasm/ has built them (bash wasm/build.sh → wasm/build/):
+// the display's client (lanterna-rdp.*) and the presenter page's RDP server
+// (lanterna-presenter.*). The Emscripten outputs and the JS API are copied
+// beside the pages, keeping their relative layout (rdpEngine.js finds
+// ../build/), and announced in engine.json, which the pages always find (so
+// no 404 at run time): `module` for the display, `presenter` for /present.
 const wasmBuild = process.env.LANTERNA_WASM_DIR ?? join(here, '../wasm/build');
 const wasmJs = join(here, '../wasm/js');
-const emscriptenFiles = ['lanterna-rdp.js', 'lanterna-rdp.wasm', 'lanterna-rdp.worker.js'];
-const apiFiles = ['rdpEngine.js', 'lanternaRdp.js', 'ringFeeder.js', 'projectSettings.js', 'h264Decoders.js', 'annexB.js'];
-let manifest = { available: false };
-try {
-  await Promise.all([
-    ...emscriptenFiles.map((name) => access(join(wasmBuild, name))),
-    ...apiFiles.map((name) => access(join(wasmJs, name))),
-  ]);
-  await rm(join(publicDir, 'wasm'), { recursive: true, force: true });
+const engines = {
+  module: {
+    emscripten: ['lanterna-rdp.js', 'lanterna-rdp.wasm', 'lanterna-rdp.worker.js'],
+    api: ['rdpEngine.js', 'lanternaRdp.js', 'ringFeeder.js', 'projectSettings.js', 'h264Decoders.js', 'annexB.js'],
+    entry: './wasm/js/rdpEngine.js',
+  },
+  presenter: {
+    emscripten: ['lanterna-presenter.js', 'lanterna-presenter.wasm', 'lanterna-presenter.worker.js'],
+    api: ['lanternaPresenter.js', 'ringFeeder.js'],
+    entry: './wasm/js/lanternaPresenter.js',
+  },
+};
+const manifest = { available: false };
+await rm(join(publicDir, 'wasm'), { recursive: true, force: true });
+for (const [key, engine] of Object.entries(engines)) {
+  try {
+    await Promise.all([
+      ...engine.emscripten.map((name) => access(join(wasmBuild, name))),
+      ...engine.api.map((name) => access(join(wasmJs, name))),
+    ]);
+  } catch {
+    // not built: the page says so plainly when a session starts
+    continue;
+  }
   await mkdir(join(publicDir, 'wasm/build'), { recursive: true });
   await mkdir(join(publicDir, 'wasm/js'), { recursive: true });
-  for (const name of emscriptenFiles) await copyFile(join(wasmBuild, name), join(publicDir, 'wasm/build', name));
-  for (const name of apiFiles) await copyFile(join(wasmJs, name), join(publicDir, 'wasm/js', name));
-  manifest = { available: true, module: './wasm/js/rdpEngine.js' };
-} catch {
-  // not built: the page says so plainly when a session starts
-  await rm(join(publicDir, 'wasm'), { recursive: true, force: true });
+  for (const name of engine.emscripten) await copyFile(join(wasmBuild, name), join(publicDir, 'wasm/build', name));
+  for (const name of engine.api) await copyFile(join(wasmJs, name), join(publicDir, 'wasm/js', name));
+  manifest[key] = engine.entry;
+  if (key === 'module') manifest.available = true;
 }
 await writeFile(join(publicDir, 'engine.json'), `${JSON.stringify(manifest)}\n`);
-console.log(`[web] engine ${manifest.available ? 'included' : 'absent'}`);
+console.log(`[web] engine ${manifest.available ? 'included' : 'absent'}, presenter ${manifest.presenter ? 'included' : 'absent'}`);
 console.log(`[web] bundled into ${publicDir}${withLab ? ` and ${labDir}` : ''}`);

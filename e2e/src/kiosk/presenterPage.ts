@@ -2,7 +2,14 @@
 // form, and the outcome line it answers in.
 import type { Page } from 'playwright-core';
 
+/** Unfolds "Other ways" (an RDP server on the presenter's computer, or an invitation) beneath "Share my screen". */
+export async function openOtherWays(page: Page): Promise<void> {
+  if (await page.locator('#other-ways').evaluate((details) => (details as HTMLDetailsElement).open)) return;
+  await page.click('#other-ways > summary');
+}
+
 export async function fillAddress(page: Page, endpoint: string, username: string, password: string, pin: string): Promise<void> {
+  await openOtherWays(page);
   await page.check('input[name="kind"][value="address"]');
   await page.fill('#endpoint', endpoint);
   await page.fill('#username', username);

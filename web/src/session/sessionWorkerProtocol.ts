@@ -6,6 +6,8 @@ export interface EngineManifest {
   readonly available: boolean;
   /** Module URL, relative to the manifest. */
   readonly module?: string;
+  /** The presenter page's RDP server (lanternaPresenter.js), relative to the manifest, when it was built. */
+  readonly presenter?: string;
 }
 
 export type SessionWorkerRequest =

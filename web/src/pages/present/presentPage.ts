@@ -1,8 +1,11 @@
-// Entry of the presenter page (/present): choose a display, give the
-// presenter's computer (address and sign-in, or a Remote Assistance
-// invitation) and the PIN on the display, then start and stop the projection.
-// Every outcome is said in words from the protocol package's tables.
+// Entry of the presenter page (/present): choose a display, type the PIN on
+// it, and share this computer's screen from the browser (screenShare.ts: the
+// page is the RDP server), or, under "Other ways", give the presenter's
+// computer (address and sign-in, or a Remote Assistance invitation); then
+// start and stop the projection. Every outcome is said in words from the
+// protocol package's tables.
 import {
+  sentenceForCode,
   sentenceForPresenterCode,
   sentenceForProjectionEnd,
   waitInWords,
@@ -14,6 +17,8 @@ import {
 import { DisplayPicker } from './displayPicker.js';
 import { parseEndpoint } from './endpoint.js';
 import { listDisplays, projectionStatus, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
+import { pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
+import type { ShareEnd, ShareFigures, ShareWorkerReply } from './shareWorkerProtocol.js';
 
 /** How often the list of displays is read again. */
 const LIST_EVERY_MS = 5000;
@@ -37,6 +42,12 @@ const invitation = byId('invitation', HTMLInputElement);
 const invitationPassword = byId('invitation-password', HTMLInputElement);
 const pin = byId('pin', HTMLInputElement);
 const startButton = byId('start', HTMLButtonElement);
+const shareButton = byId('share', HTMLButtonElement);
+const shareNote = byId('share-note', HTMLParagraphElement);
+const shareFigures = byId('share-figures', HTMLParagraphElement);
+const sharePreview = byId('share-preview', HTMLVideoElement);
+const sharePreviewBox = byId('share-preview-box', HTMLElement);
+const otherWays = byId('other-ways', HTMLDetailsElement);
 const stopButton = byId('stop', HTMLButtonElement);
 const outcome = byId('outcome', HTMLParagraphElement);
 const statusPanel = byId('status-panel', HTMLElement);
@@ -101,6 +112,7 @@ let running: { started: ProjectionStarted; displayName: string; timer: ReturnTyp
 function showRunning(active: boolean): void {
   stopButton.hidden = !active;
   startButton.disabled = active;
+  shareButton.disabled = active;
 }
 
 function describe(status: ProjectionStatus, displayName: string): { text: string; tone: Tone; done: boolean } {
@@ -142,8 +154,7 @@ function finish(): void {
   void refreshDisplays();
 }
 
-form.addEventListener('submit', (event) => {
-  event.preventDefault();
+startButton.addEventListener('click', () => {
   void (async () => {
     const display = picker.selected;
     if (!display) return say('Choose a display first.', 'error');
@@ -170,7 +181,195 @@ form.addEventListener('submit', (event) => {
   })();
 });
 
+// --- Share my screen -------------------------------------------------------
+
+/** Where the presenter's wasm RDP server is (engine.json, written by the build); null when this gateway has none. */
+const shareEngine: Promise<ShareEngine | null> = (async () => {
+  const manifestUrl = new URL('/engine.json', window.location.href);
+  try {
+    const response = await fetch(manifestUrl, { cache: 'no-store' });
+    const manifest = (await response.json()) as { presenter?: unknown };
+    if (typeof manifest.presenter !== 'string') return null;
+    const presenterUrl = new URL(manifest.presenter, manifestUrl);
+    return { presenterUrl: presenterUrl.href, buildUrl: new URL('../build/', presenterUrl).href };
+  } catch {
+    return null;
+  }
+})();
+
+/** `?codec=planar` forces the lossless fallback (a display or network where H.264 misbehaves; tests). */
+const shareCodec = new URLSearchParams(window.location.search).get('codec') === 'planar' ? 'planar' : 'auto';
+
+// The share this page runs, and its display's name.
+let sharing: { share: ScreenShare; displayName: string; stream: MediaStream } | null = null;
+
+const shareWorkerUrl = new URL('./share.worker.js', import.meta.url);
+/** A share worker loading the RDP server while the PIN is typed, for the next Share. */
+let warmWorker: Worker | null = null;
+
+/** The warm worker for this share (a new one if none), and none kept: the next is warmed by the next PIN. */
+function takeShareWorker(engine: ShareEngine): Worker {
+  const worker = warmWorker ?? warmShareWorker(shareWorkerUrl, engine);
+  warmWorker = null;
+  return worker;
+}
+
+const shareNoteText = shareNote.textContent;
+const unavailable = shareUnavailableReason();
+if (unavailable !== null) {
+  shareButton.disabled = true;
+  shareNote.textContent = unavailable;
+  shareNote.dataset.tone = 'error';
+  otherWays.open = true;
+}
+pin.addEventListener('input', () => {
+  if (unavailable !== null || sharing !== null || warmWorker !== null) return;
+  void shareEngine.then((engine) => {
+    if (engine !== null && sharing === null && warmWorker === null) warmWorker = warmShareWorker(shareWorkerUrl, engine);
+  });
+});
+void shareEngine.then((engine) => {
+  if (engine !== null || unavailable !== null) return;
+  shareButton.disabled = true;
+  shareNote.textContent = 'This gateway was installed without the sharing engine, so it cannot show a browser\'s screen. Use one of the other ways below.';
+  shareNote.dataset.tone = 'error';
+  otherWays.open = true;
+});
+
+/** Instrumentation hook for tests and benchmarks outside the page (they listen on window), as the display page has. */
+function announce(detail: ShareWorkerReply | { type: 'ended-words'; text: string }): void {
+  window.dispatchEvent(new CustomEvent('lanterna:share', { detail }));
+}
+
+function figuresWords(active: Extract<ShareWorkerReply, { type: 'active' }>, figures: ShareFigures | null): string {
+  const codec = active.codec === 'h264' ? 'H.264' : 'lossless, slower';
+  const head = `${active.width}×${active.height} · ${codec}`;
+  if (figures === null) return `${head} · at most ${active.maxFps} pictures a second`;
+  // "0 pictures" reads as broken: a still screen sends nothing, and a slow display holds the next picture back
+  if (figures.capturedPerSecond === 0) return `${head} · your screen is still, nothing to send (at most ${active.maxFps} pictures a second)`;
+  if (figures.picturesPerSecond === 0) return `${head} · the display is slow to show pictures: only the newest waits for it`;
+  const rate = figures.bytesPerSecond >= 1e6 ? `${(figures.bytesPerSecond / 1e6).toFixed(1)} MB/s` : `${Math.round(figures.bytesPerSecond / 1e3)} kB/s`;
+  return `${head} · ${figures.picturesPerSecond} pictures a second shown (at most ${active.maxFps}) · ${rate}`;
+}
+
+/** While a share runs the form asks for nothing: one share at a time, stopped from the panel. */
+function lockForm(locked: boolean): void {
+  pin.disabled = locked;
+  shareButton.textContent = locked ? 'Sharing…' : 'Share my screen';
+  shareNote.textContent = locked ? 'You are sharing now. Press "Stop sharing" to end it, or to share something else.' : shareNoteText;
+}
+
+function endWords(end: ShareEnd | { readonly by: 'browser' }, displayName: string): { text: string; tone: Tone } {
+  switch (end.by) {
+    case 'presenter':
+      return { text: `Stopped. ${displayName} is free again.`, tone: 'info' };
+    case 'browser':
+      return { text: `You stopped sharing from the browser. ${displayName} is free again.`, tone: 'info' };
+    case 'gateway':
+      if (end.reason === 'stopped') return { text: `An administrator stopped your presentation on ${displayName}. It is free again.`, tone: 'info' };
+      if (end.reason === 'client-closed') return { text: `${displayName} closed the presentation (its page was closed or reloaded).`, tone: 'error' };
+      if (end.reason === 'server-closed') return { text: `Stopped. ${displayName} is free again.`, tone: 'info' };
+      return { text: `${displayName}: ${sentenceForProjectionEnd(end.reason)}`, tone: 'error' };
+    case 'error':
+      return { text: `${displayName} stopped showing your screen: ${sentenceForCode(end.code)} (${end.message})`, tone: 'error' };
+    case 'lost':
+      return { text: `Sharing stopped: ${end.message}.`, tone: 'error' };
+  }
+}
+
+function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
+  const current = sharing;
+  if (!current) return;
+  sharing = null;
+  const words = endWords(end, current.displayName);
+  say(words.text, words.tone);
+  announce({ type: 'ended-words', text: words.text });
+  shareFigures.hidden = true;
+  sharePreviewBox.hidden = true;
+  sharePreview.srcObject = null;
+  stopButton.disabled = false;
+  stopButton.textContent = 'Stop presenting';
+  showRunning(false);
+  lockForm(false);
+  void refreshDisplays();
+}
+
+async function share(): Promise<void> {
+  if (running || sharing) return;
+  const display = picker.selected;
+  if (!display) return say('Choose a display first.', 'error');
+  const typedPin = pin.value.trim();
+  if (typedPin === '') {
+    pin.focus();
+    return say(sentenceForPresenterCode('pin-required'), 'error');
+  }
+  const engine = await shareEngine;
+  if (engine === null) return say('This gateway was installed without the sharing engine. Use one of the other ways below.', 'error');
+  shareButton.disabled = true;
+  // the browser's picker first, while the click still counts as the person's gesture
+  say('Choose what to share in your browser\'s window…', 'busy');
+  let stream: MediaStream;
+  try {
+    stream = await pickScreen();
+  } catch (error) {
+    shareButton.disabled = false;
+    const cancelled = error instanceof DOMException && error.name === 'NotAllowedError';
+    return say(cancelled ? 'Nothing is shared: the browser\'s window was closed without a choice.' : `The browser could not share a screen: ${error instanceof Error ? error.message : String(error)}`, cancelled ? 'info' : 'error');
+  }
+  say(`Asking the gateway to show your screen on ${display.name}…`, 'busy');
+  const started = await startProjection(display.id, { pin: typedPin, source: 'browser' });
+  if (!started.ok || started.value.presenter === undefined) {
+    for (const track of stream.getTracks()) track.stop();
+    shareButton.disabled = false;
+    if (!started.ok && (started.refusal.code === 'pin-wrong' || started.refusal.code === 'pin-locked')) pin.select();
+    return say(started.ok ? 'The gateway answered without a presenter socket: it may be an older version.' : refusalWords(started.refusal), 'error');
+  }
+  pin.value = '';
+  const displayName = display.name;
+  let active: Extract<ShareWorkerReply, { type: 'active' }> | null = null;
+  const shareSession = new ScreenShare(stream, { socketUrl: started.value.presenter.socketUrl, token: started.value.presenter.token, engine, codec: shareCodec }, takeShareWorker(engine), {
+    onwaiting: () => {
+      say(`Waiting for ${displayName} to connect…`, 'busy');
+      announce({ type: 'waiting' });
+    },
+    onactive: (info) => {
+      active = info;
+      say(`${displayName} is connected: sending your screen…`, 'busy');
+      shareFigures.hidden = false;
+      shareFigures.textContent = figuresWords(info, null) + (info.fallbackReason === undefined ? '' : ` — ${info.fallbackReason}`);
+      announce(info);
+    },
+    onfirstpicture: () => {
+      say(`${displayName} is showing your screen.`, 'ok');
+      announce({ type: 'first-picture' });
+    },
+    onfigures: (figures) => {
+      if (active) shareFigures.textContent = figuresWords(active, figures) + (active.fallbackReason === undefined ? '' : ` — ${active.fallbackReason}`);
+      announce({ type: 'figures', figures });
+    },
+    onended: (end) => endShare(end),
+  });
+  sharing = { share: shareSession, displayName, stream };
+  sharePreview.srcObject = stream;
+  sharePreviewBox.hidden = false;
+  void sharePreview.play().catch(() => undefined);
+  stopButton.textContent = 'Stop sharing';
+  showRunning(true);
+  lockForm(true);
+  say(`Connecting to ${displayName}…`, 'busy');
+  void refreshDisplays();
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  void share();
+});
 stopButton.addEventListener('click', () => {
+  if (sharing) {
+    stopButton.disabled = true;
+    sharing.share.stop();
+    return;
+  }
   const current = running;
   if (!current) return;
   stopButton.disabled = true;

@@ -1,0 +1,297 @@
+// Captured frames → pictures for the presenter's RDP server, paced like a
+// projector, not a recorder: the newest frame wins (an older one not yet
+// taken is closed, never queued), at most `maxInFlight` pictures wait for the
+// display's acknowledgement, at most `maxFps` a second, and a key-frame
+// request re-sends the last picture even when the screen stands still.
+// H.264 through WebCodecs' VideoEncoder (Annex B, one access unit per
+// picture, full-range I420 as GFX AVC420 wants it) or, where that cannot run, FreeRDP's
+// lossless planar codec in wasm from the frame's pixels. Frames of another
+// size than the session's are scaled into it, letterboxed.
+
+import { expandI420ToFullRange, i420Layout, rgbaToFullRangeI420 } from './fullRangeI420.js';
+import type { ShareCodec, ShareFigures } from './shareWorkerProtocol.js';
+
+/** The presenter's RDP server as this module uses it (wasm/js/lanternaPresenter.js, PresenterSession). */
+export interface PictureSink {
+  sendAvc420(unit: { width: number; height: number; accessUnit: Uint8Array }): void;
+  sendFrame(frame: { width: number; height: number; pixels: Uint8Array; codec: 'planar' }): void;
+}
+
+export interface PictureSenderOptions {
+  readonly width: number;
+  readonly height: number;
+  readonly codec: ShareCodec;
+  /** Pictures sent and not yet acknowledged by the display, at most. */
+  readonly maxInFlight: number;
+  readonly maxFps: number;
+  /** False while the socket's buffer is above its mark: nothing is encoded until it drains. */
+  readonly canSend: () => boolean;
+  /** The first picture the display acknowledged; figures once a second. */
+  readonly onfirstack: () => void;
+  readonly onfigures: (figures: ShareFigures) => void;
+  readonly onfailure: (message: string) => void;
+}
+
+/** H.264 High 4.0: 1920×1080 at 30 frames/s fits its limits (NOTES.md: VideoEncoder supports it here). */
+export const H264_CODEC = 'avc1.640028';
+
+/** Bits per second for a size: about 4 bits per pixel per second (8.3 Mbit/s at 1080p), within 1–12 Mbit/s. */
+export function h264Bitrate(width: number, height: number): number {
+  return Math.min(12_000_000, Math.max(1_000_000, Math.round(width * height * 4)));
+}
+
+export function h264Config(width: number, height: number, maxFps: number): VideoEncoderConfig {
+  return {
+    codec: H264_CODEC,
+    width,
+    height,
+    bitrate: h264Bitrate(width, height),
+    framerate: maxFps,
+    latencyMode: 'realtime',
+    avc: { format: 'annexb' },
+  };
+}
+
+/** An acknowledgement that does not come within this long frees its slot (a display that suspended acks, a lost frame). */
+const ACK_TIMEOUT_MS = 2000;
+/** An encode with no output within this long is taken as dropped by the encoder: the next picture is a key frame. */
+const ENCODE_TIMEOUT_MS = 1000;
+
+export class PictureSender {
+  private latest: VideoFrame | null = null;
+  /** The last frame taken, kept for a key-frame request over a still screen. */
+  private last: VideoFrame | null = null;
+  private keyWanted = true;
+  private inFlight = 0;
+  private lastAckAt = 0;
+  private encoding = false;
+  private encodeStartedAt = 0;
+  private sentAt = -Infinity;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
+  private firstAcked = false;
+  private readonly encoder: VideoEncoder | null = null;
+  private canvas: OffscreenCanvas | null = null;
+  private context: OffscreenCanvasRenderingContext2D | null = null;
+  // one second's figures
+  private acked = 0;
+  private bytes = 0;
+  private encodeMsSum = 0;
+  private encodes = 0;
+  private readMsSum = 0;
+  private captured = 0;
+  /** How the last H.264 picture was read: the capture's own I420 planes, or drawn and converted. */
+  private readPath: 'i420' | 'canvas' = 'i420';
+  private readonly figuresTimer: ReturnType<typeof setInterval>;
+
+  constructor(private readonly sink: PictureSink, private readonly options: PictureSenderOptions) {
+    if (options.codec === 'h264') {
+      this.encoder = new VideoEncoder({
+        output: (chunk) => this.onChunk(chunk),
+        error: (error) => this.fail(`the H.264 encoder failed: ${error.message}`),
+      });
+      this.encoder.configure(h264Config(options.width, options.height, options.maxFps));
+    }
+    this.figuresTimer = setInterval(() => this.reportFigures(), 1000);
+  }
+
+  /** A captured frame; this sender owns it from here (closes it when it is replaced or sent). */
+  offer(frame: VideoFrame): void {
+    this.captured += 1;
+    if (this.closed) {
+      frame.close();
+      return;
+    }
+    this.latest?.close();
+    this.latest = frame;
+    this.pump();
+  }
+
+  /** The display needs a whole picture (it joined, or asked for a refresh). */
+  keyFrame(): void {
+    this.keyWanted = true;
+    this.pump();
+  }
+
+  /** The display acknowledged a picture. */
+  onAck(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    this.lastAckAt = performance.now();
+    this.acked += 1;
+    if (!this.firstAcked) {
+      this.firstAcked = true;
+      this.options.onfirstack();
+    }
+    this.pump();
+  }
+
+  /** The server dropped a picture before sending it (a newer one replaced it): an H.264 chain broke there. */
+  onDrop(): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    if (this.options.codec === 'h264') this.keyWanted = true;
+    this.pump();
+  }
+
+  /** Whatever waits: call when the socket's buffer drained. */
+  pump(): void {
+    if (this.closed || this.timer !== null) return;
+    const now = performance.now();
+    if (this.encoding) {
+      if (now - this.encodeStartedAt < ENCODE_TIMEOUT_MS) return;
+      // realtime encoders may drop a frame under load: its output never comes
+      this.encoding = false;
+      this.keyWanted = true;
+    }
+    if (this.inFlight >= this.options.maxInFlight) {
+      if (now - this.lastAckAt < ACK_TIMEOUT_MS) return this.retryIn(ACK_TIMEOUT_MS - (now - this.lastAckAt));
+      this.inFlight = 0;
+    }
+    if (!this.options.canSend()) return this.retryIn(20);
+    const frame = this.latest ?? (this.keyWanted ? this.last : null);
+    if (frame === null) return;
+    const wait = this.sentAt + 1000 / this.options.maxFps - now;
+    if (wait > 0) return this.retryIn(wait);
+    if (frame === this.latest) {
+      this.latest = null;
+      if (this.last !== frame) this.last?.close();
+      this.last = frame;
+    }
+    this.sentAt = now;
+    try {
+      if (this.options.codec === 'h264') this.encodeH264(frame);
+      else this.sendPlanar(frame);
+    } catch (error) {
+      this.fail(`a picture could not be sent: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    clearInterval(this.figuresTimer);
+    this.latest?.close();
+    this.last?.close();
+    this.latest = null;
+    this.last = null;
+    if (this.encoder && this.encoder.state !== 'closed') this.encoder.close();
+  }
+
+  private retryIn(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.pump();
+    }, Math.max(1, Math.ceil(ms)));
+  }
+
+  private encodeH264(frame: VideoFrame): void {
+    const encoder = this.encoder;
+    if (!encoder || encoder.state !== 'configured') return;
+    this.encoding = true;
+    this.encodeStartedAt = performance.now();
+    const keyFrame = this.keyWanted;
+    this.keyWanted = false;
+    void this.fullRangeFrame(frame).then((picture) => {
+      this.readMsSum += performance.now() - this.encodeStartedAt;
+      if (this.closed || encoder.state !== 'configured') {
+        picture.close();
+        return;
+      }
+      encoder.encode(picture, { keyFrame });
+      picture.close();
+    }, (error: unknown) => this.fail(`a picture could not be read: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /**
+   * The frame as full-range BT.709 I420 at the session's size (fullRangeI420.ts
+   * says why): a capture's own I420 planes expanded when it has that size,
+   * else drawn (scaled, letterboxed) and converted.
+   */
+  private async fullRangeFrame(frame: VideoFrame): Promise<VideoFrame> {
+    const { width, height } = this.options;
+    const i420 = new Uint8Array((width * height * 3) / 2);
+    if (frame.format === 'I420' && frame.displayWidth === width && frame.displayHeight === height && frame.visibleRect?.width === width) {
+      this.readPath = 'i420';
+      await frame.copyTo(i420, { layout: i420Layout(width, height) });
+      if (frame.colorSpace.fullRange !== true) expandI420ToFullRange(i420, width, height);
+    } else {
+      this.readPath = 'canvas';
+      rgbaToFullRangeI420(this.draw(frame).getImageData(0, 0, width, height).data, width, height, i420);
+    }
+    return new VideoFrame(i420, {
+      format: 'I420', codedWidth: width, codedHeight: height, timestamp: frame.timestamp,
+      colorSpace: { primaries: 'bt709', transfer: 'bt709', matrix: 'bt709', fullRange: true },
+    });
+  }
+
+  private onChunk(chunk: EncodedVideoChunk): void {
+    if (this.closed) return;
+    this.encoding = false;
+    this.encodeMsSum += performance.now() - this.encodeStartedAt;
+    this.encodes += 1;
+    const accessUnit = new Uint8Array(chunk.byteLength);
+    chunk.copyTo(accessUnit);
+    this.sink.sendAvc420({ width: this.options.width, height: this.options.height, accessUnit });
+    this.inFlight += 1;
+    this.bytes += accessUnit.length;
+    this.pump();
+  }
+
+  private sendPlanar(frame: VideoFrame): void {
+    const started = performance.now();
+    const { width, height } = this.options;
+    const context = this.draw(frame);
+    const rgba = context.getImageData(0, 0, width, height).data;
+    // the canvas gives R,G,B,A; FreeRDP's planar encoder reads B,G,R,X
+    const pixels = new Uint8Array(rgba.buffer, rgba.byteOffset, rgba.byteLength);
+    for (let i = 0; i < pixels.length; i += 4) {
+      const red = pixels[i] ?? 0;
+      pixels[i] = pixels[i + 2] ?? 0;
+      pixels[i + 2] = red;
+    }
+    this.keyWanted = false;
+    this.sink.sendFrame({ width, height, pixels, codec: 'planar' });
+    this.inFlight += 1;
+    this.bytes += pixels.length;
+    this.encodeMsSum += performance.now() - started;
+    this.encodes += 1;
+  }
+
+  /** Draws the frame onto the session-sized canvas, scaled to fit, black around it. */
+  private draw(frame: VideoFrame): OffscreenCanvasRenderingContext2D {
+    const { width, height } = this.options;
+    if (!this.context) {
+      this.canvas = new OffscreenCanvas(width, height);
+      const context = this.canvas.getContext('2d', { alpha: false, willReadFrequently: true });
+      if (!context) throw new Error('no 2d canvas in this worker');
+      this.context = context;
+    }
+    const context = this.context;
+    const scale = Math.min(width / frame.displayWidth, height / frame.displayHeight);
+    const drawWidth = Math.round(frame.displayWidth * scale);
+    const drawHeight = Math.round(frame.displayHeight * scale);
+    if (drawWidth !== width || drawHeight !== height) {
+      context.fillStyle = '#000';
+      context.fillRect(0, 0, width, height);
+    }
+    context.drawImage(frame, Math.floor((width - drawWidth) / 2), Math.floor((height - drawHeight) / 2), drawWidth, drawHeight);
+    return context;
+  }
+
+  private reportFigures(): void {
+    const mean = (sum: number): number => (this.encodes === 0 ? 0 : Math.round((sum / this.encodes) * 10) / 10);
+    this.options.onfigures({ capturedPerSecond: this.captured, picturesPerSecond: this.acked, bytesPerSecond: this.bytes, encodeMs: mean(this.encodeMsSum), readMs: mean(this.readMsSum), readPath: this.readPath });
+    this.acked = 0;
+    this.captured = 0;
+    this.readMsSum = 0;
+    this.bytes = 0;
+    this.encodeMsSum = 0;
+    this.encodes = 0;
+  }
+
+  private fail(message: string): void {
+    if (this.closed) return;
+    this.close();
+    this.options.onfailure(message);
+  }
+}

@@ -1,0 +1,186 @@
+// "Share my screen" on the presenter page's thread: the browser's own picker
+// (getDisplayMedia: a screen, a window or a tab, with the cursor), the share
+// worker that runs the RDP server and the presenter socket, and every way a
+// share ends (the page's Stop, the browser's "Stop sharing", the page going
+// away, the gateway's word). The capture's frames go to the worker without
+// a copy (MediaStreamTrackProcessor's stream, transferred; else VideoFrames
+// of a <video>, each transferred).
+import type { ShareEnd, ShareWorkerReply, ShareWorkerRequest } from './shareWorkerProtocol.js';
+
+/** Chromium's MediaStreamTrackProcessor (not in TypeScript's DOM types). */
+interface TrackProcessor { readonly readable: ReadableStream<VideoFrame> }
+type TrackProcessorConstructor = new (init: { track: MediaStreamTrack; maxBufferSize?: number }) => TrackProcessor;
+
+/** The largest desktop a share gives the display: H.264 High 4.0's 1080p, the display pages' usual size. */
+const MAX_WIDTH = 1920;
+const MAX_HEIGHT = 1080;
+/** How long the worker may take to say goodbye to the display after a stop. */
+const STOP_ANSWER_MS = 2000;
+
+/** Where the share can run at all: a secure context with getDisplayMedia (phones have none). */
+export function shareUnavailableReason(): string | null {
+  if (!window.isSecureContext) return 'Sharing a screen needs a secure page (https). Ask the administrator for the https address of this page.';
+  if (typeof (navigator.mediaDevices as MediaDevices | undefined)?.getDisplayMedia !== 'function') {
+    return 'This browser cannot share a screen (phones and tablets cannot). Use a computer with Chrome, Edge or Firefox, or one of the other ways below.';
+  }
+  if (!window.crossOriginIsolated) return 'This page was not loaded isolated (the gateway\'s headers are missing), so it cannot run the sharing engine.';
+  return null;
+}
+
+/** The desktop for a capture of width×height: at most 1920×1080, the same shape, even sides (H.264 4:2:0). */
+export function desktopFor(width: number, height: number): { width: number; height: number } {
+  const scale = Math.min(1, MAX_WIDTH / width, MAX_HEIGHT / height);
+  const even = (value: number): number => Math.max(2, Math.floor((value * scale) / 2) * 2);
+  return { width: even(width), height: even(height) };
+}
+
+export interface ShareEngine {
+  /** lanternaPresenter.js and the folder of the Emscripten outputs, absolute. */
+  readonly presenterUrl: string;
+  readonly buildUrl: string;
+}
+
+export interface ShareEvents {
+  onwaiting(): void;
+  onactive(info: Extract<ShareWorkerReply, { type: 'active' }>): void;
+  onfirstpicture(): void;
+  onfigures(figures: Extract<ShareWorkerReply, { type: 'figures' }>['figures']): void;
+  /** How it ended; `byBrowser`: the browser's own "Stop sharing" (the track ended). */
+  onended(end: ShareEnd | { readonly by: 'browser' }): void;
+}
+
+/**
+ * A share worker that starts loading the RDP server now (about 3 MB of wasm and
+ * its threads), so that Share only has to open the socket; asked for while the
+ * presenter types the PIN, not at page load (a visit for the other ways, or from
+ * a phone, never pays for the module and its heap).
+ */
+export function warmShareWorker(workerUrl: URL, engine: ShareEngine): Worker {
+  const worker = new Worker(workerUrl, { name: 'share' });
+  const load: ShareWorkerRequest = { type: 'load', presenterUrl: engine.presenterUrl, buildUrl: engine.buildUrl };
+  worker.postMessage(load);
+  return worker;
+}
+
+/** Asks the browser for a screen, a window or a tab. Rejects when the person cancels the picker. */
+export async function pickScreen(): Promise<MediaStream> {
+  return navigator.mediaDevices.getDisplayMedia({
+    video: { cursor: 'always', frameRate: { ideal: 30, max: 30 } } as MediaTrackConstraints,
+    audio: false,
+  });
+}
+
+export class ScreenShare {
+  private readonly worker: Worker;
+  private readonly track: MediaStreamTrack;
+  private ended = false;
+  private stoppedByBrowser = false;
+  private video: HTMLVideoElement | null = null;
+  private readonly onPageHide = (): void => this.stop();
+
+  constructor(
+    private readonly stream: MediaStream,
+    start: { socketUrl: string; token: string; engine: ShareEngine; codec: 'auto' | 'planar' },
+    /** The share worker, perhaps already loading the RDP server (warmShareWorker); this share owns it from here. */
+    worker: Worker,
+    private readonly events: ShareEvents,
+  ) {
+    const track = stream.getVideoTracks()[0];
+    if (!track) throw new Error('the capture has no picture');
+    this.track = track;
+    const settings = track.getSettings();
+    const desktop = desktopFor(settings.width ?? MAX_WIDTH, settings.height ?? MAX_HEIGHT);
+    // screen content: keep the detail, let the frame rate give
+    track.contentHint = 'detail';
+    this.worker = worker;
+    this.worker.onmessage = (event: MessageEvent<ShareWorkerReply>) => this.onReply(event.data);
+    this.worker.onerror = (event) => this.finish({ by: 'lost', message: `the sharing engine stopped: ${event.message}` });
+    const processor = (globalThis as { MediaStreamTrackProcessor?: TrackProcessorConstructor }).MediaStreamTrackProcessor;
+    const request: ShareWorkerRequest = { type: 'start', ...start.engine, socketUrl: start.socketUrl, token: start.token, codec: start.codec, ...desktop };
+    if (processor) {
+      // one frame buffered: the newest wins already at the source
+      const frames = new processor({ track, maxBufferSize: 1 }).readable;
+      this.worker.postMessage({ ...request, frames }, [frames]);
+    } else {
+      this.worker.postMessage(request);
+      this.readThroughVideo();
+    }
+    // the browser's "Stop sharing" bar ends the track
+    track.addEventListener('ended', () => this.finishByBrowser());
+    window.addEventListener('pagehide', this.onPageHide);
+  }
+
+  /** The page's Stop: the worker says goodbye to the display and closes the socket; 'ended' follows. */
+  stop(): void {
+    if (this.ended) return;
+    this.post({ type: 'stop' });
+  }
+
+  /** The capture ended under the page (the browser's "Stop sharing", the shared tab closed): stop, and say so when the worker is done. */
+  private finishByBrowser(): void {
+    if (this.ended || this.stoppedByBrowser) return;
+    this.stoppedByBrowser = true;
+    this.post({ type: 'stop' });
+    // a worker that does not answer is ended anyway
+    setTimeout(() => this.finish({ by: 'browser' }), STOP_ANSWER_MS);
+  }
+
+  private onReply(message: ShareWorkerReply): void {
+    if (this.ended) return;
+    switch (message.type) {
+      case 'waiting':
+        this.events.onwaiting();
+        break;
+      case 'active':
+        this.events.onactive(message);
+        break;
+      case 'first-picture':
+        this.events.onfirstpicture();
+        break;
+      case 'figures':
+        this.events.onfigures(message.figures);
+        break;
+      case 'capture-ended':
+        this.finishByBrowser();
+        break;
+      case 'ended':
+        this.finish(this.stoppedByBrowser ? { by: 'browser' } : message.end);
+        break;
+    }
+  }
+
+  private finish(end: ShareEnd | { readonly by: 'browser' }): void {
+    if (this.ended) return;
+    this.ended = true;
+    window.removeEventListener('pagehide', this.onPageHide);
+    for (const track of this.stream.getTracks()) track.stop();
+    if (this.video) {
+      this.video.srcObject = null;
+      this.video = null;
+    }
+    // the worker closed its socket before it said 'ended'
+    this.worker.terminate();
+    this.events.onended(end);
+  }
+
+  private post(message: ShareWorkerRequest, transfer: Transferable[] = []): void {
+    this.worker.postMessage(message, transfer);
+  }
+
+  /** Without MediaStreamTrackProcessor: a hidden <video> plays the capture and each new frame goes to the worker. */
+  private readThroughVideo(): void {
+    const video = document.createElement('video');
+    video.muted = true;
+    video.srcObject = this.stream;
+    this.video = video;
+    const next = (): void => {
+      if (this.ended || this.video !== video) return;
+      if (video.videoWidth > 0) {
+        const frame = new VideoFrame(video, { timestamp: performance.now() * 1000 });
+        this.post({ type: 'frame', frame }, [frame]);
+      }
+      video.requestVideoFrameCallback(next);
+    };
+    void video.play().then(() => video.requestVideoFrameCallback(next));
+  }
+}
