@@ -505,7 +505,7 @@ test('an RDP server that asks for key updates and never reads: the gateway never
       const item = await display.queue.next(3000).catch(() => undefined);
       if (item === undefined || 'closed' in item) break;
       if ('text' in item) {
-        told = [item.text.type, item.text.code, (item.text.detail as Record<string, unknown>).side];
+        told = [item.text.type, item.text.code, (item.text.detail as Record<string, unknown> | undefined)?.side];
         continue;
       }
       const data = item.binary;

@@ -34,6 +34,8 @@ const PING_INTERVAL_MS = 2000;
 const ENGINE_END_GRACE_MS = 3000;
 
 let engineEnded = false;
+/** The session's server is a presenter page (secured's trust): no engine reason is waited for at its end. */
+let fromPresenterPage = false;
 
 let data: DataChannel | null = null;
 
@@ -70,7 +72,10 @@ function openTransport(url: string, sessionToken: string): RdpTransport {
         }
         reply({ type: 'data-text', text });
         // the gateway answers pings only while relaying, which begins with `secured`
-        if (message.type === 'secured') data?.securedWith(message.protocol);
+        if (message.type === 'secured') {
+          data?.securedWith(message.protocol);
+          fromPresenterPage = message.trust === 'presenter';
+        }
         if (message.type === 'secured' && pingTimer === undefined) {
           pingTimer = setInterval(ping, PING_INTERVAL_MS);
           ping();
@@ -85,7 +90,8 @@ function openTransport(url: string, sessionToken: string): RdpTransport {
       clearInterval(pingTimer);
       reportTraffic();
       const report = (): void => reply({ type: 'data-closed', code, reason });
-      if (engine !== null && !engineEnded) setTimeout(report, ENGINE_END_GRACE_MS);
+      // a presenter page's leg: its end (the page stopped, closed, was stopped) is the gateway's to tell; the engine can add nothing
+      if (engine !== null && !engineEnded && !fromPresenterPage) setTimeout(report, ENGINE_END_GRACE_MS);
       else report();
     },
   });

@@ -21,7 +21,7 @@ const MAX_IN_FLIGHT = 2;
 const MAX_FPS: Readonly<Record<ShareCodec, number>> = { h264: 30, planar: 5 };
 /** Above this many bytes in the socket's buffer no picture is encoded (the gateway or the network is behind). */
 const SOCKET_HIGH_WATER = 2 * 1024 * 1024;
-/** How long the server may take to say goodbye to the display (Deactivate All, Disconnect) before the socket closes. */
+/** How long the stopped server may take to end before the page reports the end. */
 const STOP_GRACE_MS = 300;
 
 function reply(message: ShareWorkerReply): void {
@@ -139,21 +139,28 @@ class Share {
     };
   }
 
-  /** The presenter stops (or this side failed): the server says goodbye to the display, then the socket tells the gateway and closes. */
+  /**
+   * The presenter stops (or this side failed): the socket tells the gateway
+   * first, which ends the display's session at once (as an administrator's
+   * stop does), then the server is stopped for its own cleanup. Saying
+   * goodbye over RDP first (Deactivate All, Disconnect) left the display on
+   * the last picture while its client took the disconnect apart: 1.2–2 s at
+   * load 20, against 0.2–0.4 s for the gateway's own end.
+   */
   async stop(end: ShareEnd = { by: 'presenter' }): Promise<void> {
     if (this.finished || this.end !== null) return;
     this.end = end;
     this.sender?.close();
-    const session = this.session;
-    if (session && session.state !== 'ended' && session.state !== 'new') {
-      session.stop();
-      await Promise.race([session.ended, new Promise((resolve) => { setTimeout(resolve, STOP_GRACE_MS); })]);
-    }
     this.coalescer.flush();
     if (this.socket?.readyState === WebSocket.OPEN) {
       const close: PresenterCloseMessage = { type: 'close' };
       this.socket.send(JSON.stringify(close));
       this.socket.close(1000, 'presenter-stopped');
+    }
+    const session = this.session;
+    if (session && session.state !== 'ended' && session.state !== 'new') {
+      session.stop();
+      await Promise.race([session.ended, new Promise((resolve) => { setTimeout(resolve, STOP_GRACE_MS); })]);
     }
     this.finish(end);
   }
