@@ -45,13 +45,14 @@ const options = new Command()
   .option('--hold-s <n>', 'how long a stalled hostile connection waits to be cut before it counts as held', '30')
   .option('--rss-seconds <n>', 'each RSS window (KeyUpdate flood, then ping flood)', '300')
   .option('--sample-s <n>', 'RSS sampling interval', '5')
+  .option('--rss-windows <list>', 'comma-separated: keyupdate, ping', 'keyupdate,ping')
   .option('--rss-keyupdate <n>', 'KeyUpdate-stalled requests in the continuous flood (from --keyupdate-addresses, 25 each by default)', '500')
   .option('--servers <n>', 'displays projected (again and again) to RDP servers that flood KeyUpdates and never read', '4')
   .option('--pingers <n>', 'relaying displays that ping and never read', '8')
   .option('--stranger-pingers <n>', 'unauthenticated sockets that ping and never read (half data, half control)', '32')
   .option('--each', 'print every hostile connection\'s line, not only the figures')
   .parse()
-  .opts<{ phases: string; workers: string; pending: string; pendingAddresses: string; keyupdate: string; keyupdateAddresses: string; holdS: string; rate: string; rssSeconds: string; sampleS: string; rssKeyupdate: string; servers: string; pingers: string; strangerPingers: string; each?: boolean }>();
+  .opts<{ phases: string; workers: string; pending: string; pendingAddresses: string; keyupdate: string; keyupdateAddresses: string; holdS: string; rate: string; rssSeconds: string; sampleS: string; rssWindows: string; rssKeyupdate: string; servers: string; pingers: string; strangerPingers: string; each?: boolean }>();
 
 const PEER = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'dataplane', 'bin', 'hostile-tls-peer');
 const started = performance.now();
@@ -367,31 +368,44 @@ class DisplayProbe {
     const phase = this.phase;
     let controlMs = NaN;
     let step = '';
-    let control: Awaited<ReturnType<typeof connectControl>> | undefined;
-    let data: Awaited<ReturnType<typeof openData>> | undefined;
+    // What the attempt opened. An attempt given up at the deadline goes on
+    // in the background (a socket still in the gateway's accept queue opens
+    // later): whatever it opens then is closed at once, or its session
+    // would relay on and keep the display booked (no projection for its
+    // next control socket while that session lives).
+    const opened: { sockets: WebSocket[]; gaveUp: boolean } = { sockets: [], gaveUp: false };
+    const hold = (socket: WebSocket): void => {
+      opened.sockets.push(socket);
+      if (opened.gaveUp) socket.terminate();
+    };
+    const attempt = (async () => {
+      step = 'control socket and hello';
+      const control = await connectControl(this.gateway.base, this.displayId, TOKEN, this.gateway.ca);
+      hold(control.socket);
+      controlMs = performance.now() - at;
+      step = 'project';
+      const project = await control.next('project', 14_000);
+      step = 'data socket';
+      const data = await openData(this.gateway.base, String(project.sessionId), String(project.sessionToken), this.gateway.ca);
+      hold(data.socket);
+      if (opened.gaveUp) return;
+      data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+      step = 'secured';
+      await data.queue.nextText('secured', 14_000);
+      step = 'the Confirm';
+      await data.queue.nextBinary(14_000);
+    })();
     const deadline = new Promise<never>((_, reject) => { setTimeout(() => reject(new Error('no way in within 15 s')), 15_000).unref(); });
     try {
-      await Promise.race([deadline, (async () => {
-        step = 'control socket and hello';
-        control = await connectControl(this.gateway.base, this.displayId, TOKEN, this.gateway.ca);
-        controlMs = performance.now() - at;
-        step = 'project';
-        const project = await control.next('project', 14_000);
-        step = 'data socket';
-        data = await openData(this.gateway.base, String(project.sessionId), String(project.sessionToken), this.gateway.ca);
-        data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-        step = 'secured';
-        await data.queue.nextText('secured', 14_000);
-        step = 'the Confirm';
-        await data.queue.nextBinary(14_000);
-      })()]);
+      await Promise.race([deadline, attempt]);
       return { at, phase, ok: true, ms: performance.now() - at, controlMs, error: '' };
     } catch (error) {
       return { at, phase, ok: false, ms: performance.now() - at, controlMs, error: `at ${step}: ${error instanceof Error ? error.message : String(error)}` };
     } finally {
-      // the data socket first: its session ends, and the display's next control socket is projected at once
-      (data as { socket: WebSocket } | undefined)?.socket.terminate();
-      (control as { socket: WebSocket } | undefined)?.socket.terminate();
+      opened.gaveUp = true;
+      // the data socket first (opened last): its session ends, and the display's next control socket is projected at once
+      for (const socket of [...opened.sockets].reverse()) socket.terminate();
+      attempt.catch(() => undefined);
     }
   }
 }
@@ -435,15 +449,19 @@ class ProjectedDisplay {
 
   private async session(): Promise<string> {
     const control = await connectControl(this.gateway.base, this.displayId, TOKEN, this.gateway.ca);
+    let data: WebSocket | undefined;
     try {
       const project = await control.next('project', 15_000);
       const { socket, queue } = await openData(this.gateway.base, String(project.sessionId), String(project.sessionToken), this.gateway.ca);
+      data = socket;
       socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
       await queue.nextText('secured', 15_000);
       if (this.pinger) return await pingUntilClosed(socket, () => queue.closed(600_000).then(endOf));
       // read all the server sends until the session ends
       return endOf(await queue.closed(600_000));
     } finally {
+      // a session given up ends with its socket, so that the display's next control socket is projected
+      data?.terminate();
       control.socket.terminate();
     }
   }
@@ -569,13 +587,16 @@ async function floodPhase(gateway: Gateway, probe: DisplayProbe, label: string, 
   const eventsBefore = new Map(gateway.events);
   const tracker = new GatewaySideTracker(gateway.port, hostile);
   tracker.start();
-  const cpu = cpuMeter([...processTree(gateway.child.pid ?? 0).filter((p) => p.name !== '?'), { name: 'hostile peer', pid: run.pid }]);
+  const cpu = cpuMeter(processTree(gateway.child.pid ?? 0).filter((p) => p.name !== '?'));
+  // the peer's CPU, read while it runs (its /proc entry goes with it)
+  let peerCpu = 0;
   const peer = { finished: false };
   void run.done.then(() => { peer.finished = true; });
   // the gateway's side, every second, while the peer runs
   const watch = (async () => {
     while (!peer.finished) {
       const held = gatewaySideConnections(gateway.port, hostile);
+      peerCpu = Math.max(peerCpu, cpuSeconds(run.pid) || 0);
       console.log(`${clock()} gateway holds from the hostile addresses: ${[...held].map(([state, n]) => `${state} ${n}`).join(', ') || 'none'}; peer lines ${run.connections.length}; load ${load()}`);
       await sleep(1000);
     }
@@ -584,7 +605,7 @@ async function floodPhase(gateway: Gateway, probe: DisplayProbe, label: string, 
   await watch;
   await sleep(3000); // a few more display attempts after the flood
   tracker.stop();
-  console.log(cpu());
+  console.log(`${cpu()}, the hostile peer ≥ ${peerCpu.toFixed(1)} s`);
   console.log(`peer done: ${JSON.stringify(done)}`);
   summarise(label, run.connections, { ...deadlines, holdMs });
   console.log(tracker.summary(DEFAULTS.tlsHandshakeMs + deadlines.readMs + deadlines.writeMs));
@@ -640,37 +661,42 @@ async function main(): Promise<void> {
     const seconds = Number(options.rssSeconds);
     const every = Number(options.sampleS);
     probe.quiet = true;
+    const windows = new Set(options.rssWindows.split(','));
     // 1. KeyUpdates: both floods above, each connection made again once cut, and the servers
-    probe.phase = 'continuous KeyUpdate flood';
-    const until = ['-until', `${seconds + 5}s`];
-    const common = ['client', '-address', `127.0.0.1:${gateway.port}`, '-stall', '1s', '-flood', '20s', '-hold', `${options.holdS}s`, '-each'];
-    const rssAddresses = keyupdateAddresses.slice(0, Math.ceil(Number(options.rssKeyupdate) / 25));
-    const floods = [hostilePeer([...common, ...pendingArgs, ...until]), hostilePeer([...common, '-local', rssAddresses.join(','), '-count', options.rssKeyupdate, '-rate', options.rate, ...until])];
-    const tracker = new GatewaySideTracker(gateway.port, (address) => pendingAddresses.includes(address) || rssAddresses.includes(address));
-    tracker.start();
-    const serverDisplays = serverPort ? range(servers, (i) => new ProjectedDisplay(gateway, `server-${i}`, false)) : [];
-    for (const display of serverDisplays) display.start();
-    await sampleRss(gateway, `continuous KeyUpdate flood: ${options.pending} pending data sockets (${pendingAddresses.length} addresses) + ${options.rssKeyupdate} requests (${rssAddresses.length} addresses), each made again once cut, + ${serverDisplays.length} displays projected to servers that flood KeyUpdates`, seconds, every, probe,
-      [{ name: 'hostile peer (pending)', pid: floods[0]?.pid ?? 0 }, { name: 'hostile peer (requests)', pid: floods[1]?.pid ?? 0 }, ...(hostileServer ? [{ name: 'hostile servers', pid: hostileServer.pid }] : [])]);
-    for (const flood of floods) flood.stop();
-    tracker.stop();
-    console.log(tracker.summary(DEFAULTS.tlsHandshakeMs + DEFAULTS.httpHeadersMs + DEFAULTS.writeMs));
-    await Promise.all(serverDisplays.map((display) => display.stop()));
-    const made = floods.map((flood) => flood.connections);
-    console.log(`hostile connections made (the peer's view): ${made.map((list) => list.length).join(' + ')}, of which flooded: ${made.flat().filter((c) => c.error === '').length}; still held after the hold: ${made.flat().filter((c) => c.stalled && !c.cut).length}; longest hold ${Math.max(0, ...made.flat().map(heldMs))} ms after the handshake; held longer than the read deadline + writeMs: ${made.flat().filter((c) => c.cut && heldMs(c) > DEFAULTS.httpHeadersMs + DEFAULTS.writeMs).length}; stall → cut over writeMs: ${made.flat().filter((c) => c.stalled && c.cut && c.cutMs > DEFAULTS.writeMs).length}`);
-    console.log(`servers' sessions ended: ${tally(serverDisplays.map((d) => d.ends))}; the servers saw: ${tally([serverEnds])}`);
-    summariseProbes('continuous KeyUpdate flood', probe.results);
-    await sleep(10_000); // the last cut connections end
+    if (windows.has('keyupdate')) {
+      probe.phase = 'continuous KeyUpdate flood';
+      const until = ['-until', `${seconds + 5}s`];
+      const common = ['client', '-address', `127.0.0.1:${gateway.port}`, '-stall', '1s', '-flood', '20s', '-hold', `${options.holdS}s`, '-each'];
+      const rssAddresses = keyupdateAddresses.slice(0, Math.ceil(Number(options.rssKeyupdate) / 25));
+      const floods = [hostilePeer([...common, ...pendingArgs, ...until]), hostilePeer([...common, '-local', rssAddresses.join(','), '-count', options.rssKeyupdate, '-rate', options.rate, ...until])];
+      const tracker = new GatewaySideTracker(gateway.port, (address) => pendingAddresses.includes(address) || rssAddresses.includes(address));
+      tracker.start();
+      const serverDisplays = serverPort ? range(servers, (i) => new ProjectedDisplay(gateway, `server-${i}`, false)) : [];
+      for (const display of serverDisplays) display.start();
+      await sampleRss(gateway, `continuous KeyUpdate flood: ${options.pending} pending data sockets (${pendingAddresses.length} addresses) + ${options.rssKeyupdate} requests (${rssAddresses.length} addresses), each made again once cut, + ${serverDisplays.length} displays projected to servers that flood KeyUpdates`, seconds, every, probe,
+        [{ name: 'hostile peer (pending)', pid: floods[0]?.pid ?? 0 }, { name: 'hostile peer (requests)', pid: floods[1]?.pid ?? 0 }, ...(hostileServer ? [{ name: 'hostile servers', pid: hostileServer.pid }] : [])]);
+      for (const flood of floods) flood.stop();
+      tracker.stop();
+      console.log(tracker.summary(DEFAULTS.tlsHandshakeMs + DEFAULTS.httpHeadersMs + DEFAULTS.writeMs));
+      await Promise.all(serverDisplays.map((display) => display.stop()));
+      const made = floods.map((flood) => flood.connections);
+      console.log(`hostile connections made (the peer's view): ${made.map((list) => list.length).join(' + ')}, of which flooded: ${made.flat().filter((c) => c.error === '').length}; still held after the hold: ${made.flat().filter((c) => c.stalled && !c.cut).length}; longest hold ${Math.max(0, ...made.flat().map(heldMs))} ms after the handshake; held longer than the read deadline + writeMs: ${made.flat().filter((c) => c.cut && heldMs(c) > DEFAULTS.httpHeadersMs + DEFAULTS.writeMs).length}; stall → cut over writeMs: ${made.flat().filter((c) => c.stalled && c.cut && c.cutMs > DEFAULTS.writeMs).length}`);
+      console.log(`servers' sessions ended: ${tally(serverDisplays.map((d) => d.ends))}; the servers saw: ${tally([serverEnds])}`);
+      summariseProbes('continuous KeyUpdate flood', probe.results);
+      await sleep(10_000); // the last cut connections end
+    }
     // 2. pings
-    probe.phase = 'continuous ping flood';
-    const pingDisplays = range(pingers, (i) => new ProjectedDisplay(gateway, `pinger-${i}`, true));
-    for (const display of pingDisplays) display.start();
-    const strangers = strangerPingers(gateway, Number(options.strangerPingers), ['127.0.2.1', '127.0.2.2']);
-    await sampleRss(gateway, `continuous ping flood: ${pingers} relaying displays + ${options.strangerPingers} unauthenticated sockets (data and control, 2 addresses) that ping and never read`, seconds, every, probe, []);
-    await Promise.all([...pingDisplays.map((display) => display.stop()), strangers.stop()]);
-    console.log(`relaying pingers' sessions ended: ${tally(pingDisplays.map((d) => d.ends))}`);
-    console.log(`unauthenticated pingers closed: ${tally([strangers.ends])}`);
-    summariseProbes('continuous ping flood', probe.results);
+    if (windows.has('ping')) {
+      probe.phase = 'continuous ping flood';
+      const pingDisplays = range(pingers, (i) => new ProjectedDisplay(gateway, `pinger-${i}`, true));
+      for (const display of pingDisplays) display.start();
+      const strangers = strangerPingers(gateway, Number(options.strangerPingers), ['127.0.2.1', '127.0.2.2']);
+      await sampleRss(gateway, `continuous ping flood: ${pingers} relaying displays + ${options.strangerPingers} unauthenticated sockets (data and control, 2 addresses) that ping and never read`, seconds, every, probe, []);
+      await Promise.all([...pingDisplays.map((display) => display.stop()), strangers.stop()]);
+      console.log(`relaying pingers' sessions ended: ${tally(pingDisplays.map((d) => d.ends))}`);
+      console.log(`unauthenticated pingers closed: ${tally([strangers.ends])}`);
+      summariseProbes('continuous ping flood', probe.results);
+    }
   }
   await probe.stop();
   hostileServer?.stop();
