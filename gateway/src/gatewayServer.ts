@@ -20,6 +20,7 @@ import { TargetPolicy } from './policy/targetPolicy.js';
 import { CertificatePolicy } from './policy/certificatePolicy.js';
 import { FilePinStore, pinFile, type PinStore } from './policy/pinStore.js';
 import { SealedBox } from './session/sealedBox.js';
+import { RoomRequests } from './broker/roomRequests.js';
 import type { GatewayBus } from './cluster/gatewayBus.js';
 import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { ControlChannels } from './channel/controlChannel.js';
@@ -165,7 +166,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const browserSource = native
     ? 'the native data plane does not carry a presenter page\'s screen yet: run the gateway with relay.engine "node" for that'
     : cluster.isWorker ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 for that' : true;
-  const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource });
+  const roomRequests = new RoomRequests({ broker, store, sealer: new SealedBox(identity.sessionSecret, 'room request'), publish: (event) => bus.publish(event) });
+  const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource, rooms: roomRequests });
   const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
   const presenterUrl = (displayId: string, host: string | undefined): string => {
     const url = new URL(config.presenter.url ?? `${config.listen.tls ? 'https' : 'http'}://${host ?? `localhost:${config.listen.port}`}/present`);
@@ -177,7 +179,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
   const limits = new ConnectionLimits(config.limits);
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
-  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, guesses, onAuthenticated });
+  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, guesses, onAuthenticated, roomView: (displayId) => roomRequests.view(displayId) });
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
   // One engine carries the data sockets: this process's, or the data plane's with the decisions made here.

@@ -73,8 +73,41 @@ function stopTokenOf(request: IncomingMessage): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function status(session: Extract<ProjectionLookup, { ok: true }>['session']): ProjectionStatus {
-  return { sessionId: session.sessionId, state: session.state, ...(session.endReason === undefined ? {} : { endReason: session.endReason }) };
+/** Where the request stands (issue 29) beside its session's own state; `tag` changes whenever anything here does (long-poll `since`). */
+function status(found: Extract<ProjectionLookup, { ok: true }>): ProjectionStatus {
+  const { session, request } = found;
+  const sessionId = session?.sessionId ?? request?.sessionId ?? request?.requestId ?? '';
+  const state = session?.state ?? (request?.state === 'waiting' ? 'waiting' : 'ended');
+  const body: ProjectionStatus = {
+    sessionId, state,
+    ...(session?.endReason === undefined ? {} : { endReason: session.endReason }),
+    ...(request === undefined ? {} : {
+      request: {
+        requestId: request.requestId, state: request.state,
+        ...(request.slot === undefined ? {} : { slot: request.slot }),
+        ...(request.position === undefined ? {} : { position: request.position }),
+        ...(request.decidedBy === undefined ? {} : { by: request.decidedBy }),
+        ...(request.reason === undefined ? {} : { reason: request.reason }),
+      },
+    }),
+    tag: '',
+  };
+  return { ...body, tag: statusTag(body) };
+}
+
+function statusTag(body: ProjectionStatus): string {
+  const { request } = body;
+  return [body.sessionId, body.state, request?.state ?? '', String(request?.slot ?? ''), String(request?.position ?? ''), request?.by ?? ''].join('|');
+}
+
+/** Long-poll: how often the store is read while a presenter waits for a change, and the longest wait. */
+const FOLLOW_POLL_MS = 500;
+export const FOLLOW_MAX_WAIT_MS = 25_000;
+
+function waitQuery(request: IncomingMessage): { since: string | undefined; waitMs: number } {
+  const url = new URL(request.url ?? '/', 'http://x');
+  const waitMs = Math.min(Math.max(Number(url.searchParams.get('waitMs') ?? '0') || 0, 0), FOLLOW_MAX_WAIT_MS);
+  return { since: url.searchParams.get('since') ?? undefined, waitMs };
 }
 
 /** Presenter endpoints under /v1/displays; returns false when the path is not one of them. */
@@ -104,10 +137,24 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
       await startProjection(deps, request, response, displayId, { source, address }, log);
       return true;
     case 'GET': {
-      const found = await deps.presenters.lookup(displayId, stopTokenOf(request));
-      if (!found.ok) refuse(response, found.code, found.reason);
-      else json(response, 200, status(found.session));
-      return true;
+      // `?since=<tag>&waitMs=N`: the answer waits (at most N ms, FOLLOW_MAX_WAIT_MS) until the status differs from the tag the page holds.
+      const { since, waitMs } = waitQuery(request);
+      const deadline = Date.now() + waitMs;
+      let closed = false;
+      request.once('close', () => { closed = true; });
+      for (;;) {
+        const found = await deps.presenters.lookup(displayId, stopTokenOf(request));
+        if (!found.ok) {
+          refuse(response, found.code, found.reason);
+          return true;
+        }
+        const now = status(found);
+        if (since === undefined || now.tag !== since || Date.now() + FOLLOW_POLL_MS > deadline || closed) {
+          json(response, 200, now);
+          return true;
+        }
+        await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+      }
     }
     case 'DELETE': {
       const forged = forgeryReason(request, deps.allowedOrigins, false);
@@ -120,8 +167,8 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
         refuse(response, stopped.code, stopped.reason);
         return true;
       }
-      log.info({ event: 'presenter-stop', sessionId: stopped.session.sessionId }, 'presenter stopped the projection');
-      json(response, 202, status(stopped.session));
+      log.info({ event: 'presenter-stop', sessionId: stopped.session?.sessionId, request: stopped.request?.requestId }, 'presenter stopped the projection');
+      json(response, 202, status(stopped));
       return true;
     }
     default:
@@ -165,7 +212,7 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
   const target = body.target ? { host: body.target.host, port: body.target.port ?? 3389 } : undefined;
   const outcome = await deps.presenters.request({
     displayId, target, credentials: body.credentials, assistance: body.assistance, settings: body.settings, pin: body.pin, source: from.source, admin,
-    browser: body.source === 'browser',
+    browser: body.source === 'browser', name: body.name, takeOver: body.takeOver, slot: body.slot,
     requestedBy: { kind: admin ? 'admin' : 'presenter', ...(from.address === undefined ? {} : { address: from.address }) },
   });
   if (!outcome.ok) {
@@ -176,11 +223,12 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
     return;
   }
   log.info({ event: 'presenter-projection', sessionId: outcome.sessionId, target: outcome.presenter ? 'browser' : outcome.target, admin }, 'presenter projection started');
+  const where = { state: outcome.state, ...(outcome.slot === undefined ? {} : { slot: outcome.slot }), ...(outcome.position === undefined ? {} : { position: outcome.position }) };
   const started: ProjectionStarted = outcome.presenter
     ? {
-      sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken,
+      sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, ...where,
       presenter: { socketUrl: deps.presenterSocketUrl(outcome.sessionId, request.headers.host), token: outcome.presenter.token, expiresAt: outcome.presenter.expiresAt },
     }
-    : { sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, target: outcome.target };
+    : { sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, target: outcome.target, ...where };
   json(response, 202, started);
 }
