@@ -151,7 +151,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
   // Every token a client shows is checked under one budget per address and IPv6 /64, shared through the store.
   const guesses = new TokenGuesses(store, config.tokenGuesses, Date.now, (check) => metrics.tokenChecksRefused.inc({ check }));
-  const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins }, {
+  const roomRequests = new RoomRequests({ broker, store, sealer: new SealedBox(identity.sessionSecret, 'room request'), publish: (event) => bus.publish(event) });
+  const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins, rooms: roomRequests }, {
     allowedOrigins: config.listen.allowedOrigins,
     clientAddress,
     guesses,
@@ -166,7 +167,6 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const browserSource = native
     ? 'the native data plane does not carry a presenter page\'s screen yet: run the gateway with relay.engine "node" for that'
     : cluster.isWorker ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 for that' : true;
-  const roomRequests = new RoomRequests({ broker, store, sealer: new SealedBox(identity.sessionSecret, 'room request'), publish: (event) => bus.publish(event) });
   const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource, rooms: roomRequests });
   const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
   const presenterUrl = (displayId: string, host: string | undefined): string => {
