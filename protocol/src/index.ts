@@ -120,6 +120,8 @@ export {
   projectionRequestSchema,
   projectionStartedSchema,
   projectionStatusSchema,
+  roomActionSchema,
+  type RoomAction,
   type DisplayListing,
   type DisplayState,
   type ListedDisplay,

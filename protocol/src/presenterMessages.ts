@@ -3,7 +3,7 @@
 // answers. The gateway reads requests with these schemas and the page reads
 // the answers with them, so both sides agree on one shape.
 import * as z from 'zod/mini';
-import { MAX_ROOM_SLOTS } from './roomLayout.js';
+import { MAX_ROOM_SLOTS, ROOM_LAYOUTS } from './roomLayout.js';
 import { sessionSettingsSchema } from './sessionSettings.js';
 
 /** Every write (POST, DELETE) carries this header: a cross-site form cannot, and a cross-site fetch would need a preflight the gateway never grants. */
@@ -74,6 +74,20 @@ export const projectionRequestSchema = z.strictObject({
   z.refine((body) => body.source === undefined || body.credentials === undefined, 'a browser source takes no credentials'),
 );
 export type ProjectionRequestBody = z.infer<typeof projectionRequestSchema>;
+
+/**
+ * `POST /v1/displays/{id}/room` with the host's stop token: the room's host
+ * moderates (issue 29) — accept a waiting request (into `slot`, replacing the
+ * source there, else the lowest free one), decline one, end the source in a
+ * slot, or pick the layout and the large slot.
+ */
+export const roomActionSchema = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('accept'), requestId: bounded(128), slot: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1))) }),
+  z.strictObject({ action: z.literal('decline'), requestId: bounded(128), reason: z.optional(bounded(200)) }),
+  z.strictObject({ action: z.literal('end'), slot: z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1)) }),
+  z.strictObject({ action: z.literal('layout'), layout: z.optional(z.enum(ROOM_LAYOUTS)), large: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1))) }),
+]);
+export type RoomAction = z.infer<typeof roomActionSchema>;
 
 /** 202 to a projection request: the session, and the token that stops it. */
 export const projectionStartedSchema = z.object({

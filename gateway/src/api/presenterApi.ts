@@ -12,6 +12,8 @@ import {
   PRESENTER_REQUEST_HEADER,
   PRESENTER_STOP_TOKEN_HEADER,
   projectionRequestSchema,
+  roomActionSchema,
+  type RoomAction,
   type DisplayListing,
   type PresenterErrorCode,
   type PresenterRefusal,
@@ -20,6 +22,8 @@ import {
   type ProjectionStatus,
 } from '@lanterna/protocol';
 import type { PresenterProjections, ProjectionLookup } from '../broker/presenterProjections.js';
+import type { RoomRequests } from '../broker/roomRequests.js';
+import type { Requester } from '../broker/brokerStore.js';
 import { sourceKey } from '../broker/pinAttempts.js';
 import { bearerMatches, originAllowed } from './requestGuards.js';
 import { BodyError, readJsonBody } from './jsonBody.js';
@@ -28,9 +32,12 @@ import type { TokenGuesses } from '../broker/tokenGuesses.js';
 
 const MAX_BODY_BYTES = 32 * 1024;
 const PROJECTION_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/projection$/;
+const ROOM_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/room$/;
 
 export interface PresenterApiDeps {
   presenters: PresenterProjections;
+  /** The room's moderation, for its host (issue 29). */
+  rooms: RoomRequests;
   adminToken: string;
   /** The admin shortcut's token check counts with every other (broker/tokenGuesses.ts). */
   guesses: TokenGuesses;
@@ -113,7 +120,8 @@ function waitQuery(request: IncomingMessage): { since: string | undefined; waitM
 /** Presenter endpoints under /v1/displays; returns false when the path is not one of them. */
 export async function handlePresenter(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
   const projection = PROJECTION_PATH.exec(path);
-  if (path !== '/v1/displays' && !projection) return false;
+  const roomPath = ROOM_PATH.exec(path);
+  if (path !== '/v1/displays' && !projection && !roomPath) return false;
   const address = deps.clientAddress(request);
   const source = sourceKey(address);
   const rate = deps.limiter.take(source);
@@ -122,6 +130,10 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
     return true;
   }
   const method = request.method ?? 'GET';
+  if (roomPath) {
+    await hostRequest(deps, request, response, roomPath[1] ?? '', address);
+    return true;
+  }
   if (!projection) {
     if (method !== 'GET' && method !== 'HEAD') {
       refuse(response, 'not-found', `no presenter endpoint ${method} ${path}`);
@@ -231,4 +243,75 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
     }
     : { sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, target: outcome.target, ...where };
   json(response, 202, started);
+}
+
+/**
+ * The room's host (the admin API named its request) moderates with its own
+ * stop token: GET the room (slots, queue), POST an action (roomActionSchema).
+ * Anyone else gets 403 `not-host` (or `stop-token-wrong`).
+ */
+async function hostRequest(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, address: string | undefined): Promise<void> {
+  const method = request.method ?? 'GET';
+  if (method !== 'GET' && method !== 'POST') {
+    refuse(response, 'not-found', `no presenter endpoint ${method} /v1/displays/${displayId}/room`);
+    return;
+  }
+  if (method === 'POST') {
+    const forged = forgeryReason(request, deps.allowedOrigins, true);
+    if (forged !== undefined) {
+      refuse(response, 'bad-request', forged);
+      return;
+    }
+  }
+  const host = await deps.presenters.host(displayId, stopTokenOf(request));
+  if (!host.ok) {
+    refuse(response, host.code, host.reason);
+    return;
+  }
+  if (method === 'GET') {
+    json(response, 200, await deps.rooms.view(displayId));
+    return;
+  }
+  let action: RoomAction;
+  try {
+    const parsed = roomActionSchema.safeParse(await readJsonBody(request, MAX_BODY_BYTES));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      refuse(response, 'bad-request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`.toLowerCase());
+      return;
+    }
+    action = parsed.data;
+  } catch (error) {
+    if (error instanceof BodyError) {
+      refuse(response, 'bad-request', error.message);
+      return;
+    }
+    throw error;
+  }
+  const by: Requester = { kind: 'host', ...(address === undefined ? {} : { address }), name: host.requestId };
+  const { rooms } = deps;
+  switch (action.action) {
+    case 'accept': {
+      const outcome = await rooms.accept(displayId, action.requestId, action.slot, by);
+      if (!outcome.ok) refuse(response, outcome.code, outcome.reason);
+      else json(response, 200, outcome.request);
+      return;
+    }
+    case 'decline': {
+      const outcome = await rooms.decline(displayId, action.requestId, action.reason, by);
+      if (!outcome.ok) refuse(response, outcome.code, outcome.reason);
+      else json(response, 200, outcome.request);
+      return;
+    }
+    case 'end': {
+      const outcome = await rooms.endSource(displayId, action.slot, by);
+      if (!outcome.ok) refuse(response, outcome.code, outcome.reason);
+      else json(response, 202, { stopping: outcome.sessionId });
+      return;
+    }
+    case 'layout':
+      await rooms.change(displayId, { layout: action.layout, large: action.large }, by);
+      json(response, 200, await rooms.view(displayId));
+      return;
+  }
 }

@@ -53,7 +53,7 @@ export interface DisplayFigures {
 }
 
 export interface Requester {
-  readonly kind: 'admin' | 'presenter' | 'signage' | 'resume' | 'wsd';
+  readonly kind: 'admin' | 'presenter' | 'signage' | 'resume' | 'wsd' | 'host';
   /** The requester's network address, when it came over the network. */
   readonly address?: string | undefined;
   /** A name the requester gave (a presenter's name, a computer's name). */

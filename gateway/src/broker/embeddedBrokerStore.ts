@@ -33,7 +33,7 @@ export class BrokerStateError extends Error {
   }
 }
 
-const requester = z.object({ kind: z.enum(['admin', 'presenter', 'signage', 'resume', 'wsd']), address: z.string().optional(), name: z.string().optional() });
+const requester = z.object({ kind: z.enum(['admin', 'presenter', 'signage', 'resume', 'wsd', 'host']), address: z.string().optional(), name: z.string().optional() });
 const stateSchema = z.object({
   version: z.literal(1),
   displays: z.array(z.object({

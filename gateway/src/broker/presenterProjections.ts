@@ -184,6 +184,14 @@ export class PresenterProjections {
     return { ok: true, session: session?.displayId === displayId ? session : undefined, request };
   }
 
+  /** The room's host, shown by its stop token (the admin API named its request the host): it may moderate. */
+  async host(displayId: string, stopToken: string | undefined): Promise<{ ok: true; requestId: string } | { ok: false; code: 'stop-token-wrong' | 'not-host'; reason: string }> {
+    const requestId = this.deps.stopTokens.read(displayId, stopToken);
+    if (requestId === undefined) return { ok: false, code: 'stop-token-wrong', reason: 'the stop token does not belong to a projection on this display' };
+    if (!await this.deps.rooms.isHost(displayId, requestId)) return { ok: false, code: 'not-host', reason: "only the room's host (or the admin API) may moderate" };
+    return { ok: true, requestId };
+  }
+
   /** Stops the projection the stop token names (a waiting request is withdrawn); one that has ended already is `no-projection`. */
   async stop(displayId: string, stopToken: string | undefined, by?: Requester): Promise<ProjectionLookup> {
     const found = await this.lookup(displayId, stopToken);

@@ -160,3 +160,49 @@ test('moderated: requests wait; the admin accepts one (its presenter, long-polli
     assert.ok(actions.includes(action as never), `audited: ${action}`);
   }
 });
+
+test("moderated by a host: the admin names a presenter's request the room's host; with its stop token it sees the queue, accepts, declines and picks the layout, and nobody else may", async (t) => {
+  const url = await startGateway(t);
+  const kiosk = await openControlInbox(url, 'room', DISPLAY_TOKEN, { features: ['room', 'slots'] });
+  t.after(() => kiosk.close());
+  await kiosk.take('welcome');
+  // The host presents first (open room), then the admin makes it host and the room moderated.
+  const hostStart = await (await present(url, kiosk, 'Host')).json() as Started;
+  assert.equal(hostStart.state, 'on-screen');
+  const changed = await fetch(`${url}/v1/admin/displays/room/room`, { method: 'PATCH', headers: admin, body: JSON.stringify({ mode: 'moderated', host: hostStart.sessionId }) });
+  assert.equal(changed.status, 200);
+  assert.equal((await changed.json() as { hostRequestId?: string }).hostRequestId, hostStart.sessionId);
+
+  const cat = await (await present(url, kiosk, 'Cat')).json() as Started;
+  const dev = await (await present(url, kiosk, 'Dev')).json() as Started;
+  assert.deepEqual([cat.state, dev.state], ['waiting', 'waiting']);
+  const hostHeaders = (token: string): Record<string, string> => ({ ...presenterHeaders, 'x-lanterna-stop-token': token });
+  const act = (token: string, body: unknown): Promise<Response> => fetch(`${url}/v1/displays/room/room`, { method: 'POST', headers: hostHeaders(token), body: JSON.stringify(body) });
+
+  const notHost = await act(cat.stopToken, { action: 'accept', requestId: cat.sessionId });
+  assert.equal(notHost.status, 403);
+  assert.equal((await notHost.json() as { code: string }).code, 'not-host', 'a waiting presenter cannot let itself in');
+  const forged = await act('forged', { action: 'accept', requestId: cat.sessionId });
+  assert.equal(forged.status, 403);
+
+  const view = await (await fetch(`${url}/v1/displays/room/room`, { headers: { 'x-lanterna-stop-token': hostStart.stopToken } })).json() as { queue: { label: string }[]; slots: { label: string; host: boolean }[] };
+  assert.deepEqual(view.queue.map((entry) => entry.label), ['Cat', 'Dev']);
+  assert.deepEqual(view.slots.map((slot) => [slot.label, slot.host]), [['Host', true]]);
+
+  const accepted = await act(hostStart.stopToken, { action: 'accept', requestId: cat.sessionId });
+  assert.equal(accepted.status, 200);
+  assert.deepEqual(await (async () => { const body = await accepted.json() as { state: string; slot?: number }; return [body.state, body.slot]; })(), ['on-screen', 1]);
+  const declined = await act(hostStart.stopToken, { action: 'decline', requestId: dev.sessionId, reason: 'after the break' });
+  assert.equal(declined.status, 200);
+  const devNow = await status(url, dev.stopToken);
+  assert.deepEqual([devNow.request?.state, devNow.request?.reason], ['declined', 'after the break']);
+  assert.match(devNow.request?.by ?? '', /^host@/, "the presenter's page says the host declined");
+
+  const layout = await act(hostStart.stopToken, { action: 'layout', layout: 'one-large', large: 1 });
+  assert.equal(layout.status, 200);
+  let message = await kiosk.take('layout');
+  while (message.layout !== 'one-large') message = await kiosk.take('layout');
+  assert.deepEqual((message.slots as { slot: number; width: number }[]).map((slot) => [slot.slot, slot.width]), [[0, 0.25], [1, 0.75]], 'slot 1 is large, the host small beside it');
+  const words = (await audit(url)).map((entry) => String(entry.detail?.words ?? ''));
+  assert.ok(words.some((line) => /^host@.* accepted "Cat" into slot 2/.test(line)), 'the audit says the host accepted Cat');
+});
