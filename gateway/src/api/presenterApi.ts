@@ -152,8 +152,8 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
       // `?since=<tag>&waitMs=N`: the answer waits (at most N ms, FOLLOW_MAX_WAIT_MS) until the status differs from the tag the page holds.
       const { since, waitMs } = waitQuery(request);
       const deadline = Date.now() + waitMs;
-      let closed = false;
-      request.once('close', () => { closed = true; });
+      const asker = { gone: false };
+      request.once('close', () => { asker.gone = true; });
       for (;;) {
         const found = await deps.presenters.lookup(displayId, stopTokenOf(request));
         if (!found.ok) {
@@ -161,7 +161,7 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
           return true;
         }
         const now = status(found);
-        if (since === undefined || now.tag !== since || Date.now() + FOLLOW_POLL_MS > deadline || closed) {
+        if (since === undefined || now.tag !== since || Date.now() + FOLLOW_POLL_MS > deadline || asker.gone) {
           json(response, 200, now);
           return true;
         }

@@ -282,7 +282,7 @@ export class RoomRequests {
     const { store, broker } = this.deps;
     const [settings, bookings, capacity, queue] = await Promise.all([this.settings(displayId), store.listBookings(displayId), broker.slotCapacity(displayId), this.queue(displayId)]);
     const sessions = await Promise.all(bookings.map((booking) => store.getSession(booking.sessionId)));
-    const requests = await Promise.all(sessions.map((session) => (session?.requestId === undefined ? undefined : store.getRoomRequest(session.requestId))));
+    const requests = await Promise.all(sessions.map((session) => (session?.requestId === undefined ? Promise.resolve(undefined) : store.getRoomRequest(session.requestId))));
     const rects = slotRects(settings.layout, bookings.map((booking) => booking.slot ?? 0), settings.large);
     const slots = bookings.map((booking, index): SlotView => {
       const session = sessions[index];

@@ -361,7 +361,9 @@ export class RedisBrokerStore implements BrokerStore {
     const all = await this.connection.run((redis) => redis.hgetall(this.key('presence')));
     return Object.entries(all).map(([displayId, value]) => {
       const [owner = '', since = '0', slots = '1'] = value.split(' ');
-      return { displayId, owner, since: Number(since), slots: Number(slots) || 1 };
+      // One slot is what a presence without the field means (as the memory store keeps it).
+      const count = Number(slots);
+      return { displayId, owner, since: Number(since), ...(count > 1 ? { slots: count } : {}) };
     });
   }
 
