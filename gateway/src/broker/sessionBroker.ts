@@ -535,6 +535,11 @@ export class SessionBroker {
   async endSession(sessionId: string, by?: Requester): Promise<boolean> {
     const record = await this.deps.store.getSession(sessionId);
     if (!record || record.state === 'ended') return false;
+    // Its presenter's status says who ended it (the relay's end would say only "stopped").
+    const request = record.requestId === undefined ? undefined : await this.deps.store.getRoomRequest(record.requestId);
+    if (request?.state === 'on-screen') {
+      await this.deps.store.updateRoomRequest(request.requestId, ['on-screen'], { ...request, state: 'ended', decidedAt: this.clock(), decidedBy: actorName(by), reason: `ended by ${actorName(by)}` });
+    }
     this.stopSession(record.displayId, sessionId, 'stopped by an administrator');
     await this.audit(by, 'session-ended-by-admin', { displayId: record.displayId, sessionId });
     return true;
