@@ -69,6 +69,12 @@ async function roomSpecification(a: BrokerStore, b: BrokerStore): Promise<void> 
   ]);
   assert.equal(decisions.filter((decision) => decision !== undefined).length, 1, 'one moderator decides');
   assert.equal(await a.createRoomRequest(request('q3', now + 2), 2), true, 'a decided request leaves the queue');
+  // An accept that found no slot puts its request back: it counts in the queue again.
+  const q2 = await a.getRoomRequest('q2');
+  assert.ok(q2);
+  assert.ok(await a.updateRoomRequest('q2', ['waiting'], { ...q2, state: 'on-screen' }));
+  assert.ok(await b.updateRoomRequest('q2', ['on-screen'], q2));
+  assert.equal(await a.createRoomRequest(request('q4', now + 3), 2), false, 'the queue is full again');
   assert.deepEqual((await b.listRoomRequests('room')).map((entry) => entry.requestId).sort(), ['q1', 'q2', 'q3']);
   assert.equal((await a.getRoomRequest('q1'))?.state === 'waiting', false);
 

@@ -111,7 +111,7 @@ const SCRIPTS = {
     redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[7]) + 1))
     if ARGV[3] == 'waiting' then redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1]) end
     return 1`,
-  // KEYS: request, the display's waiting zset. ARGV: id, states it may be in (comma-separated), next JSON, next state, ttl ms.
+  // KEYS: request, the display's waiting zset. ARGV: id, states it may be in (comma-separated), next JSON, next state, ttl ms, its time.
   updateRequest: `
     local current = redis.call('GET', KEYS[1])
     if not current then return 0 end
@@ -121,7 +121,8 @@ const SCRIPTS = {
     for state in string.gmatch(ARGV[2], '[^,]+') do if state == decoded.state then allowed = true end end
     if not allowed then return 0 end
     redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[5])
-    if ARGV[4] ~= 'waiting' then redis.call('ZREM', KEYS[2], ARGV[1]) end
+    -- A request put back to waiting (its accept found no slot) counts in the queue again.
+    if ARGV[4] == 'waiting' then redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1]) else redis.call('ZREM', KEYS[2], ARGV[1]) end
     return 1`,
   // KEYS: session. ARGV: displayId, figures JSON. Only the display's own session, while it lives.
   shown: `
@@ -506,7 +507,7 @@ export class RedisBrokerStore implements BrokerStore {
 
   async updateRoomRequest(requestId: string, from: readonly RoomRequestState[], next: RoomRequest): Promise<RoomRequest | undefined> {
     const keys = [this.key('room-request', requestId), this.key('room-waiting', next.displayId)];
-    const reply = await this.script('updateRequest', keys, requestId, from.join(','), JSON.stringify(next), next.state, requestTtl(next.state));
+    const reply = await this.script('updateRequest', keys, requestId, from.join(','), JSON.stringify(next), next.state, requestTtl(next.state), next.at);
     return reply === 1 ? next : undefined;
   }
 
