@@ -103,7 +103,8 @@ test('the right PIN projects, rotates the PIN, and makes the display busy until 
   const stopped = await presenters.stop('room', started.stopToken);
   assert.ok(stopped.ok);
   assert.equal(stopped.session?.state, 'ended', 'a session the display never opened ends here');
-  assert.deepEqual(events.at(-1), { kind: 'stop-session', displayId: 'room', sessionId: started.sessionId, reason: 'stopped by the presenter' });
+  assert.deepEqual(events.findLast((event) => event.kind === 'stop-session'), { kind: 'stop-session', displayId: 'room', sessionId: started.sessionId, reason: 'stopped by the presenter' });
+  assert.deepEqual(events.at(-1), { kind: 'slots-changed', displayId: 'room' }, 'the page hears its slot is free');
   assert.equal((await presenters.listDisplays()).find((display) => display.id === 'room')?.state, 'idle');
   assert.equal(await broker.displayState('room'), 'idle');
   assert.equal(await store.getBooking('room'), undefined, 'the booking is released with the session');

@@ -223,19 +223,22 @@ export class PresenterProjections {
 
   private async end(displayId: string, session: SessionRecord): Promise<ProjectionLookup> {
     if (session.state === 'ended') return { ok: false, code: 'no-projection', reason: 'the projection has ended already' };
-    this.deps.broker.stopSession(displayId, session.sessionId, 'stopped by the presenter');
-    // A session the display has not opened yet has no relay to end it: end its record here, so the display is free at once.
-    // The request says the presenter ended it (before the relay's end, which would say only "stopped").
+    // The request says the presenter ended it, before the relay's end (which would say only "stopped") can.
     if (session.requestId !== undefined) {
       const request = await this.deps.store.getRoomRequest(session.requestId);
       if (request?.state === 'on-screen') {
         await this.deps.store.updateRoomRequest(request.requestId, ['on-screen'], { ...request, state: 'ended', decidedAt: this.clock(), decidedBy: 'presenter', reason: 'stopped by the presenter' });
       }
     }
+    this.deps.broker.stopSession(displayId, session.sessionId, 'stopped by the presenter');
+    // A session the display has not opened yet has no relay to end it: end its record here, so the display (its slot) is free at once.
     const ended = session.state === 'minted'
       ? await this.deps.store.updateSession(session.sessionId, { state: 'ended', endedAt: this.clock(), endReason: 'stopped' })
       : session;
-    if (session.state === 'minted') await this.deps.store.releaseDisplay(displayId, session.sessionId);
+    if (session.state === 'minted') {
+      await this.deps.store.releaseDisplay(displayId, session.sessionId);
+      this.deps.broker.slotsChanged(displayId);
+    }
     return { ok: true, session: ended ?? session };
   }
 }

@@ -127,10 +127,10 @@ export class RoomRequests {
     if (options.takeOver === true) {
       const victim = await this.takeOverTarget(request.displayId, options.slot);
       if (victim) {
-        const taken = await broker.takeOverSlot(withId, victim.slot ?? 0, victim.sessionId, `taken over by ${base.label}`);
+        const words = `taken over by "${base.label}" (${actor})`;
+        const taken = await broker.takeOverSlot(withId, victim.slot ?? 0, victim.sessionId, `taken over by ${base.label}`, (holder) => this.sourceReplaced(holder, actor, words));
         if (taken) {
           await store.updateRoomRequest(requestId, ['on-screen'], { ...onScreen, slot: taken.slot });
-          await this.sourceReplaced(victim.sessionId, actor, `taken over by "${base.label}" (${actor})`);
           await broker.audit(request.requestedBy, 'room-slot-taken-over', { displayId: request.displayId, sessionId: requestId, detail: { request: requestId, slot: taken.slot, previous: victim.sessionId, words: `${actor} took slot ${String(taken.slot + 1)} over as "${base.label}" (open room)` } });
           return { ok: true, state: 'on-screen', requestId, sessionId: taken.sessionId, slot: taken.slot, tookOver: victim.sessionId };
         }
@@ -182,14 +182,14 @@ export class RoomRequests {
       placed = await broker.joinFreeSlot(withId);
     } else {
       previous = (await store.getBooking(displayId, slot))?.sessionId;
-      placed = await broker.takeOverSlot(withId, slot, previous, `replaced by "${request.label}" (${actor})`);
+      const words = `replaced by "${request.label}" (${actor})`;
+      placed = await broker.takeOverSlot(withId, slot, previous, words, (holder) => this.sourceReplaced(holder, actor, words));
     }
     if (!placed) {
       await store.updateRoomRequest(requestId, ['on-screen'], request);
       return { ok: false, code: 'room-full', reason: 'every slot is taken: name the slot to replace, or end a source first' };
     }
     const onScreen = await store.updateRoomRequest(requestId, ['on-screen'], { ...taking, slot: placed.slot, sealed: undefined }) ?? taking;
-    if (previous !== undefined) await this.sourceReplaced(previous, actor, `replaced by "${request.label}" (${actor})`);
     await broker.audit(by, 'room-request-accepted', {
       displayId, sessionId: requestId,
       detail: { request: requestId, slot: placed.slot, words: `${actor} accepted "${request.label}" into slot ${String(placed.slot + 1)}${previous === undefined ? '' : ', replacing the source there'}` },

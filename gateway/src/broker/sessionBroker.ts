@@ -411,9 +411,12 @@ export class SessionBroker {
    * Take-over: the session in `slot` gives its place to this request. Booked
    * as a compare-and-set on the holder the caller saw (`holder`), so two
    * take-overs of one slot at once leave one winner; the holder is stopped
-   * with the words `reason`. Undefined when the slot changed hands meanwhile.
+   * with the words `reason` (after `beforeStop`). Undefined when the slot changed hands meanwhile.
    */
-  async takeOverSlot(request: ProjectionRequest, slot: number, holder: string | undefined, reason: string): Promise<{ sessionId: string; slot: number } | undefined> {
+  async takeOverSlot(
+    request: ProjectionRequest, slot: number, holder: string | undefined, reason: string,
+    beforeStop?: (holder: string) => Promise<void>,
+  ): Promise<{ sessionId: string; slot: number } | undefined> {
     const sessionId = request.requestId ?? SessionTokenSigner.newSessionId();
     const booked = await this.deps.store.bookDisplay(
       { displayId: request.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs, ...(slot === 0 ? {} : { slot }) },
@@ -423,6 +426,8 @@ export class SessionBroker {
     if (holder !== undefined) {
       // Its intent goes (it must not come back into the slot on a resume) and its relay stops wherever it runs.
       await this.deps.store.clearIntent(request.displayId, holder);
+      // Whoever took the slot says so on the holder's request before its relay's end can say only "stopped".
+      await beforeStop?.(holder);
       this.stopSession(request.displayId, holder, reason);
     }
     await this.mint(sessionId, request, slot);
@@ -525,6 +530,11 @@ export class SessionBroker {
     const { delayMs, state } = afterSessionEnd(await store.getReprojection(displayId), this.clock(), { baseMs: timeouts.reprojectMs, maxMs: timeouts.reprojectMaxMs });
     await store.setReprojection(displayId, state);
     return delayMs;
+  }
+
+  /** A slot of the display was freed or changed outside a session's own end: its page hears the layout again. */
+  slotsChanged(displayId: string): void {
+    this.deps.publish({ kind: 'slots-changed', displayId });
   }
 
   stopSession(displayId: string, sessionId: string, reason: string): void {
