@@ -5,8 +5,7 @@
 // Every decision is a compare-and-set in the store, so two gateways (or two
 // moderators) deciding at once leave one outcome, and every decision leaves
 // an audit entry in words. No sockets, no timers.
-import { MAX_ROOM_SLOTS, ROOM_LAYOUTS, type RoomLayout, type RoomMode } from '@lanterna/protocol';
-import { slotRects } from '@lanterna/protocol';
+import { MAX_ROOM_SLOTS, ROOM_LAYOUTS, slotRects, type RoomLayout, type RoomMode } from '@lanterna/protocol';
 import type { SealedBox } from '../session/sealedBox.js';
 import { SessionTokenSigner } from '../session/sessionToken.js';
 import type { BrokerStore, DisplayBooking, Requester, RoomRequest, RoomSettings, SessionRecord } from './brokerStore.js';
@@ -140,14 +139,14 @@ export class RoomRequests {
     return { ok: false, code: 'display-busy', reason: `display "${request.displayId}" shows a presentation in every slot it has: ask with takeOver to replace one` };
   }
 
-  /** The slot a take-over replaces: the one asked for, else the source that has been on screen longest (never the host's). */
+  /** The slot a take-over replaces: the one asked for, else the source that has been on screen longest; never the host's. */
   private async takeOverTarget(displayId: string, slot: number | undefined): Promise<DisplayBooking | undefined> {
     const [bookings, settings] = await Promise.all([this.deps.store.listBookings(displayId), this.settings(displayId)]);
-    if (slot !== undefined) return bookings.find((booking) => (booking.slot ?? 0) === slot);
     const sessions = await Promise.all(bookings.map((booking) => this.deps.store.getSession(booking.sessionId)));
     const candidates = bookings
       .map((booking, index) => ({ booking, session: sessions[index] }))
       .filter(({ session }) => session?.requestId === undefined || session.requestId !== settings.hostRequestId)
+      .filter(({ booking }) => slot === undefined || (booking.slot ?? 0) === slot)
       .sort((a, b) => (a.session?.mintedAt ?? 0) - (b.session?.mintedAt ?? 0));
     return candidates[0]?.booking;
   }

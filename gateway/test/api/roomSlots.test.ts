@@ -206,3 +206,19 @@ test("moderated by a host: the admin names a presenter's request the room's host
   const words = (await audit(url)).map((entry) => (typeof entry.detail?.words === 'string' ? entry.detail.words : ''));
   assert.ok(words.some((line) => /^host@.* accepted "Cat" into slot 2/.test(line)), 'the audit says the host accepted Cat');
 });
+
+test("take-over never replaces the room's host, even when its slot is named", async (t) => {
+  const url = await startGateway(t);
+  const kiosk = await openControlInbox(url, 'room', DISPLAY_TOKEN, { features: ['room'] });
+  t.after(() => kiosk.close());
+  await kiosk.take('welcome');
+  const ann = await (await present(url, kiosk, 'Ann')).json() as Started;
+  const hosted = await fetch(`${url}/v1/admin/displays/room/room`, { method: 'PATCH', headers: admin, body: JSON.stringify({ host: ann.sessionId }) });
+  assert.equal(hosted.status, 200);
+  for (const extra of [{ takeOver: true }, { takeOver: true, slot: 0 }]) {
+    const refused = await present(url, kiosk, 'Bob', extra);
+    assert.equal(refused.status, 409, JSON.stringify(extra));
+    assert.equal((await refused.json() as { code: string }).code, 'display-busy');
+  }
+  assert.equal((await status(url, ann.stopToken)).request?.state, 'on-screen', 'the host stays on screen');
+});
