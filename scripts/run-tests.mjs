@@ -89,7 +89,7 @@ const BOTH_ENGINE_TESTS = [
   'gateway/test/dist/hostileClients.test.js', 'gateway/test/dist/badInput.test.js', 'gateway/test/dist/realServers.test.js',
   'gateway/test/dist/drain.test.js', 'gateway/test/dist/relay/', 'gateway/test/dist/channel/silentUntilSecured.test.js',
   'gateway/test/dist/connect/resetWhileJudging.test.js',
-  'gateway/test/dist/cli.test.js', 'gateway/test/dist/scaleOut.test.js',
+  'gateway/test/dist/cli.test.js', 'gateway/test/dist/scaleOut.test.js', 'gateway/test/dist/roomFarm.test.js',
   'e2e/dist/kiosk/pixelTruth.test.js', 'e2e/dist/kiosk/failurePaths.test.js',
   // the presenter leg: a presenter page's wasm RDP server joined to a display's wasm client (issue 25)
   'wasm/test/presenterLeg.test.mjs', 'e2e/dist/kiosk/shareScreen.test.js',

@@ -20,6 +20,7 @@ import { TargetPolicy } from './policy/targetPolicy.js';
 import { CertificatePolicy } from './policy/certificatePolicy.js';
 import { FilePinStore, pinFile, type PinStore } from './policy/pinStore.js';
 import { SealedBox } from './session/sealedBox.js';
+import { RoomRequests } from './broker/roomRequests.js';
 import type { GatewayBus } from './cluster/gatewayBus.js';
 import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { ControlChannels } from './channel/controlChannel.js';
@@ -151,7 +152,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
   // Every token a client shows is checked under one budget per address and IPv6 /64, shared through the store.
   const guesses = new TokenGuesses(store, config.tokenGuesses, Date.now, (check) => metrics.tokenChecksRefused.inc({ check }));
-  const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins }, {
+  const roomRequests = new RoomRequests({ broker, store, sealer: new SealedBox(identity.sessionSecret, 'room request'), publish: (event) => bus.publish(event) });
+  const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins, rooms: roomRequests }, {
     allowedOrigins: config.listen.allowedOrigins,
     clientAddress,
     guesses,
@@ -165,7 +167,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   // Both engines join a presenter page's socket to its display's session; across a cluster's workers only the native data planes do (docs/browser-presenter.md).
   const browserSource = cluster.isWorker && !native
     ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 or the native relay engine for that' : true;
-  const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource });
+  const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource, rooms: roomRequests });
   const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
   const presenterUrl = (displayId: string, host: string | undefined): string => {
     const url = new URL(config.presenter.url ?? `${config.listen.tls ? 'https' : 'http'}://${host ?? `localhost:${config.listen.port}`}/present`);
@@ -177,7 +179,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
   const limits = new ConnectionLimits(config.limits);
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
-  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, guesses, onAuthenticated });
+  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, guesses, onAuthenticated, roomView: (displayId) => roomRequests.view(displayId) });
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
   // One engine carries the data sockets: this process's, or the data plane's with the decisions made here.
@@ -245,7 +247,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     }
     if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
     if (await admin.handle(request, response, url)) return;
-    if (await handlePresenter({ presenters, adminToken: identity.adminToken, guesses, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress, presenterSocketUrl }, request, response, path)) return;
+    if (await handlePresenter({ presenters, rooms: roomRequests, adminToken: identity.adminToken, guesses, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress, presenterSocketUrl }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
     const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;

@@ -10,7 +10,7 @@ export { LocalBus, type GatewayBus } from './cluster/gatewayBus.js';
 
 // The broker's state: what a program (or a test) picks a store with, and the stores themselves.
 export { openBrokerBackend, type BrokerBackend } from './brokerBackend.js';
-export type { BrokerStore, SessionRecord, DisplayRecord, DisplayBooking, AuditEntry, PinConflict } from './broker/brokerStore.js';
+export type { BrokerStore, SessionRecord, DisplayRecord, DisplayBooking, AuditEntry, PinConflict, RoomRequest, RoomSettings } from './broker/brokerStore.js';
 export { StoreUnavailableError } from './broker/brokerStore.js';
 export { MemoryBrokerStore } from './broker/memoryBrokerStore.js';
 export { EmbeddedBrokerStore, BrokerStateError, brokerStateFile } from './broker/embeddedBrokerStore.js';

@@ -84,11 +84,14 @@ export {
   type ProjectMessage,
   type RoomMessage,
   type DisplayMessage,
+  type LayoutMessage,
+  type LayoutSlot,
   type SecuredMessage,
   type StopMessage,
   type Target,
   type WelcomeMessage,
 } from './kioskMessages.js';
+export { MAX_ROOM_SLOTS, ROOM_LAYOUTS, ROOM_MODES, slotPixels, slotRects, type RoomLayout, type RoomMode, type SlotRect } from './roomLayout.js';
 export {
   MAX_PRESENTER_CERTIFICATE_CHARS,
   parseGatewayPresenterMessage,
@@ -117,6 +120,8 @@ export {
   projectionRequestSchema,
   projectionStartedSchema,
   projectionStatusSchema,
+  roomActionSchema,
+  type RoomAction,
   type DisplayListing,
   type DisplayState,
   type ListedDisplay,

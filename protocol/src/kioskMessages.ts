@@ -4,6 +4,7 @@
 // fields are ignored (dropped); an unknown `type` is a protocol error.
 import * as z from 'zod/mini';
 import { projectSettingsSchema } from './sessionSettings.js';
+import { MAX_ROOM_SLOTS, ROOM_LAYOUTS, ROOM_MODES } from './roomLayout.js';
 
 export const KIOSK_PROTOCOL_VERSION = 1;
 export const KIOSK_SUBPROTOCOL = 'lanterna.v1';
@@ -21,6 +22,12 @@ export const KIOSK_FEATURES = {
   signage: 'signage',
   /** The `display` message: the display's name or location changed while it was connected. */
   display: 'display',
+  /**
+   * Several sources at once (issue 29): the display reads the `layout`
+   * message and `project.slot`, and keeps one session per slot. A display
+   * that did not announce it has one slot, and is sent neither.
+   */
+  slots: 'slots',
 } as const;
 
 /**
@@ -102,6 +109,8 @@ const project = z.object({
    * projections, and for displays that did not announce `signage`.
    */
   signage: z.optional(z.boolean()),
+  /** The slot the session takes (0..MAX_ROOM_SLOTS-1); sent only to displays that announced `slots`. */
+  slot: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1))),
 });
 const stop = z.object({ type: z.literal('stop'), sessionId: z.string(), reason: z._default(z.string(), '') });
 /** The room's PIN for the idle screen: on welcome and whenever it rotates (only to displays that announced `room`). */
@@ -115,6 +124,33 @@ const room = z.object({
   expiresAt: z.number(),
   /** The presenter page for this display (what the idle screen prints and puts in its QR code). */
   presenterUrl: z.string(),
+});
+
+/** Where a slot sits on the panel: fractions of its width and height (roomLayout.ts slotRects); 0 × 0 is hidden. */
+const fraction = z.number().check(z.minimum(0), z.maximum(1));
+const layoutSlot = z.object({
+  slot: z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1)),
+  sessionId: z.string().check(z.maxLength(128)),
+  /** Who presents there, for the source's name label. */
+  label: z.string().check(z.maxLength(100)),
+  x: fraction,
+  y: fraction,
+  width: fraction,
+  height: fraction,
+});
+/**
+ * The room as it stands (only to displays that announced `slots`): after the
+ * welcome and whenever a source joins or leaves, the layout or the large
+ * source changes. Each session stays on its own data socket.
+ */
+const layout = z.object({
+  type: z.literal('layout'),
+  layout: z.enum(ROOM_LAYOUTS),
+  /** The slot `full` shows and `one-large` enlarges. */
+  large: z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1)),
+  /** Whether requests wait for a moderator (the idle screen says so). */
+  mode: z.enum(ROOM_MODES),
+  slots: z.array(layoutSlot).check(z.maxLength(MAX_ROOM_SLOTS)),
 });
 
 // Data socket, kiosk → gateway.
@@ -152,6 +188,8 @@ export type ProjectMessage = z.infer<typeof project>;
 export type StopMessage = z.infer<typeof stop>;
 export type RoomMessage = z.infer<typeof room>;
 export type DisplayMessage = z.infer<typeof display>;
+export type LayoutMessage = z.infer<typeof layout>;
+export type LayoutSlot = z.infer<typeof layoutSlot>;
 export type OpenMessage = z.infer<typeof open>;
 export type PingMessage = z.infer<typeof ping>;
 export type CloseMessage = z.infer<typeof close>;
@@ -162,7 +200,7 @@ export type PongMessage = z.infer<typeof pong>;
 /** What the kiosk sends on the control socket. */
 export type KioskControlMessage = HelloMessage | ByeMessage | FiguresMessage;
 /** What the gateway sends on the control socket. */
-export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | DisplayMessage | ErrorMessage;
+export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | DisplayMessage | LayoutMessage | ErrorMessage;
 /** What the kiosk sends as JSON on the data socket. */
 export type KioskDataMessage = OpenMessage | PingMessage | CloseMessage;
 /** What the gateway sends as JSON on the data socket. */
@@ -235,7 +273,7 @@ export function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMin
 /** The gateway's reader of the control socket. */
 export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye, figures });
 /** The display's reader of the control socket. */
-export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, display, error: errorMessage });
+export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, display, layout, error: errorMessage });
 /** The gateway's reader of the data socket's JSON messages. */
 export const parseKioskDataMessage = messageReader<KioskDataMessage>({ open, ping, close });
 /** The display's reader of the data socket's JSON messages. */

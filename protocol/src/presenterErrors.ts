@@ -92,6 +92,36 @@ const table = {
     message: "this gateway cannot carry a presenter page's screen yet: its node relay engine runs several workers",
     sentence: 'This gateway cannot show a screen shared from the browser yet. Ask the administrator, or use one of the other ways to present.',
   },
+  'queue-full': {
+    status: 409,
+    message: "the display's moderator has too many requests waiting",
+    sentence: 'Too many people are waiting for that display. Try again once the moderator has answered some of them.',
+  },
+  'no-request': {
+    status: 404,
+    message: 'no such request on the display',
+    sentence: 'That request is no longer known. Reload the list.',
+  },
+  'not-waiting': {
+    status: 409,
+    message: 'the request is not waiting any more',
+    sentence: 'Someone has already answered that request.',
+  },
+  'room-full': {
+    status: 409,
+    message: 'every slot of the display is taken',
+    sentence: 'Every place on that display is taken. Choose a source to replace, or end one first.',
+  },
+  'bad-slot': {
+    status: 400,
+    message: 'no such slot on the display',
+    sentence: 'That display has no such place.',
+  },
+  'not-host': {
+    status: 403,
+    message: "the stop token is not the room host's",
+    sentence: "Only the room's host or the administrator may do that.",
+  },
   'not-found': {
     status: 404,
     message: 'no such endpoint',

@@ -3,6 +3,7 @@
 // answers. The gateway reads requests with these schemas and the page reads
 // the answers with them, so both sides agree on one shape.
 import * as z from 'zod/mini';
+import { MAX_ROOM_SLOTS, ROOM_LAYOUTS } from './roomLayout.js';
 import { sessionSettingsSchema } from './sessionSettings.js';
 
 /** Every write (POST, DELETE) carries this header: a cross-site form cannot, and a cross-site fetch would need a preflight the gateway never grants. */
@@ -58,17 +59,46 @@ export const projectionRequestSchema = z.strictObject({
    * no target, no credentials; the answer carries the presenter socket's token.
    */
   source: z.optional(z.literal('browser')),
+  /** The name label the display shows over this source (several sources share a display: issue 29). */
+  name: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  /**
+   * Open room, every slot taken: replace a source — the one in `slot`, else
+   * the one on screen longest (never the room's host). Without it a full
+   * room answers `display-busy`. In a moderated room it is a wish the
+   * moderator sees.
+   */
+  takeOver: z.optional(z.boolean()),
+  slot: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1))),
 }).check(
   z.refine((body) => [body.target, body.assistance, body.source].filter((given) => given !== undefined).length === 1, 'give one of target, assistance or source'),
   z.refine((body) => body.source === undefined || body.credentials === undefined, 'a browser source takes no credentials'),
 );
 export type ProjectionRequestBody = z.infer<typeof projectionRequestSchema>;
 
+/**
+ * `POST /v1/displays/{id}/room` with the host's stop token: the room's host
+ * moderates (issue 29) — accept a waiting request (into `slot`, replacing the
+ * source there, else the lowest free one), decline one, end the source in a
+ * slot, or pick the layout and the large slot.
+ */
+export const roomActionSchema = z.discriminatedUnion('action', [
+  z.strictObject({ action: z.literal('accept'), requestId: bounded(128), slot: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1))) }),
+  z.strictObject({ action: z.literal('decline'), requestId: bounded(128), reason: z.optional(bounded(200)) }),
+  z.strictObject({ action: z.literal('end'), slot: z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1)) }),
+  z.strictObject({ action: z.literal('layout'), layout: z.optional(z.enum(ROOM_LAYOUTS)), large: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1))) }),
+]);
+export type RoomAction = z.infer<typeof roomActionSchema>;
+
 /** 202 to a projection request: the session, and the token that stops it. */
 export const projectionStartedSchema = z.object({
+  /** The session's id; while the request waits, the id its session will have once accepted. */
   sessionId: z.string(),
   displayId: z.string(),
   stopToken: z.string(),
+  /** on-screen: the session holds `slot`; waiting: the moderator's queue holds the request at `position`. Absent from older gateways: on-screen. */
+  state: z.optional(z.enum(['on-screen', 'waiting'])),
+  slot: z.optional(z.int()),
+  position: z.optional(z.int()),
   /** The computer the gateway connects to; absent for a browser source. */
   target: z.optional(z.object({ host: z.string(), port: z.number() })),
   /**
@@ -82,10 +112,25 @@ export type ProjectionStarted = z.infer<typeof projectionStartedSchema>;
 /** `GET /v1/displays/{id}/projection` with the stop token: how the projection goes. */
 export const projectionStatusSchema = z.object({
   sessionId: z.string(),
-  /** minted: the display was told; claimed: it is connecting; active: it shows the presenter; ended. */
-  state: z.enum(['minted', 'claimed', 'active', 'ended']),
+  /** minted: the display was told; claimed: it is connecting; active: it shows the presenter; ended; waiting: the moderator has not answered yet. */
+  state: z.enum(['minted', 'claimed', 'active', 'ended', 'waiting']),
   /** When ended: `stopped`, `server-closed`, `client-closed`, `expired`, `gateway-shutdown`, or a session error code. */
   endReason: z.optional(z.string()),
+  /** Where the request stands in the room (issue 29). */
+  request: z.optional(z.object({
+    requestId: z.string(),
+    state: z.enum(['waiting', 'on-screen', 'declined', 'ended', 'withdrawn']),
+    /** While on screen: the slot (0-based). */
+    slot: z.optional(z.int()),
+    /** While waiting: the place in the queue (1 is next). */
+    position: z.optional(z.int()),
+    /** Who decided: `admin@ADDRESS`, `presenter@ADDRESS` (the room's host), `presenter`, `gateway`. */
+    by: z.optional(z.string()),
+    /** What happened, in words. */
+    reason: z.optional(z.string()),
+  })),
+  /** Changes whenever anything above does: pass it back as `since` to wait for the next change. */
+  tag: z._default(z.string(), ''),
 });
 export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
 

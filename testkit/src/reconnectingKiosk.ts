@@ -9,6 +9,8 @@ import { waitFor } from './waiting.js';
 
 export interface KioskSession {
   sessionId: string;
+  /** The slot its `project` named (displays that announced `slots`). */
+  slot?: number | undefined;
   /** performance.now() when `secured` arrived; undefined until then. */
   securedAt?: number | undefined;
   /** The error message if the session was refused. */
@@ -26,7 +28,8 @@ export interface ReconnectingKiosk {
   close(): void;
 }
 
-export function startReconnectingKiosk(baseUrl: string, displayId: string, token: string): ReconnectingKiosk {
+/** `features`: what its hello announces (e.g. `slots`, to be given several sessions at once). */
+export function startReconnectingKiosk(baseUrl: string, displayId: string, token: string, options: { features?: readonly string[] } = {}): ReconnectingKiosk {
   const sessions: KioskSession[] = [];
   let connections = 0;
   const state = { closed: false };
@@ -34,7 +37,10 @@ export function startReconnectingKiosk(baseUrl: string, displayId: string, token
 
   const runSession = async (project: Record<string, unknown>): Promise<void> => {
     const data = await openData(baseUrl, String(project.sessionId), String(project.sessionToken));
-    const session: KioskSession = { sessionId: String(project.sessionId), socket: data.socket, queue: data.queue };
+    const session: KioskSession = {
+      sessionId: String(project.sessionId), socket: data.socket, queue: data.queue,
+      ...(typeof project.slot === 'number' ? { slot: project.slot } : {}),
+    };
     sessions.push(session);
     data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
     const first = await data.queue.next(15_000);
@@ -45,7 +51,7 @@ export function startReconnectingKiosk(baseUrl: string, displayId: string, token
   const loop = async (): Promise<void> => {
     while (!state.closed) {
       try {
-        control = await connectControl(baseUrl, displayId, token);
+        control = await connectControl(baseUrl, displayId, token, undefined, options.features ? { features: options.features } : {});
         connections += 1;
         for (;;) {
           const item = await control.queue.next(3_600_000);

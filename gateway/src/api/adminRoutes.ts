@@ -11,10 +11,33 @@ import { SESSION_LEASE_MS, type DisplayChange, type ProjectionRefusal, type Sess
 import type { Requester, SessionRecord } from '../broker/brokerStore.js';
 import type { PinStore } from '../policy/pinStore.js';
 import { canonicalPinKey } from '../policy/pinKey.js';
+import { MAX_ROOM_SLOTS, ROOM_LAYOUTS, ROOM_MODES } from '@lanterna/protocol';
+import type { RoomRefusal, RoomRequests } from '../broker/roomRequests.js';
+
+export const roomChangeBody = z.object({
+  mode: z.enum(ROOM_MODES).optional().describe('open: anyone with the room PIN joins a free slot (or takes one over when asking so); moderated: requests wait for the moderator'),
+  layout: z.enum(ROOM_LAYOUTS).optional(),
+  large: z.number().int().min(0).max(MAX_ROOM_SLOTS - 1).optional().describe('the slot `full` shows and `one-large` enlarges'),
+  host: z.string().min(1).max(128).nullable().optional().describe("a presenter's request id (its projection's sessionId) made the room's host, who may moderate with its stop token; null: none"),
+}).strict();
+export const acceptBody = z.object({
+  slot: z.number().int().min(0).max(MAX_ROOM_SLOTS - 1).optional().describe('the slot to put it in, replacing the source there; absent: the lowest free slot'),
+}).strict();
+export const declineBody = z.object({ reason: z.string().trim().max(200).optional() }).strict();
+
+const roomStatus = { 'no-request': 404, 'not-waiting': 409, 'room-full': 409, 'bad-slot': 400, 'not-host': 403 } as const;
+
+function roomRefused(refusal: RoomRefusal): RouteAnswer {
+  return { status: roomStatus[refusal.code], body: { code: refusal.code, message: refusal.reason } };
+}
+
+const noRooms: RouteAnswer = { status: 404, body: { code: 'not-found', message: 'this gateway keeps no rooms' } };
 
 export interface AdminDeps {
   adminToken: string;
   broker: SessionBroker;
+  /** The rooms' slots, queue and moderation (issue 29); without it the room endpoints answer 404. */
+  rooms?: RoomRequests | undefined;
   pins: PinStore;
   clock?: () => number;
 }
@@ -239,6 +262,64 @@ export const adminRoutes: AdminRoute[] = [
       if (cleared === 0) return { status: 404, body: { code: 'unknown-pin', message: `no pin for ${key}` } };
       await deps.broker.pinCleared(key, requester);
       return { status: 200, body: { cleared: key } };
+    },
+  }),
+  route({
+    method: 'GET', path: '/v1/admin/displays/{displayId}/room', operationId: 'getRoom',
+    summary: "A display's room: mode, layout, large slot, host, how many sources its page shows at once, each slot's source (label, request, rectangle on the panel) and the queue of waiting requests",
+    responses: { 200: 'the room', 404: 'no such display' },
+    handle: async ({ deps, params }) => {
+      if (!deps.rooms) return noRooms;
+      const displayId = params.displayId ?? '';
+      if (!(await deps.broker.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+      return { status: 200, body: await deps.rooms.view(displayId) };
+    },
+  }),
+  route({
+    method: 'PATCH', path: '/v1/admin/displays/{displayId}/room', operationId: 'changeRoom',
+    summary: "Changes a display's room: moderation mode, layout, the large slot, the host (each change audited)",
+    body: roomChangeBody,
+    responses: { 200: 'the room now', 404: 'no such display' },
+    handle: async ({ deps, params, body, requester }) => {
+      if (!deps.rooms) return noRooms;
+      const displayId = params.displayId ?? '';
+      if (!(await deps.broker.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+      await deps.rooms.change(displayId, { mode: body.mode, layout: body.layout, large: body.large, hostRequestId: body.host }, requester);
+      return { status: 200, body: await deps.rooms.view(displayId) };
+    },
+  }),
+  route({
+    method: 'POST', path: '/v1/admin/displays/{displayId}/room/requests/{requestId}/accept', operationId: 'acceptRoomRequest',
+    summary: 'Lets a waiting request on screen: into the named slot (replacing the source there), else the lowest free slot',
+    body: acceptBody,
+    responses: { 200: 'on screen', 400: 'no such slot', 404: 'no such request', 409: 'not waiting any more, or every slot taken' },
+    handle: async ({ deps, params, body, requester }) => {
+      if (!deps.rooms) return noRooms;
+      const outcome = await deps.rooms.accept(params.displayId ?? '', params.requestId ?? '', body.slot, requester);
+      return outcome.ok ? { status: 200, body: outcome.request } : roomRefused(outcome);
+    },
+  }),
+  route({
+    method: 'POST', path: '/v1/admin/displays/{displayId}/room/requests/{requestId}/decline', operationId: 'declineRoomRequest',
+    summary: "Says no to a waiting request (its presenter's page shows the reason)",
+    body: declineBody,
+    responses: { 200: 'declined', 404: 'no such request', 409: 'not waiting any more' },
+    handle: async ({ deps, params, body, requester }) => {
+      if (!deps.rooms) return noRooms;
+      const outcome = await deps.rooms.decline(params.displayId ?? '', params.requestId ?? '', body.reason, requester);
+      return outcome.ok ? { status: 200, body: outcome.request } : roomRefused(outcome);
+    },
+  }),
+  route({
+    method: 'DELETE', path: '/v1/admin/displays/{displayId}/room/slots/{slot}', operationId: 'endRoomSource',
+    summary: "Ends the source in a slot, wherever it relays; its presenter's page says by whom",
+    responses: { 202: 'the stop was sent', 400: 'the slot shows nothing' },
+    handle: async ({ deps, params, requester }) => {
+      if (!deps.rooms) return noRooms;
+      const slot = Number(params.slot);
+      if (!Number.isInteger(slot) || slot < 0 || slot >= MAX_ROOM_SLOTS) return { status: 400, body: { code: 'bad-slot', message: `no slot "${params.slot ?? ''}"` } };
+      const outcome = await deps.rooms.endSource(params.displayId ?? '', slot, requester);
+      return outcome.ok ? { status: 202, body: { stopping: outcome.sessionId } } : roomRefused(outcome);
     },
   }),
   route({

@@ -12,6 +12,8 @@ import {
   PRESENTER_REQUEST_HEADER,
   PRESENTER_STOP_TOKEN_HEADER,
   projectionRequestSchema,
+  roomActionSchema,
+  type RoomAction,
   type DisplayListing,
   type PresenterErrorCode,
   type PresenterRefusal,
@@ -20,6 +22,8 @@ import {
   type ProjectionStatus,
 } from '@lanterna/protocol';
 import type { PresenterProjections, ProjectionLookup } from '../broker/presenterProjections.js';
+import type { RoomRequests } from '../broker/roomRequests.js';
+import type { Requester } from '../broker/brokerStore.js';
 import { sourceKey } from '../broker/pinAttempts.js';
 import { bearerMatches, originAllowed } from './requestGuards.js';
 import { BodyError, readJsonBody } from './jsonBody.js';
@@ -28,9 +32,12 @@ import type { TokenGuesses } from '../broker/tokenGuesses.js';
 
 const MAX_BODY_BYTES = 32 * 1024;
 const PROJECTION_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/projection$/;
+const ROOM_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/room$/;
 
 export interface PresenterApiDeps {
   presenters: PresenterProjections;
+  /** The room's moderation, for its host (issue 29). */
+  rooms: RoomRequests;
   adminToken: string;
   /** The admin shortcut's token check counts with every other (broker/tokenGuesses.ts). */
   guesses: TokenGuesses;
@@ -73,14 +80,48 @@ function stopTokenOf(request: IncomingMessage): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function status(session: Extract<ProjectionLookup, { ok: true }>['session']): ProjectionStatus {
-  return { sessionId: session.sessionId, state: session.state, ...(session.endReason === undefined ? {} : { endReason: session.endReason }) };
+/** Where the request stands (issue 29) beside its session's own state; `tag` changes whenever anything here does (long-poll `since`). */
+function status(found: Extract<ProjectionLookup, { ok: true }>): ProjectionStatus {
+  const { session, request } = found;
+  const sessionId = session?.sessionId ?? request?.sessionId ?? request?.requestId ?? '';
+  const state = session?.state ?? (request?.state === 'waiting' ? 'waiting' : 'ended');
+  const body: ProjectionStatus = {
+    sessionId, state,
+    ...(session?.endReason === undefined ? {} : { endReason: session.endReason }),
+    ...(request === undefined ? {} : {
+      request: {
+        requestId: request.requestId, state: request.state,
+        ...(request.slot === undefined ? {} : { slot: request.slot }),
+        ...(request.position === undefined ? {} : { position: request.position }),
+        ...(request.decidedBy === undefined ? {} : { by: request.decidedBy }),
+        ...(request.reason === undefined ? {} : { reason: request.reason }),
+      },
+    }),
+    tag: '',
+  };
+  return { ...body, tag: statusTag(body) };
+}
+
+function statusTag(body: ProjectionStatus): string {
+  const { request } = body;
+  return [body.sessionId, body.state, request?.state ?? '', String(request?.slot ?? ''), String(request?.position ?? ''), request?.by ?? ''].join('|');
+}
+
+/** Long-poll: how often the store is read while a presenter waits for a change, and the longest wait. */
+const FOLLOW_POLL_MS = 500;
+export const FOLLOW_MAX_WAIT_MS = 25_000;
+
+function waitQuery(request: IncomingMessage): { since: string | undefined; waitMs: number } {
+  const url = new URL(request.url ?? '/', 'http://x');
+  const waitMs = Math.min(Math.max(Number(url.searchParams.get('waitMs') ?? '0') || 0, 0), FOLLOW_MAX_WAIT_MS);
+  return { since: url.searchParams.get('since') ?? undefined, waitMs };
 }
 
 /** Presenter endpoints under /v1/displays; returns false when the path is not one of them. */
 export async function handlePresenter(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
   const projection = PROJECTION_PATH.exec(path);
-  if (path !== '/v1/displays' && !projection) return false;
+  const roomPath = ROOM_PATH.exec(path);
+  if (path !== '/v1/displays' && !projection && !roomPath) return false;
   const address = deps.clientAddress(request);
   const source = sourceKey(address);
   const rate = deps.limiter.take(source);
@@ -89,6 +130,10 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
     return true;
   }
   const method = request.method ?? 'GET';
+  if (roomPath) {
+    await hostRequest(deps, request, response, roomPath[1] ?? '', address);
+    return true;
+  }
   if (!projection) {
     if (method !== 'GET' && method !== 'HEAD') {
       refuse(response, 'not-found', `no presenter endpoint ${method} ${path}`);
@@ -104,10 +149,24 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
       await startProjection(deps, request, response, displayId, { source, address }, log);
       return true;
     case 'GET': {
-      const found = await deps.presenters.lookup(displayId, stopTokenOf(request));
-      if (!found.ok) refuse(response, found.code, found.reason);
-      else json(response, 200, status(found.session));
-      return true;
+      // `?since=<tag>&waitMs=N`: the answer waits (at most N ms, FOLLOW_MAX_WAIT_MS) until the status differs from the tag the page holds.
+      const { since, waitMs } = waitQuery(request);
+      const deadline = Date.now() + waitMs;
+      const asker = { gone: false };
+      request.once('close', () => { asker.gone = true; });
+      for (;;) {
+        const found = await deps.presenters.lookup(displayId, stopTokenOf(request));
+        if (!found.ok) {
+          refuse(response, found.code, found.reason);
+          return true;
+        }
+        const now = status(found);
+        if (since === undefined || now.tag !== since || Date.now() + FOLLOW_POLL_MS > deadline || asker.gone) {
+          json(response, 200, now);
+          return true;
+        }
+        await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+      }
     }
     case 'DELETE': {
       const forged = forgeryReason(request, deps.allowedOrigins, false);
@@ -120,8 +179,8 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
         refuse(response, stopped.code, stopped.reason);
         return true;
       }
-      log.info({ event: 'presenter-stop', sessionId: stopped.session.sessionId }, 'presenter stopped the projection');
-      json(response, 202, status(stopped.session));
+      log.info({ event: 'presenter-stop', sessionId: stopped.session?.sessionId, request: stopped.request?.requestId }, 'presenter stopped the projection');
+      json(response, 202, status(stopped));
       return true;
     }
     default:
@@ -165,7 +224,7 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
   const target = body.target ? { host: body.target.host, port: body.target.port ?? 3389 } : undefined;
   const outcome = await deps.presenters.request({
     displayId, target, credentials: body.credentials, assistance: body.assistance, settings: body.settings, pin: body.pin, source: from.source, admin,
-    browser: body.source === 'browser',
+    browser: body.source === 'browser', name: body.name, takeOver: body.takeOver, slot: body.slot,
     requestedBy: { kind: admin ? 'admin' : 'presenter', ...(from.address === undefined ? {} : { address: from.address }) },
   });
   if (!outcome.ok) {
@@ -176,11 +235,83 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
     return;
   }
   log.info({ event: 'presenter-projection', sessionId: outcome.sessionId, target: outcome.presenter ? 'browser' : outcome.target, admin }, 'presenter projection started');
+  const where = { state: outcome.state, ...(outcome.slot === undefined ? {} : { slot: outcome.slot }), ...(outcome.position === undefined ? {} : { position: outcome.position }) };
   const started: ProjectionStarted = outcome.presenter
     ? {
-      sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken,
+      sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, ...where,
       presenter: { socketUrl: deps.presenterSocketUrl(outcome.sessionId, request.headers.host), token: outcome.presenter.token, expiresAt: outcome.presenter.expiresAt },
     }
-    : { sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, target: outcome.target };
+    : { sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, target: outcome.target, ...where };
   json(response, 202, started);
+}
+
+/**
+ * The room's host (the admin API named its request) moderates with its own
+ * stop token: GET the room (slots, queue), POST an action (roomActionSchema).
+ * Anyone else gets 403 `not-host` (or `stop-token-wrong`).
+ */
+async function hostRequest(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, address: string | undefined): Promise<void> {
+  const method = request.method ?? 'GET';
+  if (method !== 'GET' && method !== 'POST') {
+    refuse(response, 'not-found', `no presenter endpoint ${method} /v1/displays/${displayId}/room`);
+    return;
+  }
+  if (method === 'POST') {
+    const forged = forgeryReason(request, deps.allowedOrigins, true);
+    if (forged !== undefined) {
+      refuse(response, 'bad-request', forged);
+      return;
+    }
+  }
+  const host = await deps.presenters.host(displayId, stopTokenOf(request));
+  if (!host.ok) {
+    refuse(response, host.code, host.reason);
+    return;
+  }
+  if (method === 'GET') {
+    json(response, 200, await deps.rooms.view(displayId));
+    return;
+  }
+  let action: RoomAction;
+  try {
+    const parsed = roomActionSchema.safeParse(await readJsonBody(request, MAX_BODY_BYTES));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      refuse(response, 'bad-request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`.toLowerCase());
+      return;
+    }
+    action = parsed.data;
+  } catch (error) {
+    if (error instanceof BodyError) {
+      refuse(response, 'bad-request', error.message);
+      return;
+    }
+    throw error;
+  }
+  const by: Requester = { kind: 'host', ...(address === undefined ? {} : { address }), name: host.requestId };
+  const { rooms } = deps;
+  switch (action.action) {
+    case 'accept': {
+      const outcome = await rooms.accept(displayId, action.requestId, action.slot, by);
+      if (!outcome.ok) refuse(response, outcome.code, outcome.reason);
+      else json(response, 200, outcome.request);
+      return;
+    }
+    case 'decline': {
+      const outcome = await rooms.decline(displayId, action.requestId, action.reason, by);
+      if (!outcome.ok) refuse(response, outcome.code, outcome.reason);
+      else json(response, 200, outcome.request);
+      return;
+    }
+    case 'end': {
+      const outcome = await rooms.endSource(displayId, action.slot, by);
+      if (!outcome.ok) refuse(response, outcome.code, outcome.reason);
+      else json(response, 202, { stopping: outcome.sessionId });
+      return;
+    }
+    case 'layout':
+      await rooms.change(displayId, { layout: action.layout, large: action.large }, by);
+      json(response, 200, await rooms.view(displayId));
+      return;
+  }
 }

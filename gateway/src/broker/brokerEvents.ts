@@ -17,6 +17,8 @@ export type BrokerEvent =
   | { kind: 'display-revoked'; displayId: string }
   /** The display's room PIN changed: the worker holding its control socket reads it from the store and sends `room`. */
   | { kind: 'room-changed'; displayId: string }
+  /** A source joined or left one of the display's slots, or its layout changed: the worker holding its control socket sends `layout`. */
+  | { kind: 'slots-changed'; displayId: string }
   /** An admin renamed or moved the display: the worker holding its control socket tells the page (`display`). */
   | { kind: 'display-changed'; displayId: string; name: string; location: string | undefined };
 

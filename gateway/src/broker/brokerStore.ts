@@ -6,6 +6,7 @@
 // carries plain JSON data, so any of them can sit across a process or network
 // boundary. Decisions live in the broker, not here: a store only keeps records
 // and makes the one check that must be atomic (the first claim of a session).
+import type { RoomLayout, RoomMode } from '@lanterna/protocol';
 import type { ReprojectionState } from './reprojectBackoff.js';
 
 export type { ReprojectionState } from './reprojectBackoff.js';
@@ -33,6 +34,10 @@ export interface SessionRecord {
   readonly stats?: SessionStats | undefined;
   /** The display's own newest report of what it showed (its control socket's `figures`). */
   readonly shown?: DisplayFigures | undefined;
+  /** The slot of its display the session shows in (absent: 0). */
+  readonly slot?: number | undefined;
+  /** The presenter's request it came from (roomRequests.ts), when it came from one. */
+  readonly requestId?: string | undefined;
 }
 
 /** What the display reported it did with the session over `intervalMs` (docs/kiosk-protocol.md, `figures`). */
@@ -48,7 +53,7 @@ export interface DisplayFigures {
 }
 
 export interface Requester {
-  readonly kind: 'admin' | 'presenter' | 'signage' | 'resume' | 'wsd';
+  readonly kind: 'admin' | 'presenter' | 'signage' | 'resume' | 'wsd' | 'host';
   /** The requester's network address, when it came over the network. */
   readonly address?: string | undefined;
   /** A name the requester gave (a presenter's name, a computer's name). */
@@ -86,15 +91,66 @@ export interface DisplayRecord {
   readonly updatedAt: number;
 }
 
-/** The one session a display is showing (or about to); bookings make a second request for a busy display fail. */
+/**
+ * The session one slot of a display is showing (or about to); a booked slot
+ * refuses a second session. A display has MAX_ROOM_SLOTS slots; one whose
+ * page shows one source at a time uses slot 0 only.
+ */
 export interface DisplayBooking {
   readonly displayId: string;
   readonly sessionId: string;
+  /** Absent: 0. */
+  readonly slot?: number | undefined;
   /** The booking lapses then unless renewed (the relay renews it while the session lives). */
   readonly until: number;
 }
 
 export type BookingResult = { readonly ok: true } | { readonly ok: false; readonly holder: DisplayBooking };
+
+/** bookFreeSlot: the slot taken, or every slot's holder. */
+export type SlotBookingResult = { readonly ok: true; readonly slot: number } | { readonly ok: false; readonly holders: DisplayBooking[] };
+
+/** A room's settings (issue 29): kept per display in the store so that every gateway agrees and none loses them. */
+export interface RoomSettings {
+  readonly mode: RoomMode;
+  readonly layout: RoomLayout;
+  /** The slot `full` shows and `one-large` enlarges. */
+  readonly large: number;
+  /** The presenter's request the admin made the room's host (it may moderate). */
+  readonly hostRequestId?: string | undefined;
+  readonly updatedAt: number;
+}
+
+/**
+ * waiting: in the queue; on-screen: its session holds a slot; declined: the
+ * moderator said no; ended: it was on screen (or waiting) and is no more;
+ * withdrawn: the presenter took it back while it waited.
+ */
+export type RoomRequestState = 'waiting' | 'on-screen' | 'declined' | 'ended' | 'withdrawn';
+
+/** A presenter's request to show something on a display, from the moment it is made to its end (roomRequests.ts). */
+export interface RoomRequest {
+  readonly requestId: string;
+  readonly displayId: string;
+  readonly state: RoomRequestState;
+  readonly at: number;
+  /** The name label the display shows over the source. */
+  readonly label: string;
+  readonly requestedBy?: Requester | undefined;
+  /** The target as the admin's views show it (host:port, or the browser). */
+  readonly target: string;
+  /** Sealed JSON of the projection request, kept only while it waits (the moderator's accept mints it). */
+  readonly sealed?: string | undefined;
+  /** It asked to take a slot over when the room is full (open mode; a wish the moderator sees in moderated mode). */
+  readonly takeOver?: boolean | undefined;
+  /** While on screen (and after): its session now (a resume makes a new one) and its slot. */
+  readonly sessionId?: string | undefined;
+  readonly slot?: number | undefined;
+  /** When it left `waiting` or `on-screen`: who decided (`admin@ADDRESS`, `host@…`, `presenter@…`, `gateway`) and why, in words. */
+  readonly decidedAt?: number | undefined;
+  readonly decidedBy?: string | undefined;
+  readonly reason?: string | undefined;
+}
 
 /**
  * What a display is showing, kept so that a display whose gateway died can be
@@ -105,6 +161,9 @@ export type BookingResult = { readonly ok: true } | { readonly ok: false; readon
 export interface ProjectionIntent {
   readonly displayId: string;
   readonly sessionId: string;
+  /** The slot it showed in (absent: 0): a resume brings it back there. One intent per slot. */
+  readonly slot?: number | undefined;
+  readonly requestId?: string | undefined;
   readonly target: { readonly host: string; readonly port: number; readonly name?: string | undefined };
   /** Sealed JSON of { credentials?, settings?, assistance? } (see ../session/sealedBox.ts). */
   readonly sealed: string;
@@ -115,7 +174,9 @@ export interface ProjectionIntent {
 export type AuditAction =
   | 'display-created' | 'display-renamed' | 'display-moved' | 'display-deleted' | 'display-token-rotated'
   | 'projection-requested' | 'projection-refused' | 'projection-started' | 'projection-ended' | 'projection-resumed'
-  | 'session-ended-by-admin' | 'pin-changed' | 'pin-cleared';
+  | 'session-ended-by-admin' | 'pin-changed' | 'pin-cleared'
+  | 'room-request-queued' | 'room-request-accepted' | 'room-request-declined' | 'room-request-withdrawn'
+  | 'room-slot-taken-over' | 'room-source-ended' | 'room-layout-changed' | 'room-mode-changed' | 'room-host-changed';
 
 export interface AuditEntry {
   /** Increasing, unique per store; pages are asked for by `before`. */
@@ -157,6 +218,8 @@ export interface DisplayPresence {
   readonly displayId: string;
   readonly owner: string;
   readonly since: number;
+  /** How many sources its page shows at once (MAX_ROOM_SLOTS when it announced `slots`; absent: 1). */
+  readonly slots?: number | undefined;
 }
 
 /** A display's room PIN (see roomPin.ts): shared by every worker and gateway through the store. */
@@ -220,20 +283,48 @@ export interface BrokerStore {
    * `force` is set (signage, which owns its display).
    */
   bookDisplay(booking: DisplayBooking, options?: { replacing?: string | undefined; force?: boolean | undefined }): Promise<BookingResult>;
-  getBooking(displayId: string): Promise<DisplayBooking | undefined>;
-  /** Releases the booking if this session still holds it. */
+  /**
+   * Books the lowest slot below `capacity` that is free (or held by the
+   * `replacing` session: a presenter takes a signage display's place), in one
+   * atomic step: of two requests for the last free slot through two gateways,
+   * one gets it.
+   */
+  bookFreeSlot(booking: Omit<DisplayBooking, 'slot'>, capacity: number, replacing?: string): Promise<SlotBookingResult>;
+  /** The live booking of one slot (absent: slot 0). */
+  getBooking(displayId: string, slot?: number): Promise<DisplayBooking | undefined>;
+  /** Every slot's live booking, in slot order. */
+  listBookings(displayId: string): Promise<DisplayBooking[]>;
+  /** Releases the slot this session holds, if it still holds one. */
   releaseDisplay(displayId: string, sessionId: string): Promise<void>;
-  /** The relay's per-second sample of its live sessions: stored on the records, and their bookings renewed until `leaseUntil`. */
+  /** The relay's per-second sample of its live sessions: stored on the records, and their bookings (their own slot's) renewed until `leaseUntil`. */
   sampleSessions(samples: SessionSample[], leaseUntil: number): Promise<void>;
   /** The display's report on its session: kept only if the session is that display's and not ended; false otherwise. */
   recordShown(sessionId: string, displayId: string, figures: DisplayFigures): Promise<boolean>;
 
   // What each display is showing, for a resume after its gateway died
 
-  getIntent(displayId: string): Promise<ProjectionIntent | undefined>;
+  /** The intent of one slot (absent: slot 0). */
+  getIntent(displayId: string, slot?: number): Promise<ProjectionIntent | undefined>;
+  /** Kept per slot (the intent's own). */
   setIntent(intent: ProjectionIntent): Promise<void>;
-  /** Forgets the intent only if it is still this session's. */
+  /** Forgets the intent of whichever slot this session's is, only if it is still this session's. */
   clearIntent(displayId: string, sessionId: string): Promise<void>;
+
+  // Rooms: settings, and presenters' requests (the queue)
+
+  getRoomSettings(displayId: string): Promise<RoomSettings | undefined>;
+  putRoomSettings(displayId: string, settings: RoomSettings): Promise<void>;
+  /** Adds a request; a waiting one only while fewer than `maxWaiting` of its display wait (false: the queue is full). */
+  createRoomRequest(request: RoomRequest, maxWaiting: number): Promise<boolean>;
+  /**
+   * Compare and set: replaces the request only while its state is one of
+   * `from` (two moderators accepting one request at once: one wins).
+   * Returns the request now stored when it swapped, else undefined.
+   */
+  updateRoomRequest(requestId: string, from: readonly RoomRequestState[], next: RoomRequest): Promise<RoomRequest | undefined>;
+  getRoomRequest(requestId: string): Promise<RoomRequest | undefined>;
+  /** The display's waiting requests, oldest first, and those decided in the last hour. */
+  listRoomRequests(displayId: string): Promise<RoomRequest[]>;
 
   // Audit log and changed certificate pins
 
@@ -278,10 +369,19 @@ export const BROKER_STORE_OPERATIONS = [
   'putSession', 'claimSession', 'updateSession', 'getSession', 'listSessions',
   'setPresence', 'clearPresence', 'listPresence', 'getReprojection', 'setReprojection',
   'listDisplays', 'getDisplay', 'putDisplay', 'deleteDisplay',
-  'bookDisplay', 'getBooking', 'releaseDisplay', 'sampleSessions', 'recordShown',
+  'bookDisplay', 'bookFreeSlot', 'getBooking', 'listBookings', 'releaseDisplay', 'sampleSessions', 'recordShown',
   'getIntent', 'setIntent', 'clearIntent',
+  'getRoomSettings', 'putRoomSettings', 'createRoomRequest', 'updateRoomRequest', 'getRoomRequest', 'listRoomRequests',
   'appendAudit', 'listAudit', 'recordPinConflicts', 'listPinConflicts', 'clearPinConflicts',
   'getRoomPin', 'swapRoomPin', 'addToCounter',
 ] as const satisfies readonly (keyof BrokerStore)[];
 
 export type BrokerStoreOperation = (typeof BROKER_STORE_OPERATIONS)[number];
+
+/** How long a decided request (declined, ended, withdrawn) stays readable: its presenter's page says what became of it. */
+export const ROOM_REQUEST_RETENTION_MS = 3600_000;
+
+/** The key a slot's booking and intent are kept under: slot 0 keeps the display's own (what stores held before slots). */
+export function slotKey(displayId: string, slot: number | undefined): string {
+  return slot === undefined || slot === 0 ? displayId : `${displayId}:${String(slot)}`;
+}

@@ -74,3 +74,23 @@ test('a burst of written-behind changes is one write of the whole state, not one
   assert.equal(store.stateWrites, 3);
   assert.equal((await (await EmbeddedBrokerStore.open(file)).listAudit({ limit: 1000 })).entries.length, 302);
 });
+
+test("a room's settings and each slot's intent survive a restart (issue 29); a file from before rooms opens as it did", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lanterna-state-'));
+  const file = brokerStateFile(dir);
+  const first = await EmbeddedBrokerStore.open(file);
+  await first.putRoomSettings('made', { mode: 'moderated', layout: 'one-large', large: 2, hostRequestId: 'r_1', updatedAt: 9 });
+  await first.setIntent({ displayId: 'made', sessionId: 's_0', target: { host: '10.0.0.2', port: 3389 }, sealed: 'x', since: 5 });
+  await first.setIntent({ displayId: 'made', sessionId: 's_3', slot: 3, requestId: 'r_3', target: { host: '10.0.0.3', port: 3389 }, sealed: 'y', since: 6 });
+  await first.flush();
+  const second = await EmbeddedBrokerStore.open(file);
+  assert.deepEqual(await second.getRoomSettings('made'), { mode: 'moderated', layout: 'one-large', large: 2, hostRequestId: 'r_1', updatedAt: 9 });
+  assert.equal((await second.getIntent('made'))?.sessionId, 's_0');
+  assert.deepEqual([(await second.getIntent('made', 3))?.sessionId, (await second.getIntent('made', 3))?.requestId], ['s_3', 'r_3']);
+
+  const old = join(dir, 'old.json');
+  writeFileSync(old, JSON.stringify({ version: 1, displays: [display], intents: [], audit: [], pinConflicts: [] }));
+  const before = await EmbeddedBrokerStore.open(old);
+  assert.deepEqual(await before.getDisplay('made'), display);
+  assert.equal(await before.getRoomSettings('made'), undefined, 'no settings: the room is open, as it always was');
+});

@@ -18,7 +18,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomically } from '../persist/atomicFile.js';
 import { MemoryBrokerStore, DEFAULT_MEMORY_STORE_LIMITS, type DurableBrokerState, type MemoryStoreLimits } from './memoryBrokerStore.js';
-import type { AuditInput, DisplayRecord, PinConflict, ProjectionIntent } from './brokerStore.js';
+import { MAX_ROOM_SLOTS, ROOM_LAYOUTS, ROOM_MODES } from '@lanterna/protocol';
+import type { AuditInput, DisplayRecord, PinConflict, ProjectionIntent, RoomSettings } from './brokerStore.js';
 
 export function brokerStateFile(stateDir: string): string {
   return join(stateDir, 'broker-state.json');
@@ -32,7 +33,7 @@ export class BrokerStateError extends Error {
   }
 }
 
-const requester = z.object({ kind: z.enum(['admin', 'presenter', 'signage', 'resume', 'wsd']), address: z.string().optional(), name: z.string().optional() });
+const requester = z.object({ kind: z.enum(['admin', 'presenter', 'signage', 'resume', 'wsd', 'host']), address: z.string().optional(), name: z.string().optional() });
 const stateSchema = z.object({
   version: z.literal(1),
   displays: z.array(z.object({
@@ -42,12 +43,21 @@ const stateSchema = z.object({
   intents: z.array(z.object({
     displayId: z.string(), sessionId: z.string(), target: z.object({ host: z.string(), port: z.number(), name: z.string().optional() }),
     sealed: z.string(), requestedBy: requester.optional(), since: z.number(),
+    slot: z.number().int().min(0).max(MAX_ROOM_SLOTS - 1).optional(), requestId: z.string().optional(),
   })),
   audit: z.array(z.object({
     seq: z.number(), at: z.number(), actor: z.string(), action: z.string(), displayId: z.string().optional(), sessionId: z.string().optional(),
     detail: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   })),
   pinConflicts: z.array(z.object({ key: z.string(), pinned: z.string(), seen: z.string(), at: z.number(), displayId: z.string().optional() })),
+  // Written since rooms have settings (issue 29); older files have none.
+  rooms: z.array(z.object({
+    displayId: z.string(),
+    settings: z.object({
+      mode: z.enum(ROOM_MODES), layout: z.enum(ROOM_LAYOUTS), large: z.number().int().min(0).max(MAX_ROOM_SLOTS - 1),
+      hostRequestId: z.string().optional(), updatedAt: z.number(),
+    }),
+  })).optional(),
 });
 
 /** How long written-behind changes wait for others to join them in one write. */
@@ -128,6 +138,12 @@ export class EmbeddedBrokerStore extends MemoryBrokerStore {
   override async clearIntent(displayId: string, sessionId: string): Promise<void> {
     await super.clearIntent(displayId, sessionId);
     this.saveBehind();
+  }
+
+  override async putRoomSettings(displayId: string, settings: RoomSettings): Promise<void> {
+    await super.putRoomSettings(displayId, settings);
+    // An admin's setting waits for the disk, like a display's change.
+    await this.save();
   }
 
   override async appendAudit(entry: AuditInput): Promise<number> {

@@ -2,9 +2,12 @@
 // gateway, and the one the cluster primary keeps for its workers. Bounded:
 // claims are forgotten once their token has expired, ended sessions after a
 // retention time, and the session table never holds more than maxSessions.
-import type {
-  AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, CounterState, DisplayBooking, DisplayPresence, DisplayRecord,
-  DisplayFigures, PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
+import { MAX_ROOM_SLOTS } from '@lanterna/protocol';
+import {
+  ROOM_REQUEST_RETENTION_MS, slotKey,
+  type AuditEntry, type AuditInput, type AuditPage, type BookingResult, type BrokerStore, type CounterState, type DisplayBooking, type DisplayPresence,
+  type DisplayRecord, type DisplayFigures, type PinConflict, type ProjectionIntent, type ReprojectionState, type RoomPinRecord, type RoomRequest,
+  type RoomRequestState, type RoomSettings, type SessionRecord, type SessionSample, type SessionUpdate, type SlotBookingResult,
 } from './brokerStore.js';
 
 export interface MemoryStoreLimits {
@@ -32,7 +35,12 @@ export interface DurableBrokerState {
   intents: ProjectionIntent[];
   audit: AuditEntry[];
   pinConflicts: PinConflict[];
+  /** Absent in files written before rooms had settings. */
+  rooms?: { displayId: string; settings: RoomSettings }[] | undefined;
 }
+
+/** Most presenters' requests kept (waiting and recently decided); past it the oldest decided ones go, and a new one is refused. */
+const MAX_ROOM_REQUESTS = 10_000;
 
 /** Sweeping the session table at most this often keeps minting O(1) on average. */
 const SWEEP_INTERVAL_MS = 1000;
@@ -44,8 +52,13 @@ export class MemoryBrokerStore implements BrokerStore {
   private readonly presence = new Map<string, DisplayPresence>();
   private readonly reprojection = new Map<string, ReprojectionState>();
   private readonly displays = new Map<string, DisplayRecord>();
+  /** slotKey(display, slot) → booking. */
   private readonly bookings = new Map<string, DisplayBooking>();
+  /** slotKey(display, slot) → intent. */
   private readonly intents = new Map<string, ProjectionIntent>();
+  private readonly roomSettings = new Map<string, RoomSettings>();
+  /** Oldest first. */
+  private readonly roomRequests = new Map<string, RoomRequest>();
   /** Oldest first. */
   private audit: AuditEntry[] = [];
   private auditSeq = 0;
@@ -142,27 +155,54 @@ export class MemoryBrokerStore implements BrokerStore {
   }
 
   deleteDisplay(displayId: string): Promise<boolean> {
-    this.intents.delete(displayId);
+    for (let slot = 0; slot < MAX_ROOM_SLOTS; slot += 1) this.intents.delete(slotKey(displayId, slot));
+    this.roomSettings.delete(displayId);
     this.presence.delete(displayId);
     this.roomPins.delete(displayId);
     return Promise.resolve(this.displays.delete(displayId));
   }
 
   bookDisplay(booking: DisplayBooking, options: { replacing?: string | undefined; force?: boolean | undefined } = {}): Promise<BookingResult> {
-    const holder = this.liveBooking(booking.displayId);
+    const holder = this.liveBooking(booking.displayId, booking.slot ?? 0);
     if (holder && holder.sessionId !== booking.sessionId && holder.sessionId !== options.replacing && options.force !== true) {
       return Promise.resolve({ ok: false, holder });
     }
-    this.bookings.set(booking.displayId, booking);
+    this.bookings.set(slotKey(booking.displayId, booking.slot), booking);
     return Promise.resolve({ ok: true });
   }
 
-  getBooking(displayId: string): Promise<DisplayBooking | undefined> {
-    return Promise.resolve(this.liveBooking(displayId));
+  bookFreeSlot(booking: Omit<DisplayBooking, 'slot'>, capacity: number, replacing?: string): Promise<SlotBookingResult> {
+    const holders: DisplayBooking[] = [];
+    for (let slot = 0; slot < Math.min(capacity, MAX_ROOM_SLOTS); slot += 1) {
+      const holder = this.liveBooking(booking.displayId, slot);
+      if (holder && holder.sessionId !== replacing) {
+        holders.push(holder);
+        continue;
+      }
+      this.bookings.set(slotKey(booking.displayId, slot), { ...booking, slot });
+      return Promise.resolve({ ok: true, slot });
+    }
+    return Promise.resolve({ ok: false, holders });
+  }
+
+  getBooking(displayId: string, slot = 0): Promise<DisplayBooking | undefined> {
+    return Promise.resolve(this.liveBooking(displayId, slot));
+  }
+
+  listBookings(displayId: string): Promise<DisplayBooking[]> {
+    const live: DisplayBooking[] = [];
+    for (let slot = 0; slot < MAX_ROOM_SLOTS; slot += 1) {
+      const booking = this.liveBooking(displayId, slot);
+      if (booking) live.push(booking);
+    }
+    return Promise.resolve(live);
   }
 
   releaseDisplay(displayId: string, sessionId: string): Promise<void> {
-    if (this.bookings.get(displayId)?.sessionId === sessionId) this.bookings.delete(displayId);
+    for (let slot = 0; slot < MAX_ROOM_SLOTS; slot += 1) {
+      const key = slotKey(displayId, slot);
+      if (this.bookings.get(key)?.sessionId === sessionId) this.bookings.delete(key);
+    }
     return Promise.resolve();
   }
 
@@ -170,9 +210,10 @@ export class MemoryBrokerStore implements BrokerStore {
     for (const { sessionId, displayId, ...stats } of samples) {
       const record = this.sessions.get(sessionId);
       if (record && record.state !== 'ended') this.sessions.set(sessionId, { ...record, stats });
-      // A lapsed booking is taken back: the session still shows on its display.
-      const booking = this.liveBooking(displayId);
-      if (!booking || booking.sessionId === sessionId) this.bookings.set(displayId, { displayId, sessionId, until: leaseUntil });
+      // A lapsed booking is taken back: the session still shows in its slot.
+      const slot = record?.slot ?? 0;
+      const booking = this.liveBooking(displayId, slot);
+      if (!booking || booking.sessionId === sessionId) this.bookings.set(slotKey(displayId, slot), { displayId, sessionId, until: leaseUntil, ...(slot === 0 ? {} : { slot }) });
     }
     return Promise.resolve();
   }
@@ -184,18 +225,67 @@ export class MemoryBrokerStore implements BrokerStore {
     return Promise.resolve(true);
   }
 
-  getIntent(displayId: string): Promise<ProjectionIntent | undefined> {
-    return Promise.resolve(this.intents.get(displayId));
+  getIntent(displayId: string, slot?: number): Promise<ProjectionIntent | undefined> {
+    return Promise.resolve(this.intents.get(slotKey(displayId, slot)));
   }
 
   setIntent(intent: ProjectionIntent): Promise<void> {
-    this.intents.set(intent.displayId, intent);
+    this.intents.set(slotKey(intent.displayId, intent.slot), intent);
     return Promise.resolve();
   }
 
   clearIntent(displayId: string, sessionId: string): Promise<void> {
-    if (this.intents.get(displayId)?.sessionId === sessionId) this.intents.delete(displayId);
+    for (let slot = 0; slot < MAX_ROOM_SLOTS; slot += 1) {
+      const key = slotKey(displayId, slot);
+      if (this.intents.get(key)?.sessionId === sessionId) this.intents.delete(key);
+    }
     return Promise.resolve();
+  }
+
+  getRoomSettings(displayId: string): Promise<RoomSettings | undefined> {
+    return Promise.resolve(this.roomSettings.get(displayId));
+  }
+
+  putRoomSettings(displayId: string, settings: RoomSettings): Promise<void> {
+    this.roomSettings.set(displayId, settings);
+    return Promise.resolve();
+  }
+
+  createRoomRequest(request: RoomRequest, maxWaiting: number): Promise<boolean> {
+    this.sweepRoomRequests();
+    if (this.roomRequests.has(request.requestId) || this.roomRequests.size >= MAX_ROOM_REQUESTS) return Promise.resolve(false);
+    if (request.state === 'waiting') {
+      let waiting = 0;
+      for (const other of this.roomRequests.values()) if (other.displayId === request.displayId && other.state === 'waiting') waiting += 1;
+      if (waiting >= maxWaiting) return Promise.resolve(false);
+    }
+    this.roomRequests.set(request.requestId, request);
+    return Promise.resolve(true);
+  }
+
+  updateRoomRequest(requestId: string, from: readonly RoomRequestState[], next: RoomRequest): Promise<RoomRequest | undefined> {
+    const current = this.roomRequests.get(requestId);
+    if (!current || !from.includes(current.state)) return Promise.resolve(undefined);
+    this.roomRequests.set(requestId, next);
+    return Promise.resolve(next);
+  }
+
+  getRoomRequest(requestId: string): Promise<RoomRequest | undefined> {
+    this.sweepRoomRequests();
+    return Promise.resolve(this.roomRequests.get(requestId));
+  }
+
+  listRoomRequests(displayId: string): Promise<RoomRequest[]> {
+    this.sweepRoomRequests();
+    return Promise.resolve([...this.roomRequests.values()].filter((request) => request.displayId === displayId));
+  }
+
+  /** Decided requests go an hour after their decision; waiting and on-screen ones stay (bounded by the queue cap and the slots). */
+  private sweepRoomRequests(): void {
+    const now = this.clock();
+    for (const [id, request] of this.roomRequests) {
+      if (request.state !== 'waiting' && request.state !== 'on-screen' && (request.decidedAt ?? request.at) + ROOM_REQUEST_RETENTION_MS < now) this.roomRequests.delete(id);
+    }
   }
 
   appendAudit(entry: AuditInput): Promise<number> {
@@ -233,21 +323,26 @@ export class MemoryBrokerStore implements BrokerStore {
   }
 
   durableState(): DurableBrokerState {
-    return { displays: [...this.displays.values()], intents: [...this.intents.values()], audit: [...this.audit], pinConflicts: [...this.pinConflicts.values()] };
+    return {
+      displays: [...this.displays.values()], intents: [...this.intents.values()], audit: [...this.audit], pinConflicts: [...this.pinConflicts.values()],
+      rooms: [...this.roomSettings].map(([displayId, settings]) => ({ displayId, settings })),
+    };
   }
 
   restoreDurableState(state: DurableBrokerState): void {
     for (const display of state.displays) this.displays.set(display.id, display);
-    for (const intent of state.intents) this.intents.set(intent.displayId, intent);
+    for (const intent of state.intents) this.intents.set(slotKey(intent.displayId, intent.slot), intent);
+    for (const room of state.rooms ?? []) this.roomSettings.set(room.displayId, room.settings);
     this.audit = state.audit.slice(-AUDIT_CAPACITY);
     this.auditSeq = this.audit.at(-1)?.seq ?? 0;
     for (const conflict of state.pinConflicts) this.pinConflicts.set(conflict.key, conflict);
   }
 
-  private liveBooking(displayId: string): DisplayBooking | undefined {
-    const booking = this.bookings.get(displayId);
+  private liveBooking(displayId: string, slot: number): DisplayBooking | undefined {
+    const key = slotKey(displayId, slot);
+    const booking = this.bookings.get(key);
     if (booking && booking.until < this.clock()) {
-      this.bookings.delete(displayId);
+      this.bookings.delete(key);
       return undefined;
     }
     return booking;

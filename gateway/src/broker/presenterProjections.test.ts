@@ -10,6 +10,8 @@ import { MemoryBrokerStore } from './memoryBrokerStore.js';
 import type { BrokerEvent } from './brokerEvents.js';
 import { RoomPins } from './roomPins.js';
 import { StopTokens } from './stopTokens.js';
+import { RoomRequests } from './roomRequests.js';
+import { SealedBox } from '../session/sealedBox.js';
 import { PresenterProjections, type PresenterOutcome } from './presenterProjections.js';
 import { SessionTokenSigner } from '../session/sessionToken.js';
 import { TargetPolicy } from '../policy/targetPolicy.js';
@@ -43,7 +45,8 @@ async function setup() {
     limits: { perDisplay: { max: 10, windowMs: 600_000 }, perSource: { max: 5, windowMs: 300_000 } },
   });
   const stopTokens = new StopTokens(SECRET);
-  const presenters = new PresenterProjections({ broker, store, pins, stopTokens, clock: () => clock.now });
+  const rooms = new RoomRequests({ broker, store, sealer: new SealedBox(SECRET, 'room request'), publish, clock: () => clock.now });
+  const presenters = new PresenterProjections({ broker, store, pins, stopTokens, rooms, clock: () => clock.now });
   await broker.displayOnline('room');
   events.length = 0;
   return { broker, store, pins, presenters, events, clock, stopTokens };
@@ -99,8 +102,9 @@ test('the right PIN projects, rotates the PIN, and makes the display busy until 
   assert.equal((await presenters.stop('dark', started.stopToken)).ok, false, 'a stop token is bound to its display');
   const stopped = await presenters.stop('room', started.stopToken);
   assert.ok(stopped.ok);
-  assert.equal(stopped.session.state, 'ended', 'a session the display never opened ends here');
-  assert.deepEqual(events.at(-1), { kind: 'stop-session', displayId: 'room', sessionId: started.sessionId, reason: 'stopped by the presenter' });
+  assert.equal(stopped.session?.state, 'ended', 'a session the display never opened ends here');
+  assert.deepEqual(events.findLast((event) => event.kind === 'stop-session'), { kind: 'stop-session', displayId: 'room', sessionId: started.sessionId, reason: 'stopped by the presenter' });
+  assert.deepEqual(events.at(-1), { kind: 'slots-changed', displayId: 'room' }, 'the page hears its slot is free');
   assert.equal((await presenters.listDisplays()).find((display) => display.id === 'room')?.state, 'idle');
   assert.equal(await broker.displayState('room'), 'idle');
   assert.equal(await store.getBooking('room'), undefined, 'the booking is released with the session');
@@ -120,7 +124,7 @@ test('an administrator projects without a PIN (and leaves it alone), but not ont
   assert.equal(refused(await presenters.request({ displayId: 'room', target, source: 'a', admin: true })), 'display-busy');
   const lookup = await presenters.lookup('room', started.stopToken);
   assert.ok(lookup.ok);
-  assert.equal(lookup.session.state, 'claimed');
+  assert.equal(lookup.session?.state, 'claimed');
 });
 
 test('a signage display showing its own target is idle to presenters and gives way to one with the PIN; each request is audited with who asked and through what', async () => {
@@ -140,7 +144,8 @@ test('a signage display showing its own target is idle to presenters and gives w
     settings: { digits: 6, rotateMs: 600_000, graceMs: 0 },
     limits: { perDisplay: { max: 10, windowMs: 600_000 }, perSource: { max: 5, windowMs: 300_000 } },
   });
-  const presenters = new PresenterProjections({ broker, store, pins, stopTokens: new StopTokens(SECRET), clock: () => clock.now });
+  const rooms = new RoomRequests({ broker, store, sealer: new SealedBox(SECRET, 'room request'), publish, clock: () => clock.now });
+  const presenters = new PresenterProjections({ broker, store, pins, stopTokens: new StopTokens(SECRET), rooms, clock: () => clock.now });
   await broker.displayOnline('sign');
   assert.ok(await broker.projectSignage('sign'), 'the signage is projected');
   assert.equal((await presenters.listDisplays())[0]?.state, 'idle');

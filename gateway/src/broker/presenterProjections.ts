@@ -9,6 +9,7 @@ import type { BrokerStore, Requester, SessionRecord } from './brokerStore.js';
 import type { ProjectionAsk, ProjectionRefusal, SessionBroker } from './sessionBroker.js';
 import type { PinCheck, RoomPins } from './roomPins.js';
 import type { StopTokens } from './stopTokens.js';
+import type { PublicRequest, RoomRequests } from './roomRequests.js';
 
 export interface PresenterAsk extends ProjectionAsk {
   /** What the presenter typed; not needed when `admin`. */
@@ -23,13 +24,22 @@ export interface PresenterAsk extends ProjectionAsk {
    * record; the presenter page when not given.
    */
   requestedBy?: Requester | undefined;
+  /** The name label the display shows over this source. */
+  name?: string | undefined;
+  /** Open room, every slot taken: replace a source (the named slot, else the one showing longest). */
+  takeOver?: boolean | undefined;
+  slot?: number | undefined;
 }
 
-export type PresenterRefusalCode = ProjectionRefusal | 'display-offline' | 'display-busy' | 'pin-required' | 'pin-wrong' | 'pin-locked' | 'browser-unsupported';
+export type PresenterRefusalCode = ProjectionRefusal | 'display-offline' | 'display-busy' | 'pin-required' | 'pin-wrong' | 'pin-locked' | 'browser-unsupported' | 'queue-full';
 
 export type PresenterOutcome =
   | {
     readonly ok: true; readonly sessionId: string; readonly displayId: string; readonly stopToken: string; readonly target: { host: string; port: number };
+    /** on-screen: its session holds `slot`; waiting: in the moderator's queue at `position` (its session, once accepted, has the id `sessionId`). */
+    readonly state: 'on-screen' | 'waiting';
+    readonly slot?: number | undefined;
+    readonly position?: number | undefined;
     /** For a browser source: the presenter socket's single-use token. */
     readonly presenter?: { readonly token: string; readonly expiresAt: number } | undefined;
   }
@@ -44,7 +54,7 @@ export type PresenterOutcome =
   };
 
 export type ProjectionLookup =
-  | { readonly ok: true; readonly session: SessionRecord }
+  | { readonly ok: true; readonly session: SessionRecord | undefined; readonly request?: PublicRequest | undefined }
   | { readonly ok: false; readonly code: 'stop-token-wrong' | 'no-projection'; readonly reason: string };
 
 export interface PresenterDeps {
@@ -52,6 +62,8 @@ export interface PresenterDeps {
   store: BrokerStore;
   pins: RoomPins;
   stopTokens: StopTokens;
+  /** The room's slots, queue and moderation (issue 29). */
+  rooms: RoomRequests;
   clock?: () => number;
   /**
    * Whether this gateway joins a presenter page's socket to a display's
@@ -124,9 +136,14 @@ export class PresenterProjections {
     if (ask.browser === true && this.deps.browserSource !== true) {
       return { ok: false, code: 'browser-unsupported', reason: this.deps.browserSource ?? "this gateway does not carry a presenter page's screen" };
     }
-    // The booking decides (a signage display showing its own target is idle: it gives way to a presenter).
-    if (await broker.displayState(ask.displayId) === 'presenting') {
-      return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation` };
+    // An open room with every slot taken refuses before the PIN is used (unless the presenter asks to take a slot over).
+    const { rooms } = this.deps;
+    const settings = await rooms.settings(ask.displayId);
+    if ((settings.mode === 'open' || ask.admin === true) && ask.takeOver !== true && !await this.hasFreeSlot(ask.displayId)) {
+      return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation in every slot` };
+    }
+    if (settings.mode === 'moderated' && ask.admin !== true && ask.browser === true) {
+      return { ok: false, code: 'browser-unsupported', reason: "a moderated room does not yet keep a presenter page's screen waiting: ask the moderator to open the room" };
     }
     const pin = ask.admin ? undefined : await pins.check(ask.displayId, ask.pin, ask.source);
     if (pin && !pin.ok) return pinRefusal(pin);
@@ -136,27 +153,56 @@ export class PresenterProjections {
     if (pin && !(await pins.use(ask.displayId, pin.record))) {
       return { ok: false, code: 'pin-wrong', reason: 'the room pin has just changed', attemptsLeft: undefined };
     }
-    const sessionId = await broker.projectIfFree(check.request);
-    if (sessionId === undefined) return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation` };
+    const entry = await rooms.enter(check.request, { name: ask.name, takeOver: ask.takeOver, slot: ask.slot, admin: ask.admin });
+    if (!entry.ok) return { ok: false, code: entry.code, reason: entry.reason };
     const { host, port } = check.request.target;
-    const presenter = check.request.browser === true ? broker.presenterToken({ sessionId, displayId: ask.displayId }) : undefined;
-    return { ok: true, sessionId, displayId: ask.displayId, stopToken: this.deps.stopTokens.sign(ask.displayId, sessionId), target: { host, port }, presenter };
+    const stopToken = this.deps.stopTokens.sign(ask.displayId, entry.requestId);
+    if (entry.state === 'waiting') {
+      return { ok: true, state: 'waiting', sessionId: entry.requestId, displayId: ask.displayId, stopToken, target: { host, port }, position: entry.position };
+    }
+    const presenter = check.request.browser === true ? broker.presenterToken({ sessionId: entry.sessionId, displayId: ask.displayId }) : undefined;
+    return { ok: true, state: 'on-screen', slot: entry.slot, sessionId: entry.sessionId, displayId: ask.displayId, stopToken, target: { host, port }, presenter };
+  }
+
+  /** Whether a slot the display's page can show is free (a signage session counts as free: it gives way). */
+  private async hasFreeSlot(displayId: string): Promise<boolean> {
+    const { broker, store } = this.deps;
+    const [capacity, bookings] = await Promise.all([broker.slotCapacity(displayId), store.listBookings(displayId)]);
+    const sessions = await Promise.all(bookings.map((booking) => store.getSession(booking.sessionId)));
+    const held = bookings.filter((booking, index) => (booking.slot ?? 0) < capacity && sessions[index]?.requestedBy?.kind !== 'signage' && sessions[index]?.state !== 'ended');
+    return held.length < capacity;
   }
 
   /** The projection a stop token names, if it is still this display's. */
   async lookup(displayId: string, stopToken: string | undefined): Promise<ProjectionLookup> {
     const sessionId = this.deps.stopTokens.read(displayId, stopToken);
     if (sessionId === undefined) return { ok: false, code: 'stop-token-wrong', reason: 'the stop token does not belong to a projection on this display' };
-    const session = await this.deps.store.getSession(sessionId);
-    if (session?.displayId !== displayId) return { ok: false, code: 'no-projection', reason: 'the projection is no longer known' };
-    return { ok: true, session };
+    // The id is the request's; its session (once on screen) has the same id until a resume gives it a new one.
+    const request = await this.deps.rooms.status(displayId, sessionId);
+    const session = await this.deps.store.getSession(request?.sessionId ?? sessionId);
+    if (session?.displayId !== displayId && request === undefined) return { ok: false, code: 'no-projection', reason: 'the projection is no longer known' };
+    return { ok: true, session: session?.displayId === displayId ? session : undefined, request };
   }
 
-  /** Stops the projection the stop token names; one that has ended already is `no-projection`. */
-  async stop(displayId: string, stopToken: string | undefined): Promise<ProjectionLookup> {
+  /** The room's host, shown by its stop token (the admin API named its request the host): it may moderate. */
+  async host(displayId: string, stopToken: string | undefined): Promise<{ ok: true; requestId: string } | { ok: false; code: 'stop-token-wrong' | 'not-host'; reason: string }> {
+    const requestId = this.deps.stopTokens.read(displayId, stopToken);
+    if (requestId === undefined) return { ok: false, code: 'stop-token-wrong', reason: 'the stop token does not belong to a projection on this display' };
+    if (!await this.deps.rooms.isHost(displayId, requestId)) return { ok: false, code: 'not-host', reason: "only the room's host (or the admin API) may moderate" };
+    return { ok: true, requestId };
+  }
+
+  /** Stops the projection the stop token names (a waiting request is withdrawn); one that has ended already is `no-projection`. */
+  async stop(displayId: string, stopToken: string | undefined, by?: Requester): Promise<ProjectionLookup> {
     const found = await this.lookup(displayId, stopToken);
     if (!found.ok) return found;
-    return this.end(displayId, found.session);
+    if (found.request?.state === 'waiting') {
+      const withdrawn = await this.deps.rooms.withdraw(displayId, found.request.requestId, by);
+      if (withdrawn) return { ok: true, session: undefined, request: withdrawn };
+    }
+    if (!found.session) return { ok: false, code: 'no-projection', reason: `the request is ${found.request?.state ?? 'gone'}` };
+    const stopped = await this.end(displayId, found.session);
+    return stopped.ok ? { ...stopped, request: await this.deps.rooms.status(displayId, found.request?.requestId ?? found.session.sessionId) } : stopped;
   }
 
   /**
@@ -177,12 +223,22 @@ export class PresenterProjections {
 
   private async end(displayId: string, session: SessionRecord): Promise<ProjectionLookup> {
     if (session.state === 'ended') return { ok: false, code: 'no-projection', reason: 'the projection has ended already' };
+    // The request says the presenter ended it, before the relay's end (which would say only "stopped") can.
+    if (session.requestId !== undefined) {
+      const request = await this.deps.store.getRoomRequest(session.requestId);
+      if (request?.state === 'on-screen') {
+        await this.deps.store.updateRoomRequest(request.requestId, ['on-screen'], { ...request, state: 'ended', decidedAt: this.clock(), decidedBy: 'presenter', reason: 'stopped by the presenter' });
+      }
+    }
     this.deps.broker.stopSession(displayId, session.sessionId, 'stopped by the presenter');
-    // A session the display has not opened yet has no relay to end it: end its record here, so the display is free at once.
+    // A session the display has not opened yet has no relay to end it: end its record here, so the display (its slot) is free at once.
     const ended = session.state === 'minted'
       ? await this.deps.store.updateSession(session.sessionId, { state: 'ended', endedAt: this.clock(), endReason: 'stopped' })
       : session;
-    if (session.state === 'minted') await this.deps.store.releaseDisplay(displayId, session.sessionId);
+    if (session.state === 'minted') {
+      await this.deps.store.releaseDisplay(displayId, session.sessionId);
+      this.deps.broker.slotsChanged(displayId);
+    }
     return { ok: true, session: ended ?? session };
   }
 }

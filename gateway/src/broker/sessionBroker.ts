@@ -19,6 +19,7 @@ import type {
   AuditAction, AuditInput, AuditPage, BrokerStore, DisplayFigures, DisplayRecord, PinConflict, ProjectionIntent, Requester, SessionRecord, SessionSample,
 } from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
+import { MAX_ROOM_SLOTS } from '@lanterna/protocol';
 import { newPresenceOwner } from './presenceOwner.js';
 import { afterSessionEnd, projectedAt } from './reprojectBackoff.js';
 import { checkTarget, chooseInvitationTarget, type ResolveTarget } from './targetChoice.js';
@@ -36,6 +37,8 @@ export interface ProjectionRequest {
   requestedBy?: Requester | undefined;
   /** The presenter page is the server (its socket joins the display's session); `target` is then BROWSER_TARGET. */
   browser?: boolean | undefined;
+  /** The presenter's request (roomRequests.ts) it answers; its session then has the request's id. */
+  requestId?: string | undefined;
 }
 
 /**
@@ -169,7 +172,7 @@ export class SessionBroker {
     const { store } = this.deps;
     const [displays, presence] = await Promise.all([store.listDisplays(), store.listPresence()]);
     const online = new Set(presence.map((entry) => entry.displayId));
-    const bookings = await Promise.all(displays.map((display) => store.getBooking(display.id)));
+    const bookings = await Promise.all(displays.map((display) => store.getBooking(display.id, 0)));
     return displays
       .map((display, index) => ({
         id: display.id, name: display.name, location: display.location, managedBy: display.managedBy,
@@ -209,10 +212,10 @@ export class SessionBroker {
   async deleteDisplay(displayId: string, by?: Requester): Promise<DisplayChange<null>> {
     const found = await this.apiDisplay(displayId);
     if (!found.ok) return found;
-    const booking = await this.deps.store.getBooking(displayId);
+    const bookings = await this.deps.store.listBookings(displayId);
     if (!await this.deps.store.deleteDisplay(displayId)) return unknownDisplay(displayId);
     this.deps.publish({ kind: 'display-revoked', displayId });
-    if (booking) this.deps.publish({ kind: 'stop-session', displayId, sessionId: booking.sessionId, reason: 'the display was deleted' });
+    for (const booking of bookings) this.deps.publish({ kind: 'stop-session', displayId, sessionId: booking.sessionId, reason: 'the display was deleted' });
     await this.audit(by, 'display-deleted', { displayId, detail: { name: found.value.name } });
     return { ok: true, value: null };
   }
@@ -245,12 +248,11 @@ export class SessionBroker {
    */
   async displayState(displayId: string): Promise<DisplayState> {
     const { store } = this.deps;
-    const [presence, booking] = await Promise.all([store.listPresence(), store.getBooking(displayId)]);
+    const [presence, bookings] = await Promise.all([store.listPresence(), store.listBookings(displayId)]);
     if (!presence.some((entry) => entry.displayId === displayId)) return 'offline';
-    if (!booking) return 'idle';
     // A signage display showing its own autoProject target is free for a presenter: it gives way, and comes back after.
-    const record = await store.getSession(booking.sessionId);
-    return record?.requestedBy?.kind === 'signage' || record?.state === 'ended' ? 'idle' : 'presenting';
+    const records = await Promise.all(bookings.map((booking) => store.getSession(booking.sessionId)));
+    return records.some((record) => record !== undefined && record.requestedBy?.kind !== 'signage' && record.state !== 'ended') ? 'presenting' : 'idle';
   }
 
   getSession(sessionId: string): Promise<SessionRecord | undefined> {
@@ -262,11 +264,11 @@ export class SessionBroker {
    * (any other socket of it, on any worker, is replaced) and its signage
    * backoff starts again. Returns the owner id that tells the sockets apart.
    */
-  async displayOnline(displayId: string): Promise<string> {
+  async displayOnline(displayId: string, slots = 1): Promise<string> {
     const owner = newPresenceOwner(this.deps.instanceTag);
     this.deps.publish({ kind: 'display-claimed', displayId, owner });
     await Promise.all([
-      this.deps.store.setPresence({ displayId, owner, since: this.clock() }),
+      this.deps.store.setPresence({ displayId, owner, since: this.clock(), ...(slots > 1 ? { slots: Math.min(slots, MAX_ROOM_SLOTS) } : {}) }),
       this.deps.store.setReprojection(displayId, undefined),
     ]);
     return owner;
@@ -274,6 +276,12 @@ export class SessionBroker {
 
   async displayOffline(displayId: string, owner: string): Promise<void> {
     await this.deps.store.clearPresence(displayId, owner);
+  }
+
+  /** How many sources the display's page shows at once (its control socket said so): 1 unless it announced `slots`. */
+  async slotCapacity(displayId: string): Promise<number> {
+    const presence = (await this.deps.store.listPresence()).find((entry) => entry.displayId === displayId);
+    return Math.max(1, Math.min(presence?.slots ?? 1, MAX_ROOM_SLOTS));
   }
 
   /**
@@ -284,39 +292,57 @@ export class SessionBroker {
    * gets its projection. `retry` is the later check: it never starts signage.
    */
   async displayReady(displayId: string, retry = false): Promise<ReadyOutcome> {
-    const { store } = this.deps;
-    const intent = await store.getIntent(displayId);
-    if (intent) {
-      const [record, booking] = await Promise.all([store.getSession(intent.sessionId), store.getBooking(displayId)]);
-      const now = this.clock();
-      if (booking && booking.sessionId !== intent.sessionId) return { action: 'none' };
-      if (booking && record?.state !== 'minted') return { action: 'wait', retryInMs: Math.max(booking.until - now, 0) + 100 };
-      const lastAlive = record?.stats?.sampledAt ?? record?.securedAt ?? record?.claimedAt ?? intent.since;
-      const grace = this.deps.timeouts.resumeGraceMs ?? DEFAULT_RESUME_GRACE_MS;
-      if (record && record.state !== 'ended' && now - lastAlive <= grace) {
-        const resumed = await this.resume(intent);
-        if (resumed) return { action: 'resumed' };
-      }
-      await store.clearIntent(displayId, intent.sessionId);
-    }
+    // Each slot's source comes back into its own slot; the display waits for the slowest lease.
+    const outcomes = await Promise.all(Array.from({ length: MAX_ROOM_SLOTS }, (_, slot) => this.slotReady(displayId, slot)));
+    const waits = outcomes.filter((outcome) => outcome.action === 'wait').map((outcome) => outcome.retryInMs ?? 0);
+    if (waits.length > 0) return { action: 'wait', retryInMs: Math.max(...waits) };
+    if (outcomes.some((outcome) => outcome.action === 'resumed')) return { action: 'resumed' };
+    if (outcomes.some((outcome) => outcome.action === 'none' && outcome.held === true)) return { action: 'none' };
     if (retry) return { action: 'none' };
     return (await this.projectSignage(displayId)) ? { action: 'signage' } : { action: 'none' };
+  }
+
+  /** One slot of displayReady: its intent resumed, waited for, or forgotten; `held`: another session holds the slot. */
+  private async slotReady(displayId: string, slot: number): Promise<ReadyOutcome & { held?: boolean }> {
+    const { store } = this.deps;
+    const intent = await store.getIntent(displayId, slot);
+    if (!intent) return { action: 'signage' };
+    const [record, booking] = await Promise.all([store.getSession(intent.sessionId), store.getBooking(displayId, slot)]);
+    const now = this.clock();
+    if (booking && booking.sessionId !== intent.sessionId) return { action: 'none', held: true };
+    if (booking && record?.state !== 'minted') return { action: 'wait', retryInMs: Math.max(booking.until - now, 0) + 100 };
+    const lastAlive = record?.stats?.sampledAt ?? record?.securedAt ?? record?.claimedAt ?? intent.since;
+    const grace = this.deps.timeouts.resumeGraceMs ?? DEFAULT_RESUME_GRACE_MS;
+    if (record && record.state !== 'ended' && now - lastAlive <= grace) {
+      const resumed = await this.resume(intent);
+      if (resumed) return { action: 'resumed' };
+    }
+    await store.clearIntent(displayId, intent.sessionId);
+    return { action: 'signage' };
   }
 
   private async resume(intent: ProjectionIntent): Promise<boolean> {
     const secrets = this.deps.sealer?.open(intent.sealed) as Pick<ProjectionRequest, 'credentials' | 'settings' | 'assistance'> | undefined;
     if (!secrets) return false;
     const sessionId = SessionTokenSigner.newSessionId();
+    const slot = intent.slot ?? 0;
     const booked = await this.deps.store.bookDisplay(
-      { displayId: intent.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs },
+      { displayId: intent.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs, ...(slot === 0 ? {} : { slot }) },
       { replacing: intent.sessionId },
     );
     if (!booked.ok) return false;
-    await this.mint(sessionId, { displayId: intent.displayId, target: intent.target, ...secrets, requestedBy: intent.requestedBy });
+    await this.mint(sessionId, { displayId: intent.displayId, target: intent.target, ...secrets, requestedBy: intent.requestedBy, requestId: intent.requestId }, slot);
+    if (intent.requestId !== undefined) await this.followRequest(intent.requestId, sessionId);
     this.deps.publish({ kind: 'stop-session', displayId: intent.displayId, sessionId: intent.sessionId, reason: 'resumed elsewhere' });
     await this.deps.store.updateSession(intent.sessionId, { state: 'ended', endedAt: this.clock(), endReason: 'gateway-lost' });
-    await this.audit(undefined, 'projection-resumed', { displayId: intent.displayId, sessionId, detail: { previous: intent.sessionId } });
+    await this.audit(undefined, 'projection-resumed', { displayId: intent.displayId, sessionId, detail: { previous: intent.sessionId, slot } });
     return true;
+  }
+
+  /** A resumed source's request now names its new session (its presenter's status follows it). */
+  private async followRequest(requestId: string, sessionId: string): Promise<void> {
+    const request = await this.deps.store.getRoomRequest(requestId);
+    if (request?.state === 'on-screen') await this.deps.store.updateRoomRequest(requestId, ['on-screen'], { ...request, sessionId });
   }
 
   // Projection
@@ -340,21 +366,16 @@ export class SessionBroker {
     const check = await this.checkProjection(ask, requestedBy);
     if (!check.ok) return check;
     const { request } = check;
-    const sessionId = SessionTokenSigner.newSessionId();
-    const booked = await this.deps.store.bookDisplay(
-      { displayId: ask.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs },
-      { replacing: await this.signageSession(ask.displayId) },
-    );
-    if (!booked.ok) {
-      return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation: stop it first` };
+    const joined = await this.joinFreeSlot(request);
+    if (!joined) {
+      return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation in every slot: stop one first` };
     }
-    await this.mint(sessionId, request);
-    return { ok: true, sessionId, target: { host: request.target.host, port: request.target.port } };
+    return { ok: true, sessionId: joined.sessionId, target: { host: request.target.host, port: request.target.port } };
   }
 
   /** The session the display is booked for when it is the display's own signage (a presenter may take its place). */
   private async signageSession(displayId: string): Promise<string | undefined> {
-    const booking = await this.deps.store.getBooking(displayId);
+    const booking = await this.deps.store.getBooking(displayId, 0);
     if (!booking) return undefined;
     const record = await this.deps.store.getSession(booking.sessionId);
     return record?.requestedBy?.kind === 'signage' ? booking.sessionId : undefined;
@@ -365,14 +386,52 @@ export class SessionBroker {
    * (or shows its signage): booked atomically like requestProjection.
    */
   async projectIfFree(request: ProjectionRequest): Promise<string | undefined> {
-    const sessionId = SessionTokenSigner.newSessionId();
-    const booked = await this.deps.store.bookDisplay(
+    return (await this.joinFreeSlot(request))?.sessionId;
+  }
+
+  /**
+   * Books the display's lowest free slot (a signage session's counts as free:
+   * it gives way) and mints the session there; undefined when every slot the
+   * display's page can show is held. The session's id is the request's, when
+   * it answers one (its presenter's stop token then names it).
+   */
+  async joinFreeSlot(request: ProjectionRequest): Promise<{ sessionId: string; slot: number } | undefined> {
+    const sessionId = request.requestId ?? SessionTokenSigner.newSessionId();
+    const capacity = await this.slotCapacity(request.displayId);
+    const booked = await this.deps.store.bookFreeSlot(
       { displayId: request.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs },
-      { replacing: await this.signageSession(request.displayId) },
+      capacity, await this.signageSession(request.displayId),
     );
     if (!booked.ok) return undefined;
-    await this.mint(sessionId, request);
-    return sessionId;
+    await this.mint(sessionId, request, booked.slot);
+    return { sessionId, slot: booked.slot };
+  }
+
+  /**
+   * Take-over: the session in `slot` gives its place to this request. Booked
+   * as a compare-and-set on the holder the caller saw (`holder`), so two
+   * take-overs of one slot at once leave one winner; the holder is stopped
+   * with the words `reason` (after `beforeStop`). Undefined when the slot changed hands meanwhile.
+   */
+  async takeOverSlot(
+    request: ProjectionRequest, slot: number, holder: string | undefined, reason: string,
+    beforeStop?: (holder: string) => Promise<void>,
+  ): Promise<{ sessionId: string; slot: number } | undefined> {
+    const sessionId = request.requestId ?? SessionTokenSigner.newSessionId();
+    const booked = await this.deps.store.bookDisplay(
+      { displayId: request.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs, ...(slot === 0 ? {} : { slot }) },
+      { replacing: holder },
+    );
+    if (!booked.ok) return undefined;
+    if (holder !== undefined) {
+      // Its intent goes (it must not come back into the slot on a resume) and its relay stops wherever it runs.
+      await this.deps.store.clearIntent(request.displayId, holder);
+      // Whoever took the slot says so on the holder's request before its relay's end can say only "stopped".
+      await beforeStop?.(holder);
+      this.stopSession(request.displayId, holder, reason);
+    }
+    await this.mint(sessionId, request, slot);
+    return { sessionId, slot };
   }
 
   /**
@@ -417,7 +476,7 @@ export class SessionBroker {
     return sessionId;
   }
 
-  private async mint(sessionId: string, request: ProjectionRequest): Promise<void> {
+  private async mint(sessionId: string, request: ProjectionRequest, slot = 0): Promise<void> {
     const now = this.clock();
     const expiresAt = now + this.deps.timeouts.sessionTokenMs;
     const sessionToken = this.deps.signer.sign({ sessionId, displayId: request.displayId, target: request.target, expiresAt, ...(request.browser === true ? { source: 'browser' as const } : {}) });
@@ -426,11 +485,13 @@ export class SessionBroker {
     await store.putSession({
       sessionId, displayId: request.displayId, target: { host, port, name }, state: 'minted', mintedAt: now, expiresAt,
       ...(request.requestedBy ? { requestedBy: request.requestedBy } : {}),
+      ...(slot === 0 ? {} : { slot }), ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
     });
     // A browser source cannot be resumed through another gateway: its presenter socket ends with this one.
     if (sealer && request.browser !== true) {
       await store.setIntent({
         displayId: request.displayId, sessionId, target: { host, port, name }, since: now, requestedBy: request.requestedBy,
+        ...(slot === 0 ? {} : { slot }), ...(request.requestId === undefined ? {} : { requestId: request.requestId }),
         sealed: sealer.seal({ credentials: request.credentials, settings: request.settings, assistance: request.assistance }),
       });
     }
@@ -443,8 +504,11 @@ export class SessionBroker {
         ...(request.settings ?? request.assistance ? { settings: { ...request.settings, ...(request.assistance ? { assistance: request.assistance } : {}) } } : {}),
         // The display keeps the room PIN in view over its own signage (it gives way to presenters); the control channel drops it for displays that did not ask.
         ...(request.requestedBy?.kind === 'signage' ? { signage: true } : {}),
+        // The control channel sends it only to displays that announced `slots` (and slot 0 needs no word).
+        ...(slot === 0 ? {} : { slot }),
       },
     });
+    this.deps.publish({ kind: 'slots-changed', displayId: request.displayId });
   }
 
   /** Projects a signage display (autoProject) and notes when, for the backoff; no-op for other displays and while a presenter has it. */
@@ -468,6 +532,11 @@ export class SessionBroker {
     return delayMs;
   }
 
+  /** A slot of the display was freed or changed outside a session's own end: its page hears the layout again. */
+  slotsChanged(displayId: string): void {
+    this.deps.publish({ kind: 'slots-changed', displayId });
+  }
+
   stopSession(displayId: string, sessionId: string, reason: string): void {
     this.deps.publish({ kind: 'stop-session', displayId, sessionId, reason });
   }
@@ -476,6 +545,11 @@ export class SessionBroker {
   async endSession(sessionId: string, by?: Requester): Promise<boolean> {
     const record = await this.deps.store.getSession(sessionId);
     if (!record || record.state === 'ended') return false;
+    // Its presenter's status says who ended it (the relay's end would say only "stopped").
+    const request = record.requestId === undefined ? undefined : await this.deps.store.getRoomRequest(record.requestId);
+    if (request?.state === 'on-screen') {
+      await this.deps.store.updateRoomRequest(request.requestId, ['on-screen'], { ...request, state: 'ended', decidedAt: this.clock(), decidedBy: actorName(by), reason: `ended by ${actorName(by)}` });
+    }
     this.stopSession(record.displayId, sessionId, 'stopped by an administrator');
     await this.audit(by, 'session-ended-by-admin', { displayId: record.displayId, sessionId });
     return true;
@@ -546,11 +620,28 @@ export class SessionBroker {
     const { store } = this.deps;
     this.deps.publish({ kind: 'session-ended', displayId: grant.displayId, sessionId: grant.sessionId });
     const record = await store.updateSession(grant.sessionId, { state: 'ended', endedAt: this.clock(), endReason: reason });
+    // A drain keeps the request on screen: the session comes back into its slot through another gateway.
+    if (record?.requestId !== undefined && reason !== 'gateway-shutdown') await this.requestEnded(record.requestId, grant.sessionId, reason);
+    this.deps.publish({ kind: 'slots-changed', displayId: grant.displayId });
     await Promise.all([
       store.releaseDisplay(grant.displayId, grant.sessionId),
       reason === 'gateway-shutdown' ? Promise.resolve() : store.clearIntent(grant.displayId, grant.sessionId),
       this.audit(undefined, 'projection-ended', { displayId: grant.displayId, sessionId: grant.sessionId, detail: { reason, ...(record?.securedAt ? { seconds: Math.round((this.clock() - record.securedAt) / 1000) } : {}) } }),
     ]);
+  }
+
+  /**
+   * The request a session answered is over with it, unless someone already
+   * said why (a moderator's end, a take-over): then their words stay.
+   */
+  private async requestEnded(requestId: string, sessionId: string, reason: string): Promise<void> {
+    const { store } = this.deps;
+    const request = await store.getRoomRequest(requestId);
+    if (request?.state !== 'on-screen' || request.sessionId !== sessionId) return;
+    const ended = await store.updateRoomRequest(requestId, ['on-screen'], {
+      ...request, state: 'ended', decidedAt: this.clock(), decidedBy: 'gateway', reason: endedInWords(reason),
+    });
+    if (ended) await this.audit(undefined, 'room-source-ended', { displayId: request.displayId, sessionId, detail: { request: requestId, slot: request.slot ?? 0, reason: endedInWords(reason) } });
   }
 
   /** The relay's per-second figures of the sessions it carries; their bookings are renewed for SESSION_LEASE_MS. */
@@ -593,6 +684,18 @@ export class SessionBroker {
     await Promise.all(conflicts.map((conflict) => this.audit(undefined, 'pin-changed', {
       displayId: conflict.displayId, detail: { key: conflict.key, pinned: conflict.pinned, seen: conflict.seen },
     })));
+  }
+}
+
+/** Why a source left the screen, in words for its presenter's page and the audit log. */
+export function endedInWords(reason: string): string {
+  switch (reason) {
+    case 'stopped': return 'stopped';
+    case 'server-closed': return 'the presenting computer ended the session';
+    case 'client-closed': return 'the display closed the session';
+    case 'expired': return 'the display did not open the session in time';
+    case 'gateway-lost': return 'its gateway was lost';
+    default: return `ended with an error (${reason})`;
   }
 }
 

@@ -10,6 +10,8 @@ import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import type { RoomAnnouncer } from './roomAnnouncer.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
+import type { RoomView } from '../broker/roomRequests.js';
+import { MAX_ROOM_SLOTS, type LayoutMessage } from '@lanterna/protocol';
 
 interface ControlConnection {
   socket: WebSocket;
@@ -43,6 +45,8 @@ export class ControlChannels {
     onAuthenticated?: ((socket: WebSocket) => void) | undefined;
     /** Sends the room PIN to displays that ask for it; the presenter page's address for a display reached at a Host. */
     rooms?: { announcer: RoomAnnouncer; presenterUrl: (displayId: string, host: string | undefined) => string } | undefined;
+    /** The room's slots and layout, for displays that announced `slots` (broker/roomRequests.ts). */
+    roomView?: ((displayId: string) => Promise<RoomView>) | undefined;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
   }
@@ -104,7 +108,8 @@ export class ControlChannels {
         return;
       }
       this.deps.onAuthenticated?.(socket);
-      owner = await broker.displayOnline(displayId);
+      // A page that shows several sources at once says so; the broker then fills up to MAX_ROOM_SLOTS slots for it.
+      owner = await broker.displayOnline(displayId, hello.features?.includes(KIOSK_FEATURES.slots) ? MAX_ROOM_SLOTS : 1);
     } catch (error) {
       log.error({ err: error }, 'the broker could not record the display');
       closeWithError(socket, new SessionError('hello', 'internal'));
@@ -128,6 +133,8 @@ export class ControlChannels {
     });
     const { rooms } = this.deps;
     if (rooms && hello.features?.includes(KIOSK_FEATURES.room)) rooms.announcer.attach(socket, displayId, rooms.presenterUrl(displayId, host));
+
+    this.sendLayout(connection);
 
     this.keepAlive(connection);
     socket.once('close', () => {
@@ -173,6 +180,20 @@ export class ControlChannels {
       .finally(() => { connection.figuresPending = false; });
   }
 
+  /** The room as it stands, to a display that announced `slots` (others are sent nothing new). */
+  private sendLayout(connection: ControlConnection): void {
+    const { roomView, logger } = this.deps;
+    if (!roomView || !connection.features.has(KIOSK_FEATURES.slots)) return;
+    roomView(connection.displayId).then((view) => {
+      if (this.connections.get(connection.displayId) !== connection) return;
+      const message: LayoutMessage = {
+        type: 'layout', layout: view.layout, large: view.large, mode: view.mode,
+        slots: view.slots.map((slot) => ({ slot: slot.slot, sessionId: slot.sessionId, label: slot.label, ...slot.rect })),
+      };
+      sendJson(connection.socket, message);
+    }).catch((error: unknown) => logger.warn({ err: error, displayId: connection.displayId }, 'the room layout could not be read'));
+  }
+
   closeAll(code: number, reason: string): void {
     for (const { socket } of this.connections.values()) socket.close(code, reason);
   }
@@ -210,8 +231,20 @@ export class ControlChannels {
         const connection = this.connections.get(event.displayId);
         if (!connection) break;
         // A newer optional field goes only to displays that said they read it (docs/kiosk-protocol.md "Versioning").
-        const { signage, ...message } = event.message;
-        sendJson(connection.socket, signage !== undefined && connection.features.has(KIOSK_FEATURES.signage) ? { ...message, signage } : message);
+        const { signage, slot, ...message } = event.message;
+        const slots = connection.features.has(KIOSK_FEATURES.slots);
+        // A page that shows one source is never sent a second slot's session (the broker books no more than one for it).
+        if (slot !== undefined && slot > 0 && !slots) break;
+        sendJson(connection.socket, {
+          ...message,
+          ...(signage !== undefined && connection.features.has(KIOSK_FEATURES.signage) ? { signage } : {}),
+          ...(slots ? { slot: slot ?? 0 } : {}),
+        });
+        break;
+      }
+      case 'slots-changed': {
+        const connection = this.connections.get(event.displayId);
+        if (connection) this.sendLayout(connection);
         break;
       }
       case 'display-claimed': {

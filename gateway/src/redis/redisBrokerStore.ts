@@ -8,11 +8,15 @@
 //   P session:<id>     hash: the record's fields; 24 h, 10 min once ended
 //   P sessions         zset: session ids by mint time (listing; trimmed)
 //   P claim:<id>       the first claim, until the token's expiry
-//   P booking:<disp>   "<sessionId> <until>", expires at until
+//   P booking:<disp>   slot 0's booking: "<sessionId> <until>", expires at until
+//   P booking:<disp>:<n>   slot n's (1..3), the same
+//   P room-settings    hash: id → RoomSettings JSON
+//   P room-request:<id>    a presenter's request (RoomRequest JSON): 24 h while it waits or shows, an hour once decided
+//   P room-requests:<disp>, P room-waiting:<disp>   zsets of a display's request ids by time: all, and those waiting
 //   P displays         hash: id → DisplayRecord JSON
-//   P presence         hash: id → "<owner> <since>"
+//   P presence         hash: id → "<owner> <since> <slots>"
 //   P reproject        hash: id → ReprojectionState JSON
-//   P intents, P intent-session   hashes: id → ProjectionIntent JSON, id → its session id
+//   P intents, P intent-session   hashes: id (slot 0) or id:<n> → ProjectionIntent JSON, → its session id
 //   P audit, P audit-seq          zset of entries by seq (last AUDIT_CAPACITY), the counter
 //   P pin-conflicts    hash: pin key → PinConflict JSON
 //   P room-pins        hash: id → {"mac","sealed"} (a Lua compare-and-set on mac)
@@ -27,9 +31,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type {
-  AuditEntry, AuditInput, AuditPage, BookingResult, BrokerStore, CounterState, DisplayBooking, DisplayPresence, DisplayRecord,
-  DisplayFigures, PinConflict, ProjectionIntent, ReprojectionState, RoomPinRecord, SessionRecord, SessionSample, SessionUpdate,
+import { MAX_ROOM_SLOTS } from '@lanterna/protocol';
+import {
+  ROOM_REQUEST_RETENTION_MS, slotKey,
+  type AuditEntry, type AuditInput, type AuditPage, type BookingResult, type BrokerStore, type CounterState, type DisplayBooking, type DisplayPresence,
+  type DisplayRecord, type DisplayFigures, type PinConflict, type ProjectionIntent, type ReprojectionState, type RoomPinRecord, type RoomRequest,
+  type RoomRequestState, type RoomSettings, type SessionRecord, type SessionSample, type SessionUpdate, type SlotBookingResult,
 } from '../broker/brokerStore.js';
 import { AUDIT_CAPACITY, DEFAULT_MEMORY_STORE_LIMITS } from '../broker/memoryBrokerStore.js';
 import { SealedBox } from '../session/sealedBox.js';
@@ -63,21 +70,59 @@ const SCRIPTS = {
     end
     redis.call('SET', KEYS[1], ARGV[1] .. ' ' .. ARGV[2], 'PXAT', ARGV[2])
     return false`,
-  // KEYS: booking. ARGV: sessionId.
+  // KEYS: the slots' bookings in slot order (as many as the display's capacity). ARGV: sessionId, until, replacing ('' for none).
+  // Returns the slot taken (0-based), or the holders (one string each) when every slot is held.
+  bookFree: `
+    local holders = {}
+    for index, key in ipairs(KEYS) do
+      local current = redis.call('GET', key)
+      if (not current) or string.match(current, '^(%S+)') == ARGV[3] then
+        redis.call('SET', key, ARGV[1] .. ' ' .. ARGV[2], 'PXAT', ARGV[2])
+        return index - 1
+      end
+      holders[#holders + 1] = current
+    end
+    return holders`,
+  // KEYS: every slot's booking. ARGV: sessionId.
   release: `
-    local current = redis.call('GET', KEYS[1])
-    if current and string.match(current, '^(%S+)') == ARGV[1] then redis.call('DEL', KEYS[1]) end
+    for _, key in ipairs(KEYS) do
+      local current = redis.call('GET', key)
+      if current and string.match(current, '^(%S+)') == ARGV[1] then redis.call('DEL', key) end
+    end
     return 1`,
-  // KEYS: session, booking. ARGV: sessionId, stats JSON, lease until, ttl ms.
+  // KEYS: session, then every slot's booking. ARGV: sessionId, stats JSON, lease until, ttl ms.
   sample: `
     local state = redis.call('HGET', KEYS[1], 'state')
     if state and state ~= 'ended' then
       redis.call('HSET', KEYS[1], 'stats', ARGV[2])
       redis.call('PEXPIRE', KEYS[1], ARGV[4])
     end
-    -- A lapsed booking (Redis was away) is taken back: the session still shows on its display.
-    local current = redis.call('GET', KEYS[2])
-    if (not current) or string.match(current, '^(%S+)') == ARGV[1] then redis.call('SET', KEYS[2], ARGV[1] .. ' ' .. ARGV[3], 'PXAT', ARGV[3]) end
+    -- The session's own slot; a lapsed booking (Redis was away) is taken back: the session still shows there.
+    local slot = tonumber(redis.call('HGET', KEYS[1], 'slot') or '0') or 0
+    local key = KEYS[2 + slot] or KEYS[2]
+    local current = redis.call('GET', key)
+    if (not current) or string.match(current, '^(%S+)') == ARGV[1] then redis.call('SET', key, ARGV[1] .. ' ' .. ARGV[3], 'PXAT', ARGV[3]) end
+    return 1`,
+  // KEYS: request, the display's requests zset, its waiting zset. ARGV: id, JSON, state, at, max waiting, ttl ms, most listed.
+  createRequest: `
+    if ARGV[3] == 'waiting' and redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[5]) then return 0 end
+    if not redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[6]) then return 0 end
+    redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+    redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[7]) + 1))
+    if ARGV[3] == 'waiting' then redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1]) end
+    return 1`,
+  // KEYS: request, the display's waiting zset. ARGV: id, states it may be in (comma-separated), next JSON, next state, ttl ms, its time.
+  updateRequest: `
+    local current = redis.call('GET', KEYS[1])
+    if not current then return 0 end
+    local ok, decoded = pcall(cjson.decode, current)
+    if not ok or type(decoded) ~= 'table' then return 0 end
+    local allowed = false
+    for state in string.gmatch(ARGV[2], '[^,]+') do if state == decoded.state then allowed = true end end
+    if not allowed then return 0 end
+    redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[5])
+    -- A request put back to waiting (its accept found no slot) counts in the queue again.
+    if ARGV[4] == 'waiting' then redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1]) else redis.call('ZREM', KEYS[2], ARGV[1]) end
     return 1`,
   // KEYS: session. ARGV: displayId, figures JSON. Only the display's own session, while it lives.
   shown: `
@@ -95,9 +140,11 @@ const SCRIPTS = {
     if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
     redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
     return 1`,
-  // KEYS: intents, intent-session. ARGV: displayId, sessionId.
+  // KEYS: intents, intent-session. ARGV: sessionId, then every slot's field.
   clearIntent: `
-    if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[1], ARGV[1]) redis.call('HDEL', KEYS[2], ARGV[1]) end
+    for index = 2, #ARGV do
+      if redis.call('HGET', KEYS[2], ARGV[index]) == ARGV[1] then redis.call('HDEL', KEYS[1], ARGV[index]) redis.call('HDEL', KEYS[2], ARGV[index]) end
+    end
     return 1`,
   // KEYS: room-pins hash. ARGV: displayId, the expected PIN's digest ('' for none yet), next stored record JSON, its digest.
   // Returns {1, next} when swapped, else {0, the record now (or next when there is none)}. A record that is not
@@ -146,7 +193,7 @@ const SCRIPTS = {
 type ScriptName = keyof typeof SCRIPTS;
 type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
 
-const NUMBER_FIELDS = ['mintedAt', 'expiresAt', 'claimedAt', 'securedAt', 'endedAt'] as const;
+const NUMBER_FIELDS = ['mintedAt', 'expiresAt', 'claimedAt', 'securedAt', 'endedAt', 'slot'] as const;
 const JSON_FIELDS = ['target', 'requestedBy', 'stats', 'shown'] as const;
 
 function recordFields(record: Partial<SessionRecord>): string[] {
@@ -175,11 +222,24 @@ function pairsToHash(pairs: unknown): Record<string, string> {
   return hash;
 }
 
-function parseBooking(displayId: string, value: string | null): DisplayBooking | undefined {
+function parseBooking(displayId: string, value: string | null | undefined, slot = 0): DisplayBooking | undefined {
   if (!value) return undefined;
   const [sessionId, until] = value.split(' ');
-  return sessionId ? { displayId, sessionId, until: Number(until) } : undefined;
+  return sessionId ? { displayId, sessionId, until: Number(until), ...(slot === 0 ? {} : { slot }) } : undefined;
 }
+
+/** Every slot's field (intents) of a display. */
+function slotKeys(displayId: string, count = MAX_ROOM_SLOTS): string[] {
+  return Array.from({ length: count }, (_, slot) => slotKey(displayId, slot));
+}
+
+/** A waiting or showing request lives as long as a session record; a decided one as long as its presenter may still ask. */
+function requestTtl(state: RoomRequestState): number {
+  return state === 'waiting' || state === 'on-screen' ? SESSION_TTL_MS : ROOM_REQUEST_RETENTION_MS;
+}
+
+/** Most requests a display's listing keeps (the rest expire on their own). */
+const MAX_LISTED_REQUESTS = 200;
 
 /** A room PIN as Redis keeps it: the record sealed, and the PIN's keyed digest for the compare-and-set. */
 interface StoredRoomPin {
@@ -291,7 +351,7 @@ export class RedisBrokerStore implements BrokerStore {
   // Presence and signage backoff
 
   async setPresence(presence: DisplayPresence): Promise<void> {
-    await this.connection.run((redis) => redis.hset(this.key('presence'), presence.displayId, `${presence.owner} ${presence.since}`));
+    await this.connection.run((redis) => redis.hset(this.key('presence'), presence.displayId, `${presence.owner} ${presence.since} ${presence.slots ?? 1}`));
   }
 
   async clearPresence(displayId: string, owner: string): Promise<boolean> {
@@ -301,8 +361,10 @@ export class RedisBrokerStore implements BrokerStore {
   async listPresence(): Promise<DisplayPresence[]> {
     const all = await this.connection.run((redis) => redis.hgetall(this.key('presence')));
     return Object.entries(all).map(([displayId, value]) => {
-      const [owner = '', since = '0'] = value.split(' ');
-      return { displayId, owner, since: Number(since) };
+      const [owner = '', since = '0', slots = '1'] = value.split(' ');
+      // One slot is what a presence without the field means (as the memory store keeps it).
+      const count = Number(slots);
+      return { displayId, owner, since: Number(since), ...(count > 1 ? { slots: count } : {}) };
     });
   }
 
@@ -340,10 +402,11 @@ export class RedisBrokerStore implements BrokerStore {
   async deleteDisplay(displayId: string): Promise<boolean> {
     const results = await this.connection.run((redis) => redis.multi()
       .hdel(this.key('displays'), displayId)
-      .hdel(this.key('intents'), displayId)
-      .hdel(this.key('intent-session'), displayId)
+      .hdel(this.key('intents'), ...slotKeys(displayId))
+      .hdel(this.key('intent-session'), ...slotKeys(displayId))
       .hdel(this.key('presence'), displayId)
       .hdel(this.key('room-pins'), displayId)
+      .hdel(this.key('room-settings'), displayId)
       .exec());
     return results?.[0]?.[1] === 1;
   }
@@ -352,17 +415,31 @@ export class RedisBrokerStore implements BrokerStore {
 
   async bookDisplay(booking: DisplayBooking, options: { replacing?: string | undefined; force?: boolean | undefined } = {}): Promise<BookingResult> {
     const until = Math.max(booking.until, this.clock() + 1);
-    const holder = await this.script('book', [this.key('booking', booking.displayId)], booking.sessionId, until, options.replacing ?? '', options.force ? '1' : '0');
+    const holder = await this.script('book', [this.bookingKey(booking.displayId, booking.slot)], booking.sessionId, until, options.replacing ?? '', options.force ? '1' : '0');
     if (typeof holder !== 'string') return { ok: true };
-    return { ok: false, holder: parseBooking(booking.displayId, holder) ?? { displayId: booking.displayId, sessionId: '', until: 0 } };
+    return { ok: false, holder: parseBooking(booking.displayId, holder, booking.slot) ?? { displayId: booking.displayId, sessionId: '', until: 0 } };
   }
 
-  async getBooking(displayId: string): Promise<DisplayBooking | undefined> {
-    return parseBooking(displayId, await this.connection.run((redis) => redis.get(this.key('booking', displayId))));
+  async bookFreeSlot(booking: Omit<DisplayBooking, 'slot'>, capacity: number, replacing?: string): Promise<SlotBookingResult> {
+    const count = Math.max(1, Math.min(capacity, MAX_ROOM_SLOTS));
+    const keys = slotKeys(booking.displayId, count).map((_, slot) => this.bookingKey(booking.displayId, slot));
+    const reply = await this.script('bookFree', keys, booking.sessionId, Math.max(booking.until, this.clock() + 1), replacing ?? '');
+    if (typeof reply === 'number') return { ok: true, slot: reply };
+    const holders = (Array.isArray(reply) ? reply : []).map((value, slot) => parseBooking(booking.displayId, String(value), slot)).filter((held) => held !== undefined);
+    return { ok: false, holders };
+  }
+
+  async getBooking(displayId: string, slot = 0): Promise<DisplayBooking | undefined> {
+    return parseBooking(displayId, await this.connection.run((redis) => redis.get(this.bookingKey(displayId, slot))), slot);
+  }
+
+  async listBookings(displayId: string): Promise<DisplayBooking[]> {
+    const values = await this.connection.run((redis) => redis.mget(...this.bookingKeys(displayId)));
+    return values.map((value, slot) => parseBooking(displayId, value, slot)).filter((booking) => booking !== undefined);
   }
 
   async releaseDisplay(displayId: string, sessionId: string): Promise<void> {
-    await this.script('release', [this.key('booking', displayId)], sessionId);
+    await this.script('release', this.bookingKeys(displayId), sessionId);
   }
 
   async sampleSessions(samples: SessionSample[], leaseUntil: number): Promise<void> {
@@ -372,10 +449,20 @@ export class RedisBrokerStore implements BrokerStore {
     await this.connection.run(async (redis) => {
       const pipeline = redis.pipeline() as unknown as Record<string, ((...args: (string | number)[]) => unknown) | undefined> & { exec(): Promise<unknown> };
       for (const { sessionId, displayId, ...stats } of samples) {
-        pipeline.lanterna_sample?.(2, this.key('session', sessionId), this.key('booking', displayId), sessionId, JSON.stringify(stats), leaseUntil, SESSION_TTL_MS);
+        const keys = [this.key('session', sessionId), ...this.bookingKeys(displayId)];
+        pipeline.lanterna_sample?.(keys.length, ...keys, sessionId, JSON.stringify(stats), leaseUntil, SESSION_TTL_MS);
       }
       await pipeline.exec();
     });
+  }
+
+  /** Slot 0's key is the display's booking key from before slots: a gateway of the farm still running the older code agrees on it. */
+  private bookingKey(displayId: string, slot: number | undefined): string {
+    return this.key('booking', slotKey(displayId, slot));
+  }
+
+  private bookingKeys(displayId: string): string[] {
+    return Array.from({ length: MAX_ROOM_SLOTS }, (_, slot) => this.bookingKey(displayId, slot));
   }
 
   async recordShown(sessionId: string, displayId: string, figures: DisplayFigures): Promise<boolean> {
@@ -384,20 +471,60 @@ export class RedisBrokerStore implements BrokerStore {
 
   // Intents
 
-  async getIntent(displayId: string): Promise<ProjectionIntent | undefined> {
-    const value = await this.connection.run((redis) => redis.hget(this.key('intents'), displayId));
+  async getIntent(displayId: string, slot?: number): Promise<ProjectionIntent | undefined> {
+    const value = await this.connection.run((redis) => redis.hget(this.key('intents'), slotKey(displayId, slot)));
     return value ? JSON.parse(value) as ProjectionIntent : undefined;
   }
 
   async setIntent(intent: ProjectionIntent): Promise<void> {
+    const field = slotKey(intent.displayId, intent.slot);
     await this.connection.run((redis) => redis.multi()
-      .hset(this.key('intents'), intent.displayId, JSON.stringify(intent))
-      .hset(this.key('intent-session'), intent.displayId, intent.sessionId)
+      .hset(this.key('intents'), field, JSON.stringify(intent))
+      .hset(this.key('intent-session'), field, intent.sessionId)
       .exec());
   }
 
   async clearIntent(displayId: string, sessionId: string): Promise<void> {
-    await this.script('clearIntent', [this.key('intents'), this.key('intent-session')], displayId, sessionId);
+    await this.script('clearIntent', [this.key('intents'), this.key('intent-session')], sessionId, ...slotKeys(displayId));
+  }
+
+  // Rooms
+
+  async getRoomSettings(displayId: string): Promise<RoomSettings | undefined> {
+    const value = await this.connection.run((redis) => redis.hget(this.key('room-settings'), displayId));
+    return value ? JSON.parse(value) as RoomSettings : undefined;
+  }
+
+  async putRoomSettings(displayId: string, settings: RoomSettings): Promise<void> {
+    await this.connection.run((redis) => redis.hset(this.key('room-settings'), displayId, JSON.stringify(settings)));
+  }
+
+  async createRoomRequest(request: RoomRequest, maxWaiting: number): Promise<boolean> {
+    const keys = [this.key('room-request', request.requestId), this.key('room-requests', request.displayId), this.key('room-waiting', request.displayId)];
+    const reply = await this.script('createRequest', keys, request.requestId, JSON.stringify(request), request.state, request.at, maxWaiting, requestTtl(request.state), MAX_LISTED_REQUESTS);
+    return reply === 1;
+  }
+
+  async updateRoomRequest(requestId: string, from: readonly RoomRequestState[], next: RoomRequest): Promise<RoomRequest | undefined> {
+    const keys = [this.key('room-request', requestId), this.key('room-waiting', next.displayId)];
+    const reply = await this.script('updateRequest', keys, requestId, from.join(','), JSON.stringify(next), next.state, requestTtl(next.state), next.at);
+    return reply === 1 ? next : undefined;
+  }
+
+  async getRoomRequest(requestId: string): Promise<RoomRequest | undefined> {
+    const value = await this.connection.run((redis) => redis.get(this.key('room-request', requestId)));
+    return value ? JSON.parse(value) as RoomRequest : undefined;
+  }
+
+  async listRoomRequests(displayId: string): Promise<RoomRequest[]> {
+    return this.connection.run(async (redis) => {
+      const ids = await redis.zrange(this.key('room-requests', displayId), 0, -1);
+      if (ids.length === 0) return [];
+      const values = await redis.mget(...ids.map((id) => this.key('room-request', id)));
+      const gone = ids.filter((_, index) => !values[index]);
+      if (gone.length > 0) await redis.zrem(this.key('room-requests', displayId), ...gone);
+      return values.filter((value): value is string => typeof value === 'string').map((value) => JSON.parse(value) as RoomRequest);
+    });
   }
 
   // Audit and pin conflicts

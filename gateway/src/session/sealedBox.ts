@@ -13,7 +13,7 @@ const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
 /** What a box seals; the default is the first one, whose key every stored intent was sealed with. */
-export type SealPurpose = 'projection intent' | 'bus event' | 'room pin';
+export type SealPurpose = 'projection intent' | 'bus event' | 'room pin' | 'room request';
 
 function derive(secret: Buffer, info: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), info, 32));

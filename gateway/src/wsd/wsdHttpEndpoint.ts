@@ -37,6 +37,7 @@ const FAULT_OF: Record<PresenterRefusalCode, ProjectorFault> = {
   'pin-required': 'PinRequired',
   'pin-wrong': 'PinWrong',
   'pin-locked': 'PinLocked',
+  'queue-full': 'DisplayBusy',
   'display-offline': 'DisplayOffline',
   'display-busy': 'DisplayBusy',
   'target-forbidden': 'TargetForbidden',
@@ -135,7 +136,8 @@ async function disconnect(deps: WsdHttpDeps, http: IncomingMessage, displayId: s
   const unknown = { fault: projectorFault('UnknownSession', 'no such session on this display') };
   if (request.stopToken !== undefined) {
     const found = await deps.presenters.lookup(displayId, request.stopToken);
-    if (found.ok && found.session.sessionId !== request.sessionId) return unknown;
+    // A waiting request's id is its session's to be: Disconnect names it either way.
+    if (found.ok && (found.session?.sessionId ?? found.request?.requestId) !== request.sessionId && found.request?.requestId !== request.sessionId) return unknown;
     const stopped = found.ok ? await deps.presenters.stop(displayId, request.stopToken) : found;
     if (stopped.ok || stopped.code === 'no-projection') return 'stopped';
     return { fault: projectorFault('StopTokenWrong', 'the stop token does not belong to this session on this display') };

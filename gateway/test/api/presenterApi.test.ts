@@ -60,7 +60,8 @@ test('the PIN reaches the display, lets one projection in, rotates, and the stop
   assert.notEqual(rotated.pin, room.pin, 'a new PIN after the use');
 
   const state = await fetch(`${url}/v1/displays/room/projection`, { headers: { 'x-lanterna-stop-token': body.stopToken } });
-  assert.deepEqual(await state.json(), { sessionId: body.sessionId, state: 'minted' });
+  const stateBody = await state.json() as { sessionId: string; state: string; request?: { state: string; slot?: number } };
+  assert.deepEqual([stateBody.sessionId, stateBody.state, stateBody.request?.state, stateBody.request?.slot], [body.sessionId, 'minted', 'on-screen', 0]);
   const busy = await project(url, { pin: rotated.pin, target });
   assert.equal(busy.status, 409);
   assert.equal((await busy.json() as { code: string }).code, 'display-busy');

@@ -167,3 +167,23 @@ test('Disconnect needs the stop token ConnectResponse gave, or the room PIN: the
   assert.equal(await sessionState(url, again.message.response.sessionId), 'ended');
   assert.notEqual((await display.take('room')).pin, next, 'the PIN that stopped it was replaced');
 });
+
+test('Connect to a moderated room joins its queue (issue 29): the answer names the session to be, the admin sees the request from wsd, and Disconnect with the stop token withdraws it', async (t) => {
+  const url = await startGateway(t);
+  const display = await kiosk(url);
+  t.after(() => display.close());
+  await display.take('room');
+  const moderated = await fetch(`${url}/v1/admin/displays/room/room`, { method: 'PATCH', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'moderated' }) });
+  assert.equal(moderated.status, 200);
+  const answer = await connect(url, { target, pin: shownPin(display) ?? '', presenter: 'alice-laptop' });
+  assert.ok(answer.message.kind === 'connect-response', 'the Connect is answered at once');
+  const { sessionId, stopToken } = answer.message.response;
+  const room = await (await fetch(`${url}/v1/admin/displays/room/room`, { headers: { authorization: `Bearer ${ADMIN}` } })).json() as { queue: { requestId: string; requestedBy?: { kind: string } }[]; slots: unknown[] };
+  assert.deepEqual(room.queue.map((entry) => [entry.requestId, entry.requestedBy?.kind]), [[sessionId, 'wsd']], 'it waits, asked through WS-Discovery');
+  assert.deepEqual(room.slots, [], 'nothing is projected before the moderator accepts');
+  const withdrawn = await disconnect(url, { sessionId, stopToken: stopToken ?? '' });
+  assert.equal(withdrawn.message.kind, 'disconnect-response');
+  const after = await (await fetch(`${url}/v1/admin/displays/room/room`, { headers: { authorization: `Bearer ${ADMIN}` } })).json() as { queue: unknown[] };
+  assert.deepEqual(after.queue, [], 'the request left the queue');
+  assert.ok((await audit(url)).some((entry) => entry.action === 'room-request-withdrawn'));
+});

@@ -60,6 +60,10 @@ const actionWords: Record<string, string> = {
   'projection-requested': 'projection requested', 'projection-refused': 'projection refused', 'projection-started': 'projection started',
   'projection-ended': 'projection ended', 'projection-resumed': 'projection resumed on another gateway',
   'session-ended-by-admin': 'session ended by an admin', 'pin-changed': 'certificate changed', 'pin-cleared': 'pin cleared',
+  // A room's decisions (issue 29): each entry's detail carries its sentence in `words`.
+  'room-request-queued': 'request waits', 'room-request-accepted': 'request on screen', 'room-request-declined': 'request declined',
+  'room-request-withdrawn': 'request withdrawn', 'room-slot-taken-over': 'slot taken over', 'room-source-ended': 'source ended',
+  'room-layout-changed': 'layout changed', 'room-mode-changed': 'moderation changed', 'room-host-changed': 'host changed',
 };
 
 export function actionWord(action: string): string {
@@ -108,6 +112,9 @@ export function detailText(action: string, detail: Detail | undefined): string {
     return value;
   };
   const parts: string[] = [];
+  // The room's entries say it in a sentence of their own; their other fields are for machines.
+  const words = action.startsWith('room-') ? take('words') : undefined;
+  if (typeof words === 'string') return `${words}.`;
   switch (action) {
     case 'display-created': {
       const name = take('name');

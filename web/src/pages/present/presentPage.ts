@@ -116,13 +116,23 @@ function showRunning(active: boolean): void {
 }
 
 function describe(status: ProjectionStatus, displayName: string): { text: string; tone: Tone; done: boolean } {
+  const { request } = status;
+  // Where the request stands in the room (several presenters, moderation: docs/presenter-api.md) says more than the session's state.
+  if (request?.state === 'declined' || request?.state === 'withdrawn') {
+    return { text: `${displayName}: ${request.reason ?? request.state}${request.by ? ` (${request.by})` : ''}.`, tone: request.state === 'declined' ? 'error' : 'info', done: true };
+  }
+  if (request?.state === 'ended' && request.by !== undefined && request.by !== 'gateway' && request.by !== 'presenter') {
+    return { text: `${displayName}: ${request.reason ?? 'ended'} (${request.by}).`, tone: 'info', done: true };
+  }
   switch (status.state) {
+    case 'waiting':
+      return { text: `Waiting for ${displayName}'s moderator${request?.position ? ` (place ${String(request.position)} in the queue)` : ''}…`, tone: 'busy', done: false };
     case 'minted':
       return { text: `Starting on ${displayName}: the display is being told…`, tone: 'busy', done: false };
     case 'claimed':
       return { text: `${displayName} is connecting to your computer…`, tone: 'busy', done: false };
     case 'active':
-      return { text: `${displayName} is showing your screen.`, tone: 'ok', done: false };
+      return { text: `${displayName} is showing your screen${request?.slot !== undefined && request.slot > 0 ? ` (place ${String(request.slot + 1)})` : ''}.`, tone: 'ok', done: false };
     case 'ended': {
       const why = sentenceForProjectionEnd(status.endReason ?? 'stopped');
       return { text: status.endReason === 'stopped' ? `Stopped. ${displayName} is free again.` : `${displayName}: ${why}`, tone: status.endReason === 'stopped' ? 'info' : 'error', done: true };
