@@ -43,6 +43,8 @@ export interface DisplayFigures {
   /** Binary messages and bytes its data socket brought. */
   readonly messages: number;
   readonly bytes: number;
+  /** Its sound over the interval (displays that play sound): whether any played, the output's state, the ms its queue and output add. */
+  readonly sound?: { readonly playing: boolean; readonly state: string; readonly delayMs: number } | undefined;
   /** When the gateway received the report (ms since the epoch). */
   readonly reportedAt: number;
 }
@@ -82,9 +84,18 @@ export interface DisplayRecord {
   readonly tokenDigest: string;
   /** `config`: seeded from the configuration file at start, changed only there; `api`: made through the admin API. */
   readonly managedBy: 'config' | 'api';
+  /** Volume (0–100 %) and mute an administrator set; absent: full volume, not muted. Kept across config seeding. */
+  readonly sound?: DisplaySound | undefined;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
+
+export interface DisplaySound {
+  readonly volume: number;
+  readonly muted: boolean;
+}
+
+export const DEFAULT_DISPLAY_SOUND: DisplaySound = { volume: 100, muted: false };
 
 /** The one session a display is showing (or about to); bookings make a second request for a busy display fail. */
 export interface DisplayBooking {
@@ -115,7 +126,7 @@ export interface ProjectionIntent {
 export type AuditAction =
   | 'display-created' | 'display-renamed' | 'display-moved' | 'display-deleted' | 'display-token-rotated'
   | 'projection-requested' | 'projection-refused' | 'projection-started' | 'projection-ended' | 'projection-resumed'
-  | 'session-ended-by-admin' | 'pin-changed' | 'pin-cleared';
+  | 'session-ended-by-admin' | 'pin-changed' | 'pin-cleared' | 'sound-changed';
 
 export interface AuditEntry {
   /** Increasing, unique per store; pages are asked for by `before`. */
