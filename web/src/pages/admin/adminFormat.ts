@@ -60,6 +60,7 @@ const actionWords: Record<string, string> = {
   'projection-requested': 'projection requested', 'projection-refused': 'projection refused', 'projection-started': 'projection started',
   'projection-ended': 'projection ended', 'projection-resumed': 'projection resumed on another gateway',
   'session-ended-by-admin': 'session ended by an admin', 'pin-changed': 'certificate changed', 'pin-cleared': 'pin cleared',
+  'sound-changed': 'volume or mute changed',
 };
 
 export function actionWord(action: string): string {
@@ -123,6 +124,12 @@ export function detailText(action: string, detail: Detail | undefined): string {
       if (action === 'display-moved' && !from) parts.push(`Placed in ${quoted(to ?? '')}.`);
       else if (action === 'display-moved' && !to) parts.push(`Location ${quoted(from ?? '')} removed.`);
       else parts.push(`${what} from ${quoted(from ?? '')} to ${quoted(to ?? '')}.`);
+      break;
+    }
+    case 'sound-changed': {
+      const volume = take('volume');
+      const muted = take('muted');
+      parts.push(`Volume ${String(volume ?? '?')} %${muted === true ? ', muted' : ''}.`);
       break;
     }
     case 'display-deleted': {
