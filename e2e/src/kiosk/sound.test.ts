@@ -195,8 +195,9 @@ test('a 1 kHz / 440 Hz tone from the presenter\'s sendAudio plays out of the dis
   console.log(`# sound: the client's second Wave Confirms (hand-over + that latency), as the presenter read them: p50 ${percentile(confirms, 50)} ms, p95 ${percentile(confirms, 95)} ms over ${confirms.length}`);
   console.log(`# sound: counters after the first second ${JSON.stringify(settled)}, after the tone ${JSON.stringify(counters)}`);
   assert.ok(to - from >= 0.5 * rate, `at least 0.5 s of one unbroken sine (${((to - from) / rate).toFixed(2)} s)`);
-  assert.ok(Math.abs(fl - 1000) < 5, `left ${fl.toFixed(1)} Hz`);
-  assert.ok(Math.abs(fr - 440) < 2.2, `right ${fr.toFixed(1)} Hz`);
+  // the jitter buffer may play up to 2 % fast (its time-stretch) while its queue is deep: 1000–1020 Hz, ±0.5 %
+  assert.ok(fl >= 995 && fl <= 1025, `left ${fl.toFixed(1)} Hz`);
+  assert.ok(fr >= 437.8 && fr <= 451.1, `right ${fr.toFixed(1)} Hz`);
   assert.ok(Math.abs(amplitude(l.subarray(from, to)) - 0.5) < 0.025, 'left at half scale');
   assert.ok(Math.abs(amplitude(rr.subarray(from, to)) - 0.25) < 0.0125, 'right at quarter scale');
   assert.deepEqual(discontinuities(rr.subarray(from, to), 440, rate, tolerance), [], 'the right channel unbroken where the left is');
@@ -221,7 +222,7 @@ test('the admin\'s volume halves the samples, mute silences them and shows the m
   assert.ok(half.start >= 0);
   const halfLeft = half.left.subarray(half.start + Math.round(0.15 * half.rate), half.start + Math.round(0.8 * half.rate));
   assert.ok(Math.abs(amplitude(halfLeft) - 0.25) < 0.0125, `at 50 % the left amplitude is ${amplitude(halfLeft).toFixed(4)}`);
-  assert.ok(Math.abs(frequency(halfLeft, half.rate) - 1000) < 20);
+  assert.ok(frequency(halfLeft, half.rate) >= 995 && frequency(halfLeft, half.rate) <= 1025);
 
   await setSound(r, { muted: true });
   await waitFor('the page muted', async () => (await hook(page, (sound) => sound.level())).muted, 5000);
@@ -240,7 +241,7 @@ test('the admin\'s volume halves the samples, mute silences them and shows the m
   const full = await recordTone(page, r.presenter, 0.6, 440, 1000);
   const fullLeft = full.left.subarray(full.start + Math.round(0.15 * full.rate), full.start + Math.round(0.45 * full.rate));
   assert.ok(Math.abs(amplitude(fullLeft) - 0.5) < 0.025, `full volume again (${amplitude(fullLeft).toFixed(4)})`);
-  assert.ok(Math.abs(frequency(fullLeft, full.rate) - 440) < 9, 'and the new tone');
+  assert.ok(frequency(fullLeft, full.rate) >= 437.8 && frequency(fullLeft, full.rate) <= 451.1, 'and the new tone');
   assert.deepEqual(r.kiosk.problems, []);
 });
 
@@ -273,6 +274,12 @@ test('a browser that refuses sound (autoplay policy) shows the muted icon with i
     assert.ok(inside > 200, `the icon and its words are drawn (${inside} warning-coloured pixels)`);
     await keepImage({ width: png.width, height: png.height, data: png.data }, 'kiosk-sound-blocked');
     assert.deepEqual(quiet.problems, []);
+    // ?sound=0, a display without speakers: no audio output, so nothing to warn about
+    await quiet.page.goto(`${r.gateway.httpUrl}/display/${QUIET}?sound=0`);
+    await waitFor('the display online', async () => /Ready/.test(await quiet.page.locator('#status-text').textContent() ?? ''), 20_000);
+    await new Promise((resolve) => { setTimeout(resolve, 1500); });
+    assert.equal(await icon.isVisible(), false);
+    assert.equal(await soundState(quiet.page), 'unavailable');
   } finally {
     await browser.close();
   }

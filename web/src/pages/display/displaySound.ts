@@ -4,7 +4,8 @@
 // it, an administrator muted it), never silence without a word — the
 // administrator's volume and mute from the control socket, and the test hook.
 // ?audiotap=SECONDS keeps a copy of what the worklet rendered (tests compare
-// samples; nothing is copied without it).
+// samples; nothing is copied without it); ?sound=0: a display without speakers
+// joins no audio channel and shows no icon.
 import { AudioOutput, type SoundLevel, type SoundOutputState, type SoundReport } from '../../audio/audioOutput.js';
 
 /** The instrumentation tests reach through page.evaluate. */
@@ -35,12 +36,16 @@ export class DisplaySound {
   readonly output: AudioOutput | null;
   private readonly icon: HTMLElement;
   private readonly text: HTMLElement;
+  /** ?sound=0: this display plays no sound, on purpose. */
+  private readonly off: boolean;
 
   constructor(search: string) {
     this.icon = document.getElementById('sound-muted') ?? document.createElement('p');
     this.text = document.getElementById('sound-muted-text') ?? this.icon;
-    const tapSeconds = Number(new URLSearchParams(search).get('audiotap') ?? '0');
-    this.output = AudioOutput.supported()
+    const query = new URLSearchParams(search);
+    const tapSeconds = Number(query.get('audiotap') ?? '0');
+    this.off = query.get('sound') === '0';
+    this.output = AudioOutput.supported() && !this.off
       ? new AudioOutput(new URL('./audio.worklet.js', import.meta.url), () => this.show(), { tapSeconds: Number.isFinite(tapSeconds) ? tapSeconds : 0 })
       : null;
     this.show();
@@ -77,7 +82,7 @@ export class DisplaySound {
     if (state !== 'running') words = WORDS[state];
     else if (muted) words = 'Sound muted by the administrator';
     // 'starting' lasts a moment at load: no icon for it
-    const visible = words !== null && state !== 'starting';
+    const visible = words !== null && state !== 'starting' && !this.off;
     this.icon.hidden = !visible;
     this.icon.dataset.state = muted && state === 'running' ? 'muted' : state;
     this.text.textContent = words ?? '';
