@@ -156,6 +156,7 @@ export class AudioOutput {
   private setState(state: SoundOutputState, detail: string): void {
     if (state === this.state) return;
     this.state = state;
+    Atomics.store(this.views.header, RING.running, state === 'running' ? 1 : 0);
     this.onstate(state, detail);
   }
 }

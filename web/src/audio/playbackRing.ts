@@ -39,6 +39,8 @@ export const RING = {
   waves: 13,
   /** The jitter buffer's target depth now, ms (jitterPolicy.ts). */
   targetMs: 14,
+  /** 1 while the AudioContext runs (the page sets it): waves that nobody will hear are not queued. */
+  running: 15,
 } as const;
 export const RING_HEADER_WORDS = 16;
 export const RING_CHANNELS = 2;
@@ -89,8 +91,14 @@ export interface PcmWave {
 export function writeWave(ring: PlaybackRingViews, wave: PcmWave): number {
   const { header, samples, capacity } = ring;
   const channels = wave.channels;
-  const frames = Math.floor(wave.samples.length / channels);
-  if (frames === 0 || channels < 1) return 0;
+  const frames = channels < 1 ? 0 : Math.floor(wave.samples.length / channels);
+  if (frames === 0) return 0;
+  // A context the browser keeps suspended plays nothing: queueing would only
+  // grow the delay the confirms report (to seconds) and play stale sound later.
+  if (Atomics.load(header, RING.running) !== 1) {
+    Atomics.add(header, RING.dropped, frames);
+    return 0;
+  }
   Atomics.store(header, RING.rate, wave.sampleRate);
   const fill = ringFill(header);
   // A full queue drops the wave's tail: the queue never grows past its capacity.
