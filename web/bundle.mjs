@@ -31,6 +31,7 @@ await build({
     admin: 'src/pages/admin/adminPage.ts',
     present: 'src/pages/present/presentPage.ts',
     'render.worker': 'src/render/render.worker.ts',
+    'audio.worklet': 'src/audio/playback.worklet.ts',
   },
   outdir: publicDir,
 });

@@ -97,6 +97,40 @@ test('two gateways, one Redis: a display online on A is projected through B, boo
   await waitFor('the display is free again', async () => (await project(a, 'room', peer.port)).status === 202, 10_000, 250);
 });
 
+test('two gateways, one Redis: the volume and mute an admin sets through B reach the display on A at once, both list them, and a display that connects later is sent them', { timeout: 90_000 }, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.close());
+  const [a, b] = await farm(t, 2, redis);
+  assert.ok(a && b);
+  const control = await connectControl(ws(a), 'room', TOKEN, undefined, { features: ['sound'] });
+  t.after(() => control.close());
+  assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 100, muted: false }, 'full volume until an admin says otherwise');
+
+  const set = async (gateway: GatewayProcess, body: unknown): Promise<Response> => fetch(`${gateway.httpUrl}/v1/admin/displays/room/sound`, { method: 'PATCH', headers: admin, body: JSON.stringify(body) });
+  const changed = await set(b, { volume: 35 });
+  assert.equal(changed.status, 200, await changed.clone().text());
+  assert.deepEqual(await changed.json(), { sound: { volume: 35, muted: false } });
+  assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 35, muted: false }, 'the change asked of B reached the page on A');
+  assert.deepEqual(await (await set(a, { muted: true })).json(), { sound: { volume: 35, muted: true } }, 'the volume set through B stays when A mutes');
+  assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 35, muted: true });
+  for (const gateway of [a, b]) {
+    const { displays } = await (await fetch(`${gateway.httpUrl}/v1/admin/displays`, { headers: admin })).json() as { displays: { id: string; sound: unknown }[] };
+    assert.deepEqual(displays.find((display) => display.id === 'room')?.sound, { volume: 35, muted: true });
+  }
+  assert.equal((await set(b, { volume: 101 })).status, 400);
+  assert.equal((await set(b, {})).status, 400);
+  assert.equal((await fetch(`${b.httpUrl}/v1/admin/displays/nowhere/sound`, { method: 'PATCH', headers: admin, body: JSON.stringify({ muted: false }) })).status, 404);
+
+  control.close();
+  const later = await connectControl(ws(b), 'room', TOKEN, undefined, { features: ['sound'] });
+  assert.deepEqual(await later.next('sound'), { type: 'sound', volume: 35, muted: true }, 'a display that comes back through B is sent what was set');
+  later.close();
+  const old = await connectControl(ws(a), 'room', TOKEN);
+  t.after(() => old.close());
+  await set(a, { volume: 10 });
+  await assert.rejects(old.next('sound', 500), 'a display that did not announce sound is not sent it');
+});
+
 test('kill -9 of the gateway holding a kiosk: the kiosk comes back through HAProxy on the other and its projection resumes within 5 s', { timeout: 90_000 }, async (t) => {
   const redis = await startRedis();
   t.after(() => redis.close());

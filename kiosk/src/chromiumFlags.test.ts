@@ -9,7 +9,7 @@ const base = { appUrl: 'data:text/html,wait', spkiPins: [], extra: [] };
 
 test('kiosk app window without bubbles; the sandbox is only dropped for root', () => {
   const asUser = chromiumFlags({ ...base, webgl: 'gpu', runningAsRoot: false });
-  for (const flag of ['--kiosk', '--app=data:text/html,wait', '--noerrdialogs', '--disable-infobars', '--disable-session-crashed-bubble', '--no-first-run']) {
+  for (const flag of ['--kiosk', '--app=data:text/html,wait', '--noerrdialogs', '--disable-infobars', '--disable-session-crashed-bubble', '--no-first-run', '--autoplay-policy=no-user-gesture-required']) {
     assert.ok(asUser.includes(flag), flag);
   }
   assert.ok(!asUser.includes('--no-sandbox'));

@@ -27,6 +27,9 @@ export const baseKioskFlags: readonly string[] = [
   // a touch screen cannot be zoomed or swiped back away from the display page
   '--disable-pinch',
   '--overscroll-history-navigation=0',
+  // a projector plays the presenter's sound with nobody there to click: the display
+  // page's AudioContext must start on its own (it shows a muted icon when refused)
+  '--autoplay-policy=no-user-gesture-required',
 ];
 
 export function chromiumFlags(options: ChromiumFlagOptions): string[] {

@@ -139,3 +139,16 @@ void test('figures: a display\'s report of what it showed, bounded; welcome name
   const welcome = { type: 'welcome', protocol: 1, display: { id: 'r', name: 'Room' }, heartbeatMs: 1000, features: ['figures'] };
   assert.deepEqual(accepted(parseGatewayControlMessage(json(welcome))), welcome);
 });
+
+void test('sound: the admin\'s volume and mute to the display; the display\'s sound in its figures', () => {
+  const message = { type: 'sound', volume: 40, muted: false };
+  assert.deepEqual(accepted(parseGatewayControlMessage(json(message))), message);
+  refused(parseGatewayControlMessage(json({ ...message, volume: 101 })), 'invalid', /^sound\.volume: value must be at most 100$/);
+  refused(parseGatewayControlMessage(json({ ...message, volume: 12.5 })), 'invalid', /^sound\.volume: /);
+  refused(parseGatewayControlMessage(json({ type: 'sound', volume: 40 })), 'invalid', /^sound\.muted: expected boolean$/);
+  refused(parseKioskControlMessage(json(message)), 'unknown-type', /unknown message type "sound"/);
+  const figures = { type: 'figures', sessionId: 's-1', intervalMs: 1000, presents: 24, messages: 130, bytes: 1_234_567, sound: { playing: true, state: 'running', delayMs: 61.5 } };
+  assert.deepEqual(accepted(parseKioskControlMessage(json(figures))), figures);
+  refused(parseKioskControlMessage(json({ ...figures, sound: { ...figures.sound, state: 'loud' } })), 'invalid', /^figures\.sound\.state: /);
+  refused(parseKioskControlMessage(json({ ...figures, sound: { ...figures.sound, delayMs: -1 } })), 'invalid', /^figures\.sound\.delayMs: value must be at least 0$/);
+});

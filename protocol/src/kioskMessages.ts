@@ -28,6 +28,8 @@ export const KIOSK_FEATURES = {
    * that did not announce it has one slot, and is sent neither.
    */
   slots: 'slots',
+  /** The `sound` message: the display's volume and mute (on welcome and when an admin changes them). */
+  sound: 'sound',
 } as const;
 
 /**
@@ -81,6 +83,17 @@ const figures = z.object({
   presents: count(10_000),
   messages: count(10_000_000),
   bytes: count(2 ** 40),
+  /**
+   * The display's sound over the interval, from displays that play it:
+   * whether any reached the output, the output's state (`running`, or why it
+   * is silent: `blocked` by the browser's autoplay policy, `unavailable`),
+   * and the ms its queue and output add now.
+   */
+  sound: z.optional(z.object({
+    playing: z.boolean(),
+    state: z.enum(['starting', 'running', 'blocked', 'unavailable']),
+    delayMs: z.number().check(z.minimum(0), z.maximum(60_000)),
+  })),
 });
 
 // Control socket, gateway → kiosk.
@@ -116,6 +129,12 @@ const stop = z.object({ type: z.literal('stop'), sessionId: z.string(), reason: 
 /** The room's PIN for the idle screen: on welcome and whenever it rotates (only to displays that announced `room`). */
 /** An admin renamed or moved the display: what the idle screen shows, without a reconnect. */
 const display = z.object({ type: z.literal('display'), display: displayInfo });
+/** The display's volume (0–100 %) and mute, set by an administrator (only to displays that announced `sound`). */
+export const soundLevel = z.object({
+  volume: z.int().check(z.minimum(0), z.maximum(100)),
+  muted: z.boolean(),
+});
+const sound = z.object({ type: z.literal('sound'), ...soundLevel.shape });
 const room = z.object({
   type: z.literal('room'),
   /** What a presenter types to project here; digits only. */
@@ -190,6 +209,8 @@ export type RoomMessage = z.infer<typeof room>;
 export type DisplayMessage = z.infer<typeof display>;
 export type LayoutMessage = z.infer<typeof layout>;
 export type LayoutSlot = z.infer<typeof layoutSlot>;
+export type SoundMessage = z.infer<typeof sound>;
+export type SoundLevel = z.infer<typeof soundLevel>;
 export type OpenMessage = z.infer<typeof open>;
 export type PingMessage = z.infer<typeof ping>;
 export type CloseMessage = z.infer<typeof close>;
@@ -200,7 +221,7 @@ export type PongMessage = z.infer<typeof pong>;
 /** What the kiosk sends on the control socket. */
 export type KioskControlMessage = HelloMessage | ByeMessage | FiguresMessage;
 /** What the gateway sends on the control socket. */
-export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | DisplayMessage | LayoutMessage | ErrorMessage;
+export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | DisplayMessage | LayoutMessage | SoundMessage | ErrorMessage;
 /** What the kiosk sends as JSON on the data socket. */
 export type KioskDataMessage = OpenMessage | PingMessage | CloseMessage;
 /** What the gateway sends as JSON on the data socket. */
@@ -273,7 +294,7 @@ export function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMin
 /** The gateway's reader of the control socket. */
 export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye, figures });
 /** The display's reader of the control socket. */
-export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, display, layout, error: errorMessage });
+export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, display, layout, sound, error: errorMessage });
 /** The gateway's reader of the data socket's JSON messages. */
 export const parseKioskDataMessage = messageReader<KioskDataMessage>({ open, ping, close });
 /** The display's reader of the data socket's JSON messages. */

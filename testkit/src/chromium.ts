@@ -12,6 +12,10 @@ const commonFlags = [
   '--no-first-run',
   '--disable-quic',
   '--no-default-browser-check',
+  // as the kiosk launcher starts it (kiosk/src/chromiumFlags.ts): the display page's
+  // sound starts without a gesture, so no muted icon lies over the pictures tests read
+  // (a later --autoplay-policy in extraFlags wins: e2e/src/kiosk/sound.test.ts)
+  '--autoplay-policy=no-user-gesture-required',
 ];
 
 /**

@@ -41,6 +41,9 @@ class WasmRdpEngine {
     const session = this.rdp.createSession({
       ...sessionOptionsFromProject({ credentials: settings.credentials, settings: settings.extra ?? {}, target: settings.target }, desktop),
       videoDecoder,
+      // sound (settings.audio: the page has an output): rdpsnd with our device; each
+      // wave goes to the sink, whose answer (ms until heard) the Wave Confirm reports
+      ...(settings.audio ? { audio: true } : {}),
     });
     this.session = session;
     session.onsend = (bytes) => transport.send(bytes.buffer);
@@ -59,6 +62,7 @@ class WasmRdpEngine {
       } else if (p.kind === 'hidden') sink.onPointer(null);
       else if (p.kind === 'position') sink.onPointerMove(p.x, p.y);
     };
+    if (settings.audio) session.onaudio = (wave) => sink.onAudio?.({ samples: wave.samples, format: wave.format }) ?? 0;
     session.ondisconnected = (end) => {
       sink.onEvent({ type: 'disconnected', reason: end.reason });
       transport.close();

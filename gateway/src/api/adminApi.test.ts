@@ -72,7 +72,7 @@ test('projections go through the broker: resolved names are checked, sessions an
   const sessions = await (await fetch(`${gateway.url}/v1/admin/sessions`, { headers })).json() as { sessions: { sessionId: string; state: string; displayId: string }[] };
   assert.deepEqual(sessions.sessions.map((s) => [s.sessionId, s.displayId, s.state]), [[sessionId, 'room', 'minted']]);
   const displays = await (await fetch(`${gateway.url}/v1/admin/displays`, { headers })).json();
-  assert.deepEqual(displays, { displays: [{ id: 'room', name: 'Room 1', managedBy: 'config', online: false, sessionId }] }, 'the display is booked for the minted session');
+  assert.deepEqual(displays, { displays: [{ id: 'room', name: 'Room 1', managedBy: 'config', online: false, sessionId, sound: { volume: 100, muted: false } }] }, 'the display is booked for the minted session');
 });
 
 const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };

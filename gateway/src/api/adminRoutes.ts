@@ -90,6 +90,11 @@ export const updateDisplayBody = z.object({
   location: z.string().trim().max(200).optional(),
 }).strict().refine((body) => body.name !== undefined || body.location !== undefined, 'give a name, a location or both');
 
+export const displaySoundBody = z.object({
+  volume: z.number().int().min(0).max(100).optional().describe('0–100 %'),
+  muted: z.boolean().optional(),
+}).strict().refine((body) => body.volume !== undefined || body.muted !== undefined, 'give a volume, muted or both');
+
 export const projectBody = z.object({
   displayId: z.string(),
   target: targetSchema.optional(),
@@ -177,6 +182,15 @@ export const adminRoutes: AdminRoute[] = [
     handle: async ({ deps, body, params, requester }) => changeAnswer(
       await deps.broker.updateDisplay(params.displayId ?? '', body, requester), 200,
       (display) => ({ display: { id: display.id, name: display.name, location: display.location, managedBy: display.managedBy } }),
+    ),
+  }),
+  route({
+    method: 'PATCH', path: '/v1/admin/displays/{displayId}/sound', operationId: 'setDisplaySound',
+    summary: "Sets a display's volume (0–100 %) and/or mute, for any display; kept through the broker (every gateway agrees) and applied on the display at once",
+    body: displaySoundBody,
+    responses: { 200: 'the volume and mute now', 404: 'no such display' },
+    handle: async ({ deps, body, params, requester }) => changeAnswer(
+      await deps.broker.setDisplaySound(params.displayId ?? '', body, requester), 200, (sound) => ({ sound }),
     ),
   }),
   route({

@@ -20,6 +20,8 @@ export type BrokerEvent =
   /** A source joined or left one of the display's slots, or its layout changed: the worker holding its control socket sends `layout`. */
   | { kind: 'slots-changed'; displayId: string }
   /** An admin renamed or moved the display: the worker holding its control socket tells the page (`display`). */
-  | { kind: 'display-changed'; displayId: string; name: string; location: string | undefined };
+  | { kind: 'display-changed'; displayId: string; name: string; location: string | undefined }
+  /** An admin changed the display's volume or mute: the worker holding its control socket tells the page (`sound`). */
+  | { kind: 'sound-changed'; displayId: string; volume: number; muted: boolean };
 
 export type PublishEvent = (event: BrokerEvent) => void;

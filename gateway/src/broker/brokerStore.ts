@@ -48,6 +48,8 @@ export interface DisplayFigures {
   /** Binary messages and bytes its data socket brought. */
   readonly messages: number;
   readonly bytes: number;
+  /** Its sound over the interval (displays that play sound): whether any played, the output's state, the ms its queue and output add. */
+  readonly sound?: { readonly playing: boolean; readonly state: string; readonly delayMs: number } | undefined;
   /** When the gateway received the report (ms since the epoch). */
   readonly reportedAt: number;
 }
@@ -87,9 +89,18 @@ export interface DisplayRecord {
   readonly tokenDigest: string;
   /** `config`: seeded from the configuration file at start, changed only there; `api`: made through the admin API. */
   readonly managedBy: 'config' | 'api';
+  /** Volume (0–100 %) and mute an administrator set; absent: full volume, not muted. Kept across config seeding. */
+  readonly sound?: DisplaySound | undefined;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
+
+export interface DisplaySound {
+  readonly volume: number;
+  readonly muted: boolean;
+}
+
+export const DEFAULT_DISPLAY_SOUND: DisplaySound = { volume: 100, muted: false };
 
 /**
  * The session one slot of a display is showing (or about to); a booked slot
@@ -176,7 +187,8 @@ export type AuditAction =
   | 'projection-requested' | 'projection-refused' | 'projection-started' | 'projection-ended' | 'projection-resumed'
   | 'session-ended-by-admin' | 'pin-changed' | 'pin-cleared'
   | 'room-request-queued' | 'room-request-accepted' | 'room-request-declined' | 'room-request-withdrawn'
-  | 'room-slot-taken-over' | 'room-source-ended' | 'room-layout-changed' | 'room-mode-changed' | 'room-host-changed';
+  | 'room-slot-taken-over' | 'room-source-ended' | 'room-layout-changed' | 'room-mode-changed' | 'room-host-changed'
+  | 'sound-changed';
 
 export interface AuditEntry {
   /** Increasing, unique per store; pages are asked for by `before`. */

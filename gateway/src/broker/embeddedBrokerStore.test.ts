@@ -31,6 +31,10 @@ test('what the API made survives a restart; sessions and their claims do not', a
   assert.equal((await second.listPinConflicts()).length, 1);
   assert.equal(await second.claimSession('s_1', Date.now() + 60_000), false, 'a token minted before the restart opens nothing');
   assert.equal(await second.appendAudit({ at: 7, actor: 'gateway', action: 'pin-cleared' }), 2, 'the audit sequence goes on');
+  const loud = { ...display, sound: { volume: 30, muted: true } };
+  assert.equal(await second.putDisplay(loud, 'replace'), true);
+  await second.flush();
+  assert.deepEqual(await (await EmbeddedBrokerStore.open(file)).getDisplay('made'), loud, 'an admin\'s volume and mute survive a restart');
   assert.equal(await second.deleteDisplay('made'), true);
   const third = await EmbeddedBrokerStore.open(file);
   assert.equal(await third.getDisplay('made'), undefined);

@@ -39,6 +39,7 @@ const stateSchema = z.object({
   displays: z.array(z.object({
     id: z.string(), name: z.string(), location: z.string().optional(), tokenDigest: z.string().regex(/^[0-9a-f]{64}$/),
     managedBy: z.enum(['config', 'api']), createdAt: z.number(), updatedAt: z.number(),
+    sound: z.object({ volume: z.number().int().min(0).max(100), muted: z.boolean() }).optional(),
   })),
   intents: z.array(z.object({
     displayId: z.string(), sessionId: z.string(), target: z.object({ host: z.string(), port: z.number(), name: z.string().optional() }),

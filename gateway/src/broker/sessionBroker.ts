@@ -16,8 +16,9 @@ import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { InvitationErrorCode } from '../assistance/raInvitation.js';
 import { DisplayDirectory, newDisplayToken, tokenDigest, tokenMatches } from './displayDirectory.js';
 import type {
-  AuditAction, AuditInput, AuditPage, BrokerStore, DisplayFigures, DisplayRecord, PinConflict, ProjectionIntent, Requester, SessionRecord, SessionSample,
+  AuditAction, AuditInput, AuditPage, BrokerStore, DisplayFigures, DisplayRecord, DisplaySound, PinConflict, ProjectionIntent, Requester, SessionRecord, SessionSample,
 } from './brokerStore.js';
+import { DEFAULT_DISPLAY_SOUND } from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
 import { MAX_ROOM_SLOTS } from '@lanterna/protocol';
 import { newPresenceOwner } from './presenceOwner.js';
@@ -85,6 +86,8 @@ export interface DisplayView {
   online: boolean;
   /** The session the display is booked for (showing, or about to). */
   sessionId?: string | undefined;
+  /** The admin's volume and mute for it. */
+  sound: DisplaySound;
 }
 
 export type DisplayChangeRefusal = 'unknown-display' | 'display-exists' | 'config-managed';
@@ -151,7 +154,11 @@ export class SessionBroker {
       const { store, directory } = this.deps;
       const now = this.clock();
       const existing = new Map((await store.listDisplays()).map((display) => [display.id, display]));
-      await Promise.all(directory.seeds(now).map((seed) => store.putDisplay({ ...seed, createdAt: existing.get(seed.id)?.createdAt ?? now }, 'upsert')));
+      // an admin's volume and mute outlive a restart: the file does not set them
+      await Promise.all(directory.seeds(now).map((seed) => {
+        const before = existing.get(seed.id);
+        return store.putDisplay({ ...seed, createdAt: before?.createdAt ?? now, ...(before?.sound ? { sound: before.sound } : {}) }, 'upsert');
+      }));
       await Promise.all([...existing.values()]
         .filter((display) => display.managedBy === 'config' && !directory.get(display.id))
         .map((display) => store.deleteDisplay(display.id)));
@@ -176,7 +183,7 @@ export class SessionBroker {
     return displays
       .map((display, index) => ({
         id: display.id, name: display.name, location: display.location, managedBy: display.managedBy,
-        online: online.has(display.id), sessionId: bookings[index]?.sessionId,
+        online: online.has(display.id), sessionId: bookings[index]?.sessionId, sound: display.sound ?? DEFAULT_DISPLAY_SOUND,
       }))
       .sort((a, b) => a.id.localeCompare(b.id));
   }
@@ -206,6 +213,29 @@ export class SessionBroker {
     if (after.name !== before.name) await this.audit(by, 'display-renamed', { displayId, detail: { from: before.name, to: after.name } });
     if (after.location !== before.location) await this.audit(by, 'display-moved', { displayId, detail: { from: before.location ?? '', to: after.location ?? '' } });
     return { ok: true, value: after };
+  }
+
+  /**
+   * An admin's volume and/or mute for any display (configured ones too: the
+   * file does not set sound). Kept in the store, so every gateway of a farm
+   * reads the same; the worker holding the display's control socket sends it
+   * to the page (`sound-changed`).
+   */
+  async setDisplaySound(displayId: string, change: { volume?: number | undefined; muted?: boolean | undefined }, by?: Requester): Promise<DisplayChange<DisplaySound>> {
+    await this.seedDisplays();
+    const before = await this.deps.store.getDisplay(displayId);
+    if (!before) return unknownDisplay(displayId);
+    const was = before.sound ?? DEFAULT_DISPLAY_SOUND;
+    const sound: DisplaySound = { volume: change.volume ?? was.volume, muted: change.muted ?? was.muted };
+    if (!await this.deps.store.putDisplay({ ...before, sound, updatedAt: this.clock() }, 'replace')) return unknownDisplay(displayId);
+    this.deps.publish({ kind: 'sound-changed', displayId, volume: sound.volume, muted: sound.muted });
+    if (sound.volume !== was.volume || sound.muted !== was.muted) await this.audit(by, 'sound-changed', { displayId, detail: { volume: sound.volume, muted: sound.muted } });
+    return { ok: true, value: sound };
+  }
+
+  /** The display's volume and mute now (what its page is sent on welcome). */
+  async displaySound(displayId: string): Promise<DisplaySound> {
+    return (await this.deps.store.getDisplay(displayId))?.sound ?? DEFAULT_DISPLAY_SOUND;
   }
 
   /** Deletes a display made through the API; its control socket is closed and its session stopped. */

@@ -133,6 +133,7 @@ export class ControlChannels {
     });
     const { rooms } = this.deps;
     if (rooms && hello.features?.includes(KIOSK_FEATURES.room)) rooms.announcer.attach(socket, displayId, rooms.presenterUrl(displayId, host));
+    if (connection.features.has(KIOSK_FEATURES.sound)) this.sendSound(connection);
 
     this.sendLayout(connection);
 
@@ -174,8 +175,8 @@ export class ControlChannels {
     if (connection.figuresPending || now - connection.figuresAt < FIGURES_MIN_INTERVAL_MS) return;
     connection.figuresAt = now;
     connection.figuresPending = true;
-    const { sessionId, intervalMs, presents, messages, bytes } = message;
-    this.deps.broker.recordShown(sessionId, connection.displayId, { intervalMs, presents, messages, bytes })
+    const { sessionId, intervalMs, presents, messages, bytes, sound } = message;
+    this.deps.broker.recordShown(sessionId, connection.displayId, { intervalMs, presents, messages, bytes, ...(sound ? { sound } : {}) })
       .catch((error: unknown) => this.deps.logger.debug({ err: error, displayId: connection.displayId, sessionId }, 'display figures not recorded'))
       .finally(() => { connection.figuresPending = false; });
   }
@@ -192,6 +193,13 @@ export class ControlChannels {
       };
       sendJson(connection.socket, message);
     }).catch((error: unknown) => logger.warn({ err: error, displayId: connection.displayId }, 'the room layout could not be read'));
+  }
+
+  /** The display's volume and mute as the store has them (on welcome: an admin may have set them while it was away). */
+  private sendSound(connection: ControlConnection): void {
+    this.deps.broker.displaySound(connection.displayId).then((sound) => {
+      if (this.connections.get(connection.displayId) === connection) sendJson(connection.socket, { type: 'sound', volume: sound.volume, muted: sound.muted });
+    }).catch((error: unknown) => this.deps.logger.error({ err: error, displayId: connection.displayId }, 'the display\'s sound could not be read'));
   }
 
   closeAll(code: number, reason: string): void {
@@ -275,6 +283,11 @@ export class ControlChannels {
         if (!connection?.features.has(KIOSK_FEATURES.display)) break;
         const display = { id: event.displayId, name: event.name, ...(event.location === undefined ? {} : { location: event.location }) };
         sendJson(connection.socket, { type: 'display', display });
+        break;
+      }
+      case 'sound-changed': {
+        const connection = this.connections.get(event.displayId);
+        if (connection?.features.has(KIOSK_FEATURES.sound)) sendJson(connection.socket, { type: 'sound', volume: event.volume, muted: event.muted });
         break;
       }
     }

@@ -20,6 +20,7 @@ import {
   type HelloMessage,
   type ProjectMessage,
   type RoomMessage,
+  type SoundMessage,
   type StopMessage,
   type WelcomeMessage,
 } from '@lanterna/protocol';
@@ -47,6 +48,7 @@ export interface ControlChannelEvents {
   onstop?: (message: StopMessage) => void;
   onroom?: (message: RoomMessage) => void;
   ondisplay?: (message: DisplayMessage) => void;
+  onsound?: (message: SoundMessage) => void;
 }
 
 export class ControlChannel {
@@ -167,6 +169,9 @@ export class ControlChannel {
         break;
       case 'display':
         this.events.ondisplay?.(message);
+        break;
+      case 'sound':
+        this.events.onsound?.(message);
         break;
       case 'error':
         this.noteError(message);

@@ -13,6 +13,15 @@ export interface RdpSessionSettings {
   readonly desktopHeight: number;
   /** Free-form settings from the `project` message. */
   readonly extra?: Record<string, unknown>;
+  /** Join the audio output channel (rdpsnd) and hand its waves to RdpFrameSink.onAudio. */
+  readonly audio?: boolean;
+}
+
+/** One wave of the server's sound, as 16-bit PCM (wasm/README.md, "Sound"). */
+export interface RdpAudioWave {
+  /** Interleaved little-endian int16. */
+  readonly samples: Int16Array;
+  readonly format: { readonly channels: number; readonly sampleRate: number };
 }
 
 /** The data socket as the engine sees it. */
@@ -44,6 +53,12 @@ export interface RdpFrameSink {
   onPointer(shape: PointerShape | null): void;
   onPointerMove(x: number, y: number): void;
   onEvent(event: RdpEngineEvent): void;
+  /**
+   * One wave to play (settings.audio); returns the ms until it is heard, which
+   * the client's Wave Confirm reports to the server. Called on the engine's
+   * thread and must not wait.
+   */
+  onAudio?(wave: RdpAudioWave): number;
 }
 
 export interface RdpClientEngine {

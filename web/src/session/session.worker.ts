@@ -6,6 +6,7 @@ import { DecodeClock } from './decodeClock.js';
 import { parseGatewayDataMessage, type PingMessage } from '@lanterna/protocol';
 import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } from './rdpClientEngine.js';
 import { DataChannel } from './dataChannel.js';
+import { ringViews, writeWave } from '../audio/playbackRing.js';
 import type { SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -98,7 +99,9 @@ function openTransport(url: string, sessionToken: string): RdpTransport {
   return transport;
 }
 
-function renderSink(port: MessagePort): RdpFrameSink {
+function renderSink(port: MessagePort, audioRing: SharedArrayBuffer | undefined): RdpFrameSink {
+  // Waves go straight into the queue the page's AudioWorklet reads: no message, no page thread.
+  const ring = audioRing ? ringViews(audioRing) : null;
   let nextId = 0;
   let width = 0;
   let height = 0;
@@ -132,6 +135,7 @@ function renderSink(port: MessagePort): RdpFrameSink {
       if (event.type === 'disconnected') engineEnded = true;
       reply(event);
     },
+    ...(ring ? { onAudio: (wave) => writeWave(ring, { samples: wave.samples, channels: wave.format.channels, sampleRate: wave.format.sampleRate }) } : {}),
   };
 }
 
@@ -152,7 +156,7 @@ async function start(request: Extract<SessionWorkerRequest, { type: 'start' }>):
   }
   engine = await module.createEngine();
   reply({ type: 'engine-loaded' });
-  await engine.connect(request.settings, transport, renderSink(request.renderPort));
+  await engine.connect({ ...request.settings, audio: request.audioRing !== undefined }, transport, renderSink(request.renderPort, request.audioRing));
 }
 
 self.onmessage = (event: MessageEvent<SessionWorkerRequest>) => {

@@ -25,6 +25,8 @@ export interface SessionHostOptions {
   readonly desktopHeight: number;
   /** The display's own engine settings; they win over the project message's. */
   readonly engineOptions?: Readonly<Record<string, unknown>>;
+  /** The page's sound queue (web/src/audio/audioOutput.ts); absent: the session joins no audio channel. */
+  readonly audioRing?: SharedArrayBuffer;
 }
 
 /** The data socket's running totals, as the session worker last reported them. */
@@ -61,6 +63,7 @@ export class SessionHost {
       dataUrl: options.dataUrl,
       sessionToken: project.sessionToken,
       renderPort: renderPorts.port2,
+      ...(options.audioRing ? { audioRing: options.audioRing } : {}),
     };
     this.worker.postMessage(start, [renderPorts.port2]);
   }

@@ -20,6 +20,8 @@ export type SessionWorkerRequest =
       readonly sessionToken: string;
       /** Frames and pointer updates go straight to the render worker. */
       readonly renderPort: MessagePort;
+      /** The sound queue the page's AudioWorklet plays (web/src/audio/playbackRing.ts); absent: no sound. */
+      readonly audioRing?: SharedArrayBuffer;
     }
   | { readonly type: 'stop' };
 

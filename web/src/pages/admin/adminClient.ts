@@ -9,7 +9,8 @@ export class AdminApiError extends Error {
   }
 }
 
-export interface DisplayView { id: string; name: string; location?: string; managedBy: 'config' | 'api'; online: boolean; sessionId?: string }
+export interface DisplaySound { volume: number; muted: boolean }
+export interface DisplayView { id: string; name: string; location?: string; managedBy: 'config' | 'api'; online: boolean; sessionId?: string; sound?: DisplaySound }
 export interface SessionView {
   sessionId: string; displayId: string; state: string; live: boolean; lost: boolean; presenter: string;
   target: { host: string; port: number; name?: string };
@@ -18,7 +19,7 @@ export interface SessionView {
   /** The relay's figures; `framesPerSecond` counts WebSocket messages to the display, not pictures. */
   stats?: { bytesToDisplay: number; bytesToServer: number; bytesPerSecond: number; framesPerSecond: number };
   /** What the display reports it did over its last interval: pictures presented, messages and bytes received. */
-  shown?: { presentsPerSecond: number; messagesPerSecond: number; bytesPerSecond: number; reportedAt: number };
+  shown?: { presentsPerSecond: number; messagesPerSecond: number; bytesPerSecond: number; reportedAt: number; sound?: { playing: boolean; state: string; delayMs: number } };
 }
 export interface PinView { key: string; fingerprint: string; lastUsedAt?: number; changed?: { seen: string; at: number } }
 export interface AuditView { seq: number; at: number; actor: string; action: string; displayId?: string; sessionId?: string; detail?: Record<string, string | number | boolean> }
@@ -46,6 +47,7 @@ export class AdminClient {
   createDisplay(body: { name: string; location?: string; id?: string }): Promise<{ display: DisplayView; token: string }> { return this.call('POST', '/v1/admin/displays', body); }
   updateDisplay(id: string, body: { name?: string; location?: string }): Promise<unknown> { return this.call('PATCH', `/v1/admin/displays/${encodeURIComponent(id)}`, body); }
   deleteDisplay(id: string): Promise<unknown> { return this.call('DELETE', `/v1/admin/displays/${encodeURIComponent(id)}`); }
+  setSound(id: string, body: Partial<DisplaySound>): Promise<{ sound: DisplaySound }> { return this.call('PATCH', `/v1/admin/displays/${encodeURIComponent(id)}/sound`, body); }
   rotateToken(id: string): Promise<{ token: string }> { return this.call('POST', `/v1/admin/displays/${encodeURIComponent(id)}/token`); }
   sessions(): Promise<{ sessions: SessionView[] }> { return this.call('GET', '/v1/admin/sessions?state=live'); }
   endSession(id: string): Promise<unknown> { return this.call('DELETE', `/v1/admin/sessions/${encodeURIComponent(id)}`); }

@@ -64,6 +64,7 @@ const actionWords: Record<string, string> = {
   'room-request-queued': 'request waits', 'room-request-accepted': 'request on screen', 'room-request-declined': 'request declined',
   'room-request-withdrawn': 'request withdrawn', 'room-slot-taken-over': 'slot taken over', 'room-source-ended': 'source ended',
   'room-layout-changed': 'layout changed', 'room-mode-changed': 'moderation changed', 'room-host-changed': 'host changed',
+  'sound-changed': 'volume or mute changed',
 };
 
 export function actionWord(action: string): string {
@@ -130,6 +131,12 @@ export function detailText(action: string, detail: Detail | undefined): string {
       if (action === 'display-moved' && !from) parts.push(`Placed in ${quoted(to ?? '')}.`);
       else if (action === 'display-moved' && !to) parts.push(`Location ${quoted(from ?? '')} removed.`);
       else parts.push(`${what} from ${quoted(from ?? '')} to ${quoted(to ?? '')}.`);
+      break;
+    }
+    case 'sound-changed': {
+      const volume = take('volume');
+      const muted = take('muted');
+      parts.push(`Volume ${String(volume ?? '?')} %${muted === true ? ', muted' : ''}.`);
       break;
     }
     case 'display-deleted': {

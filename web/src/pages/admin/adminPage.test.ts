@@ -79,8 +79,9 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   await row.locator('text=offline').waitFor();
 
   // The display comes online and is projected: the page shows it live with its figures.
-  const control = await connectControl(gateway.url, 'board-room', token);
+  const control = await connectControl(gateway.url, 'board-room', token, undefined, { features: ['sound'] });
   t.after(() => control.close());
+  assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 100, muted: false });
   await row.locator('text=online').waitFor();
   const projected = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
     method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
@@ -102,6 +103,15 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   await live.locator('text=relaying').waitFor();
   await live.locator('text=/kB/').waitFor({ timeout: 15_000 });
   assert.match(await live.textContent() ?? '', /Ada’s laptop \(admin/);
+  // The display says it plays sound (its figures); the page shows it, and its volume and mute reach the display.
+  control.socket.send(JSON.stringify({ type: 'figures', sessionId: message.sessionId, intervalMs: 1000, presents: 10, messages: 20, bytes: 20_000, sound: { playing: true, state: 'running', delayMs: 92 } }));
+  await live.locator('[data-figure="sound"]', { hasText: 'playing' }).waitFor({ timeout: 15_000 });
+  await row.getByRole('button', { name: 'Quieter on Board room' }).click();
+  assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 90, muted: false });
+  await row.locator('[data-figure="volume"]', { hasText: '90 %' }).waitFor();
+  await row.getByRole('button', { name: 'Mute Board room' }).click();
+  assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 90, muted: true });
+  await row.locator('[data-figure="volume"]', { hasText: 'muted (90 %)' }).waitFor();
   await page.locator('#pins tbody tr', { hasText: `127.0.0.1:${peer.port}` }).waitFor();
   // Each width a person may open it at, with a configuration-managed display (its note was cut off at 1440 px) and a live session.
   for (const size of [{ width: 1920, height: 1080 }, { width: 1440, height: 900 }, { width: 1280, height: 720 }, { width: 820, height: 1180 }]) {
@@ -132,7 +142,7 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   const audit = page.locator('#audit tbody');
   await audit.locator('text=pin cleared').waitFor();
   const actions = await audit.locator('tr td:nth-child(3)').allTextContents();
-  for (const expected of ['pin cleared', 'session ended by an admin', 'projection ended', 'projection started', 'projection requested', 'display created']) {
+  for (const expected of ['volume or mute changed', 'pin cleared', 'session ended by an admin', 'projection ended', 'projection started', 'projection requested', 'display created']) {
     assert.ok(actions.includes(expected), `the audit log has "${expected}" (${actions.join(', ')})`);
   }
   // The wrong token at sign-in is answered 401, which Chromium logs itself.

@@ -201,9 +201,25 @@ class AdminPage {
         actions.classList.remove('actions');
         actions.classList.add('note');
       }
-      row.append(cell(display.name), cell(display.id), cell(display.location ?? ''), stateCell, cell(display.managedBy === 'api' ? 'this page' : 'configuration'), actions);
+      row.append(cell(display.name), cell(display.id), cell(display.location ?? ''), stateCell, this.soundControls(display), cell(display.managedBy === 'api' ? 'this page' : 'configuration'), actions);
       return row;
     }));
+  }
+
+  /** Volume in 10 % steps and mute, for any display (the configuration file does not set sound). */
+  private soundControls(display: DisplayView): HTMLTableCellElement {
+    const sound = display.sound ?? { volume: 100, muted: false };
+    const td = cell(sound.muted ? `muted (${sound.volume} %)` : `${sound.volume} %`, 'nowrap sound');
+    td.dataset.figure = 'volume';
+    const set = (change: { volume?: number; muted?: boolean }, words: string): void => {
+      void this.act(words, () => this.client?.setSound(display.id, change) ?? Promise.resolve());
+    };
+    td.append(
+      button('−', () => set({ volume: Math.max(0, sound.volume - 10) }, `${display.name}: volume ${Math.max(0, sound.volume - 10)} %.`), 'quiet', `Quieter on ${display.name}`),
+      button('+', () => set({ volume: Math.min(100, sound.volume + 10) }, `${display.name}: volume ${Math.min(100, sound.volume + 10)} %.`), 'quiet', `Louder on ${display.name}`),
+      button(sound.muted ? 'Unmute' : 'Mute', () => set({ muted: !sound.muted }, `${display.name}: sound ${sound.muted ? 'on' : 'muted'}.`), 'quiet', `${sound.muted ? 'Unmute' : 'Mute'} ${display.name}`),
+    );
+    return td;
   }
 
   private renderSessions(sessions: SessionView[]): void {
@@ -229,12 +245,21 @@ class AdminPage {
       data.dataset.figure = 'bytes';
       const duration = cell(formatDuration(session.durationMs), 'num nowrap');
       duration.dataset.figure = 'duration';
+      // Whether the display plays the session's sound, as it reported over its last interval.
+      const heard = session.shown?.sound;
+      const soundCell = document.createElement('td');
+      soundCell.dataset.figure = 'sound';
+      if (!heard) soundCell.textContent = '—';
+      else if (heard.state === 'blocked') soundCell.append(state('blocked by the browser', 'error'));
+      else if (heard.state === 'unavailable') soundCell.append(state('cannot play sound', 'error'));
+      else soundCell.append(heard.playing ? state('playing', 'ok') : state('silent', 'idle'));
+      if (heard) soundCell.title = `The display's sound queue and output add ${Math.round(heard.delayMs)} ms.`;
       const actions = document.createElement('td');
       actions.className = 'actions';
       actions.append(button('End', () => { void this.endSession(session, names.get(session.displayId) ?? session.displayId); }, 'danger', `End the session on ${names.get(session.displayId) ?? session.displayId}`));
       row.append(
         cell(names.get(session.displayId) ?? session.displayId), cell(`${session.presenter}${by}`), stateCell,
-        duration, data, shown, messages, actions,
+        duration, data, shown, messages, soundCell, actions,
       );
       return row;
     }));

@@ -12,6 +12,7 @@ import { Hud } from './hud.js';
 import { FiguresReporter } from './figuresReporter.js';
 import { startKioskHeartbeat } from './kioskHeartbeat.js';
 import { showRendererWarning } from './rendererWarning.js';
+import { DisplaySound } from './displaySound.js';
 
 const clientName = 'lanterna-web/0.1';
 const screen = new DisplayScreen();
@@ -20,10 +21,12 @@ const nameKey = `lanterna.display.${place.displayId}.name`;
 screen.setName(window.localStorage.getItem(nameKey) ?? place.displayId);
 
 const hud = new Hud(document.body, place.hud);
+// Sound starts with the page: its muted icon says at once when the browser refuses it.
+const sound = new DisplaySound(window.location.search);
 // The session's figures go to the gateway on the control socket (made below, when the page has a token).
 let control: ControlChannel | null = null;
 const figures = new FiguresReporter(
-  { sendFigures: (message) => control?.sendFigures(message) ?? false },
+  { sendFigures: (message) => control?.sendFigures(message) ?? false, sound: () => sound.report() },
   // Instrumentation hook: what this display told the gateway (tests compare the admin's live view with it).
   (message) => window.dispatchEvent(new CustomEvent('lanterna:figures', { detail: message })),
 );
@@ -189,6 +192,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
       desktopWidth: size.width,
       desktopHeight: size.height,
       engineOptions: place.engineOptions,
+      ...(sound.output ? { audioRing: sound.output.ring } : {}),
     },
     (event) => {
       if (session === host) onSessionEvent(event, project);
@@ -209,7 +213,7 @@ if (place.token === null) {
       url: socketUrl(window.location, `/v1/displays/${encodeURIComponent(place.displayId)}/control`),
       token: place.token,
       client: clientName,
-      features: [KIOSK_FEATURES.room, KIOSK_FEATURES.signage, KIOSK_FEATURES.display],
+      features: [KIOSK_FEATURES.room, KIOSK_FEATURES.signage, KIOSK_FEATURES.display, KIOSK_FEATURES.sound],
     },
     {
       onstate: showControlState,
@@ -222,6 +226,7 @@ if (place.token === null) {
       },
       onroom: (room) => screen.setRoom(room),
       ondisplay: (message) => showDisplay(message.display),
+      onsound: (message) => sound.setLevel(message),
     },
   );
   control.start();

@@ -6,12 +6,15 @@
 // pictures on this screen, not WebSocket messages.
 import { FIGURES_MAX_INTERVAL_MS, type FiguresMessage } from '@lanterna/protocol';
 import type { SessionTraffic } from '../../session/sessionHost.js';
+import type { SoundReport } from '../../audio/audioOutput.js';
 
 export const FIGURES_REPORT_MS = 1000;
 
 export interface FiguresSink {
   /** False when the report could not go (socket down, a gateway that does not read figures). */
   sendFigures(message: FiguresMessage): boolean;
+  /** The display's sound since the last report (null: this page plays none). */
+  sound?: () => SoundReport | null;
 }
 
 export class FiguresReporter {
@@ -66,6 +69,8 @@ export class FiguresReporter {
         messages: Math.max(0, traffic.messagesIn - this.messages),
         bytes: Math.max(0, traffic.bytesIn - this.bytes),
       };
+      const sound = this.sink.sound?.() ?? null;
+      if (sound) message.sound = { playing: sound.playing, state: sound.state, delayMs: Math.min(Math.max(sound.delayMs, 0), 60_000) };
       if (this.sink.sendFigures(message)) this.onreport(message);
     }
     this.restart();
