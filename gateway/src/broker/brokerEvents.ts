@@ -2,7 +2,7 @@
 // session's data socket may live in any of them. The gateway bus
 // (../cluster/gatewayBus.ts) carries these; the channel adapters act on them.
 
-import type { ProjectMessage } from '@lanterna/protocol';
+import type { DesktopPreference, ProjectMessage } from '@lanterna/protocol';
 
 export type BrokerEvent =
   /** Send this `project` message to the display, wherever its control socket is. */
@@ -18,6 +18,6 @@ export type BrokerEvent =
   /** The display's room PIN changed: the worker holding its control socket reads it from the store and sends `room`. */
   | { kind: 'room-changed'; displayId: string }
   /** An admin renamed or moved the display: the worker holding its control socket tells the page (`display`). */
-  | { kind: 'display-changed'; displayId: string; name: string; location: string | undefined };
+  | { kind: 'display-changed'; displayId: string; name: string; location: string | undefined; desktop?: DesktopPreference | undefined };
 
 export type PublishEvent = (event: BrokerEvent) => void;
