@@ -214,7 +214,7 @@ export class SessionBroker {
     if (after.name !== before.name || after.location !== before.location || desktopChanged) {
       this.deps.publish({ kind: 'display-changed', displayId, name: after.name, location: after.location, desktop: after.desktop });
     }
-    if (desktopChanged) await this.audit(by, 'display-resized', { displayId, detail: { from: JSON.stringify(before.desktop ?? {}), to: JSON.stringify(after.desktop ?? {}) } });
+    if (desktopChanged) await this.audit(by, 'display-resized', { displayId, detail: { from: desktopWords(before.desktop), to: desktopWords(after.desktop) } });
     if (after.name !== before.name) await this.audit(by, 'display-renamed', { displayId, detail: { from: before.name, to: after.name } });
     if (after.location !== before.location) await this.audit(by, 'display-moved', { displayId, detail: { from: before.location ?? '', to: after.location ?? '' } });
     return { ok: true, value: after };
@@ -634,4 +634,10 @@ function unknownDisplay(displayId: string): { ok: false; code: 'unknown-display'
 function displayIdFromName(name: string): string {
   const slug = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
   return `${slug || 'display'}-${randomBytes(3).toString('hex')}`;
+}
+
+/** A display's desktop preference in the audit log's words ("3840×2160, 200 %", "the panel's size, scale by size"). */
+function desktopWords(desktop: DesktopPreference | undefined): string {
+  const size = desktop?.width !== undefined && desktop.height !== undefined ? `${desktop.width}×${desktop.height}` : "the panel's size";
+  return `${size}, ${desktop?.scale === undefined ? 'scale by size' : `${desktop.scale} %`}`;
 }

@@ -1,0 +1,81 @@
+// Sharp on every panel (issue 28): a display page whose window is 3840×2160
+// (device pixel ratio 1), or 1080×1920 upright, asks for a desktop of its own
+// pixels, and FreeRDP's shadow server on an Xvfb screen of that size gives it
+// one: the page's picture equals the X screen pixel for pixel (GFX with only
+// the lossless planar codec). The panel reaches the gateway (the admin's
+// display list shows it and the desktop it leads to, 200 % at 4K). The
+// shadow server has no Display Control: when the window shrinks, the page
+// asks, is told no, and letterboxes the same desktop.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { Lab, compareImages, describeDifference, type RgbImage } from '@lanterna/lab';
+import { startKioskRig, waitForPicture, whilePaused, type KioskRig } from './kioskRig.js';
+import { keepImage } from './keepScreenshot.js';
+import { pageScreenshot } from './pageScreenshot.js';
+
+let labPromise: Promise<Lab> | null = null;
+function sharedLab(): Promise<Lab> {
+  labPromise ??= Lab.create({ name: 'e2e-panel-size' });
+  return labPromise;
+}
+test.after(async () => {
+  if (labPromise) await (await labPromise).close();
+});
+
+interface DisplayView { id: string; panel?: { width: number; height: number; orientation: string; devicePixelRatio: number }; sessionDesktop?: { width: number; height: number; desktopScale: number; deviceScale: number } }
+
+async function displayView(rig: KioskRig): Promise<DisplayView | undefined> {
+  const response = await fetch(`${rig.gateway.httpUrl}/v1/admin/displays`, { headers: { authorization: `Bearer ${rig.gateway.adminToken}` } });
+  const body = await response.json() as { displays: DisplayView[] };
+  return body.displays.find((display) => display.id === rig.displayId);
+}
+
+async function exactOnPanel(t: TestContext, width: number, height: number): Promise<{ rig: KioskRig; screen: RgbImage; shadow: { readonly pid: number; hasExited(): boolean } }> {
+  const lab = await sharedLab();
+  const display = await lab.display({ width, height });
+  await display.showScene('reference');
+  const screen = await display.screenshot();
+  const shadow = await lab.shadowServer({ display, auth: 'tls', gfx: true, extraArgs: ['-gfx-progressive', '-gfx-rfx'] });
+  t.after(() => shadow.stop());
+  const rig = await startKioskRig({ target: shadow, width, height, query: 'codecs=planar' });
+  t.after(() => rig.close());
+  const image = await waitForPicture(rig, (picture) => compareImages(screen, picture) === undefined, 90_000);
+  await keepImage(image, `panel-${width}x${height}`);
+  assert.deepEqual(rig.kiosk.problems, []);
+  assert.equal(describeDifference(compareImages(screen, image)), 'images are equal', `the ${width}×${height} page against the ${width}×${height} X screen`);
+  return { rig, screen, shadow: shadow.child };
+}
+
+test('a 3840×2160 page gets a 3840×2160 desktop from the shadow server, exact; its panel and 200 % reach the gateway', { timeout: 300_000 }, async (t) => {
+  const { rig } = await exactOnPanel(t, 3840, 2160);
+  const view = await displayView(rig);
+  assert.deepEqual(view?.panel && { width: view.panel.width, height: view.panel.height, orientation: view.panel.orientation, devicePixelRatio: view.panel.devicePixelRatio },
+    { width: 3840, height: 2160, orientation: 'landscape', devicePixelRatio: 1 });
+  assert.deepEqual(view?.sessionDesktop, { width: 3840, height: 2160, desktopScale: 200, deviceScale: 180 });
+});
+
+test('a 1080×1920 (portrait) page gets a 1080×1920 desktop, exact; without Display Control a smaller window letterboxes it', { timeout: 300_000 }, async (t) => {
+  const { rig, shadow } = await exactOnPanel(t, 1080, 1920);
+  const view = await displayView(rig);
+  assert.equal(view?.panel?.orientation, 'portrait');
+  assert.deepEqual(view.sessionDesktop, { width: 1080, height: 1920, desktopScale: 100, deviceScale: 100 });
+
+  // The window becomes 1080×1080: the page asks the server to follow, the shadow server cannot.
+  const asked = rig.page.evaluate(() => new Promise<{ width: number; height: number; sent: boolean }>((resolve) => {
+    window.addEventListener('lanterna:resize', (event) => resolve((event as CustomEvent<{ width: number; height: number; sent: boolean }>).detail), { once: true });
+  }));
+  await rig.page.setViewportSize({ width: 1080, height: 1080 });
+  assert.deepEqual(await asked, { width: 1080, height: 1080, sent: false });
+  // The same 1080×1920 desktop, fitted: 608 columns wide (1080 × 1080/1920 = 607.5), centred, black beside it.
+  const picture = await whilePaused(shadow, rig.gateway, () => pageScreenshot(rig.page));
+  assert.deepEqual([picture.width, picture.height], [1080, 1080]);
+  const pixel = (x: number, y: number): number[] => [...picture.data.subarray((y * picture.width + x) * 4, (y * picture.width + x) * 4 + 3)];
+  for (const y of [0, 540, 1079]) {
+    assert.deepEqual(pixel(100, y), [0, 0, 0], `left bar at row ${y}`);
+    assert.deepEqual(pixel(979, y), [0, 0, 0], `right bar at row ${y}`);
+  }
+  // the reference picture's background colour fills the fitted desktop's middle
+  let inside = 0;
+  for (let y = 0; y < 1080; y += 8) for (let x = 300; x < 780; x += 8) if (pixel(x, y).some((v) => v !== 0)) inside += 1;
+  assert.ok(inside > 0.9 * (1080 / 8) * (480 / 8), `the desktop is drawn between the bars (${inside} samples not black)`);
+});
