@@ -79,3 +79,45 @@ test('a 1080×1920 (portrait) page gets a 1080×1920 desktop, exact; without Dis
   for (let y = 0; y < 1080; y += 8) for (let x = 300; x < 780; x += 8) if (pixel(x, y).some((v) => v !== 0)) inside += 1;
   assert.ok(inside > 0.9 * (1080 / 8) * (480 / 8), `the desktop is drawn between the bars (${inside} samples not black)`);
 });
+
+// xrdp sends a pointer shape at (0, 0) before any input and the page draws it
+// (pixelTruth.test.ts): the X screen has no pointer, so its 32×32 box is taken from the page.
+function outsidePointer(screen: RgbImage, picture: RgbImage): RgbImage {
+  const merged = { width: screen.width, height: screen.height, data: Buffer.from(screen.data) };
+  for (let y = 0; y < 32; y++) picture.data.copy(merged.data, y * screen.width * 4, y * screen.width * 4, (y * screen.width + 32) * 4);
+  return merged;
+}
+
+test('a window resized mid-session: xrdp follows over Display Control, 1920×1080 → 1280×800 → 1920×1080, exact (outside the pointer) at each size', { timeout: 300_000 }, async (t) => {
+  const lab = await sharedLab();
+  const xrdp = await lab.xrdp({ scene: 'reference', width: 1920, height: 1080 });
+  const rig = await startKioskRig({ target: xrdp, width: 1920, height: 1080, query: 'codecs=planar' });
+  t.after(() => rig.close());
+  // the session's X screen is the truth: read it again while waiting, it changes size with the session
+  const exact = async (width: number, height: number): Promise<void> => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const session = xrdp.sessionDisplay();
+      const screen = session ? await session.screenshot() : null;
+      const picture = await rig.screenshot();
+      const sameSize = screen !== null && screen.width === width && screen.height === height && picture.width === width && picture.height === height;
+      const equal = sameSize && compareImages(outsidePointer(screen, picture), picture) === undefined;
+      if (equal) return;
+      if (Date.now() > deadline) {
+        await keepImage(picture, `panel-resize-${width}x${height}`);
+        assert.fail(`no exact ${width}×${height} picture: X screen ${screen ? `${screen.width}×${screen.height}` : 'missing'}, ${screen && screen.width === picture.width && screen.height === picture.height ? describeDifference(compareImages(outsidePointer(screen, picture), picture)) : `page ${picture.width}×${picture.height}`}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  };
+  await exact(1920, 1080);
+  for (const [width, height] of [[1280, 800], [1920, 1080]] as const) {
+    const asked = rig.page.evaluate(() => new Promise<{ width: number; height: number; sent: boolean }>((resolve) => {
+      window.addEventListener('lanterna:resize', (event) => resolve((event as CustomEvent<{ width: number; height: number; sent: boolean }>).detail), { once: true });
+    }));
+    await rig.page.setViewportSize({ width, height });
+    assert.deepEqual(await asked, { width, height, sent: true });
+    await exact(width, height);
+  }
+  assert.deepEqual(rig.kiosk.problems, []);
+});
