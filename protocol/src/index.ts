@@ -69,6 +69,7 @@ export {
   type EndedMessage,
   type ErrorMessage,
   type FiguresMessage,
+  type PanelMessage,
   type GatewayControlMessage,
   type GatewayDataMessage,
   type GatewayToKioskMessage,
@@ -158,3 +159,20 @@ export {
   type StripRect,
 } from './timestampStrip.js';
 export { KIOSK_HEARTBEAT_BINDING, KIOSK_HEARTBEAT_MS, tokenStorageKey, type KioskHeartbeat } from './displayPageContract.js';
+export {
+  DESKTOP_MAX_LONG_SIDE,
+  DESKTOP_MAX_SHORT_SIDE,
+  DESKTOP_MIN_SIDE,
+  DESKTOP_SCALE_MAX,
+  DESKTOP_SCALE_MIN,
+  defaultDesktopScale,
+  desktopForPanel,
+  desktopPreferenceSchema,
+  desktopSizeForPanel,
+  deviceScaleFor,
+  panelFromWindow,
+  panelSchema,
+  type Desktop,
+  type DesktopPreference,
+  type Panel,
+} from './panelSize.js';

@@ -3,6 +3,7 @@
 // way, and the gateway builds them with the types inferred here. Unknown
 // fields are ignored (dropped); an unknown `type` is a protocol error.
 import * as z from 'zod/mini';
+import { desktopPreferenceSchema, panelSchema } from './panelSize.js';
 import { projectSettingsSchema } from './sessionSettings.js';
 import { MAX_ROOM_SLOTS, ROOM_LAYOUTS, ROOM_MODES } from './roomLayout.js';
 
@@ -40,6 +41,8 @@ export const KIOSK_FEATURES = {
 export const GATEWAY_FEATURES = {
   /** The `figures` message: what the display showed of its session over the last interval. */
   figures: 'figures',
+  /** The `panel` message: the display's panel size (panelSize.ts). */
+  panel: 'panel',
 } as const;
 
 /** A display reports its figures about once a second; the gateway drops reports that follow the last one sooner than this. */
@@ -96,8 +99,16 @@ const figures = z.object({
   })),
 });
 
+/**
+ * The display's panel (panelSize.ts): on welcome and whenever it changes
+ * (a window resize, a rotation), at most about once a second, only to gateways
+ * whose welcome named `panel`.
+ */
+const panel = z.object({ type: z.literal('panel'), panel: panelSchema });
+
 // Control socket, gateway → kiosk.
-const displayInfo = z.object({ id: z.string(), name: z.string(), location: z.optional(z.string()) });
+/** `desktop`: what an admin fixed of this display's desktop (size, scale); absent: from the panel. */
+const displayInfo = z.object({ id: z.string(), name: z.string(), location: z.optional(z.string()), desktop: z.optional(desktopPreferenceSchema) });
 const welcome = z.object({
   type: z.literal('welcome'),
   protocol: z.int(),
@@ -200,6 +211,7 @@ export type ErrorMessage = z.infer<typeof errorMessage>;
 export type HelloMessage = z.infer<typeof hello>;
 export type ByeMessage = z.infer<typeof bye>;
 export type FiguresMessage = z.infer<typeof figures>;
+export type PanelMessage = z.infer<typeof panel>;
 export type WelcomeMessage = z.infer<typeof welcome>;
 export type Target = z.infer<typeof target>;
 export type Credentials = z.infer<typeof credentials>;
@@ -219,7 +231,7 @@ export type EndedMessage = z.infer<typeof ended>;
 export type PongMessage = z.infer<typeof pong>;
 
 /** What the kiosk sends on the control socket. */
-export type KioskControlMessage = HelloMessage | ByeMessage | FiguresMessage;
+export type KioskControlMessage = HelloMessage | ByeMessage | FiguresMessage | PanelMessage;
 /** What the gateway sends on the control socket. */
 export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | DisplayMessage | LayoutMessage | SoundMessage | ErrorMessage;
 /** What the kiosk sends as JSON on the data socket. */
@@ -292,7 +304,7 @@ export function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMin
 }
 
 /** The gateway's reader of the control socket. */
-export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye, figures });
+export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye, figures, panel });
 /** The display's reader of the control socket. */
 export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, display, layout, sound, error: errorMessage });
 /** The gateway's reader of the data socket's JSON messages. */

@@ -34,6 +34,10 @@ export interface SessionOptions {
   /** The desktop size asked of the server (default 1920×1080). */
   readonly width?: number;
   readonly height?: number;
+  /** Desktop scale factor in percent (100–500), sent in the client core data and with each resize. */
+  readonly desktopScale?: number;
+  /** Device scale factor: 100, 140 or 180. */
+  readonly deviceScale?: number;
   /** Colour depth asked of the server (default 32); GFX sessions are 32 whatever this says. */
   readonly colorDepth?: 16 | 24 | 32;
   /** Graphics pipeline (RDPEGFX) on or off (default on). */
@@ -128,6 +132,8 @@ export declare class RdpSession {
 
   /** Bytes to send to the gateway as one binary frame (whole PDUs). */
   onsend: (bytes: Uint8Array) => void;
+  /** Display Control: asks the server for this size; false when it has no such channel (letterbox). */
+  requestSize(width: number, height: number, desktopScale?: number, deviceScale?: number): boolean;
   onconnected: (desktop: { width: number; height: number }) => void;
   onresize: (desktop: { width: number; height: number }) => void;
   /** Return a promise to hold the RDP thread until it settles; otherwise it is released on return. */

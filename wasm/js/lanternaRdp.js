@@ -195,6 +195,10 @@ export class RdpSession {
     const height = options.height ?? 1080;
     set('FreeRDP_DesktopWidth', width);
     set('FreeRDP_DesktopHeight', height);
+    // [MS-RDPBCGR] 2.2.1.3.2: desktop 100–500 %, device 100, 140 or 180 % (FreeRDP refuses others)
+    if (options.desktopScale !== undefined) set('FreeRDP_DesktopScaleFactor', options.desktopScale);
+    if (options.deviceScale !== undefined) set('FreeRDP_DeviceScaleFactor', options.deviceScale);
+    this.scale = { desktop: options.desktopScale ?? 0, device: options.deviceScale ?? 0 };
     const colorDepth = options.colorDepth ?? 32;
     if (![16, 24, 32].includes(colorDepth)) throw new RdpSessionError('internal', `unsupported colour depth ${colorDepth}`);
     set('FreeRDP_ColorDepth', colorDepth);
@@ -267,6 +271,17 @@ export class RdpSession {
     this.state = 'connecting';
     // the RDP thread is a worker the host may not count: a live session keeps it running
     this.keepAlive = setInterval(() => {}, 1000);
+  }
+
+  /**
+   * Asks the server to follow a new desktop size without reconnecting
+   * (Display Control, [MS-RDPEDISP]); onresize follows when it does. False:
+   * the server has not opened the channel (it may never): keep the size and
+   * letterbox. Scales default to the session's.
+   */
+  requestSize(width, height, desktopScale = this.scale?.desktop ?? 0, deviceScale = this.scale?.device ?? 0) {
+    if (this.state !== 'connected') return false;
+    return this.module._lt_session_request_size(this.handle, width, height, desktopScale, deviceScale) === 1;
   }
 
   /** The gateway's `secured` message: the server's SubjectPublicKey (base64 or bytes). */

@@ -40,6 +40,8 @@ class WasmRdpEngine {
     // extra: the project message's settings (assistance, colour depth, codecs, performance), display's own last
     const session = this.rdp.createSession({
       ...sessionOptionsFromProject({ credentials: settings.credentials, settings: settings.extra ?? {}, target: settings.target }, desktop),
+      ...(settings.desktopScale !== undefined ? { desktopScale: settings.desktopScale } : {}),
+      ...(settings.deviceScale !== undefined ? { deviceScale: settings.deviceScale } : {}),
       videoDecoder,
       // sound (settings.audio: the page has an output): rdpsnd with our device; each
       // wave goes to the sink, whose answer (ms until heard) the Wave Confirm reports
@@ -77,6 +79,11 @@ class WasmRdpEngine {
 
   disconnect() {
     this.session?.stop();
+  }
+
+  /** Display Control: false when the server never opened the channel (the page letterboxes). */
+  requestSize(width, height) {
+    return this.session?.requestSize(width, height) ?? false;
   }
 }
 

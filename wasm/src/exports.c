@@ -13,6 +13,7 @@
 #include <freerdp/settings.h>
 
 #include "audio_output.h"
+#include "display_control.h"
 #include "exports.h"
 #include "session.h"
 
@@ -126,6 +127,22 @@ EMSCRIPTEN_KEEPALIVE int lt_session_late_frame_acks(intptr_t handle)
 EMSCRIPTEN_KEEPALIVE void lt_session_stop_thread(intptr_t handle)
 {
 	lt_session_stop(from_handle(handle));
+}
+
+/* Display Control: asks the server for a desktop of width×height (any thread;
+ * sent by the RDP thread within its 100 ms wait). 1: the server has the channel
+ * (the wish is sent), 0: it has not (yet): the page letterboxes. */
+EMSCRIPTEN_KEEPALIVE int lt_session_request_size(intptr_t handle, int width, int height,
+                                                 int desktopScale, int deviceScale)
+{
+	LtContext* lt = from_handle(handle);
+	if ((width <= 0) || (height <= 0) || (desktopScale < 0) || (deviceScale < 0))
+		return 0;
+	if (!lt_display_control_ready(lt))
+		return 0;
+	lt_display_control_request(lt, (UINT32)width, (UINT32)height, (UINT32)desktopScale,
+	                           (UINT32)deviceScale);
+	return 1;
 }
 
 /* Only after LT_EVENT_DISCONNECTED (or when never started): joins the thread. */

@@ -11,6 +11,7 @@
 #include "audio_output.h"
 #include "channel_transport.h"
 #include "clipboard_handshake.h"
+#include "display_control.h"
 #include "frame_output.h"
 #include "heap_guard.h"
 #include "js_events.h"
@@ -33,6 +34,8 @@ static BOOL lt_pre_connect(freerdp* instance)
 	if (PubSub_SubscribeChannelConnected(context->pubSub, lt_clipboard_handshake_on_connected) < 0)
 		return FALSE;
 	if (!lt_video_decoder_install((LtContext*)context))
+		return FALSE;
+	if (!lt_display_control_install((LtContext*)context))
 		return FALSE;
 	if (PubSub_SubscribeChannelDisconnected(context->pubSub,
 	                                        lt_clipboard_handshake_on_disconnected) < 0)
@@ -64,6 +67,7 @@ static void lt_post_disconnect(freerdp* instance)
 	(void)PubSub_UnsubscribeChannelDisconnected(context->pubSub,
 	                                            lt_clipboard_handshake_on_disconnected);
 	lt_video_decoder_uninstall((LtContext*)context);
+	lt_display_control_uninstall((LtContext*)context);
 	gdi_free(instance);
 }
 
@@ -213,6 +217,7 @@ static void lt_run_event_loop(LtContext* lt)
 			break;
 		if (!freerdp_check_event_handles(context))
 			break;
+		lt_display_control_poll(lt);
 		/* an allocation failed somewhere (maybe on a channel's thread, where
 		 * FreeRDP may log it and go on with a picture missing): end the
 		 * session rather than show a desktop that no longer updates */

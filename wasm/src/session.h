@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include <freerdp/client.h>
+#include <freerdp/client/disp.h>
 #include <freerdp/client/rdpgfx.h>
 #include <freerdp/freerdp.h>
 
@@ -76,6 +77,11 @@ typedef struct
 	pcRdpgfxSurfaceCommand gfxSurfaceCommand; /* GDI's, wrapped by the video decoder */
 	atomic_int videoFailure;                  /* enum lt_reason once H.264 could not be decoded */
 	unsigned heapFailuresAtStart;             /* lt_heap_failures() when the RDP thread began */
+
+	DispClientContext* disp;  /* Display Control, once the server opened it (display_control.h) */
+	atomic_int dispReady;     /* the server sent its capabilities */
+	atomic_uint dispMaxArea;  /* its MaxMonitorAreaFactorA × B (0: not said) */
+	_Atomic uint64_t dispWish; /* width, height, desktop and device scale, 16 bits each; 0: none */
 } LtContext;
 
 LtContext* lt_session_create(void);

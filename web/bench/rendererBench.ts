@@ -1,13 +1,15 @@
-// Renderer placement benchmark: the same 1920×1080 BGRA frames rendered on the
+// Renderer placement benchmark: the same BGRA frames (1920×1080 unless asked) rendered on the
 // page's main thread and in the render worker (OffscreenCanvas), full frames
 // and 200 64×64 tiles. Prints per-frame upload, draw and main-thread ms.
-// Run after the build: node web/dist/bench/rendererBench.js [frames]
+// Run after the build: node web/dist/bench/rendererBench.js [frames] [WIDTHxHEIGHT]
 import { labDir, launchChromium, openWatchedPage, publicDir, startStaticServer } from '@lanterna/testkit';
 import type { BenchResult } from '../lab/renderBench.js';
 
 const frames = Number(process.argv[2] ?? 60);
-const width = 1920;
-const height = 1080;
+const size = /^(\d+)x(\d+)$/.exec(process.argv[3] ?? '1920x1080');
+if (!size) throw new Error('the size is WIDTHxHEIGHT, e.g. 3840x2160');
+const width = Number(size[1]);
+const height = Number(size[2]);
 
 const server = await startStaticServer(publicDir, labDir);
 const browser = await launchChromium();

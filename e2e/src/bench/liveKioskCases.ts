@@ -3,7 +3,7 @@
 // recordings are all xterm and typing; this is the only heavy-motion load.
 import { Lab, type SceneName } from '@lanterna/lab';
 import { startKioskRig } from '../kiosk/kioskRig.js';
-import { medianP95 } from './benchFigures.js';
+import { samplePageFrames, sampleFigures } from './pageFrameSample.js';
 
 interface LiveCase {
   readonly name: string;
@@ -24,8 +24,6 @@ const cases: readonly LiveCase[] = [
   { name: 'animation, RemoteFX surface bits', scene: 'animation', gfx: false },
 ];
 
-interface Sample { decode: number[]; upload: number[]; copies: number; frames: number; pixels: number; bytesFrom: number | null; bytesTo: number }
-
 /** Prints one row per live case, measured for `seconds` after 5 s of warm-up. */
 export async function runLiveCases(seconds: number): Promise<void> {
   const lab = await Lab.create({ name: 'kiosk-frame-bench' });
@@ -38,32 +36,10 @@ export async function runLiveCases(seconds: number): Promise<void> {
       const shadow = await lab.shadowServer({ display, auth: 'tls', gfx: c.gfx, ...(c.extraArgs ? { extraArgs: c.extraArgs } : {}) });
       const rig = await startKioskRig({ target: shadow, ...(c.query !== undefined ? { query: c.query } : {}) });
       try {
-        await rig.page.evaluate(() => {
-          const sample = { decode: [] as number[], upload: [] as number[], copies: 0, frames: 0, pixels: 0, recording: false, bytesFrom: null as number | null, bytesTo: 0 };
-          (globalThis as unknown as { benchSample: typeof sample }).benchSample = sample;
-          window.addEventListener('lanterna:decode', (event) => {
-            const detail = (event as CustomEvent<{ decodeMs: number; bytesIn: number }>).detail;
-            if (!sample.recording) return;
-            sample.decode.push(detail.decodeMs);
-            sample.bytesFrom ??= detail.bytesIn;
-            sample.bytesTo = detail.bytesIn;
-          });
-          window.addEventListener('lanterna:render', (event) => {
-            const stats = (event as CustomEvent<{ uploadMs: number; copies: number; pixels: number }>).detail;
-            if (!sample.recording) return;
-            sample.frames += 1;
-            sample.upload.push(stats.uploadMs);
-            sample.copies += stats.copies;
-            sample.pixels += stats.pixels;
-          });
-        });
         // Let the first full frame pass, then measure.
-        await new Promise((resolve) => setTimeout(resolve, 5000));
-        await rig.page.evaluate(() => { (globalThis as unknown as { benchSample: { recording: boolean } }).benchSample.recording = true; });
-        await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-        const sample = await rig.page.evaluate(() => (globalThis as unknown as { benchSample: Sample }).benchSample);
-        const wireMBps = (sample.bytesTo - (sample.bytesFrom ?? sample.bytesTo)) / seconds / 1e6;
-        console.log(`| ${c.name} | ${(sample.frames / seconds).toFixed(1)} | ${medianP95(sample.decode)} | ${medianP95(sample.upload)} | ${(sample.pixels / seconds / 1e6).toFixed(2)} | ${wireMBps.toFixed(2)} | ${sample.copies} |`);
+        const sample = await samplePageFrames(rig.page, 5000, seconds);
+        const f = sampleFigures(sample);
+        console.log(`| ${c.name} | ${f.framesPerSecond} | ${f.decode} | ${f.upload} | ${f.mpixelPerSecond} | ${f.wireMBps} | ${sample.copies} |`);
         if (rig.kiosk.problems.length > 0) console.log(`  page problems: ${rig.kiosk.problems.join('; ')}`);
       } finally {
         await rig.close();

@@ -5,7 +5,7 @@
 // same schema the document shows.
 import { z } from 'zod';
 import { targetSchema } from '../config/configSchema.js';
-import { sessionSettingsSchema } from '@lanterna/protocol';
+import { DESKTOP_MAX_LONG_SIDE, DESKTOP_MIN_SIDE, DESKTOP_SCALE_MAX, DESKTOP_SCALE_MIN, sessionSettingsSchema } from '@lanterna/protocol';
 import { MAX_INVITATION_CHARS } from '../assistance/raInvitation.js';
 import { SESSION_LEASE_MS, type DisplayChange, type ProjectionRefusal, type SessionBroker } from '../broker/sessionBroker.js';
 import type { Requester, SessionRecord } from '../broker/brokerStore.js';
@@ -79,16 +79,26 @@ function route<B extends z.ZodType | undefined = undefined, Q extends z.ZodObjec
 
 export const displayIdSchema = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'display id: 1-64 of A-Z a-z 0-9 . _ -');
 
+/** A display's desktop (docs/kiosk-protocol.md "The panel and the desktop"): each part absent comes from the panel. */
+const desktopBody = z.object({
+  width: z.number().int().min(DESKTOP_MIN_SIDE).max(DESKTOP_MAX_LONG_SIDE).optional(),
+  height: z.number().int().min(DESKTOP_MIN_SIDE).max(DESKTOP_MAX_LONG_SIDE).optional(),
+  scale: z.number().int().min(DESKTOP_SCALE_MIN).max(DESKTOP_SCALE_MAX).optional().describe('desktop scale factor in percent; absent: by size (200 at 3840×2160)'),
+}).strict().refine((d) => (d.width === undefined) === (d.height === undefined), 'give width and height together')
+  .describe("what an admin fixes of the display's desktop");
+
 export const createDisplayBody = z.object({
   id: displayIdSchema.optional().describe('made from the name when absent'),
   name: z.string().trim().min(1).max(100),
   location: z.string().trim().max(200).optional(),
+  desktop: desktopBody.optional(),
 }).strict();
 
 export const updateDisplayBody = z.object({
   name: z.string().trim().min(1).max(100).optional(),
   location: z.string().trim().max(200).optional(),
-}).strict().refine((body) => body.name !== undefined || body.location !== undefined, 'give a name, a location or both');
+  desktop: desktopBody.nullable().optional().describe('null: the desktop comes from the panel again'),
+}).strict().refine((body) => body.name !== undefined || body.location !== undefined || body.desktop !== undefined, 'give a name, a location, a desktop or several');
 
 export const displaySoundBody = z.object({
   volume: z.number().int().min(0).max(100).optional().describe('0–100 %'),
@@ -171,17 +181,17 @@ export const adminRoutes: AdminRoute[] = [
     responses: { 201: 'created, with its token (shown once)', 409: 'the id is taken' },
     handle: async ({ deps, body, requester }) => changeAnswer(
       await deps.broker.createDisplay(body, requester), 201,
-      ({ display, token }) => ({ display: { id: display.id, name: display.name, location: display.location, managedBy: display.managedBy }, token }),
+      ({ display, token }) => ({ display: { id: display.id, name: display.name, location: display.location, managedBy: display.managedBy, desktop: display.desktop }, token }),
     ),
   }),
   route({
     method: 'PATCH', path: '/v1/admin/displays/{displayId}', operationId: 'updateDisplay',
-    summary: 'Renames and/or moves (location) a display made through the API',
+    summary: 'Renames, moves (location) and/or fixes the desktop (size, scale) of a display made through the API',
     body: updateDisplayBody,
     responses: { 200: 'changed', 404: 'no such display', 409: 'the display is managed by the configuration file' },
     handle: async ({ deps, body, params, requester }) => changeAnswer(
       await deps.broker.updateDisplay(params.displayId ?? '', body, requester), 200,
-      (display) => ({ display: { id: display.id, name: display.name, location: display.location, managedBy: display.managedBy } }),
+      (display) => ({ display: { id: display.id, name: display.name, location: display.location, managedBy: display.managedBy, desktop: display.desktop } }),
     ),
   }),
   route({

@@ -2,7 +2,7 @@
 // session's data socket may live in any of them. The gateway bus
 // (../cluster/gatewayBus.ts) carries these; the channel adapters act on them.
 
-import type { ProjectMessage } from '@lanterna/protocol';
+import type { DesktopPreference, ProjectMessage } from '@lanterna/protocol';
 
 export type BrokerEvent =
   /** Send this `project` message to the display, wherever its control socket is. */
@@ -20,7 +20,7 @@ export type BrokerEvent =
   /** A source joined or left one of the display's slots, or its layout changed: the worker holding its control socket sends `layout`. */
   | { kind: 'slots-changed'; displayId: string }
   /** An admin renamed or moved the display: the worker holding its control socket tells the page (`display`). */
-  | { kind: 'display-changed'; displayId: string; name: string; location: string | undefined }
+  | { kind: 'display-changed'; displayId: string; name: string; location: string | undefined; desktop?: DesktopPreference | undefined }
   /** An admin changed the display's volume or mute: the worker holding its control socket tells the page (`sound`). */
   | { kind: 'sound-changed'; displayId: string; volume: number; muted: boolean };
 

@@ -7,6 +7,7 @@
 // boundary. Decisions live in the broker, not here: a store only keeps records
 // and makes the one check that must be atomic (the first claim of a session).
 import type { RoomLayout, RoomMode } from '@lanterna/protocol';
+import type { DesktopPreference, Panel } from '@lanterna/protocol';
 import type { ReprojectionState } from './reprojectBackoff.js';
 
 export type { ReprojectionState } from './reprojectBackoff.js';
@@ -85,6 +86,10 @@ export interface DisplayRecord {
   readonly id: string;
   readonly name: string;
   readonly location?: string | undefined;
+  /** What an admin (or the configuration file) fixed of the display's desktop; absent: all from the panel. */
+  readonly desktop?: DesktopPreference | undefined;
+  /** The display's newest `panel` report (docs/kiosk-protocol.md) and when it came (ms since the epoch). */
+  readonly panel?: (Panel & { readonly at: number }) | undefined;
   /** Hex SHA-256 of the display's token (tokens are shown once, when made, and never stored). */
   readonly tokenDigest: string;
   /** `config`: seeded from the configuration file at start, changed only there; `api`: made through the admin API. */
@@ -183,7 +188,7 @@ export interface ProjectionIntent {
 }
 
 export type AuditAction =
-  | 'display-created' | 'display-renamed' | 'display-moved' | 'display-deleted' | 'display-token-rotated'
+  | 'display-created' | 'display-renamed' | 'display-moved' | 'display-resized' | 'display-deleted' | 'display-token-rotated'
   | 'projection-requested' | 'projection-refused' | 'projection-started' | 'projection-ended' | 'projection-resumed'
   | 'session-ended-by-admin' | 'pin-changed' | 'pin-cleared'
   | 'room-request-queued' | 'room-request-accepted' | 'room-request-declined' | 'room-request-withdrawn'

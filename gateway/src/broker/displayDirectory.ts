@@ -26,7 +26,8 @@ export class DisplayDirectory {
   /** The store records of the configured displays. */
   seeds(now: number): DisplayRecord[] {
     return this.list().map((config) => ({
-      id: config.id, name: config.name ?? config.id, ...(config.location === undefined ? {} : { location: config.location }), tokenDigest: tokenDigest(config.token), managedBy: 'config', createdAt: now, updatedAt: now,
+      id: config.id, name: config.name ?? config.id, ...(config.location === undefined ? {} : { location: config.location }),
+      ...(config.desktop === undefined ? {} : { desktop: config.desktop }), tokenDigest: tokenDigest(config.token), managedBy: 'config', createdAt: now, updatedAt: now,
     }));
   }
 }

@@ -16,6 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { desktopPreferenceSchema, panelSchema } from '@lanterna/protocol';
 import { writeFileAtomically } from '../persist/atomicFile.js';
 import { MemoryBrokerStore, DEFAULT_MEMORY_STORE_LIMITS, type DurableBrokerState, type MemoryStoreLimits } from './memoryBrokerStore.js';
 import { MAX_ROOM_SLOTS, ROOM_LAYOUTS, ROOM_MODES } from '@lanterna/protocol';
@@ -38,6 +39,7 @@ const stateSchema = z.object({
   version: z.literal(1),
   displays: z.array(z.object({
     id: z.string(), name: z.string(), location: z.string().optional(), tokenDigest: z.string().regex(/^[0-9a-f]{64}$/),
+    desktop: z.optional(desktopPreferenceSchema), panel: z.optional(z.object({ ...panelSchema.shape, at: z.number() })),
     managedBy: z.enum(['config', 'api']), createdAt: z.number(), updatedAt: z.number(),
     sound: z.object({ volume: z.number().int().min(0).max(100), muted: z.boolean() }).optional(),
   })),

@@ -11,7 +11,7 @@ import type { Credentials, TargetConfig } from '../config/configSchema.js';
 import { SessionTokenSigner, type SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
 import type { SealedBox } from '../session/sealedBox.js';
-import type { AssistanceSettings, SessionSettings } from '@lanterna/protocol';
+import { desktopForPanel, type AssistanceSettings, type Desktop, type DesktopPreference, type Panel, type SessionSettings } from '@lanterna/protocol';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { InvitationErrorCode } from '../assistance/raInvitation.js';
 import { DisplayDirectory, newDisplayToken, tokenDigest, tokenMatches } from './displayDirectory.js';
@@ -88,6 +88,11 @@ export interface DisplayView {
   sessionId?: string | undefined;
   /** The admin's volume and mute for it. */
   sound: DisplaySound;
+  /** What an admin fixed of its desktop (size, scale). */
+  desktop?: DesktopPreference | undefined;
+  /** The panel the display last reported, and the desktop its sessions ask for on it. */
+  panel?: (Panel & { at: number }) | undefined;
+  sessionDesktop?: Desktop | undefined;
 }
 
 export type DisplayChangeRefusal = 'unknown-display' | 'display-exists' | 'config-managed';
@@ -154,10 +159,10 @@ export class SessionBroker {
       const { store, directory } = this.deps;
       const now = this.clock();
       const existing = new Map((await store.listDisplays()).map((display) => [display.id, display]));
-      // an admin's volume and mute outlive a restart: the file does not set them
+      // an admin's volume and mute, and the panel (the display's own report), outlive a restart: the file sets neither
       await Promise.all(directory.seeds(now).map((seed) => {
         const before = existing.get(seed.id);
-        return store.putDisplay({ ...seed, createdAt: before?.createdAt ?? now, ...(before?.sound ? { sound: before.sound } : {}) }, 'upsert');
+        return store.putDisplay({ ...seed, createdAt: before?.createdAt ?? now, ...(before?.sound ? { sound: before.sound } : {}), ...(before?.panel ? { panel: before.panel } : {}) }, 'upsert');
       }));
       await Promise.all([...existing.values()]
         .filter((display) => display.managedBy === 'config' && !directory.get(display.id))
@@ -184,32 +189,38 @@ export class SessionBroker {
       .map((display, index) => ({
         id: display.id, name: display.name, location: display.location, managedBy: display.managedBy,
         online: online.has(display.id), sessionId: bookings[index]?.sessionId, sound: display.sound ?? DEFAULT_DISPLAY_SOUND,
+        desktop: display.desktop, panel: display.panel,
+        sessionDesktop: display.panel ? desktopForPanel(display.panel, display.desktop) : undefined,
       }))
       .sort((a, b) => a.id.localeCompare(b.id));
   }
 
   /** A display made through the admin API; its token is returned once and only its digest is kept. */
-  async createDisplay(input: { id?: string | undefined; name: string; location?: string | undefined }, by?: Requester): Promise<DisplayChange<{ display: DisplayRecord; token: string }>> {
+  async createDisplay(input: { id?: string | undefined; name: string; location?: string | undefined; desktop?: DesktopPreference | undefined }, by?: Requester): Promise<DisplayChange<{ display: DisplayRecord; token: string }>> {
     await this.seedDisplays();
     const now = this.clock();
     const id = input.id ?? displayIdFromName(input.name);
     const token = newDisplayToken();
-    const display: DisplayRecord = { id, name: input.name, location: input.location, tokenDigest: tokenDigest(token), managedBy: 'api', createdAt: now, updatedAt: now };
+    const display: DisplayRecord = { id, name: input.name, location: input.location, ...(input.desktop ? { desktop: input.desktop } : {}), tokenDigest: tokenDigest(token), managedBy: 'api', createdAt: now, updatedAt: now };
     if (!await this.deps.store.putDisplay(display, 'create')) return { ok: false, code: 'display-exists', reason: `a display "${id}" exists already` };
     await this.audit(by, 'display-created', { displayId: id, detail: { name: input.name, ...(input.location ? { location: input.location } : {}) } });
     return { ok: true, value: { display, token } };
   }
 
-  /** Renames and/or moves a display made through the API. */
-  async updateDisplay(displayId: string, change: { name?: string | undefined; location?: string | undefined }, by?: Requester): Promise<DisplayChange<DisplayRecord>> {
+  /** Renames, moves and/or fixes the desktop of a display made through the API (`desktop: null` gives it back to the panel). */
+  async updateDisplay(displayId: string, change: { name?: string | undefined; location?: string | undefined; desktop?: DesktopPreference | null | undefined }, by?: Requester): Promise<DisplayChange<DisplayRecord>> {
     const found = await this.apiDisplay(displayId);
     if (!found.ok) return found;
     const before = found.value;
-    const after: DisplayRecord = { ...before, name: change.name ?? before.name, location: change.location ?? before.location, updatedAt: this.clock() };
+    const { desktop: _dropped, ...rest } = before;
+    const desktop = change.desktop === undefined ? before.desktop : change.desktop ?? undefined;
+    const after: DisplayRecord = { ...rest, ...(desktop ? { desktop } : {}), name: change.name ?? before.name, location: change.location ?? before.location, updatedAt: this.clock() };
     if (!await this.deps.store.putDisplay(after, 'replace')) return unknownDisplay(displayId);
-    if (after.name !== before.name || after.location !== before.location) {
-      this.deps.publish({ kind: 'display-changed', displayId, name: after.name, location: after.location });
+    const desktopChanged = JSON.stringify(after.desktop ?? {}) !== JSON.stringify(before.desktop ?? {});
+    if (after.name !== before.name || after.location !== before.location || desktopChanged) {
+      this.deps.publish({ kind: 'display-changed', displayId, name: after.name, location: after.location, desktop: after.desktop });
     }
+    if (desktopChanged) await this.audit(by, 'display-resized', { displayId, detail: { from: desktopWords(before.desktop), to: desktopWords(after.desktop) } });
     if (after.name !== before.name) await this.audit(by, 'display-renamed', { displayId, detail: { from: before.name, to: after.name } });
     if (after.location !== before.location) await this.audit(by, 'display-moved', { displayId, detail: { from: before.location ?? '', to: after.location ?? '' } });
     return { ok: true, value: after };
@@ -236,6 +247,21 @@ export class SessionBroker {
   /** The display's volume and mute now (what its page is sent on welcome). */
   async displaySound(displayId: string): Promise<DisplaySound> {
     return (await this.deps.store.getDisplay(displayId))?.sound ?? DEFAULT_DISPLAY_SOUND;
+  }
+
+  /**
+   * A display's `panel` report: kept on its record (both stores) when it
+   * differs from the last one, so the admin sees it and what its sessions ask
+   * for. Config and API displays alike: the panel is the display's own word.
+   */
+  async recordPanel(displayId: string, panel: Panel): Promise<boolean> {
+    const before = await this.deps.store.getDisplay(displayId);
+    if (!before) return false;
+    if (before.panel) {
+      const { at: _at, ...last } = before.panel;
+      if (JSON.stringify(last) === JSON.stringify(panel)) return false;
+    }
+    return this.deps.store.putDisplay({ ...before, panel: { ...panel, at: this.clock() } }, 'replace');
   }
 
   /** Deletes a display made through the API; its control socket is closed and its session stopped. */
@@ -737,4 +763,10 @@ function unknownDisplay(displayId: string): { ok: false; code: 'unknown-display'
 function displayIdFromName(name: string): string {
   const slug = name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
   return `${slug || 'display'}-${randomBytes(3).toString('hex')}`;
+}
+
+/** A display's desktop preference in the audit log's words ("3840×2160, 200 %", "the panel's size, scale by size"). */
+function desktopWords(desktop: DesktopPreference | undefined): string {
+  const size = desktop?.width !== undefined && desktop.height !== undefined ? `${desktop.width}×${desktop.height}` : "the panel's size";
+  return `${size}, ${desktop?.scale === undefined ? 'scale by size' : `${desktop.scale} %`}`;
 }

@@ -5,7 +5,7 @@ import { SessionError } from '../session/sessionError.js';
 import type { SessionBroker } from '../broker/sessionBroker.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
-import { FIGURES_MIN_INTERVAL_MS, GATEWAY_FEATURES, KIOSK_FEATURES, KIOSK_PROTOCOL_VERSION, parseKioskControlMessage, type FiguresMessage } from '@lanterna/protocol';
+import { FIGURES_MIN_INTERVAL_MS, GATEWAY_FEATURES, KIOSK_FEATURES, KIOSK_PROTOCOL_VERSION, parseKioskControlMessage, type FiguresMessage, type PanelMessage } from '@lanterna/protocol';
 import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import type { RoomAnnouncer } from './roomAnnouncer.js';
@@ -22,7 +22,13 @@ interface ControlConnection {
   /** When its last `figures` report was taken, and whether the store is still writing it: one at a time, at most one per FIGURES_MIN_INTERVAL_MS. */
   figuresAt: number;
   figuresPending: boolean;
+  /** Likewise for `panel` reports: one write at a time, at most one per PANEL_MIN_INTERVAL_MS. */
+  panelAt: number;
+  panelPending: boolean;
 }
+
+/** A display reports its panel when it changes (debounced by the page); faster reports are dropped. */
+const PANEL_MIN_INTERVAL_MS = 1000;
 
 /**
  * The displays' control sockets: authentication, heartbeats, and carrying the
@@ -88,6 +94,7 @@ export class ControlChannels {
       // Figures only after the welcome that announced the gateway reads them, from the socket that holds the display.
       const current = this.connections.get(displayId);
       if (parsed?.ok && parsed.message.type === 'figures' && current?.socket === socket) { this.onFigures(current, parsed.message); return; }
+      if (parsed?.ok && parsed.message.type === 'panel' && current?.socket === socket) { this.onPanel(current, parsed.message); return; }
       closeWithError(socket, new SessionError('hello', 'bad-message', 'unexpected message on the control socket'));
     };
     socket.on('message', onMessage);
@@ -121,15 +128,18 @@ export class ControlChannels {
     }
     const previous = this.connections.get(displayId);
     if (previous) closeWithError(previous.socket, new SessionError('hello', 'replaced'));
-    const connection: ControlConnection = { socket, owner, displayId, features: new Set(hello.features ?? []), figuresAt: -Infinity, figuresPending: false };
+    const connection: ControlConnection = { socket, owner, displayId, features: new Set(hello.features ?? []), figuresAt: -Infinity, figuresPending: false, panelAt: -Infinity, panelPending: false };
     this.connections.set(displayId, connection);
     this.deps.metrics.displaysOnline.inc();
     log.info({ event: 'display-online', client: hello.client }, 'display online');
     sendJson(socket, {
       type: 'welcome', protocol: KIOSK_PROTOCOL_VERSION,
-      display: { id: display.id, name: display.name, ...(display.location === undefined ? {} : { location: display.location }) },
+      display: {
+        id: display.id, name: display.name, ...(display.location === undefined ? {} : { location: display.location }),
+        ...(display.desktop === undefined ? {} : { desktop: display.desktop }),
+      },
       heartbeatMs: config.timeouts.heartbeatMs,
-      features: [GATEWAY_FEATURES.figures],
+      features: [GATEWAY_FEATURES.figures, GATEWAY_FEATURES.panel],
     });
     const { rooms } = this.deps;
     if (rooms && hello.features?.includes(KIOSK_FEATURES.room)) rooms.announcer.attach(socket, displayId, rooms.presenterUrl(displayId, host));
@@ -200,6 +210,19 @@ export class ControlChannels {
     this.deps.broker.displaySound(connection.displayId).then((sound) => {
       if (this.connections.get(connection.displayId) === connection) sendJson(connection.socket, { type: 'sound', volume: sound.volume, muted: sound.muted });
     }).catch((error: unknown) => this.deps.logger.error({ err: error, displayId: connection.displayId }, 'the display\'s sound could not be read'));
+  }
+
+  /** A display's panel (docs/kiosk-protocol.md): capped like figures, kept by the broker when it changed. */
+  private onPanel(connection: ControlConnection, message: PanelMessage): void {
+    const now = performance.now();
+    if (connection.panelPending || now - connection.panelAt < PANEL_MIN_INTERVAL_MS) return;
+    connection.panelAt = now;
+    connection.panelPending = true;
+    const { width, height, devicePixelRatio, orientation } = message.panel;
+    this.deps.logger.info({ displayId: connection.displayId, event: 'display-panel', width, height, devicePixelRatio, orientation }, 'display panel');
+    this.deps.broker.recordPanel(connection.displayId, message.panel)
+      .catch((error: unknown) => this.deps.logger.debug({ err: error, displayId: connection.displayId }, 'display panel not recorded'))
+      .finally(() => { connection.panelPending = false; });
   }
 
   closeAll(code: number, reason: string): void {
@@ -281,7 +304,10 @@ export class ControlChannels {
       case 'display-changed': {
         const connection = this.connections.get(event.displayId);
         if (!connection?.features.has(KIOSK_FEATURES.display)) break;
-        const display = { id: event.displayId, name: event.name, ...(event.location === undefined ? {} : { location: event.location }) };
+        const display = {
+          id: event.displayId, name: event.name, ...(event.location === undefined ? {} : { location: event.location }),
+          ...(event.desktop === undefined ? {} : { desktop: event.desktop }),
+        };
         sendJson(connection.socket, { type: 'display', display });
         break;
       }

@@ -1,3 +1,4 @@
+import { desktopPreferenceSchema } from '@lanterna/protocol';
 import { z } from 'zod';
 import { canonicalPinKey } from '../policy/pinKey.js';
 import { networkProblem } from '../policy/networkList.js';
@@ -26,6 +27,8 @@ const displaySchema = z.object({
   location: z.string().min(1).max(200).optional(),
   token: z.string().min(16, 'display token must be at least 16 characters'),
   autoProject: targetSchema.extend({ credentials: credentials.optional() }).optional(),
+  /** The display's desktop, where the panel's own is not wanted: `scale` (100–500 %), `width` and `height` together (docs/kiosk-protocol.md). */
+  desktop: z.optional(desktopPreferenceSchema),
 });
 
 const portRange = z.string().regex(/^\d{1,5}(-\d{1,5})?$/, 'port range like "3389" or "1024-65535"');

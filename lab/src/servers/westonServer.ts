@@ -18,6 +18,13 @@ export interface WestonOptions {
   /** Output size; the picture is drawn for it and clients get it whatever they ask. Default 1920×1080. */
   width?: number;
   height?: number;
+  /**
+   * Let clients size the output (Weston's default; the lab's is `--no-resizeable`):
+   * the output takes the client's desktop size at activation. Its RDP backend's
+   * debug scope is logged too, where it prints each client monitor's
+   * `desktopScaleFactor` and `deviceScaleFactor`.
+   */
+  resizeable?: boolean;
   /** Extra weston arguments (tests use a bad one to see a start failure). */
   extraArgs?: readonly string[];
   readyTimeoutMs?: number;
@@ -100,7 +107,7 @@ export async function startWeston(options: WestonOptions, context: ServerContext
       args: [
         '-oL', 'weston', '--backend=rdp', '--renderer=pixman', '--shell=kiosk', '--no-config', '--debug', '--idle-time=0',
         `--socket=${SOCKET_NAME}`, '--address=127.0.0.1', `--port=${port}`, `--width=${width}`, `--height=${height}`,
-        '--no-resizeable', `--rdp-tls-cert=${certPath}`, `--rdp-tls-key=${keyPath}`, ...(options.extraArgs ?? []),
+        ...(options.resizeable === true ? ['--logger-scopes=log,rdp-backend'] : ['--no-resizeable']), `--rdp-tls-cert=${certPath}`, `--rdp-tls-key=${keyPath}`, ...(options.extraArgs ?? []),
       ],
       env: serverEnv,
       logPath,

@@ -13,6 +13,19 @@ declare const self: DedicatedWorkerGlobalScope;
 
 let renderer: Renderer | null = null;
 let presentScheduled = false;
+/** Something changed since the last present. */
+let presentDue = false;
+/** When the animation frame now awaited was asked for. */
+let presentAskedAt = 0;
+/**
+ * How long a change may wait for its animation frame before it is presented
+ * at once. A worker whose messages each take long never reaches an animation
+ * frame while the next message is already queued: at 3840×2160 on SwiftShader
+ * each RemoteFX frame's upload took ≈1 s, the decoder sent the next as soon as
+ * this one was handed back, and nothing was presented for a minute
+ * (docs/performance.md "Panel sizes").
+ */
+const MAX_PRESENT_WAIT_MS = 100;
 /** The oldest receivedAt among frames uploaded since the last present. */
 let oldestReceivedAt: number | null = null;
 
@@ -34,12 +47,23 @@ function reply(message: RenderWorkerReply, port?: MessagePort): void {
   else self.postMessage(message);
 }
 
+function presentIfDue(): void {
+  if (!presentDue) return;
+  presentDue = false;
+  renderer?.present();
+}
+
 function schedulePresent(): void {
-  if (presentScheduled) return;
+  presentDue = true;
+  if (presentScheduled) {
+    if (performance.now() - presentAskedAt > MAX_PRESENT_WAIT_MS) presentIfDue();
+    return;
+  }
   presentScheduled = true;
+  presentAskedAt = performance.now();
   self.requestAnimationFrame(() => {
     presentScheduled = false;
-    renderer?.present();
+    presentIfDue();
   });
 }
 
@@ -76,8 +100,10 @@ function handle(message: RenderWorkerRequest, from?: MessagePort): void {
       // before the pixels go back to the decoder
       stripProbe.onFrame(message);
       reply({ type: 'frame-consumed', id: message.id }, from);
-      if (message.presentNow === true) renderer.present();
-      else schedulePresent();
+      if (message.presentNow === true) {
+        presentDue = false;
+        renderer.present();
+      } else schedulePresent();
       break;
     case 'pointer-shape':
       renderer.setPointer(message.shape);

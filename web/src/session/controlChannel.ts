@@ -18,6 +18,8 @@ import {
   type ErrorMessage,
   type FiguresMessage,
   type HelloMessage,
+  type PanelMessage,
+  type Panel,
   type ProjectMessage,
   type RoomMessage,
   type SoundMessage,
@@ -90,6 +92,14 @@ export class ControlChannel {
     const socket = this.socket;
     if (!socket || socket.readyState !== WebSocket.OPEN || !this.gatewayReads.has(GATEWAY_FEATURES.figures)) return false;
     socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Sends the display's panel, if the gateway reads it (welcome's features); false when not sent. */
+  sendPanel(panel: Panel): boolean {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN || !this.gatewayReads.has(GATEWAY_FEATURES.panel)) return false;
+    socket.send(JSON.stringify({ type: 'panel', panel } satisfies PanelMessage));
     return true;
   }
 

@@ -11,6 +11,9 @@ export interface RdpSessionSettings {
   /** The size the client asks the server for (the display's pixels). */
   readonly desktopWidth: number;
   readonly desktopHeight: number;
+  /** Desktop scale factor in percent and the device scale factor ([MS-RDPBCGR] 2.2.1.3.2). */
+  readonly desktopScale?: number;
+  readonly deviceScale?: number;
   /** Free-form settings from the `project` message. */
   readonly extra?: Record<string, unknown>;
   /** Join the audio output channel (rdpsnd) and hand its waves to RdpFrameSink.onAudio. */
@@ -64,6 +67,11 @@ export interface RdpFrameSink {
 export interface RdpClientEngine {
   connect(settings: RdpSessionSettings, transport: RdpTransport, sink: RdpFrameSink): Promise<void>;
   disconnect(): void;
+  /**
+   * Asks the server for a new desktop size without reconnecting (Display
+   * Control); false when the server has no such channel (the page letterboxes).
+   */
+  requestSize?(width: number, height: number): boolean;
 }
 
 /** What the wasm bundle's ES module must export. */

@@ -163,6 +163,9 @@ self.onmessage = (event: MessageEvent<SessionWorkerRequest>) => {
   const request = event.data;
   if (request.type === 'start') {
     start(request).catch((error: unknown) => reply({ type: 'error', message: describe(error) }));
+  } else if (request.type === 'resize') {
+    const sent = engine?.requestSize?.(request.width, request.height) ?? false;
+    reply({ type: 'resize-asked', width: request.width, height: request.height, sent });
   } else {
     // Polite end: the gateway answers `ended` and closes the socket.
     data?.requestClose();

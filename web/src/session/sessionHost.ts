@@ -13,7 +13,9 @@ export type SessionEvent =
   | { readonly kind: 'rtt'; readonly ms: number }
   /** errorCode: the gateway's; engineReason: the wasm client's typed end, when it ended the session. */
   | { readonly kind: 'ended'; readonly reason: string; readonly errorCode: string | null; readonly engineReason: string | null }
-  | { readonly kind: 'failed'; readonly message: string };
+  | { readonly kind: 'failed'; readonly message: string }
+  /** A panel change was asked of the server (sent) or not (no Display Control: letterboxed). */
+  | { readonly kind: 'resize-asked'; readonly width: number; readonly height: number; readonly sent: boolean };
 
 export interface SessionHostOptions {
   readonly project: ProjectMessage;
@@ -23,6 +25,8 @@ export interface SessionHostOptions {
   readonly renderer: RenderWorkerClient;
   readonly desktopWidth: number;
   readonly desktopHeight: number;
+  readonly desktopScale?: number;
+  readonly deviceScale?: number;
   /** The display's own engine settings; they win over the project message's. */
   readonly engineOptions?: Readonly<Record<string, unknown>>;
   /** The page's sound queue (web/src/audio/audioOutput.ts); absent: the session joins no audio channel. */
@@ -57,6 +61,8 @@ export class SessionHost {
         ...(project.credentials ? { credentials: project.credentials } : {}),
         desktopWidth: options.desktopWidth,
         desktopHeight: options.desktopHeight,
+        ...(options.desktopScale !== undefined ? { desktopScale: options.desktopScale } : {}),
+        ...(options.deviceScale !== undefined ? { deviceScale: options.deviceScale } : {}),
         extra: { ...project.settings, ...options.engineOptions },
       },
       engineUrl: options.engineUrl,
@@ -66,6 +72,11 @@ export class SessionHost {
       ...(options.audioRing ? { audioRing: options.audioRing } : {}),
     };
     this.worker.postMessage(start, [renderPorts.port2]);
+  }
+
+  /** The panel changed: asks the server for this desktop size (Display Control). */
+  requestSize(width: number, height: number): void {
+    if (!this.finished) this.worker.postMessage({ type: 'resize', width, height } satisfies SessionWorkerRequest);
   }
 
   /** Ends the session politely; the gateway closes the data socket after `ended`. */
@@ -86,6 +97,9 @@ export class SessionHost {
         this.onevent({ kind: 'engine-missing', message: reply.message });
         break;
       case 'engine-loaded':
+        break;
+      case 'resize-asked':
+        this.onevent({ kind: 'resize-asked', width: reply.width, height: reply.height, sent: reply.sent });
         break;
       case 'connected':
         this.onevent({ kind: 'connected' });

@@ -23,11 +23,15 @@ export type SessionWorkerRequest =
       /** The sound queue the page's AudioWorklet plays (web/src/audio/playbackRing.ts); absent: no sound. */
       readonly audioRing?: SharedArrayBuffer;
     }
+  /** The panel changed: ask the server to follow (Display Control). */
+  | { readonly type: 'resize'; readonly width: number; readonly height: number }
   | { readonly type: 'stop' };
 
 export type SessionWorkerReply =
   | { readonly type: 'engine-missing'; readonly message: string }
   | { readonly type: 'engine-loaded' }
+  /** What became of a resize: sent to the server, or not (no Display Control: letterboxed). */
+  | { readonly type: 'resize-asked'; readonly width: number; readonly height: number; readonly sent: boolean }
   | { readonly type: 'connected' }
   | { readonly type: 'disconnected'; readonly reason: string }
   | { readonly type: 'error'; readonly message: string }

@@ -10,7 +10,15 @@ export class AdminApiError extends Error {
 }
 
 export interface DisplaySound { volume: number; muted: boolean }
-export interface DisplayView { id: string; name: string; location?: string; managedBy: 'config' | 'api'; online: boolean; sessionId?: string; sound?: DisplaySound }
+/** A display's desktop as an admin fixed it (docs/kiosk-protocol.md "The panel and the desktop"). */
+export interface DesktopPreference { width?: number; height?: number; scale?: number }
+export interface DisplayView {
+  id: string; name: string; location?: string; managedBy: 'config' | 'api'; online: boolean; sessionId?: string;
+  sound?: DisplaySound;
+  desktop?: DesktopPreference;
+  panel?: { width: number; height: number; orientation: string; devicePixelRatio: number };
+  sessionDesktop?: { width: number; height: number; desktopScale: number; deviceScale: number };
+}
 export interface SessionView {
   sessionId: string; displayId: string; state: string; live: boolean; lost: boolean; presenter: string;
   target: { host: string; port: number; name?: string };
@@ -44,8 +52,8 @@ export class AdminClient {
   }
 
   displays(): Promise<{ displays: DisplayView[] }> { return this.call('GET', '/v1/admin/displays'); }
-  createDisplay(body: { name: string; location?: string; id?: string }): Promise<{ display: DisplayView; token: string }> { return this.call('POST', '/v1/admin/displays', body); }
-  updateDisplay(id: string, body: { name?: string; location?: string }): Promise<unknown> { return this.call('PATCH', `/v1/admin/displays/${encodeURIComponent(id)}`, body); }
+  createDisplay(body: { name: string; location?: string; id?: string; desktop?: DesktopPreference }): Promise<{ display: DisplayView; token: string }> { return this.call('POST', '/v1/admin/displays', body); }
+  updateDisplay(id: string, body: { name?: string; location?: string; desktop?: DesktopPreference | null }): Promise<unknown> { return this.call('PATCH', `/v1/admin/displays/${encodeURIComponent(id)}`, body); }
   deleteDisplay(id: string): Promise<unknown> { return this.call('DELETE', `/v1/admin/displays/${encodeURIComponent(id)}`); }
   setSound(id: string, body: Partial<DisplaySound>): Promise<{ sound: DisplaySound }> { return this.call('PATCH', `/v1/admin/displays/${encodeURIComponent(id)}/sound`, body); }
   rotateToken(id: string): Promise<{ token: string }> { return this.call('POST', `/v1/admin/displays/${encodeURIComponent(id)}/token`); }

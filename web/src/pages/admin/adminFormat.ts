@@ -55,7 +55,7 @@ export function formatAgo(at: number, now = Date.now()): string {
 }
 
 const actionWords: Record<string, string> = {
-  'display-created': 'display created', 'display-renamed': 'display renamed', 'display-moved': 'display moved',
+  'display-created': 'display created', 'display-renamed': 'display renamed', 'display-moved': 'display moved', 'display-resized': 'display desktop changed',
   'display-deleted': 'display deleted', 'display-token-rotated': 'display token replaced',
   'projection-requested': 'projection requested', 'projection-refused': 'projection refused', 'projection-started': 'projection started',
   'projection-ended': 'projection ended', 'projection-resumed': 'projection resumed on another gateway',
@@ -121,6 +121,10 @@ export function detailText(action: string, detail: Detail | undefined): string {
       const name = take('name');
       const location = take('location');
       if (name !== undefined) parts.push(`Named ${quoted(name)}${location ? `, in ${quoted(location)}` : ''}.`);
+      break;
+    }
+    case 'display-resized': {
+      parts.push(`From ${String(take('from') ?? '')} to ${String(take('to') ?? '')}.`);
       break;
     }
     case 'display-renamed':
@@ -200,4 +204,25 @@ export function detailText(action: string, detail: Detail | undefined): string {
 /** A fingerprint shortened for a table (the full one is in the cell's title). */
 export function shortFingerprint(fingerprint: string): string {
   return fingerprint.length > 30 ? `${fingerprint.slice(0, 22)}…${fingerprint.slice(-8)}` : fingerprint;
+}
+
+/** A display's panel and the desktop its sessions ask for, for the displays table ("3840×2160 landscape → 3840×2160 at 200 %"). */
+export function panelText(display: {
+  readonly panel?: { readonly width: number; readonly height: number; readonly orientation: string; readonly devicePixelRatio: number } | undefined;
+  readonly sessionDesktop?: { readonly width: number; readonly height: number; readonly desktopScale: number } | undefined;
+}): string {
+  if (!display.panel) return 'not reported yet';
+  const { width, height, orientation, devicePixelRatio } = display.panel;
+  const ratio = devicePixelRatio === 1 ? '' : ` (×${devicePixelRatio})`;
+  const desktop = display.sessionDesktop ? ` → ${display.sessionDesktop.width}×${display.sessionDesktop.height} at ${display.sessionDesktop.desktopScale} %` : '';
+  return `${width}×${height} ${orientation}${ratio}${desktop}`;
+}
+
+/** The admin form's desktop size field: null for blank (the panel's), the size for "W×H" or "WxH", undefined for anything else. */
+export function parseDesktopSize(text: string): { width: number; height: number } | null | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  const match = /^(\d{3,4})\s*[x×]\s*(\d{3,4})$/i.exec(trimmed);
+  if (!match) return undefined;
+  return { width: Number(match[1]), height: Number(match[2]) };
 }

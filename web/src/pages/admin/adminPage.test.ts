@@ -83,6 +83,9 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   t.after(() => control.close());
   assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 100, muted: false });
   await row.locator('text=online').waitFor();
+  // Its panel (a 4K screen at 200 % in the browser): the row shows it and the desktop its sessions ask for.
+  control.socket.send(JSON.stringify({ type: 'panel', panel: { cssWidth: 1920, cssHeight: 1080, devicePixelRatio: 2, width: 3840, height: 2160, orientation: 'landscape' } }));
+  await row.locator('text=3840×2160 landscape (×2) → 3840×2160 at 200 %').waitFor({ timeout: 15_000 });
   const projected = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
     method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
     body: JSON.stringify({ displayId: 'board-room', target: { host: '127.0.0.1', port: peer.port, name: 'Ada’s laptop' } }),

@@ -4,7 +4,7 @@
 // and textContent (no HTML strings), so nothing a display's name holds can
 // become markup; no inline script or style (the gateway's CSP forbids them).
 import { AdminApiError, AdminClient, type AuditView, type DisplayView, type PinView, type SessionView } from './adminClient.js';
-import { actionWord, detailText, formatAgo, formatBytes, formatDuration, formatRate, formatTime, shortFingerprint } from './adminFormat.js';
+import { actionWord, detailText, formatAgo, formatBytes, formatDuration, formatRate, formatTime, panelText, parseDesktopSize, shortFingerprint } from './adminFormat.js';
 
 const TOKEN_KEY = 'lanterna.adminToken';
 const POLL_MS = 2000;
@@ -201,7 +201,9 @@ class AdminPage {
         actions.classList.remove('actions');
         actions.classList.add('note');
       }
-      row.append(cell(display.name), cell(display.id), cell(display.location ?? ''), stateCell, this.soundControls(display), cell(display.managedBy === 'api' ? 'this page' : 'configuration'), actions);
+      const panel = cell(panelText(display), 'nowrap');
+      panel.dataset.figure = 'panel';
+      row.append(cell(display.name), cell(display.id), cell(display.location ?? ''), panel, stateCell, this.soundControls(display), cell(display.managedBy === 'api' ? 'this page' : 'configuration'), actions);
       return row;
     }));
   }
@@ -298,6 +300,9 @@ class AdminPage {
     const form = element<HTMLFormElement>('display-form');
     (form.elements.namedItem('name') as HTMLInputElement).value = display.name;
     (form.elements.namedItem('location') as HTMLInputElement).value = display.location ?? '';
+    const { width, height, scale } = display.desktop ?? {};
+    (form.elements.namedItem('desktop-size') as HTMLInputElement).value = width !== undefined && height !== undefined ? `${width}×${height}` : '';
+    (form.elements.namedItem('desktop-scale') as HTMLInputElement).value = scale === undefined ? '' : String(scale);
     element('display-id-field').hidden = true;
     element('display-form-title').textContent = `Edit ${display.name}`;
     element('display-submit').textContent = 'Save changes';
@@ -320,13 +325,20 @@ class AdminPage {
     const form = element<HTMLFormElement>('display-form');
     const value = (name: string): string => (form.elements.namedItem(name) as HTMLInputElement).value.trim();
     const editing = this.editing;
+    const size = parseDesktopSize(value('desktop-size'));
+    if (size === undefined) {
+      this.say('The desktop size is two numbers like 1920×1080, or blank for the panel\'s own.', 'error');
+      return;
+    }
+    const scale = value('desktop-scale') === '' ? undefined : Number(value('desktop-scale'));
+    const desktop = { ...(size ?? {}), ...(scale === undefined ? {} : { scale }) };
     if (editing) {
-      await this.act(`Saved ${value('name')}.`, () => client.updateDisplay(editing, { name: value('name'), location: value('location') }));
+      await this.act(`Saved ${value('name')}.`, () => client.updateDisplay(editing, { name: value('name'), location: value('location'), desktop: Object.keys(desktop).length > 0 ? desktop : null }));
       this.resetDisplayForm();
       return;
     }
     try {
-      const created = await client.createDisplay({ name: value('name'), ...(value('location') ? { location: value('location') } : {}), ...(value('id') ? { id: value('id') } : {}) });
+      const created = await client.createDisplay({ name: value('name'), ...(value('location') ? { location: value('location') } : {}), ...(value('id') ? { id: value('id') } : {}), ...(Object.keys(desktop).length > 0 ? { desktop } : {}) });
       this.showSecret(`Display “${created.display.name}” added. Its token is shown only now: open this address on the display (it keeps the token and removes it from the address bar).`, created.display.id, created.token);
       this.resetDisplayForm();
       this.say(`Added ${created.display.name}.`);

@@ -2,8 +2,8 @@
 // screen, and one projection at a time.
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
-import { KIOSK_FEATURES, sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
-import type { DisplayMessage, ProjectMessage } from '@lanterna/protocol';
+import { desktopForPanel, KIOSK_FEATURES, panelFromWindow, sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
+import type { DesktopPreference, DisplayMessage, Panel, ProjectMessage } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
 import { DisplayScreen } from './displayScreen.js';
@@ -61,9 +61,31 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
     showRendererWarning(screen.banners, state === 'lost' ? 'The graphics were reset; the picture will come back in a moment.' : null);
   },
 });
+// The panel (docs/kiosk-protocol.md "The panel and the desktop"): reported to
+// the gateway, and the desktop each session asks for. A change (window resize,
+// rotation) is reported once it has settled, and a running session asks the
+// server to follow over Display Control; one without it stays letterboxed.
+const PANEL_SETTLE_MS = 400;
+let desktopPreference: DesktopPreference = {};
+let sessionDesktop: { width: number; height: number } | null = null;
+function currentPanel(): Panel {
+  return panelFromWindow(window.innerWidth, window.innerHeight, window.devicePixelRatio || 1);
+}
+let panelTimer: ReturnType<typeof setTimeout> | null = null;
+function panelChanged(): void {
+  const panel = currentPanel();
+  control?.sendPanel(panel);
+  const desktop = desktopForPanel(panel, desktopPreference);
+  if (session && sessionDesktop && (desktop.width !== sessionDesktop.width || desktop.height !== sessionDesktop.height)) {
+    sessionDesktop = { width: desktop.width, height: desktop.height };
+    session.requestSize(desktop.width, desktop.height);
+  }
+}
 window.addEventListener('resize', () => {
   const size = devicePixels();
   renderer.setCanvasSize(size.width, size.height);
+  if (panelTimer !== null) clearTimeout(panelTimer);
+  panelTimer = setTimeout(() => { panelTimer = null; panelChanged(); }, PANEL_SETTLE_MS);
 });
 
 let engineUrl: string | null = null;
@@ -83,6 +105,7 @@ startKioskHeartbeat(() => ({ control: controlKind, presenting: session !== null 
 
 /** The name and location from `welcome`, or from `display` when an admin changes them while the page is open. */
 function showDisplay(display: DisplayMessage['display']): void {
+  desktopPreference = display.desktop ?? {};
   window.localStorage.setItem(nameKey, display.name);
   screen.setName(display.name);
   screen.setLocation(display.location ?? null);
@@ -101,6 +124,7 @@ function showControlState(state: ControlState): void {
       break;
     case 'online':
       showDisplay(state.welcome.display);
+      control?.sendPanel(currentPanel());
       screen.setConnection('Ready — waiting for a presenter', 'ok');
       screen.setProblem(null);
       break;
@@ -133,6 +157,10 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
       screen.setSessionProblem(`The RDP decoder is not loaded yet, so “${project.target.name}” cannot be shown on this display.`);
       break;
     case 'connected':
+      break;
+    case 'resize-asked':
+      // Instrumentation hook: tests see whether the server was asked to follow or the picture stays letterboxed.
+      window.dispatchEvent(new CustomEvent('lanterna:resize', { detail: { width: event.width, height: event.height, sent: event.sent } }));
       break;
     case 'rtt':
       hud.onRoundTrip(event.ms);
@@ -180,7 +208,10 @@ async function startSession(project: ProjectMessage): Promise<void> {
   // Over the display's own signage the room PIN stays readable (a presenter must be able to take over); over a presenter's screen, nothing.
   screen.showRoomBadge(project.signage === true);
   await engineReady;
-  const size = devicePixels();
+  const desktop = desktopForPanel(currentPanel(), desktopPreference);
+  sessionDesktop = { width: desktop.width, height: desktop.height };
+  // Instrumentation hook: what this session asks of the server.
+  window.dispatchEvent(new CustomEvent('lanterna:desktop', { detail: desktop }));
   sessionId = project.sessionId;
   const host = new SessionHost(
     {
@@ -189,8 +220,10 @@ async function startSession(project: ProjectMessage): Promise<void> {
       sessionWorkerUrl: new URL('./session.worker.js', import.meta.url),
       engineUrl,
       renderer,
-      desktopWidth: size.width,
-      desktopHeight: size.height,
+      desktopWidth: desktop.width,
+      desktopHeight: desktop.height,
+      desktopScale: desktop.desktopScale,
+      deviceScale: desktop.deviceScale,
       engineOptions: place.engineOptions,
       ...(sound.output ? { audioRing: sound.output.ring } : {}),
     },

@@ -1,0 +1,59 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defaultDesktopScale, desktopForPanel, desktopPreferenceSchema, desktopSizeForPanel, deviceScaleFor, panelFromWindow, panelSchema } from './panelSize.js';
+
+test('a panel that fits is asked for as it is, landscape and portrait', () => {
+  assert.deepEqual(desktopSizeForPanel(3840, 2160), { width: 3840, height: 2160 });
+  assert.deepEqual(desktopSizeForPanel(1080, 1920), { width: 1080, height: 1920 });
+  assert.deepEqual(desktopSizeForPanel(2160, 3840), { width: 2160, height: 3840 });
+  assert.deepEqual(desktopSizeForPanel(1920, 1080), { width: 1920, height: 1080 });
+});
+
+test('the width is even: 1366×768 stays, 1365 becomes 1364', () => {
+  assert.deepEqual(desktopSizeForPanel(1366, 768), { width: 1366, height: 768 });
+  assert.deepEqual(desktopSizeForPanel(1365, 767), { width: 1364, height: 767 });
+});
+
+test('a panel past 4K is scaled into 3840×2160 keeping its shape; tiny ones get 200', () => {
+  assert.deepEqual(desktopSizeForPanel(7680, 4320), { width: 3840, height: 2160 });
+  assert.deepEqual(desktopSizeForPanel(5120, 1440), { width: 3840, height: 1080 });
+  assert.deepEqual(desktopSizeForPanel(4320, 7680), { width: 2160, height: 3840 });
+  assert.deepEqual(desktopSizeForPanel(120, 90), { width: 200, height: 200 });
+});
+
+test('default scale keeps text the size of a 1080-line desktop', () => {
+  assert.equal(defaultDesktopScale(3840, 2160), 200);
+  assert.equal(defaultDesktopScale(2560, 1440), 125);
+  assert.equal(defaultDesktopScale(1920, 1080), 100);
+  assert.equal(defaultDesktopScale(1366, 768), 100);
+  assert.equal(defaultDesktopScale(1080, 1920), 100);
+  assert.equal(defaultDesktopScale(2160, 3840), 200);
+  assert.equal(deviceScaleFor(100), 100);
+  assert.equal(deviceScaleFor(125), 100);
+  assert.equal(deviceScaleFor(150), 140);
+  assert.equal(deviceScaleFor(200), 180);
+});
+
+test('a preference fixes the size, the scale or both', () => {
+  const panel = { width: 3840, height: 2160 };
+  assert.deepEqual(desktopForPanel(panel), { width: 3840, height: 2160, desktopScale: 200, deviceScale: 180 });
+  assert.deepEqual(desktopForPanel(panel, { scale: 150 }), { width: 3840, height: 2160, desktopScale: 150, deviceScale: 140 });
+  assert.deepEqual(desktopForPanel(panel, { width: 1920, height: 1080 }), { width: 1920, height: 1080, desktopScale: 100, deviceScale: 100 });
+  // a width without a height is no fixed size
+  assert.deepEqual(desktopForPanel(panel, { width: 1280 }), { width: 3840, height: 2160, desktopScale: 200, deviceScale: 180 });
+});
+
+test('the page measures CSS pixels × devicePixelRatio', () => {
+  assert.deepEqual(panelFromWindow(1920, 1080, 2), { cssWidth: 1920, cssHeight: 1080, devicePixelRatio: 2, width: 3840, height: 2160, orientation: 'landscape' });
+  assert.deepEqual(panelFromWindow(1080, 1920, 1), { cssWidth: 1080, cssHeight: 1920, devicePixelRatio: 1, width: 1080, height: 1920, orientation: 'portrait' });
+  assert.equal(panelFromWindow(1280, 720, Number.NaN).devicePixelRatio, 1);
+  assert.ok(panelSchema.safeParse(panelFromWindow(1280, 720, 1.5)).success);
+});
+
+test('schemas refuse what no panel or admin means', () => {
+  assert.equal(desktopPreferenceSchema.safeParse({ scale: 99 }).success, false);
+  assert.equal(desktopPreferenceSchema.safeParse({ scale: 501 }).success, false);
+  assert.equal(desktopPreferenceSchema.safeParse({ width: 8000, height: 100 }).success, false);
+  assert.equal(panelSchema.safeParse({ cssWidth: 0, cssHeight: 10, devicePixelRatio: 1, width: 1, height: 1, orientation: 'landscape' }).success, false);
+  assert.equal(panelSchema.safeParse({ cssWidth: 10, cssHeight: 10, devicePixelRatio: 1, width: 10, height: 10, orientation: 'sideways' }).success, false);
+});
