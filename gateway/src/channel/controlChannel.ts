@@ -284,8 +284,13 @@ export class ControlChannels {
         break;
       }
       case 'stop-session': {
-        const connection = this.connections.get(event.displayId);
-        if (connection) sendJson(connection.socket, { type: 'stop', sessionId: event.sessionId, reason: event.reason });
+        // After every other subscriber of this event: the relay engine ends the
+        // session first (the native one by RPC), so its server leg (a
+        // presenter page) hears `stopped`, not the display's close racing it
+        setImmediate(() => {
+          const connection = this.connections.get(event.displayId);
+          if (connection) sendJson(connection.socket, { type: 'stop', sessionId: event.sessionId, reason: event.reason });
+        });
         break;
       }
       case 'display-revoked': {

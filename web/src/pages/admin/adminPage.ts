@@ -201,7 +201,8 @@ class AdminPage {
         actions.classList.remove('actions');
         actions.classList.add('note');
       }
-      const panel = cell(panelText(display), 'nowrap');
+      // may wrap (the panel, then → the desktop): with the sound column the table must fit 1280 px
+      const panel = cell(panelText(display));
       panel.dataset.figure = 'panel';
       row.append(cell(display.name), cell(display.id), cell(display.location ?? ''), panel, stateCell, this.soundControls(display), cell(display.managedBy === 'api' ? 'this page' : 'configuration'), actions);
       return row;
@@ -211,7 +212,7 @@ class AdminPage {
   /** Volume in 10 % steps and mute, for any display (the configuration file does not set sound). */
   private soundControls(display: DisplayView): HTMLTableCellElement {
     const sound = display.sound ?? { volume: 100, muted: false };
-    const td = cell(sound.muted ? `muted (${sound.volume} %)` : `${sound.volume} %`, 'nowrap sound');
+    const td = cell(sound.muted ? `muted (${sound.volume} %)` : `${sound.volume} %`, 'sound');
     td.dataset.figure = 'volume';
     const set = (change: { volume?: number; muted?: boolean }, words: string): void => {
       void this.act(words, () => this.client?.setSound(display.id, change) ?? Promise.resolve());
