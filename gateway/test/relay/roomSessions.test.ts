@@ -38,12 +38,13 @@ test('four sessions of one display relay at once, one per slot; a source that en
     assert.equal(response.status, 202, await response.clone().text());
     const message = await kiosk.take('project');
     const data = await openData(gateway.url, String(message.sessionId), String(message.sessionToken));
-    data.socket.send(connectionRequest);
     return { slot: Number(message.slot), sessionId: String(message.sessionId), ...data };
   };
   const sessions = [];
   for (const [index, peer] of peers.slice(0, 4).entries()) sessions.push(await project(peer.port, `source ${String(index)}`));
   assert.deepEqual(sessions.map((session) => session.slot), [0, 1, 2, 3]);
+  // the servers are reached once all four hold their slots: the faulty one's end cannot free its slot before the fourth is placed
+  for (const session of sessions) session.socket.send(connectionRequest);
   const [first, faulty, third, fourth] = sessions;
   assert.ok(first && faulty && third && fourth);
   const healthy = [first, third, fourth];
@@ -64,6 +65,7 @@ test('four sessions of one display relay at once, one per slot; a source that en
   }
   // The next source takes the freed slot, and relays too.
   const next = await project(peers[4]?.port ?? 0, 'source 4');
+  next.socket.send(connectionRequest);
   assert.equal(next.slot, 1);
   assert.equal((await next.queue.nextText('secured')).protocol, 'ssl');
   await next.queue.nextBinary();
