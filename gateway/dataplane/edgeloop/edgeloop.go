@@ -78,56 +78,6 @@ type Socket struct {
 	deadlineMu  sync.Mutex
 	ownDeadline time.Time
 	stalled     atomic.Bool
-	// the CPU share a handshake over the socket holds (HoldCPUShare), given
-	// back while a read or write before the hand-off waits for the peer;
-	// only the handshake's goroutine touches these
-	share     CPUShare
-	shareDone <-chan struct{}
-	shareHeld bool
-}
-
-// CPUShare is a slot of CPU-heavy work bounded across the process
-// (cpugate.Gate): TLS handshakes.
-type CPUShare interface {
-	Enter(done <-chan struct{}) bool
-	Leave()
-}
-
-// HoldCPUShare takes a slot of share for the work that follows over the
-// socket (its TLS handshake), until ReleaseCPUShare. While a read or write
-// waits for the peer the slot is given back, and taken again after, so a
-// slow peer holds none. False: done closed before a slot was free.
-func (s *Socket) HoldCPUShare(share CPUShare, done <-chan struct{}) bool {
-	if !share.Enter(done) {
-		return false
-	}
-	s.share, s.shareDone, s.shareHeld = share, done, true
-	return true
-}
-
-// ReleaseCPUShare gives back the slot HoldCPUShare took, if still held.
-func (s *Socket) ReleaseCPUShare() {
-	if s.shareHeld {
-		s.share.Leave()
-	}
-	s.share, s.shareDone, s.shareHeld = nil, nil, false
-}
-
-// yieldShare gives the slot back for a wait on the peer (true when one was held).
-func (s *Socket) yieldShare() bool {
-	if !s.shareHeld {
-		return false
-	}
-	s.share.Leave()
-	s.shareHeld = false
-	return true
-}
-
-// retakeShare takes the slot again after the wait (none once done closed).
-func (s *Socket) retakeShare(yielded bool) {
-	if yielded {
-		s.shareHeld = s.share.Enter(s.shareDone)
-	}
 }
 
 // NewSocket wraps the connection the handshake runs over.
@@ -291,10 +241,7 @@ func (s *Socket) SetWriteDeadline(t time.Time) error {
 
 func (s *Socket) Read(b []byte) (int, error) {
 	if !s.handedOff() {
-		yielded := s.yieldShare()
-		n, err := s.Conn.Read(b)
-		s.retakeShare(yielded)
-		return n, err
+		return s.Conn.Read(b)
 	}
 	if len(b) == 0 {
 		return 0, nil
@@ -334,8 +281,6 @@ const writeStallLimit = 15 * time.Second
 
 func (s *Socket) Write(b []byte) (int, error) {
 	if !s.handedOff() {
-		yielded := s.yieldShare()
-		defer s.retakeShare(yielded)
 		if s.stall > 0 {
 			return s.writeWithin(b)
 		}

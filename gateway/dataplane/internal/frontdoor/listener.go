@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"lanterna/dataplane/edgeloop"
-	"lanterna/dataplane/internal/cpugate"
 	"lanterna/dataplane/rawsocket"
 )
 
@@ -97,25 +96,17 @@ func (l *gateListener) acceptLoop() {
 			l.handOver(counted)
 			continue
 		}
-		go l.secure(counted, socket)
+		go l.secure(counted)
 	}
 }
 
-func (l *gateListener) secure(conn *countedConn, socket *edgeloop.Socket) {
+func (l *gateListener) secure(conn *countedConn) {
 	secured := tls.Server(conn, l.tlsConfig)
 	deadline := time.Now().Add(l.handshake)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	_ = conn.SetDeadline(deadline)
-	// the handshake's CPU in turn with every other (cpugate): running sessions' bytes wait behind a few, not hundreds
-	if !socket.HoldCPUShare(cpugate.Handshakes, ctx.Done()) {
-		l.log.Debug("tls handshake waited past its deadline for the CPU", "address", conn.address)
-		_ = secured.Close()
-		return
-	}
-	err := secured.HandshakeContext(ctx)
-	socket.ReleaseCPUShare()
-	if err != nil {
+	if err := secured.HandshakeContext(ctx); err != nil {
 		l.log.Debug("tls handshake failed", "address", conn.address, "err", err.Error())
 		_ = secured.Close()
 		return

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"lanterna/dataplane/edgeloop"
-	"lanterna/dataplane/internal/cpugate"
 	"lanterna/dataplane/internal/sessionerr"
 	"lanterna/dataplane/pdu"
 	"lanterna/dataplane/rawsocket"
@@ -314,14 +313,7 @@ func startTLS(ctx context.Context, req Request, tcp *net.TCPConn) (*tls.Conn, *s
 	conn := tls.Client(socket, clientConfig(req.Host))
 	handshakeCtx, cancel := context.WithTimeout(ctx, req.Timeouts.TLS)
 	defer cancel()
-	// the handshake's CPU in turn with every other (cpugate)
-	var err error
-	if socket.HoldCPUShare(cpugate.Handshakes, handshakeCtx.Done()) {
-		err = conn.HandshakeContext(handshakeCtx)
-		socket.ReleaseCPUShare()
-	} else {
-		err = handshakeCtx.Err()
-	}
+	err := conn.HandshakeContext(handshakeCtx)
 	if err == nil {
 		return conn, nil
 	}
