@@ -189,17 +189,11 @@ func (s *session) relayPresenter(connected *targetconn.Connected) {
 		s.idleTimer.Reset(s.ms(e.options.Relay.IdleTimeoutMs))
 	}
 	s.framer = pdu.NewFramer(pdu.ModeRDP, e.options.Relay.MaxFrameBytes)
-	s.writeMu.Lock()
-	if s.ended.Load() {
-		s.writeMu.Unlock()
+	ended, writeErr := s.sendSecured(connected)
+	if ended {
 		return
 	}
 	secured := connected.Secured
-	writeErr := s.ws.WriteMessage(websocket.TextMessage, securedJSON(secured))
-	if writeErr == nil {
-		writeErr = s.ws.WriteMessage(websocket.BinaryMessage, connected.Confirm)
-	}
-	s.writeMu.Unlock()
 	e.node.Notify(rpc.OpSecured, rpc.Secured{
 		SessionID: s.id, Address: connected.Address, Protocol: secured.Protocol, Trust: secured.Trust, Fingerprint: secured.Fingerprint,
 	})

@@ -41,18 +41,12 @@ func (s *session) relay(connected *targetconn.Connected) {
 	if !s.handOver() {
 		return
 	}
-	s.writeMu.Lock()
-	if s.ended.Load() {
-		s.writeMu.Unlock()
+	ended, writeErr := s.sendSecured(connected)
+	if ended {
 		s.startLoop()
 		return
 	}
 	secured := connected.Secured
-	writeErr := s.ws.WriteMessage(websocket.TextMessage, securedJSON(secured))
-	if writeErr == nil {
-		writeErr = s.ws.WriteMessage(websocket.BinaryMessage, connected.Confirm)
-	}
-	s.writeMu.Unlock()
 	e.node.Notify(rpc.OpSecured, rpc.Secured{
 		SessionID: s.id, Address: connected.Address, Protocol: secured.Protocol, TLSVersion: secured.TLSVersion,
 		Cipher: secured.Cipher, Trust: secured.Trust, Fingerprint: secured.Fingerprint,
@@ -175,4 +169,20 @@ func framingFailure(err error, fromClient bool) *sessionerr.Error {
 		code = sessionerr.CodePduTooLarge
 	}
 	return sessionerr.New(sessionerr.PhaseRelay, code, who+" sent a malformed RDP message: "+framing.Message).WithDetail("side", side)
+}
+
+// sendSecured tells the display its server leg is secured (`secured`, then
+// the server's Confirm), under the write lock; ended: the session ended
+// meanwhile and nothing was sent. A TLS leg and a presenter page's alike.
+func (s *session) sendSecured(connected *targetconn.Connected) (ended bool, writeErr error) {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if s.ended.Load() {
+		return true, nil
+	}
+	writeErr = s.ws.WriteMessage(websocket.TextMessage, securedJSON(connected.Secured))
+	if writeErr == nil {
+		writeErr = s.ws.WriteMessage(websocket.BinaryMessage, connected.Confirm)
+	}
+	return false, writeErr
 }
