@@ -59,6 +59,10 @@ type Socket struct {
 	handed atomic.Bool
 	// the last read came back shorter than asked: the socket was empty then
 	drained bool
+	// the peer's end (or our own shutdown) has been signalled: a short read
+	// no longer means empty, since the end brings no further edge and must
+	// be read (until EOF or an error) now
+	ending bool
 	serve   func(buf []byte) bool
 	// loop: set by Add (Close, from any goroutine, takes the socket out of it)
 	loop atomic.Pointer[Loop]
@@ -269,7 +273,7 @@ func (s *Socket) Read(b []byte) (int, error) {
 		if n == 0 {
 			return 0, io.EOF
 		}
-		if int(n) < len(b) {
+		if int(n) < len(b) && !s.ending {
 			s.drained = true
 		}
 		return int(n), nil
@@ -544,6 +548,9 @@ func (l *Loop) serveReady(epfd uintptr) bool {
 		}
 		if events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
 			s.drained = false
+			if events&(syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
+				s.ending = true
+			}
 			s.serve(l.buf)
 		}
 	}

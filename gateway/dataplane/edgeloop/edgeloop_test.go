@@ -110,6 +110,40 @@ func TestTheLoopReadsEachArrivalAndWhatCameBeforeItWasAdded(t *testing.T) {
 	}
 }
 
+// The peer's last bytes and its end come in one edge: a short read there
+// does not mean empty (no later edge would bring the end), so the end is read
+// at once. Before this the session waited for ever: a display cut by its
+// backlog's cap (our own shutdown, seen while its pings were still queued)
+// was never ended (CI, datasession's ping test).
+func TestThePeersLastBytesAndItsEndInOneEdgeAreBothRead(t *testing.T) {
+	loop, err := New(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 20 {
+		s, peer := handedOff(t)
+		r := &reader{s: s, loop: loop, got: make(chan []byte, 4), ended: make(chan error, 1)}
+		_, _ = peer.Write([]byte("last"))
+		_ = peer.Close()
+		// both the bytes and the FIN are queued before the loop looks
+		time.Sleep(10 * time.Millisecond)
+		if err := loop.Add(s, r.serve); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.collect(t, 4); string(got) != "last" {
+			t.Fatalf("round %d: %q", round, got)
+		}
+		select {
+		case err := <-r.ended:
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("round %d: ended with %v", round, err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("round %d: the end that came with the last bytes was never read", round)
+		}
+	}
+}
+
 func TestShutdownEndsAHandedOffSocketThroughItsLoop(t *testing.T) {
 	loop, err := New(64)
 	if err != nil {

@@ -33,7 +33,7 @@ func TestADisplayThatPingsAndNeverReadsIsCutWithPeerNotReading(t *testing.T) {
 		if err := k.ws.WriteControl(websocket.PingMessage, ping, time.Now().Add(time.Second)); err != nil {
 			break // cut
 		}
-		if len(node.ops()) > 0 && node.ops()[len(node.ops())-1] == rpc.OpEnded {
+		if ops := node.ops(); len(ops) > 0 && ops[len(ops)-1] == rpc.OpEnded {
 			break
 		}
 	}
