@@ -92,7 +92,7 @@ const BOTH_ENGINE_TESTS = [
   'gateway/test/dist/cli.test.js', 'gateway/test/dist/scaleOut.test.js', 'gateway/test/dist/roomFarm.test.js',
   'e2e/dist/kiosk/pixelTruth.test.js', 'e2e/dist/kiosk/failurePaths.test.js',
   // the presenter leg: a presenter page's wasm RDP server joined to a display's wasm client (issue 25)
-  'wasm/test/presenterLeg.test.mjs', 'e2e/dist/kiosk/shareScreen.test.js',
+  'wasm/test/presenterLeg.test.mjs', 'e2e/dist/kiosk/shareScreen.test.js', 'e2e/dist/kiosk/shareSound.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);

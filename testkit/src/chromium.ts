@@ -32,9 +32,14 @@ export const webGlFlags: Readonly<Record<WebGlBackend, readonly string[]>> = {
 
 export const baseFlags = [...commonFlags, ...webGlFlags.swiftshader];
 
-export async function launchChromium(extraFlags: readonly string[] = [], options: { webgl?: WebGlBackend } = {}): Promise<Browser> {
+/**
+ * `audible`: without Playwright's default `--mute-audio`, which mutes every
+ * tab, so a captured tab's sound (getDisplayMedia) is silence — measured here:
+ * RMS 0 muted, a 1 kHz tone at RMS 0.354 (0.5 / √2) unmuted, no sound server needed.
+ */
+export async function launchChromium(extraFlags: readonly string[] = [], options: { webgl?: WebGlBackend; audible?: boolean } = {}): Promise<Browser> {
   const args = [...commonFlags, ...webGlFlags[options.webgl ?? 'swiftshader'], ...extraFlags];
-  return chromium.launch({ executablePath: chromiumPath, headless: true, args, timeout: 30_000 });
+  return chromium.launch({ executablePath: chromiumPath, headless: true, args, timeout: 30_000, ...(options.audible === true ? { ignoreDefaultArgs: ['--mute-audio'] } : {}) });
 }
 
 export interface WatchedPage {

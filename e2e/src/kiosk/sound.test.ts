@@ -20,7 +20,8 @@ import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, 
 import { parseGatewayPresenterMessage } from '@lanterna/protocol';
 import { loadLanternaPresenter } from '../../../wasm/js/nodeLoader.js';
 import type { LanternaPresenter, PresenterSession } from '../../../wasm/js/lanternaPresenter.js';
-import { amplitude, channel, discontinuities, frequency, longestRun, onset, peak, percentile } from './toneAnalysis.js';
+import { amplitude, discontinuities, frequency, longestRun, onset, peak, percentile } from './toneAnalysis.js';
+import { hook, readTap, soundState } from './soundTap.js';
 import { keepImage } from './keepScreenshot.js';
 
 const DISPLAY = 'room-sound';
@@ -103,30 +104,6 @@ test.after(async () => {
   await gateway.close();
   await presenters.close();
 });
-
-function soundState(page: Page): Promise<string> {
-  return page.evaluate(() => (window as unknown as { lanternaSound?: { state(): string } }).lanternaSound?.state() ?? 'none');
-}
-
-interface SoundHook {
-  state(): string;
-  level(): { volume: number; muted: boolean };
-  armTap(): boolean;
-  readTap(): { base64: string; sampleRate: number } | null;
-  counters(): Record<string, number>;
-}
-
-async function hook<T>(page: Page, call: (sound: SoundHook) => T): Promise<T> {
-  return page.evaluate<T>(`(${call.toString()})(window.lanternaSound)`);
-}
-
-async function readTap(page: Page): Promise<{ left: Float32Array; right: Float32Array; rate: number }> {
-  const tap = await hook(page, (sound) => sound.readTap());
-  assert.ok(tap, 'the page has a tap (?audiotap)');
-  const bytes = Buffer.from(tap.base64, 'base64');
-  const samples = new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-  return { left: channel(samples, 0), right: channel(samples, 1), rate: tap.sampleRate };
-}
 
 /**
  * `seconds` of a `leftHz` sine at half scale on the left and a `rightHz` sine

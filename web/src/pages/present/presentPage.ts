@@ -18,7 +18,7 @@ import { DisplayPicker } from './displayPicker.js';
 import { parseEndpoint } from './endpoint.js';
 import { listDisplays, projectionStatus, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
 import { pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
-import type { ShareEnd, ShareFigures, ShareWorkerReply } from './shareWorkerProtocol.js';
+import type { ShareEnd, ShareFigures, ShareSoundState, ShareWorkerReply } from './shareWorkerProtocol.js';
 
 /** How often the list of displays is read again. */
 const LIST_EVERY_MS = 5000;
@@ -45,6 +45,8 @@ const startButton = byId('start', HTMLButtonElement);
 const shareButton = byId('share', HTMLButtonElement);
 const shareNote = byId('share-note', HTMLParagraphElement);
 const shareFigures = byId('share-figures', HTMLParagraphElement);
+const shareSound = byId('share-sound', HTMLParagraphElement);
+const muteButton = byId('mute', HTMLButtonElement);
 const sharePreview = byId('share-preview', HTMLVideoElement);
 const sharePreviewBox = byId('share-preview-box', HTMLElement);
 const otherWays = byId('other-ways', HTMLDetailsElement);
@@ -295,6 +297,8 @@ function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
   say(words.text, words.tone);
   announce({ type: 'ended-words', text: words.text });
   shareFigures.hidden = true;
+  shareSound.hidden = true;
+  muteButton.hidden = true;
   sharePreviewBox.hidden = true;
   sharePreview.srcObject = null;
   stopButton.disabled = false;
@@ -353,6 +357,10 @@ async function share(): Promise<void> {
       say(`${displayName} is showing your screen.`, 'ok');
       announce({ type: 'first-picture' });
     },
+    onsound: (state) => {
+      showSound(state, displayName);
+      announce({ type: 'sound', state });
+    },
     onfigures: (figures) => {
       if (active) shareFigures.textContent = figuresWords(active, figures) + (active.fallbackReason === undefined ? '' : ` — ${active.fallbackReason}`);
       announce({ type: 'figures', figures });
@@ -360,6 +368,8 @@ async function share(): Promise<void> {
     onended: (end) => endShare(end),
   });
   sharing = { share: shareSession, displayName, stream };
+  soundMuted = false;
+  showSound(shareSession.hasSound ? 'starting' : 'none', displayName);
   sharePreview.srcObject = stream;
   sharePreviewBox.hidden = false;
   void sharePreview.play().catch(() => undefined);
@@ -369,6 +379,45 @@ async function share(): Promise<void> {
   say(`Connecting to ${displayName}…`, 'busy');
   void refreshDisplays();
 }
+
+/** The sound line and the mute button, for where the share's sound stands ('none': the share has no sound). */
+let soundState: ShareSoundState | 'none' = 'none';
+/** Whether the presenter has muted: the state the worker reports next agrees (a mute before the sound starts is kept). */
+let soundMuted = false;
+
+function showSound(state: ShareSoundState | 'none', displayName: string): void {
+  soundState = state;
+  shareSound.hidden = false;
+  shareSound.textContent = soundWords(state, displayName);
+  muteButton.hidden = state === 'none' || state === 'refused';
+  const muted = state === 'muted';
+  muteButton.setAttribute('aria-pressed', String(muted));
+  muteButton.textContent = muted ? 'Unmute sound' : 'Mute sound';
+}
+
+function soundWords(state: ShareSoundState | 'none', displayName: string): string {
+  switch (state) {
+    case 'none':
+      return 'No sound: only the picture is shown. To send sound, share a tab and tick "Also share tab audio" in the browser\'s window.';
+    case 'starting':
+      return `Sound: connecting to ${displayName}…`;
+    case 'playing':
+      return `Sound: ${displayName} plays what you share.`;
+    case 'muted':
+      return `Sound muted: ${displayName} shows the picture only.`;
+    case 'refused':
+      return `No sound: ${displayName} did not accept the sound format.`;
+  }
+}
+
+muteButton.addEventListener('click', () => {
+  if (!sharing) return;
+  soundMuted = !soundMuted;
+  sharing.share.mute(soundMuted);
+  // the worker confirms with its state; the page answers at once
+  const next = soundMuted ? 'muted' : soundState === 'muted' ? 'playing' : soundState;
+  showSound(next, sharing.displayName);
+});
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();

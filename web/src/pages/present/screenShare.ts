@@ -5,11 +5,11 @@
 // away, the gateway's word). The capture's frames go to the worker without
 // a copy (MediaStreamTrackProcessor's stream, transferred; else VideoFrames
 // of a <video>, each transferred).
-import type { ShareEnd, ShareWorkerReply, ShareWorkerRequest } from './shareWorkerProtocol.js';
+import type { ShareEnd, ShareSoundSource, ShareSoundState, ShareWorkerReply, ShareWorkerRequest } from './shareWorkerProtocol.js';
 
-/** Chromium's MediaStreamTrackProcessor (not in TypeScript's DOM types). */
-interface TrackProcessor { readonly readable: ReadableStream<VideoFrame> }
-type TrackProcessorConstructor = new (init: { track: MediaStreamTrack; maxBufferSize?: number }) => TrackProcessor;
+/** Chromium's MediaStreamTrackProcessor (not in TypeScript's DOM types): VideoFrames for a video track, AudioData for a sound one. */
+interface TrackProcessor<T> { readonly readable: ReadableStream<T> }
+type TrackProcessorConstructor = new <T>(init: { track: MediaStreamTrack; maxBufferSize?: number }) => TrackProcessor<T>;
 
 /** The largest desktop a share gives the display: H.264 High 4.0's 1080p, the display pages' usual size. */
 const MAX_WIDTH = 1920;
@@ -45,6 +45,8 @@ export interface ShareEvents {
   onactive(info: Extract<ShareWorkerReply, { type: 'active' }>): void;
   onfirstpicture(): void;
   onfigures(figures: Extract<ShareWorkerReply, { type: 'figures' }>['figures']): void;
+  /** The share's sound changed state (a share with sound only). */
+  onsound(state: ShareSoundState): void;
   /** How it ended; `byBrowser`: the browser's own "Stop sharing" (the track ended). */
   onended(end: ShareEnd | { readonly by: 'browser' }): void;
 }
@@ -62,12 +64,36 @@ export function warmShareWorker(workerUrl: URL, engine: ShareEngine): Worker {
   return worker;
 }
 
-/** Asks the browser for a screen, a window or a tab. Rejects when the person cancels the picker. */
+/**
+ * Asks the browser for a screen, a window or a tab, with its sound where the
+ * browser offers it (Chromium: a tab's sound, and the whole screen's on
+ * Windows and ChromeOS, behind a tick box in its picker). Rejects when the
+ * person cancels the picker.
+ */
 export async function pickScreen(): Promise<MediaStream> {
   return navigator.mediaDevices.getDisplayMedia({
     video: { cursor: 'always', frameRate: { ideal: 30, max: 30 } } as MediaTrackConstraints,
-    audio: false,
-  });
+    // a film's or a slide's sound, not a call's: the voice processing a
+    // microphone gets (echo cancelling, noise suppression, gain control) is
+    // on by default and folds a tab's stereo to mono (measured here: one channel)
+    audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false },
+    // the presenter keeps hearing the tab, as with every projector
+    suppressLocalAudioPlayback: false,
+    systemAudio: 'include',
+  } as DisplayMediaStreamOptions);
+}
+
+/** The capture's sound for the worker, where the browser gave a sound track and can read it in a worker. */
+function soundSource(stream: MediaStream, processor: TrackProcessorConstructor | undefined): ShareSoundSource | null {
+  const track = stream.getAudioTracks()[0];
+  if (!track || !processor) return null;
+  const settings = track.getSettings();
+  const sampleRate = settings.sampleRate ?? 48_000;
+  // the display's client takes 8–192 kHz (docs/sound.md); mono and stereo only
+  if (sampleRate < 8000 || sampleRate > 192_000) return null;
+  const channels = (settings.channelCount ?? 2) >= 2 ? 2 : 1;
+  // a few buffers (10 ms each): the reader takes them as they come, a stalled worker loses the oldest
+  return { samples: new processor<AudioData>({ track, maxBufferSize: 10 }).readable, sampleRate, channels };
 }
 
 export class ScreenShare {
@@ -78,6 +104,8 @@ export class ScreenShare {
   /** The page's Stop: the capture it then ends is not the browser's stop. */
   private stoppedByPresenter = false;
   private video: HTMLVideoElement | null = null;
+  /** Whether the share sends sound: the capture has a sound track the worker reads. */
+  readonly hasSound: boolean;
   private readonly onPageHide = (): void => this.stop();
 
   constructor(
@@ -98,18 +126,27 @@ export class ScreenShare {
     this.worker.onmessage = (event: MessageEvent<ShareWorkerReply>) => this.onReply(event.data);
     this.worker.onerror = (event) => this.finish({ by: 'lost', message: `the sharing engine stopped: ${event.message}` });
     const processor = (globalThis as { MediaStreamTrackProcessor?: TrackProcessorConstructor }).MediaStreamTrackProcessor;
-    const request: ShareWorkerRequest = { type: 'start', ...start.engine, socketUrl: start.socketUrl, token: start.token, codec: start.codec, ...desktop };
+    const sound = soundSource(stream, processor);
+    this.hasSound = sound !== null;
+    const request: ShareWorkerRequest = { type: 'start', ...start.engine, socketUrl: start.socketUrl, token: start.token, codec: start.codec, ...desktop, ...(sound ? { sound } : {}) };
+    const transfer: Transferable[] = sound ? [sound.samples] : [];
     if (processor) {
       // one frame buffered: the newest wins already at the source
-      const frames = new processor({ track, maxBufferSize: 1 }).readable;
-      this.worker.postMessage({ ...request, frames }, [frames]);
+      const frames = new processor<VideoFrame>({ track, maxBufferSize: 1 }).readable;
+      this.worker.postMessage({ ...request, frames }, [frames, ...transfer]);
     } else {
-      this.worker.postMessage(request);
+      this.worker.postMessage(request, transfer);
       this.readThroughVideo();
     }
     // the browser's "Stop sharing" bar ends the track
     track.addEventListener('ended', () => this.finishByBrowser());
     window.addEventListener('pagehide', this.onPageHide);
+  }
+
+  /** The presenter's mute button: the display stops hearing the share (the picture goes on). */
+  mute(muted: boolean): void {
+    if (this.ended) return;
+    this.post({ type: 'mute', muted });
   }
 
   /** The page's Stop: the worker says goodbye to the display and closes the socket; 'ended' follows. */
@@ -144,6 +181,9 @@ export class ScreenShare {
         break;
       case 'figures':
         this.events.onfigures(message.figures);
+        break;
+      case 'sound':
+        this.events.onsound(message.state);
         break;
       case 'capture-ended':
         this.finishByBrowser();

@@ -7,6 +7,7 @@
 import { KIOSK_SUBPROTOCOL, parseGatewayPresenterMessage, type PresentMessage, type PresenterCloseMessage } from '@lanterna/protocol';
 import type { LanternaPresenter, PresenterSession } from '../../../../wasm/js/lanternaPresenter.js';
 import { PduCoalescer } from './pduCoalescer.js';
+import { ShareSound } from './shareSound.js';
 import { h264Config, PictureSender } from './pictureSender.js';
 import type { ShareCodec, ShareEnd, ShareWorkerReply, ShareWorkerRequest } from './shareWorkerProtocol.js';
 
@@ -76,6 +77,9 @@ class Share {
   private session: PresenterSession | null = null;
   private socket: WebSocket | null = null;
   private sender: PictureSender | null = null;
+  private sound: ShareSound | null = null;
+  /** A mute asked for before the sound started. */
+  private muted = false;
   /** Frames that arrive before the display is up: only the newest is kept. */
   private early: VideoFrame | null = null;
   private end: ShareEnd | null = null;
@@ -102,8 +106,22 @@ class Share {
       return;
     }
     if (this.finished) return;
-    const session = this.presenter.createSession({ width: request.width, height: request.height });
+    const sound = request.sound;
+    // the static rdpsnd channel: the one every RDP client joins (the dynamic one needs DRDYNVC up first)
+    const session = this.presenter.createSession({
+      width: request.width,
+      height: request.height,
+      ...(sound ? { audio: { channel: 'static' as const, sampleRate: sound.sampleRate, channels: sound.channels } } : {}),
+    });
     this.session = session;
+    if (sound) {
+      const shareSound = new ShareSound(session, sound, (state) => reply({ type: 'sound', state }));
+      shareSound.setMuted(this.muted);
+      this.sound = shareSound;
+      session.onaudioready = () => shareSound.onReady();
+      session.onaudiorefused = () => shareSound.onRefused();
+      void shareSound.read(sound.samples);
+    }
     session.onoutput = (bytes) => this.output(bytes);
     session.onactive = (info) => void this.activate(info.width, info.height, info.avc420);
     session.onkeyframerequest = () => this.sender?.keyFrame();
@@ -163,6 +181,11 @@ class Share {
       await Promise.race([session.ended, new Promise((resolve) => { setTimeout(resolve, STOP_GRACE_MS); })]);
     }
     this.finish(end);
+  }
+
+  mute(muted: boolean): void {
+    this.muted = muted;
+    this.sound?.setMuted(muted);
   }
 
   offer(frame: VideoFrame): void {
@@ -234,6 +257,7 @@ class Share {
   private finish(end: ShareEnd): void {
     if (this.finished) return;
     this.finished = true;
+    this.sound?.stop();
     this.sender?.close();
     this.early?.close();
     this.early = null;
@@ -260,6 +284,9 @@ self.onmessage = (event: MessageEvent<ShareWorkerRequest>) => {
     case 'frame':
       if (share) share.offer(request.frame);
       else request.frame.close();
+      break;
+    case 'mute':
+      share?.mute(request.muted);
       break;
     case 'stop':
       void share?.stop();

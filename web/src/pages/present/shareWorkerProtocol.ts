@@ -23,11 +23,28 @@ export type ShareWorkerRequest =
       readonly codec: 'auto' | 'planar';
       /** The capture's frames (MediaStreamTrackProcessor's readable, transferred); absent: the page posts `frame`s. */
       readonly frames?: ReadableStream<VideoFrame>;
+      /** The capture's sound (transferred), at the track's rate and channels; absent: the share is silent. */
+      readonly sound?: ShareSoundSource;
     }
+  /** The presenter's mute button: the sound stops reaching the display (the picture goes on). */
+  | { readonly type: 'mute'; readonly muted: boolean }
   /** A captured frame, where the page reads the capture itself (no MediaStreamTrackProcessor). Transferred. */
   | { readonly type: 'frame'; readonly frame: VideoFrame }
   /** The presenter stops (the page's Stop, the browser's "Stop sharing", the page going away). */
   | { readonly type: 'stop' };
+
+export interface ShareSoundSource {
+  readonly samples: ReadableStream<AudioData>;
+  readonly sampleRate: number;
+  readonly channels: 1 | 2;
+}
+
+/**
+ * Where the share's sound stands: `starting` until the display's client
+ * agrees on the format; `playing` or `muted` (the presenter's button) after;
+ * `refused` when the display's client took none of the formats offered.
+ */
+export type ShareSoundState = 'starting' | 'playing' | 'muted' | 'refused';
 
 export interface ShareFigures {
   /** Frames the capture gave in the last second (a still screen gives few). */
@@ -64,4 +81,6 @@ export type ShareWorkerReply =
   /** The display acknowledged the first picture. */
   | { readonly type: 'first-picture' }
   | { readonly type: 'figures'; readonly figures: ShareFigures }
+  /** The share's sound changed state (only for a share with sound). */
+  | { readonly type: 'sound'; readonly state: ShareSoundState }
   | { readonly type: 'ended'; readonly end: ShareEnd };
