@@ -105,7 +105,15 @@ export const projectionStartedSchema = z.object({
    * For a browser source: the presenter socket's URL and the single-use token
    * its `present` message shows (docs/kiosk-protocol.md "Presenter socket").
    */
-  presenter: z.optional(z.object({ socketUrl: z.string(), token: z.string(), expiresAt: z.number() })),
+  presenter: z.optional(z.object({
+    socketUrl: z.string(), token: z.string(), expiresAt: z.number(),
+    /**
+     * The desktop the display shows this source at (its panel, or its slot of
+     * the panel, when the display has reported one): the page captures and
+     * encodes no larger. Absent: the display has not said.
+     */
+    desktop: z.optional(z.object({ width: z.int(), height: z.int() })),
+  })),
 });
 export type ProjectionStarted = z.infer<typeof projectionStartedSchema>;
 

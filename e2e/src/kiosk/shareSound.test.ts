@@ -133,6 +133,12 @@ test('a shared tab\'s sound plays on the display: 1 kHz left at half scale, 440 
 });
 
 async function heardAndMuted(r: Rig, presenter: Page): Promise<void> {
+  // issue 28: the tab (the presenter's 1280×900 window) is encoded at the display's 640×360, not at its own size
+  const active = (await presenter.evaluate(() => (window as unknown as { lanternaReports: { type: string; width?: number; height?: number }[] }).lanternaReports))
+    .find((report) => report.type === 'active');
+  assert.ok(active, 'the share reported its desktop');
+  console.log(`# share sound: a 1280×900 capture for a 640×360 display is sent at ${active.width}×${active.height}`);
+  assert.ok((active.width ?? 0) <= 640 && (active.height ?? 0) <= 360 && (active.height ?? 0) >= 356, `encoded at the display's size: ${active.width}×${active.height}`);
   await waitFor('the presenter page says the display plays the sound', async () => /plays what you share/.test(await soundLine(presenter)), 15_000);
   // the jitter buffer fills and settles
   await new Promise((resolve) => { setTimeout(resolve, 1000); });

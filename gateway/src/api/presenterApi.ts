@@ -239,7 +239,10 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
   const started: ProjectionStarted = outcome.presenter
     ? {
       sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, ...where,
-      presenter: { socketUrl: deps.presenterSocketUrl(outcome.sessionId, request.headers.host), token: outcome.presenter.token, expiresAt: outcome.presenter.expiresAt },
+      presenter: {
+        socketUrl: deps.presenterSocketUrl(outcome.sessionId, request.headers.host), token: outcome.presenter.token, expiresAt: outcome.presenter.expiresAt,
+        ...(outcome.presenter.desktop === undefined ? {} : { desktop: outcome.presenter.desktop }),
+      },
     }
     : { sessionId: outcome.sessionId, displayId, stopToken: outcome.stopToken, target: outcome.target, ...where };
   json(response, 202, started);

@@ -5,6 +5,7 @@
 // used up only once everything else has passed, so a refused target or a
 // busy display leaves it on the screen.
 import type { ListedDisplay, DisplayState } from '@lanterna/protocol';
+import { slotPixels } from '@lanterna/protocol';
 import type { BrokerStore, Requester, SessionRecord } from './brokerStore.js';
 import type { ProjectionAsk, ProjectionRefusal, SessionBroker } from './sessionBroker.js';
 import type { PinCheck, RoomPins } from './roomPins.js';
@@ -41,7 +42,7 @@ export type PresenterOutcome =
     readonly slot?: number | undefined;
     readonly position?: number | undefined;
     /** For a browser source: the presenter socket's single-use token. */
-    readonly presenter?: { readonly token: string; readonly expiresAt: number } | undefined;
+    readonly presenter?: { readonly token: string; readonly expiresAt: number; readonly desktop?: { readonly width: number; readonly height: number } | undefined } | undefined;
   }
   | {
     readonly ok: false;
@@ -160,8 +161,25 @@ export class PresenterProjections {
     if (entry.state === 'waiting') {
       return { ok: true, state: 'waiting', sessionId: entry.requestId, displayId: ask.displayId, stopToken, target: { host, port }, position: entry.position };
     }
-    const presenter = check.request.browser === true ? broker.presenterToken({ sessionId: entry.sessionId, displayId: ask.displayId }) : undefined;
+    const presenter = check.request.browser === true
+      ? { ...broker.presenterToken({ sessionId: entry.sessionId, displayId: ask.displayId }), desktop: await this.sourceDesktop(ask.displayId, entry.slot, display.sessionDesktop) }
+      : undefined;
     return { ok: true, state: 'on-screen', slot: entry.slot, sessionId: entry.sessionId, displayId: ask.displayId, stopToken, target: { host, port }, presenter };
+  }
+
+  /**
+   * The pixels a source in `slot` gets on the display: the desktop its
+   * sessions ask for on its panel, or the slot's share of it while the room
+   * shows several sources (a source the layout hides counts as whole: it may
+   * be enlarged any moment). Undefined until the display reports its panel.
+   */
+  private async sourceDesktop(displayId: string, slot: number, desktop: { width: number; height: number } | undefined): Promise<{ width: number; height: number } | undefined> {
+    if (!desktop) return undefined;
+    const room = await this.deps.rooms.view(displayId);
+    const rect = room.slots.find((entry) => entry.slot === slot)?.rect;
+    if (!rect || rect.width <= 0 || rect.height <= 0) return { width: desktop.width, height: desktop.height };
+    const pixels = slotPixels({ slot, ...rect }, desktop);
+    return { width: pixels.width, height: pixels.height };
   }
 
   /** Whether a slot the display's page can show is free (a signage session counts as free: it gives way). */

@@ -341,7 +341,7 @@ async function share(): Promise<void> {
   pin.value = '';
   const displayName = display.name;
   let active: Extract<ShareWorkerReply, { type: 'active' }> | null = null;
-  const shareSession = new ScreenShare(stream, { socketUrl: started.value.presenter.socketUrl, token: started.value.presenter.token, engine, codec: shareCodec }, takeShareWorker(engine), {
+  const shareSession = new ScreenShare(stream, { socketUrl: started.value.presenter.socketUrl, token: started.value.presenter.token, engine, codec: shareCodec, shown: started.value.presenter.desktop }, takeShareWorker(engine), {
     onwaiting: () => {
       say(`Waiting for ${displayName} to connect…`, 'busy');
       announce({ type: 'waiting' });

@@ -27,10 +27,19 @@ export function shareUnavailableReason(): string | null {
   return null;
 }
 
-/** The desktop for a capture of width×height: at most 1920×1080, the same shape, even sides (H.264 4:2:0). */
-export function desktopFor(width: number, height: number): { width: number; height: number } {
-  const scale = Math.min(1, MAX_WIDTH / width, MAX_HEIGHT / height);
-  const even = (value: number): number => Math.max(2, Math.floor((value * scale) / 2) * 2);
+/**
+ * The desktop for a capture of width×height: the same shape, even sides
+ * (H.264 4:2:0), no larger than 1920×1080 (H.264 High 4.0, and what a
+ * software encoder keeps up with) nor than what the display shows it at
+ * (`shown`: its panel or slot, from the gateway's answer) — a 2560×1440
+ * screen on a 1366×768 panel is encoded at 1366×768, not sent at four times
+ * the pixels for the display to throw away.
+ */
+export function desktopFor(width: number, height: number, shown?: { readonly width: number; readonly height: number }): { width: number; height: number } {
+  const limits = shown ? [shown.width / width, shown.height / height] : [];
+  const scale = Math.min(1, MAX_WIDTH / width, MAX_HEIGHT / height, ...limits);
+  // the epsilon: a side scaled to an exact even number (1080 × 0.5625 …) may come out a hair under it in floating point
+  const even = (value: number): number => Math.max(2, Math.floor((value * scale + 1e-6) / 2) * 2);
   return { width: even(width), height: even(height) };
 }
 
@@ -110,7 +119,7 @@ export class ScreenShare {
 
   constructor(
     private readonly stream: MediaStream,
-    start: { socketUrl: string; token: string; engine: ShareEngine; codec: 'auto' | 'planar' },
+    start: { socketUrl: string; token: string; engine: ShareEngine; codec: 'auto' | 'planar'; shown?: { readonly width: number; readonly height: number } | undefined },
     /** The share worker, perhaps already loading the RDP server (warmShareWorker); this share owns it from here. */
     worker: Worker,
     private readonly events: ShareEvents,
@@ -119,7 +128,7 @@ export class ScreenShare {
     if (!track) throw new Error('the capture has no picture');
     this.track = track;
     const settings = track.getSettings();
-    const desktop = desktopFor(settings.width ?? MAX_WIDTH, settings.height ?? MAX_HEIGHT);
+    const desktop = desktopFor(settings.width ?? MAX_WIDTH, settings.height ?? MAX_HEIGHT, start.shown);
     // screen content: keep the detail, let the frame rate give
     track.contentHint = 'detail';
     this.worker = worker;
