@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { Lab, type SceneName } from '@lanterna/lab';
+import { DESKTOP_MAX_LONG_SIDE, DESKTOP_MAX_SHORT_SIDE, DESKTOP_MIN_SIDE } from '@lanterna/protocol';
 import { DEMO_DISPLAY_ID, demoDisplayToken, demoStateDir, writeDemoGatewayConfig } from './demoState.js';
 import { startGatewayProcess } from './gatewayProcess.js';
 import { openKioskWindow } from './kioskWindow.js';
@@ -23,14 +24,16 @@ const options = new Command()
   .option('--no-kiosk', 'never open a kiosk window, only print the URL')
   .option('--discovery-interface <name...>', 'announce the display over WS-Discovery on these interfaces only (default: every one but loopback)')
   .option('--no-discovery', 'do not announce the display over WS-Discovery')
+  .option('--display-size <WxH>', 'the demo presenter\'s screen, up to 3840x2160 (2160x3840 upright); open the display page on a panel that size (a 4K one: 3840x2160) to see it at its own pixels', '1920x1080')
   .parse()
-  .opts<{ port: string; host: string; scene: string; auth: string; kiosk: boolean; discovery: boolean; discoveryInterface?: string[] }>();
+  .opts<{ port: string; host: string; scene: string; auth: string; kiosk: boolean; discovery: boolean; discoveryInterface?: string[]; displaySize: string }>();
 
 const stops: (() => void)[] = [];
 
 async function main(): Promise<void> {
   const scene = DEMO_SCENES.find((name) => name === options.scene);
   if (!scene) throw new Error(`unknown scene "${options.scene}"`);
+  const size = parseScreenSize(options.displaySize);
   const lab = await Lab.create({ name: 'demo' });
   const stop = async (): Promise<void> => {
     for (const stopOne of stops) stopOne();
@@ -40,8 +43,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
 
-  console.log('starting the demo presenter (FreeRDP shadow server on a virtual 1920×1080 screen)…');
-  const screen = await lab.display({ width: 1920, height: 1080 });
+  console.log(`starting the demo presenter (FreeRDP shadow server on a virtual ${size.width}×${size.height} screen)…`);
+  const screen = await lab.display(size);
   await screen.showScene(scene);
   const presenter = await lab.shadowServer({ display: screen, auth: options.auth === 'tls' ? 'tls' : 'nla' });
 
@@ -68,6 +71,21 @@ async function main(): Promise<void> {
     stops.push(() => void kiosk.stop());
     console.log(`  kiosk:         lanterna-kiosk (Chromium full screen) on ${process.env.DISPLAY}`);
   }
+}
+
+/**
+ * `WxH` within what a session asks for (protocol's panelSize: 200 to 3840 on
+ * the long side, 2160 on the short one), even sides (H.264's 4:2:0).
+ */
+function parseScreenSize(text: string): { width: number; height: number } {
+  const match = /^(\d{3,4})x(\d{3,4})$/.exec(text.trim());
+  const [width, height] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  const long = Math.max(width, height);
+  const short = Math.min(width, height);
+  if (!match || short < DESKTOP_MIN_SIDE || long > DESKTOP_MAX_LONG_SIDE || short > DESKTOP_MAX_SHORT_SIDE || width % 2 !== 0 || height % 2 !== 0) {
+    throw new Error(`--display-size "${text}": give WIDTHxHEIGHT in even pixels, from ${DESKTOP_MIN_SIDE} up to ${DESKTOP_MAX_LONG_SIDE}x${DESKTOP_MAX_SHORT_SIDE} (or ${DESKTOP_MAX_SHORT_SIDE}x${DESKTOP_MAX_LONG_SIDE} upright)`);
+  }
+  return { width, height };
 }
 
 main().catch((error: unknown) => {

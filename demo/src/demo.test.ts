@@ -54,7 +54,7 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   const port = await allocateFreePort();
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: stateHome };
   delete env.DISPLAY; // headless: the demo prints the URL instead of opening a kiosk
-  const demo = spawn(process.execPath, [cli, '--no-kiosk', '--host', '127.0.0.1', '--port', String(port), '--scene', 'reference', '--discovery-interface', 'lo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const demo = spawn(process.execPath, [cli, '--no-kiosk', '--host', '127.0.0.1', '--port', String(port), '--scene', 'reference', '--discovery-interface', 'lo', '--display-size', '1280x800'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(demo, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   t.after(() => { if (demo.exitCode === null) demo.kill('SIGKILL'); });
   const output: string[] = [];
@@ -69,6 +69,7 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
       if (url) { clearTimeout(timer); resolve(url); }
     });
   });
+  assert.match(output.join(''), /shadow server on a virtual 1280×800 screen/, 'the presenter\'s screen has the size asked for');
   const page = new URL(displayUrl);
   assert.equal(page.origin, `https://127.0.0.1:${port}`);
   const token = new URLSearchParams(page.hash.slice(1)).get('token');
@@ -126,4 +127,15 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   const pinFile = join(stateHome, 'lanterna-demo', 'gateway', 'known-targets.json');
   const left = existsSync(pinFile) ? Object.keys(JSON.parse(readFileSync(pinFile, 'utf8') || '{}') as Record<string, string>) : [];
   assert.deepEqual(left, [], `the demo left no certificate pin behind (${pinFile})`);
+});
+
+test('the demo refuses a display size it cannot give, saying what it takes, before starting anything', { timeout: 30_000 }, async () => {
+  for (const size of ['5000x2000', '1279x720', 'big']) {
+    const demo = spawn(process.execPath, [cli, '--no-kiosk', '--no-discovery', '--display-size', size], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let errors = '';
+    demo.stderr.on('data', (chunk: Buffer) => { errors += chunk.toString(); });
+    const [code] = await once(demo, 'exit') as [number | null];
+    assert.equal(code, 1, size);
+    assert.match(errors, /--display-size ".*": give WIDTHxHEIGHT in even pixels, from 200 up to 3840x2160 \(or 2160x3840 upright\)/, errors);
+  }
 });
