@@ -12,6 +12,7 @@ import { request } from 'node:https';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { PNG } from 'pngjs';
 import { allocateFreePort, Lab, portOpen, type LabDisplay, type RgbImage } from '@lanterna/lab';
@@ -109,7 +110,9 @@ class EventLog {
   }
 }
 
-function adminDisplays(port: number): Promise<{ id: string; online: boolean }[]> {
+interface AdminDisplay { id: string; online: boolean; panel?: { width: number; height: number; output?: { name?: string; width: number; height: number } } }
+
+function adminDisplays(port: number): Promise<AdminDisplay[]> {
   return new Promise((resolve, reject) => {
     // the test knows whom it talks to: loopback, its own gateway
     request({ host: '127.0.0.1', port, path: '/v1/admin/displays', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, rejectUnauthorized: false, timeout: 5000 }, (response) => {
@@ -117,7 +120,7 @@ function adminDisplays(port: number): Promise<{ id: string; online: boolean }[]>
       response.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
       response.on('end', () => {
         try {
-          resolve((JSON.parse(body) as { displays: { id: string; online: boolean }[] }).displays);
+          resolve((JSON.parse(body) as { displays: AdminDisplay[] }).displays);
         } catch (error) {
           reject(error instanceof Error ? error : new Error(String(error)));
         }
@@ -260,6 +263,12 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
     keepScreenshot(shot, 'kiosk-display-page');
     assertCornersArePage(shot);
     assert.ok(drawnPixels(shot) > 2000, 'the display page shows its idle screen');
+    // the launcher read the X output (xrandr: Xvfb's "screen") and the page reported it with its panel
+    let panel: AdminDisplay['panel'];
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline && panel?.output === undefined; await sleep(200)) {
+      panel = (await adminDisplays(port)).find((entry) => entry.id === DISPLAY_ID)?.panel;
+    }
+    assert.deepEqual(panel?.output, { name: 'screen', width: WIDTH, height: HEIGHT }, JSON.stringify(panel));
     const mark = log.mark;
     const first = await log.waitFor(mark, 'heartbeat', () => true, 10_000);
     const second = await log.waitFor(first.index + 1, 'heartbeat', () => true, 10_000);

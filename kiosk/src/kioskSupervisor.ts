@@ -12,6 +12,7 @@ import { Backoff } from './backoff.js';
 import { launchKioskChromium, type KioskChromium } from './chromiumProcess.js';
 import { resolveWebgl } from './chromiumFlags.js';
 import { KIOSK_HEARTBEAT_BINDING, tokenStorageKey, type KioskHeartbeat } from '@lanterna/protocol';
+import { readXOutput, withOutput } from './xOutput.js';
 import { displayPageUrl, type KioskConfig } from './kioskConfig.js';
 import { probeGateway } from './gatewayProbe.js';
 import { familyMembersWith } from './processFamily.js';
@@ -342,11 +343,13 @@ export class KioskSupervisor extends EventEmitter<{ event: [KioskEvent] }> {
         run.beatsSinceLoad = 0;
         run.loadedAt = Date.now();
         try {
-          const response = await run.page.goto(this.displayUrl.href, { waitUntil: 'domcontentloaded', timeout: watchdog.firstHeartbeatTimeoutMs });
+          // the output as it is now: a panel swapped or rotated since the last load is reported as it is
+          const url = withOutput(this.displayUrl, await readXOutput(this.env));
+          const response = await run.page.goto(url.href, { waitUntil: 'domcontentloaded', timeout: watchdog.firstHeartbeatTimeoutMs });
           if (response === null || response.ok()) {
             run.loadedAt = Date.now();
-            log.info({ url: this.displayUrl.href }, 'display page loaded');
-            this.emitEvent({ kind: 'page-loaded', url: this.displayUrl.href });
+            log.info({ url: url.href }, 'display page loaded');
+            this.emitEvent({ kind: 'page-loaded', url: url.href });
             return;
           }
           problem = `the gateway answered HTTP ${response.status()} for the display page`;

@@ -170,9 +170,11 @@ export {
   desktopPreferenceSchema,
   desktopSizeForPanel,
   deviceScaleFor,
+  outputFromQuery,
   panelFromWindow,
   panelSchema,
   type Desktop,
   type DesktopPreference,
   type Panel,
+  type PanelOutput,
 } from './panelSize.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultDesktopScale, desktopForPanel, desktopPreferenceSchema, desktopSizeForPanel, deviceScaleFor, panelFromWindow, panelSchema } from './panelSize.js';
+import { defaultDesktopScale, desktopForPanel, desktopPreferenceSchema, desktopSizeForPanel, deviceScaleFor, outputFromQuery, panelFromWindow, panelSchema } from './panelSize.js';
 
 test('a panel that fits is asked for as it is, landscape and portrait', () => {
   assert.deepEqual(desktopSizeForPanel(3840, 2160), { width: 3840, height: 2160 });
@@ -56,4 +56,17 @@ test('schemas refuse what no panel or admin means', () => {
   assert.equal(desktopPreferenceSchema.safeParse({ width: 8000, height: 100 }).success, false);
   assert.equal(panelSchema.safeParse({ cssWidth: 0, cssHeight: 10, devicePixelRatio: 1, width: 1, height: 1, orientation: 'landscape' }).success, false);
   assert.equal(panelSchema.safeParse({ cssWidth: 10, cssHeight: 10, devicePixelRatio: 1, width: 10, height: 10, orientation: 'sideways' }).success, false);
+});
+
+test('the kiosk launcher\'s output in the page\'s query: name and mode, checked like the panel', () => {
+  assert.deepEqual(outputFromQuery('HDMI-1:3840x2160'), { name: 'HDMI-1', width: 3840, height: 2160 });
+  assert.equal(outputFromQuery(null), null);
+  assert.equal(outputFromQuery('HDMI-1:0x2160'), null);
+  assert.equal(outputFromQuery('HDMI-1:99999x2160'), null);
+  assert.equal(outputFromQuery(`${'x'.repeat(65)}:1920x1080`), null);
+  assert.equal(outputFromQuery('1920x1080'), null);
+  const panel = panelFromWindow(1920, 1080, 2, outputFromQuery('DP-2:3840x2160'));
+  assert.deepEqual(panel.output, { name: 'DP-2', width: 3840, height: 2160 });
+  assert.equal(panelSchema.safeParse(panel).success, true);
+  assert.equal('output' in panelFromWindow(1920, 1080, 1), false);
 });

@@ -55,14 +55,27 @@ export interface Desktop {
   readonly deviceScale: 100 | 140 | 180;
 }
 
-/** The panel as the page measures it: CSS pixels × devicePixelRatio, rounded. */
-export function panelFromWindow(cssWidth: number, cssHeight: number, devicePixelRatio: number): Panel {
+export type PanelOutput = NonNullable<Panel['output']>;
+
+/**
+ * The kiosk launcher's `?output=NAME:WxH` (kiosk/src/xOutput.ts), checked as
+ * the panel's schema checks it; null when absent or not of that shape.
+ */
+export function outputFromQuery(value: string | null): PanelOutput | null {
+  const match = value === null ? null : /^([^:]{1,64}):(\d{1,5})x(\d{1,5})$/.exec(value);
+  if (!match) return null;
+  const parsed = panelSchema.shape.output.safeParse({ name: match[1], width: Number(match[2]), height: Number(match[3]) });
+  return parsed.success && parsed.data ? parsed.data : null;
+}
+
+/** The panel as the page measures it: CSS pixels × devicePixelRatio, rounded; `output` where the kiosk launcher said it. */
+export function panelFromWindow(cssWidth: number, cssHeight: number, devicePixelRatio: number, output: PanelOutput | null = null): Panel {
   const ratio = Number.isFinite(devicePixelRatio) && devicePixelRatio > 0 ? devicePixelRatio : 1;
   const cw = Math.max(1, Math.round(cssWidth));
   const ch = Math.max(1, Math.round(cssHeight));
   const width = Math.max(1, Math.round(cw * ratio));
   const height = Math.max(1, Math.round(ch * ratio));
-  return { cssWidth: cw, cssHeight: ch, devicePixelRatio: ratio, width, height, orientation: height > width ? 'portrait' : 'landscape' };
+  return { cssWidth: cw, cssHeight: ch, devicePixelRatio: ratio, width, height, orientation: height > width ? 'portrait' : 'landscape', ...(output ? { output } : {}) };
 }
 
 /**

@@ -2,7 +2,7 @@
 // screen, and one projection at a time.
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
-import { desktopForPanel, KIOSK_FEATURES, panelFromWindow, sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
+import { desktopForPanel, KIOSK_FEATURES, outputFromQuery, panelFromWindow, sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
 import type { DesktopPreference, DisplayMessage, Panel, ProjectMessage } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
@@ -68,8 +68,10 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
 const PANEL_SETTLE_MS = 400;
 let desktopPreference: DesktopPreference = {};
 let sessionDesktop: { width: number; height: number } | null = null;
+/** The physical output, where the kiosk launcher read it (xrandr) and put it in the address. */
+const panelOutput = outputFromQuery(new URLSearchParams(location.search).get('output'));
 function currentPanel(): Panel {
-  return panelFromWindow(window.innerWidth, window.innerHeight, window.devicePixelRatio || 1);
+  return panelFromWindow(window.innerWidth, window.innerHeight, window.devicePixelRatio || 1, panelOutput);
 }
 let panelTimer: ReturnType<typeof setTimeout> | null = null;
 function panelChanged(): void {
