@@ -49,7 +49,7 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
   },
   onstatistics: (stats) => {
     hud.onRender(stats);
-    figures.onPresent();
+    figures.onPresent(stats.rects > 0);
     // Instrumentation hook for benchmarks and tests outside the page (they listen on window).
     window.dispatchEvent(new CustomEvent('lanterna:render', { detail: stats }));
     if (session) screen.showPicture();
