@@ -107,8 +107,11 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   await live.locator('text=/kB/').waitFor({ timeout: 15_000 });
   assert.match(await live.textContent() ?? '', /Ada’s laptop \(admin/);
   // The display says it plays sound (its figures); the page shows it, and its volume and mute reach the display.
-  control.socket.send(JSON.stringify({ type: 'figures', sessionId: message.sessionId, intervalMs: 1000, presents: 10, messages: 20, bytes: 20_000, sound: { playing: true, state: 'running', delayMs: 92 } }));
+  control.socket.send(JSON.stringify({ type: 'figures', sessionId: message.sessionId, intervalMs: 1000, presents: 10, frames: 8, messages: 20, bytes: 20_000, sound: { playing: true, state: 'running', delayMs: 92 } }));
   await live.locator('[data-figure="sound"]', { hasText: 'playing' }).waitFor({ timeout: 15_000 });
+  // Frames shown: the presents that brought new pixels, not the two that only moved the pointer.
+  assert.equal((await live.locator('[data-figure="frames"]').textContent())?.trim(), '8');
+  assert.match(await live.locator('[data-figure="frames"]').getAttribute('title') ?? '', /^The display showed 8 new pictures a second in 10 draws/);
   await row.getByRole('button', { name: 'Quieter on Board room' }).click();
   assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 90, muted: false });
   await row.locator('[data-figure="volume"]', { hasText: '90 %' }).waitFor();
