@@ -98,6 +98,11 @@ const engineReady = fetch(new URL('./engine.json', import.meta.url))
 
 let session: SessionHost | null = null;
 let sessionId: string | null = null;
+// The session that ended last: the gateway's `stop` for it may come after its
+// data socket already closed (the relay ends the session and the control
+// socket says who ended it, two sockets with no order between them), and its
+// words still belong on the idle screen.
+let endedSessionId: string | null = null;
 let countdown: ReturnType<typeof setInterval> | null = null;
 let online = false;
 let controlKind = 'starting';
@@ -176,6 +181,7 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
       break;
     case 'ended': {
       session = null;
+      endedSessionId = sessionId;
       sessionId = null;
       figures.stop();
       screen.showRoomBadge(false);
@@ -213,6 +219,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
   // Instrumentation hook: what this session asks of the server.
   window.dispatchEvent(new CustomEvent('lanterna:desktop', { detail: desktop }));
   sessionId = project.sessionId;
+  endedSessionId = null;
   const host = new SessionHost(
     {
       project,
@@ -252,8 +259,9 @@ if (place.token === null) {
       onstate: showControlState,
       onproject: (project) => void startSession(project),
       onstop: (stop) => {
-        if (stop.sessionId !== sessionId) return;
-        endSession();
+        if (stop.sessionId !== sessionId && stop.sessionId !== endedSessionId) return;
+        if (stop.sessionId === sessionId) endSession();
+        endedSessionId = null;
         // The gateway's words for who ended it ("stopped by an administrator"): the room sees why the picture went.
         screen.setProblem(stop.reason === '' ? 'The presentation was stopped.' : `Last presentation: ${stop.reason}.`, 'info');
       },
