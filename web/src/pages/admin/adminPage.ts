@@ -212,16 +212,24 @@ class AdminPage {
   /** Volume in 10 % steps and mute, for any display (the configuration file does not set sound). */
   private soundControls(display: DisplayView): HTMLTableCellElement {
     const sound = display.sound ?? { volume: 100, muted: false };
-    const td = cell(sound.muted ? `muted (${sound.volume} %)` : `${sound.volume} %`, 'sound');
+    const td = cell('', 'sound');
     td.dataset.figure = 'volume';
+    // One group in the cell (a table cell, or a card's value below 960 px): the level with its − and +
+    // stay on one line; Mute goes on the next when the column is narrow.
+    const group = document.createElement('span');
+    group.className = 'sound-controls';
+    const level = document.createElement('span');
+    level.className = 'steps';
+    level.textContent = sound.muted ? `muted (${sound.volume} %)` : `${sound.volume} %`;
     const set = (change: { volume?: number; muted?: boolean }, words: string): void => {
       void this.act(words, () => this.client?.setSound(display.id, change) ?? Promise.resolve());
     };
-    td.append(
+    level.append(
       button('−', () => set({ volume: Math.max(0, sound.volume - 10) }, `${display.name}: volume ${Math.max(0, sound.volume - 10)} %.`), 'quiet', `Quieter on ${display.name}`),
       button('+', () => set({ volume: Math.min(100, sound.volume + 10) }, `${display.name}: volume ${Math.min(100, sound.volume + 10)} %.`), 'quiet', `Louder on ${display.name}`),
-      button(sound.muted ? 'Unmute' : 'Mute', () => set({ muted: !sound.muted }, `${display.name}: sound ${sound.muted ? 'on' : 'muted'}.`), 'quiet', `${sound.muted ? 'Unmute' : 'Mute'} ${display.name}`),
     );
+    group.append(level, button(sound.muted ? 'Unmute' : 'Mute', () => set({ muted: !sound.muted }, `${display.name}: sound ${sound.muted ? 'on' : 'muted'}.`), 'quiet', `${sound.muted ? 'Unmute' : 'Mute'} ${display.name}`));
+    td.append(group);
     return td;
   }
 
