@@ -131,6 +131,9 @@ void test('figures: a display\'s report of what it showed, bounded; welcome name
   refused(parseKioskControlMessage(json({ ...figures, presents: -1 })), 'invalid', /^figures\.presents: value must be at least 0$/);
   refused(parseKioskControlMessage(json({ ...figures, presents: 2.5 })), 'invalid', /^figures\.presents: /);
   refused(parseKioskControlMessage(json({ ...figures, presents: 10_001 })), 'invalid', /^figures\.presents: value must be at most 10000$/);
+  assert.deepEqual(accepted(parseKioskControlMessage(json({ ...figures, frames: 20 }))), { ...figures, frames: 20 }, 'frames: the presents that carried new pixels');
+  refused(parseKioskControlMessage(json({ ...figures, frames: 10_001 })), 'invalid', /^figures\.frames: value must be at most 10000$/);
+  refused(parseKioskControlMessage(json({ ...figures, frames: -1 })), 'invalid', /^figures\.frames: value must be at least 0$/);
   refused(parseKioskControlMessage(json({ ...figures, intervalMs: 0 })), 'invalid', /^figures\.intervalMs: value must be at least 1$/);
   refused(parseKioskControlMessage(json({ ...figures, intervalMs: 60_000 })), 'invalid', /^figures\.intervalMs: value must be at most 10000$/);
   refused(parseKioskControlMessage(json({ ...figures, sessionId: 'x'.repeat(129) })), 'invalid', /^figures\.sessionId: /);

@@ -75,7 +75,8 @@ const bye = z.object({ type: z.literal('bye') });
 const count = (maximum: number) => z.int().check(z.minimum(0), z.maximum(maximum));
 /**
  * What the display did with its session over the last `intervalMs`: pictures
- * it presented (draws that reached the screen), binary messages and bytes the
+ * it presented (draws that reached the screen), how many of them carried new
+ * pixels (`frames`), binary messages and bytes the
  * data socket brought. Sent at most once per FIGURES_MIN_INTERVAL_MS, only
  * while a session runs, only to gateways whose welcome named `figures`.
  */
@@ -84,6 +85,12 @@ const figures = z.object({
   sessionId: z.string().check(z.minLength(1), z.maxLength(128)),
   intervalMs: z.int().check(z.minimum(1), z.maximum(FIGURES_MAX_INTERVAL_MS)),
   presents: count(10_000),
+  /**
+   * Of those presents, the ones that brought new pixels from the session (a
+   * present for a pointer move or a resized window alone does not count):
+   * the pictures a viewer saw change. Absent from displays older than it.
+   */
+  frames: z.optional(count(10_000)),
   messages: count(10_000_000),
   bytes: count(2 ** 40),
   /**

@@ -24,7 +24,7 @@ const SIZES = [{ width: 1920, height: 1080 }, { width: 1440, height: 900 }, { wi
 const KIOSK_SIZE = { width: 1280, height: 720 } as const;
 
 /** One `figures` message the kiosk page sent, and when the test saw it leave. */
-interface SentFigures { at: number; sessionId: string; intervalMs: number; presents: number; messages: number; bytes: number }
+interface SentFigures { at: number; sessionId: string; intervalMs: number; presents: number; frames?: number; messages: number; bytes: number }
 
 /** Records every `figures` report the page sends on its control socket (what the gateway is told), from the wire. */
 function recordFigures(page: Page): SentFigures[] {
@@ -139,7 +139,8 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
   await shootAllSizes(page, 'admin-live-session');
   await live.getByRole('button', { name: 'End the session on Boardroom 2.01' }).click();
   await page.locator('#sessions-empty').waitFor({ timeout: 15_000 });
-  await waitFor('the kiosk back on its idle screen, saying who ended the presentation', async () => /Last presentation: stopped by an administrator\./.test(await kiosk.page.locator('#problem').textContent() ?? ''), 15_000, 100);
+  await waitFor('the kiosk back on its idle screen, saying who ended the presentation', async () => /Last presentation: stopped by an administrator\./.test(await kiosk.page.locator('#problem').textContent() ?? ''), 15_000, 100)
+    .catch(async (error: unknown) => { throw new Error(`${String(error)}; the kiosk says "${await kiosk.page.locator('#problem').textContent() ?? ''}"`); });
   await waitForWords(kiosk.page, /Ready — waiting for a presenter/, 15_000);
   await keepScreenshot(kiosk.page, 'admin-ended-kiosk-1280x720');
   const afterEnd = reported.length;
@@ -226,15 +227,16 @@ function rateOf(text: string | null | undefined): number {
 
 /**
  * The live view's figures against what the display reported in the same
- * seconds. "Frames shown/s" is the display's own report, so it must be one of
- * the values the page sent just before; the relay's data and message rates are
+ * seconds. "Frames shown/s" is the display's own report (its presents that
+ * brought new pixels), so it must be one of the values the page sent just
+ * before; the relay's data and message rates are
  * counted at the gateway's end of the same stream, so they must lie near the
  * range the display saw (each count over its own one-second window, and
  * buffers between them, hence the margin; a figure in other units or a total
  * would be far off); the duration runs from the display's first data.
  */
 async function checkLiveFigures(page: Page, live: ReturnType<Page['locator']>, reported: SentFigures[]): Promise<void> {
-  await waitFor(`the display reporting pictures (${reported.length} reports so far)`, () => Promise.resolve(reported.filter((report) => report.presents > 0).length >= 3), 60_000, 200)
+  await waitFor(`the display reporting pictures (${reported.length} reports so far)`, () => Promise.resolve(reported.filter((report) => (report.frames ?? 0) > 0).length >= 3), 60_000, 200)
     .catch((error: unknown) => { throw new Error(`${String(error)}; the reports: ${JSON.stringify(reported.slice(-5))}`); });
   const first = reported[0];
   assert.ok(first, 'the display reported');
@@ -243,14 +245,15 @@ async function checkLiveFigures(page: Page, live: ReturnType<Page['locator']>, r
   for (let round = 0; round < 3; round += 1) {
     await page.waitForTimeout(2100);
     const readAt = Date.now();
-    const [presents, messages, bytes, duration] = await Promise.all(['presents', 'messages', 'bytes', 'duration'].map((name) => live.locator(`td[data-figure="${name}"]`).textContent()));
+    const [frames, messages, bytes, duration] = await Promise.all(['frames', 'messages', 'bytes', 'duration'].map((name) => live.locator(`td[data-figure="${name}"]`).textContent()));
     const recent = reported.filter((report) => report.at <= readAt && report.at >= readAt - 5000 && report.sessionId === first.sessionId);
     assert.ok(recent.length >= 2, `the display kept reporting (${recent.length} in 5 s)`);
     const perSecond = (report: SentFigures, count: number): number => (count * 1000) / report.intervalMs;
     // As the API rounds it (to a tenth) and the page writes it.
-    const shownValues = recent.map((report) => Math.round(perSecond(report, report.presents) * 10) / 10);
+    assert.ok(recent.every((report) => report.frames !== undefined && report.frames <= report.presents), `the display counts frames apart from presents (${JSON.stringify(recent)})`);
+    const shownValues = recent.map((report) => Math.round(perSecond(report, report.frames ?? Number.NaN) * 10) / 10);
     const formatted = shownValues.map((value) => (value >= 10 || Number.isInteger(value) ? String(Math.round(value)) : value.toFixed(1)));
-    assert.ok(formatted.includes((presents ?? '').trim()), `Frames shown/s "${presents ?? ''}" is what the display reported (${formatted.join(', ')})`);
+    assert.ok(formatted.includes((frames ?? '').trim()), `Frames shown/s "${frames ?? ''}" is what the display reported (${formatted.join(', ')})`);
     const messageRates = recent.map((report) => perSecond(report, report.messages));
     const byteRates = recent.map((report) => perSecond(report, report.bytes));
     // Between the two counts lie the gateway's send buffer (up to its 1 MiB high-water mark) and

@@ -141,11 +141,24 @@ function changeAnswer<T>(change: DisplayChange<T>, status: number, body: (value:
 /** A display's report older than this says nothing about now (a display reports once a second). */
 export const SHOWN_FRESH_MS = 5000;
 
-/** The display's newest report with its rates: what it presents per second (pictures), and messages and bytes it received. */
+/**
+ * The display's newest report with its rates: the frames it showed per second
+ * (presents that brought new pixels, from displays that count them), all its
+ * presents per second, and the messages and bytes it received.
+ */
 function shownView(shown: SessionRecord['shown'], now: number) {
   if (!shown || now - shown.reportedAt > SHOWN_FRESH_MS) return undefined;
   const perSecond = (count: number): number => Math.round((count * 1000) / shown.intervalMs * 10) / 10;
-  return { ...shown, presentsPerSecond: perSecond(shown.presents), messagesPerSecond: perSecond(shown.messages), bytesPerSecond: Math.round((shown.bytes * 1000) / shown.intervalMs) };
+  return {
+    ...shown,
+    ...(shown.frames === undefined ? {} : { framesPerSecond: perSecond(shown.frames) }),
+    presentsPerSecond: perSecond(shown.presents), messagesPerSecond: perSecond(shown.messages), bytesPerSecond: Math.round((shown.bytes * 1000) / shown.intervalMs),
+  };
+}
+
+/** The relay's figures; its WebSocket messages under their own name too (`framesToDisplay` and `framesPerSecond` count messages, not pictures, and stay for older clients). */
+function statsView(stats: SessionRecord['stats']) {
+  return stats && { ...stats, messagesToDisplay: stats.framesToDisplay, messagesPerSecond: stats.framesPerSecond };
 }
 
 /** A session as the admin sees it: the record, whether it is live, how long it has run, who presents, what its display reports. */
@@ -161,6 +174,7 @@ export function sessionView(record: SessionRecord, now: number) {
     lost,
     durationMs: record.securedAt === undefined ? undefined : (record.endedAt ?? now) - record.securedAt,
     presenter: record.requestedBy?.name ?? record.target.name ?? `${record.target.host}:${record.target.port}`,
+    stats: statsView(record.stats),
     shown: state === 'ended' ? undefined : shownView(record.shown, now),
   };
 }
@@ -226,7 +240,7 @@ export const adminRoutes: AdminRoute[] = [
   }),
   route({
     method: 'GET', path: '/v1/admin/sessions', operationId: 'listSessions',
-    summary: 'Sessions with timings and live figures: the relay\'s bytes and WebSocket messages per second (`stats`, sampled once a second), and what the display reports it presents per second (`shown`)',
+    summary: 'Sessions with timings and live figures: the relay\'s bytes and WebSocket messages per second (`stats.messagesPerSecond`; `framesPerSecond` is the same count under its old name, messages not pictures; sampled once a second), and what the display reports (`shown`): the frames it showed per second (`framesPerSecond`, presents that brought new pixels) and all its presents per second (`presentsPerSecond`)',
     query: sessionsQuery,
     responses: { 200: 'the sessions, newest last' },
     handle: async ({ deps, query }) => {

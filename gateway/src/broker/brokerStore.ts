@@ -44,8 +44,10 @@ export interface SessionRecord {
 /** What the display reported it did with the session over `intervalMs` (docs/kiosk-protocol.md, `figures`). */
 export interface DisplayFigures {
   readonly intervalMs: number;
-  /** Pictures drawn to the screen: what a viewer calls frames. */
+  /** Draws that reached the screen (a pointer move is one too). */
   readonly presents: number;
+  /** Of those, the ones that brought new pixels from the session: what a viewer calls frames (absent: a display too old to count them). */
+  readonly frames?: number | undefined;
   /** Binary messages and bytes its data socket brought. */
   readonly messages: number;
   readonly bytes: number;

@@ -185,8 +185,10 @@ export class ControlChannels {
     if (connection.figuresPending || now - connection.figuresAt < FIGURES_MIN_INTERVAL_MS) return;
     connection.figuresAt = now;
     connection.figuresPending = true;
-    const { sessionId, intervalMs, presents, messages, bytes, sound } = message;
-    this.deps.broker.recordShown(sessionId, connection.displayId, { intervalMs, presents, messages, bytes, ...(sound ? { sound } : {}) })
+    const { sessionId, intervalMs, presents, frames, messages, bytes, sound } = message;
+    // Frames are presents that brought new pixels: never more than the presents.
+    const newPictures = frames === undefined ? {} : { frames: Math.min(frames, presents) };
+    this.deps.broker.recordShown(sessionId, connection.displayId, { intervalMs, presents, ...newPictures, messages, bytes, ...(sound ? { sound } : {}) })
       .catch((error: unknown) => this.deps.logger.debug({ err: error, displayId: connection.displayId, sessionId }, 'display figures not recorded'))
       .finally(() => { connection.figuresPending = false; });
   }

@@ -152,7 +152,7 @@ test('`figures`: a display reports what it showed of its own session; kept for t
   data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
   await data.queue.nextText('secured');
 
-  const report = (presents: number) => JSON.stringify({ type: 'figures', sessionId, intervalMs: 1000, presents, messages: 40, bytes: 8000 });
+  const report = (presents: number) => JSON.stringify({ type: 'figures', sessionId, intervalMs: 1000, presents, frames: presents - 4, messages: 40, bytes: 8000 });
   // Another display cannot write on this session; a flood keeps only its first report.
   hall.socket.send(report(7));
   control.socket.send(report(24));
@@ -167,14 +167,34 @@ test('`figures`: a display reports what it showed of its own session; kept for t
   const first = await shown();
   assert.equal(first?.presents, 24, 'the first report is kept, the flood behind it dropped');
   assert.equal(first.presentsPerSecond, 24);
+  assert.equal(first.framesPerSecond, 20, 'the frames with new pixels, apart from the presents');
   assert.equal(first.messagesPerSecond, 40);
   assert.equal(first.bytesPerSecond, 8000);
+  // The relay's own count is WebSocket messages, and the API names it so (framesPerSecond stays, the same count, for older clients).
+  const relayed = async (): Promise<Record<string, unknown> | undefined> => {
+    const listed = await (await fetch(`${gateway.httpUrl}/v1/admin/sessions?state=live`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).json() as { sessions: { sessionId: string; stats?: Record<string, unknown> }[] };
+    return listed.sessions.find((session) => session.sessionId === sessionId)?.stats;
+  };
+  const sampled = Date.now() + 5000;
+  while ((await relayed()) === undefined && Date.now() < sampled) await new Promise((resolve) => setTimeout(resolve, 50));
+  const stats = await relayed() ?? {};
+  assert.equal(typeof stats.messagesPerSecond, 'number', `the relay's messages per second (${JSON.stringify(stats)})`);
+  assert.equal(stats.messagesPerSecond, stats.framesPerSecond);
+  assert.equal(stats.messagesToDisplay, stats.framesToDisplay);
   // A second later the next report is taken.
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  control.socket.send(JSON.stringify({ type: 'figures', sessionId, intervalMs: 2000, presents: 30, messages: 10, bytes: 100 }));
+  control.socket.send(JSON.stringify({ type: 'figures', sessionId, intervalMs: 2000, presents: 30, frames: 500, messages: 10, bytes: 100 }));
   const next = Date.now() + 5000;
   while ((await shown())?.presents !== 30 && Date.now() < next) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal((await shown())?.presentsPerSecond, 15, 'a report over 2 s reads as half that per second');
+  assert.equal((await shown())?.framesPerSecond, 15, 'never more frames than presents');
+  // A display too old to count frames: no frames figure, rather than a guess.
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  control.socket.send(JSON.stringify({ type: 'figures', sessionId, intervalMs: 1000, presents: 12, messages: 10, bytes: 100 }));
+  const older = Date.now() + 5000;
+  while ((await shown())?.presents !== 12 && Date.now() < older) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal((await shown())?.presentsPerSecond, 12);
+  assert.equal((await shown())?.framesPerSecond, undefined);
   // A malformed report is a protocol error like any other.
   control.socket.send(JSON.stringify({ type: 'figures', sessionId, intervalMs: 1000, presents: -3, messages: 0, bytes: 0 }));
   const closed = await control.queue.closed();

@@ -108,8 +108,10 @@ export class SessionHost {
         this.onevent({ kind: 'decoded', decodeMs: reply.decodeMs, ...(reply.latencyMs !== undefined ? { latencyMs: reply.latencyMs } : {}) });
         break;
       case 'disconnected':
-        // A gateway error explains more than the engine's view of the same end.
-        this.finish(this.lastErrorCode, reply.reason, reply.reason);
+        // A gateway error explains more than the engine's view of the same end. So does the
+        // gateway's `ended: stopped` (someone stopped it; the control socket's `stop` says who):
+        // the engine saw only its transport close and would call it a lost connection.
+        this.finish(this.lastErrorCode, reply.reason, this.endReason === 'stopped' ? null : reply.reason);
         break;
       case 'error':
         this.onevent({ kind: 'failed', message: reply.message });

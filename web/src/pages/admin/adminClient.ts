@@ -24,10 +24,10 @@ export interface SessionView {
   target: { host: string; port: number; name?: string };
   requestedBy?: { kind: string; address?: string; name?: string };
   durationMs?: number;
-  /** The relay's figures; `framesPerSecond` counts WebSocket messages to the display, not pictures. */
-  stats?: { bytesToDisplay: number; bytesToServer: number; bytesPerSecond: number; framesPerSecond: number };
-  /** What the display reports it did over its last interval: pictures presented, messages and bytes received. */
-  shown?: { presentsPerSecond: number; messagesPerSecond: number; bytesPerSecond: number; reportedAt: number; sound?: { playing: boolean; state: string; delayMs: number } };
+  /** The relay's figures: WebSocket messages to the display per second (not pictures; `framesPerSecond` is the same count under its old name). */
+  stats?: { bytesToDisplay: number; bytesToServer: number; bytesPerSecond: number; messagesPerSecond?: number; framesPerSecond: number };
+  /** What the display reports it did over its last interval: frames (presents with new pixels; absent from older displays), presents, messages and bytes received. */
+  shown?: { framesPerSecond?: number; presentsPerSecond: number; messagesPerSecond: number; bytesPerSecond: number; reportedAt: number; sound?: { playing: boolean; state: string; delayMs: number } };
 }
 export interface PinView { key: string; fingerprint: string; lastUsedAt?: number; changed?: { seen: string; at: number } }
 export interface AuditView { seq: number; at: number; actor: string; action: string; displayId?: string; sessionId?: string; detail?: Record<string, string | number | boolean> }

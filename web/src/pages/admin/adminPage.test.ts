@@ -7,7 +7,7 @@
 // LANTERNA_E2E_SCREENSHOTS=<dir> keeps screenshots at 1920×1080 and 1280×720.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
@@ -107,8 +107,11 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   await live.locator('text=/kB/').waitFor({ timeout: 15_000 });
   assert.match(await live.textContent() ?? '', /Ada’s laptop \(admin/);
   // The display says it plays sound (its figures); the page shows it, and its volume and mute reach the display.
-  control.socket.send(JSON.stringify({ type: 'figures', sessionId: message.sessionId, intervalMs: 1000, presents: 10, messages: 20, bytes: 20_000, sound: { playing: true, state: 'running', delayMs: 92 } }));
+  control.socket.send(JSON.stringify({ type: 'figures', sessionId: message.sessionId, intervalMs: 1000, presents: 10, frames: 8, messages: 20, bytes: 20_000, sound: { playing: true, state: 'running', delayMs: 92 } }));
   await live.locator('[data-figure="sound"]', { hasText: 'playing' }).waitFor({ timeout: 15_000 });
+  // Frames shown: the presents that brought new pixels, not the two that only moved the pointer.
+  assert.equal((await live.locator('[data-figure="frames"]').textContent())?.trim(), '8');
+  assert.match(await live.locator('[data-figure="frames"]').getAttribute('title') ?? '', /^The display showed 8 new pictures a second in 10 draws/);
   await row.getByRole('button', { name: 'Quieter on Board room' }).click();
   assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 90, muted: false });
   await row.locator('[data-figure="volume"]', { hasText: '90 %' }).waitFor();
@@ -116,6 +119,20 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   assert.deepEqual(await control.next('sound'), { type: 'sound', volume: 90, muted: true });
   await row.locator('[data-figure="volume"]', { hasText: 'muted (90 %)' }).waitFor();
   await page.locator('#pins tbody tr', { hasText: `127.0.0.1:${peer.port}` }).waitFor();
+  // A pin nobody has used for twelve days (a laptop that left the building) says so, and a pin the gateway
+  // never saw used since it began noting uses says that: both kept beside the pin file in the state dir.
+  const pinPath = join(gateway.stateDir, 'known-targets.json');
+  const pinned = JSON.parse(readFileSync(pinPath, 'utf8')) as Record<string, string>;
+  const fingerprint = pinned[`127.0.0.1:${peer.port}`] ?? '';
+  writeFileSync(pinPath, JSON.stringify({ ...pinned, '10.0.0.9:3389': fingerprint, '10.0.0.10:3389': fingerprint }));
+  const usedPath = join(gateway.stateDir, 'known-targets.used.json');
+  const used = JSON.parse(readFileSync(usedPath, 'utf8')) as Record<string, number>;
+  const twelveDaysAgo = Date.now() - 12 * 86_400_000 - 3_600_000;
+  writeFileSync(usedPath, JSON.stringify({ ...used, '10.0.0.9:3389': twelveDaysAgo }));
+  const stale = page.locator('#pins tbody tr', { hasText: '10.0.0.9:3389' });
+  await stale.locator('td', { hasText: '12 days ago' }).waitFor({ timeout: 15_000 });
+  assert.equal(await stale.locator('td', { hasText: '12 days ago' }).getAttribute('title'), `Last used by a session at ${await page.evaluate((at) => `${new Date(at).toLocaleDateString()} ${new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })}`, twelveDaysAgo)}`);
+  await page.locator('#pins tbody tr', { hasText: '10.0.0.10:3389' }).locator('td', { hasText: 'not yet' }).waitFor();
   // Each width a person may open it at, with a configuration-managed display (its note was cut off at 1440 px) and a live session.
   for (const size of [{ width: 1920, height: 1080 }, { width: 1440, height: 900 }, { width: 1280, height: 720 }, { width: 820, height: 1180 }]) {
     await page.setViewportSize(size);
@@ -140,10 +157,13 @@ test('sign in, add a display, see it online with a live session, end it, clear a
   await page.locator('#sessions-empty').waitFor();
 
   // Forget the pin; the audit log tells the story, newest first.
-  await page.getByRole('button', { name: `Clear the pin of 127.0.0.1:${peer.port}` }).click();
+  for (const key of [`127.0.0.1:${peer.port}`, '10.0.0.9:3389', '10.0.0.10:3389']) {
+    await page.getByRole('button', { name: `Clear the pin of ${key}` }).click();
+    await page.locator('#pins tbody tr', { hasText: key }).waitFor({ state: 'detached' });
+  }
   await page.locator('#pins-empty').waitFor();
   const audit = page.locator('#audit tbody');
-  await audit.locator('text=pin cleared').waitFor();
+  await audit.locator('text=pin cleared').first().waitFor();
   const actions = await audit.locator('tr td:nth-child(3)').allTextContents();
   for (const expected of ['volume or mute changed', 'pin cleared', 'session ended by an admin', 'projection ended', 'projection started', 'projection requested', 'display created']) {
     assert.ok(actions.includes(expected), `the audit log has "${expected}" (${actions.join(', ')})`);

@@ -212,16 +212,24 @@ class AdminPage {
   /** Volume in 10 % steps and mute, for any display (the configuration file does not set sound). */
   private soundControls(display: DisplayView): HTMLTableCellElement {
     const sound = display.sound ?? { volume: 100, muted: false };
-    const td = cell(sound.muted ? `muted (${sound.volume} %)` : `${sound.volume} %`, 'sound');
+    const td = cell('', 'sound');
     td.dataset.figure = 'volume';
+    // One group in the cell (a table cell, or a card's value below 960 px): the level with its − and +
+    // stay on one line; Mute goes on the next when the column is narrow.
+    const group = document.createElement('span');
+    group.className = 'sound-controls';
+    const level = document.createElement('span');
+    level.className = 'steps';
+    level.textContent = sound.muted ? `muted (${sound.volume} %)` : `${sound.volume} %`;
     const set = (change: { volume?: number; muted?: boolean }, words: string): void => {
       void this.act(words, () => this.client?.setSound(display.id, change) ?? Promise.resolve());
     };
-    td.append(
+    level.append(
       button('−', () => set({ volume: Math.max(0, sound.volume - 10) }, `${display.name}: volume ${Math.max(0, sound.volume - 10)} %.`), 'quiet', `Quieter on ${display.name}`),
       button('+', () => set({ volume: Math.min(100, sound.volume + 10) }, `${display.name}: volume ${Math.min(100, sound.volume + 10)} %.`), 'quiet', `Louder on ${display.name}`),
-      button(sound.muted ? 'Unmute' : 'Mute', () => set({ muted: !sound.muted }, `${display.name}: sound ${sound.muted ? 'on' : 'muted'}.`), 'quiet', `${sound.muted ? 'Unmute' : 'Mute'} ${display.name}`),
     );
+    group.append(level, button(sound.muted ? 'Unmute' : 'Mute', () => set({ muted: !sound.muted }, `${display.name}: sound ${sound.muted ? 'on' : 'muted'}.`), 'quiet', `${sound.muted ? 'Unmute' : 'Mute'} ${display.name}`));
+    td.append(group);
     return td;
   }
 
@@ -236,13 +244,17 @@ class AdminPage {
       stateCell.append(state(words, tone));
       const by = session.requestedBy ? ` (${session.requestedBy.kind}${session.requestedBy.address ? ` ${session.requestedBy.address}` : ''})` : '';
       const bytes = session.stats ? `${formatBytes(session.stats.bytesToDisplay + session.stats.bytesToServer)} · ${formatBytes(session.stats.bytesPerSecond)}/s` : '—';
-      // Pictures per second as the display reports them (its `figures`); the relay's message count is another thing and says so.
-      const shown = cell(session.shown ? formatRate(session.shown.presentsPerSecond) : '—', 'num');
-      shown.dataset.figure = 'presents';
-      shown.title = session.shown
-        ? `The display drew ${formatRate(session.shown.presentsPerSecond)} pictures a second and received ${formatRate(session.shown.messagesPerSecond)} messages (${formatBytes(session.shown.bytesPerSecond)}) a second, in its last report.`
-        : 'The display has not reported what it shows (an older display page, or the session is starting).';
-      const messages = cell(session.stats ? formatRate(session.stats.framesPerSecond) : '—', 'num');
+      // Frames per second as the display reports them (its `figures`: presents that brought new pixels);
+      // a display page too old to count them reports presents only, pointer moves included, and the title says so.
+      // The relay's message count is another thing and says so.
+      const shown = cell(session.shown ? formatRate(session.shown.framesPerSecond ?? session.shown.presentsPerSecond) : '—', 'num');
+      shown.dataset.figure = 'frames';
+      shown.title = !session.shown
+        ? 'The display has not reported what it shows (an older display page, or the session is starting).'
+        : `${session.shown.framesPerSecond === undefined
+          ? `The display drew ${formatRate(session.shown.presentsPerSecond)} times a second (an older display page: pointer moves included)`
+          : `The display showed ${formatRate(session.shown.framesPerSecond)} new pictures a second in ${formatRate(session.shown.presentsPerSecond)} draws (the others moved the pointer)`} and received ${formatRate(session.shown.messagesPerSecond)} messages (${formatBytes(session.shown.bytesPerSecond)}) a second, in its last report.`;
+      const messages = cell(session.stats ? formatRate(session.stats.messagesPerSecond ?? session.stats.framesPerSecond) : '—', 'num');
       messages.dataset.figure = 'messages';
       const data = cell(bytes, 'num nowrap');
       data.dataset.figure = 'bytes';

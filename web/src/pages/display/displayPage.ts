@@ -49,7 +49,7 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
   },
   onstatistics: (stats) => {
     hud.onRender(stats);
-    figures.onPresent();
+    figures.onPresent(stats.rects > 0);
     // Instrumentation hook for benchmarks and tests outside the page (they listen on window).
     window.dispatchEvent(new CustomEvent('lanterna:render', { detail: stats }));
     if (session) screen.showPicture();
@@ -100,6 +100,11 @@ const engineReady = fetch(new URL('./engine.json', import.meta.url))
 
 let session: SessionHost | null = null;
 let sessionId: string | null = null;
+// The session that ended last: the gateway's `stop` for it may come after its
+// data socket already closed (the relay ends the session and the control
+// socket says who ended it, two sockets with no order between them), and its
+// words still belong on the idle screen.
+let endedSessionId: string | null = null;
 let countdown: ReturnType<typeof setInterval> | null = null;
 let online = false;
 let controlKind = 'starting';
@@ -178,6 +183,7 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
       break;
     case 'ended': {
       session = null;
+      endedSessionId = sessionId;
       sessionId = null;
       figures.stop();
       screen.showRoomBadge(false);
@@ -215,6 +221,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
   // Instrumentation hook: what this session asks of the server.
   window.dispatchEvent(new CustomEvent('lanterna:desktop', { detail: desktop }));
   sessionId = project.sessionId;
+  endedSessionId = null;
   const host = new SessionHost(
     {
       project,
@@ -254,8 +261,9 @@ if (place.token === null) {
       onstate: showControlState,
       onproject: (project) => void startSession(project),
       onstop: (stop) => {
-        if (stop.sessionId !== sessionId) return;
-        endSession();
+        if (stop.sessionId !== sessionId && stop.sessionId !== endedSessionId) return;
+        if (stop.sessionId === sessionId) endSession();
+        endedSessionId = null;
         // The gateway's words for who ended it ("stopped by an administrator"): the room sees why the picture went.
         screen.setProblem(stop.reason === '' ? 'The presentation was stopped.' : `Last presentation: ${stop.reason}.`, 'info');
       },

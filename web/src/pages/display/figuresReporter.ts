@@ -1,7 +1,9 @@
 // What the display tells the gateway about its session, about once a second
 // (the control socket's `figures`, docs/kiosk-protocol.md): the pictures it
-// presented — what a viewer calls frames per second, the HUD's "frames/s" —
-// and the binary messages and bytes its data socket brought. The admin's live
+// presented (the HUD's "frames/s"), how many of them brought new pixels from
+// the session — what a viewer calls frames per second; a present for a
+// pointer move alone is not one — and the binary messages and bytes its data
+// socket brought. The admin's live
 // view shows them beside the gateway's own counts, so "frames" there means
 // pictures on this screen, not WebSocket messages.
 import { FIGURES_MAX_INTERVAL_MS, type FiguresMessage } from '@lanterna/protocol';
@@ -21,6 +23,7 @@ export class FiguresReporter {
   private sessionId: string | null = null;
   private traffic: SessionTraffic | null = null;
   private presents = 0;
+  private frames = 0;
   private messages = 0;
   private bytes = 0;
   private since = 0;
@@ -44,13 +47,16 @@ export class FiguresReporter {
     this.traffic = null;
   }
 
-  /** One picture reached the screen. */
-  onPresent(): void {
-    if (this.sessionId !== null) this.presents += 1;
+  /** One picture reached the screen; `newPixels`: it carried the session's changed rectangles (not only the pointer). */
+  onPresent(newPixels: boolean): void {
+    if (this.sessionId === null) return;
+    this.presents += 1;
+    if (newPixels) this.frames += 1;
   }
 
   private restart(): void {
     this.presents = 0;
+    this.frames = 0;
     this.messages = this.traffic?.messagesIn ?? 0;
     this.bytes = this.traffic?.bytesIn ?? 0;
     this.since = this.now();
@@ -66,6 +72,7 @@ export class FiguresReporter {
       const message: FiguresMessage = {
         type: 'figures', sessionId, intervalMs,
         presents: Math.min(this.presents, 10_000),
+        frames: Math.min(this.frames, 10_000),
         messages: Math.max(0, traffic.messagesIn - this.messages),
         bytes: Math.max(0, traffic.bytesIn - this.bytes),
       };
