@@ -43,13 +43,13 @@ void test('lines split across chunks and several in one chunk come out whole; an
   assert.deepEqual([...splitter.push(euro.subarray(0, 2)), ...splitter.push(euro.subarray(2))], ['é"€"'], 'a character split between chunks is whole');
 });
 
-void test('requests from the data plane are answered under their id; notifications are handed on', async () => {
+void test('requests from the data plane are answered under their id; notifications are handed on, each with its own fields (not op, not id)', async () => {
   const { written, notifications, feed } = harness((op, message) => Promise.resolve(op === 'admit' ? { ok: { status: 0, host: message.host } } : { error: { phase: 'open', code: 'unauthorized', message: 'no', detail: {} } }));
   feed('{"id":7,"op":"admit","host":"h"}\n{"id":8,"op":"open"}\n{"op":"phase","phase":"tls","ms":3}\n');
   await settled(() => written.length === 2);
   assert.deepEqual(written.find((line) => line.id === 7), { id: 7, ok: { status: 0, host: 'h' } });
   assert.deepEqual(written.find((line) => line.id === 8), { id: 8, error: { phase: 'open', code: 'unauthorized', message: 'no', detail: {} } });
-  assert.deepEqual(notifications, [['phase', { op: 'phase', phase: 'tls', ms: 3 }]]);
+  assert.deepEqual(notifications, [['phase', { phase: 'tls', ms: 3 }]]);
 });
 
 void test('a handler that throws is answered internal and logged, not a crash', async () => {

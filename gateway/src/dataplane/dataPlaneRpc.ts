@@ -164,14 +164,15 @@ export class DataPlaneRpc {
       return;
     }
     const fields = message as Record<string, unknown>;
-    const { id, op } = fields;
+    // a message's own fields sit beside op and id (docs/native-data-plane.md): the contract's schemas read them alone
+    const { id, op, ...params } = fields;
     if (id !== undefined && (typeof id !== 'number' || !Number.isSafeInteger(id))) {
       this.peer.logger.error({ event: 'dataplane-rpc-garbage', line: line.slice(0, 200) }, 'a data plane message has an id that is not an integer: dropped');
       return;
     }
     if (typeof op === 'string') {
-      if (id === undefined) this.dispatchNotification(op, fields);
-      else this.answer(id, op, fields);
+      if (id === undefined) this.dispatchNotification(op, params);
+      else this.answer(id, op, params);
       return;
     }
     if (id !== undefined) {

@@ -18,12 +18,19 @@ import { SessionRates } from '../channel/sessionRates.js';
 import { originAllowed, type HostGuard } from '../api/requestGuards.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import { admitPresenter, presenterFingerprint } from '../channel/presenterAdmission.js';
+import type { ZodType } from 'zod';
 import type { RpcAnswer } from './dataPlaneRpc.js';
+import {
+  RPC_CONTRACT, readMessage,
+  type AdmitAnswer, type AdmitRequest, type CertificateAnswer, type CertificateRequest, type DrainRequest, type EndedError, type EndedNotice,
+  type OpenAnswer, type OpenRequest, type PhaseNotice, type PresentAnswer, type PresentRequest, type PresenterEndedNotice, type ResolveAnswer,
+  type ResolveRequest, type SampleNotice, type SecuredNotice, type StopNotice,
+} from './rpcContract.js';
 
 /** What the decisions send the data plane (the RPC's other direction). */
 export interface DataPlaneCommands {
-  notify(op: string, body: Record<string, unknown>): void;
-  request(op: string, body: Record<string, unknown>, deadlineMs: number): Promise<Record<string, unknown>>;
+  notify(op: 'stop', body: StopNotice): void;
+  request(op: 'drain', body: DrainRequest, deadlineMs: number): Promise<Record<string, unknown>>;
 }
 
 export interface NativeDataChannelsDeps {
@@ -82,30 +89,46 @@ export class NativeDataChannels {
     return this.sessions.size;
   }
 
-  /** One request from the data plane. */
+  /** One request from the data plane, read through the contract's schema for its op (rpcContract.ts). */
   async handle(op: string, message: Record<string, unknown>): Promise<RpcAnswer> {
+    const { request } = RPC_CONTRACT;
     switch (op) {
-      case 'admit': return { ok: this.admit(message) };
-      case 'open': return this.open(message);
-      case 'resolve': return this.resolve(message);
-      case 'certificate': return this.certificate(message);
-      case 'present': return this.present(message);
+      case 'admit': return this.answerTo(op, request.admit, message, (read) => ({ ok: this.admit(read) }));
+      case 'open': return this.answerTo(op, request.open, message, (read) => this.open(read));
+      case 'resolve': return this.answerTo(op, request.resolve, message, (read) => this.resolve(read));
+      case 'certificate': return this.answerTo(op, request.certificate, message, (read) => this.certificate(read));
+      case 'present': return this.answerTo(op, request.present, message, (read) => this.present(read));
       default:
         this.deps.logger.warn({ event: 'dataplane-rpc-unknown-op', op }, 'a data plane request this gateway does not know');
         return refused(new SessionError('relay', 'internal', `unknown request ${op}`));
     }
   }
 
-  /** One notification from the data plane. */
+  /** One notification from the data plane, read through the contract's schema for its op. */
   notice(op: string, message: Record<string, unknown>): void {
+    const { notice } = RPC_CONTRACT;
     switch (op) {
-      case 'phase': return this.phase(message);
-      case 'secured': return this.secured(message);
-      case 'ended': return this.ended(message);
-      case 'sample': return this.sample(message);
-      case 'presenter-ended': return this.presenterEnded(message);
+      case 'phase': return this.takeNotice(op, notice.phase, message, (read) => this.phase(read));
+      case 'secured': return this.takeNotice(op, notice.secured, message, (read) => this.secured(read));
+      case 'ended': return this.takeNotice(op, notice.ended, message, (read) => this.ended(read));
+      case 'sample': return this.takeNotice(op, notice.sample, message, (read) => this.sample(read));
+      case 'presenter-ended': return this.takeNotice(op, notice['presenter-ended'], message, (read) => this.presenterEnded(read));
       default: this.deps.logger.warn({ event: 'dataplane-rpc-unknown-op', op }, 'a data plane notification this gateway does not know');
     }
+  }
+
+  /** A request off the contract is the data plane's fault: an internal error for that session, logged with what was wrong. */
+  private async answerTo<T>(op: string, schema: ZodType<T>, message: unknown, answer: (read: T) => RpcAnswer | Promise<RpcAnswer>): Promise<RpcAnswer> {
+    const read = readMessage(schema, op, message);
+    if (read.ok) return answer(read.value);
+    this.deps.logger.error({ event: 'dataplane-rpc-off-contract', op }, read.problem);
+    return refused(new SessionError('relay', 'internal', undefined, {}, { problem: read.problem }));
+  }
+
+  private takeNotice<T>(op: string, schema: ZodType<T>, message: unknown, take: (read: T) => void): void {
+    const read = readMessage(schema, op, message);
+    if (read.ok) take(read.value);
+    else this.deps.logger.error({ event: 'dataplane-rpc-off-contract', op }, read.problem);
   }
 
   /**
@@ -122,9 +145,8 @@ export class NativeDataChannels {
   }
 
   /** The upgrade's checks, as onUpgrade makes them for this process's own sockets. */
-  private admit(message: Record<string, unknown>): { status: number } {
-    const host = optionalText(message.host);
-    const origin = optionalText(message.origin);
+  private admit(message: AdmitRequest): AdmitAnswer {
+    const { host, origin } = message;
     if (!this.deps.hosts.allows(host)) return { status: 421 };
     if (!originAllowed({ headers: { host, origin } }, this.deps.config.listen.allowedOrigins)) {
       this.deps.logger.info({ event: 'origin-refused', origin }, 'websocket from a foreign page refused');
@@ -134,8 +156,8 @@ export class NativeDataChannels {
     return { status: 0 };
   }
 
-  private async open(message: Record<string, unknown>): Promise<RpcAnswer> {
-    const sessionId = text(message.sessionId);
+  private async open(message: OpenRequest): Promise<RpcAnswer> {
+    const { sessionId } = message;
     const log = this.deps.logger.child({ sessionId, channel: 'data' });
     let grant: SessionGrant;
     try {
@@ -146,11 +168,12 @@ export class NativeDataChannels {
       return refused(refusal);
     }
     this.sessions.set(sessionId, { grant, log, secured: false });
-    log.info({ event: 'session-opened', displayId: grant.displayId, clientAddress: optionalText(message.clientAddress) }, 'data socket opened');
+    log.info({ event: 'session-opened', displayId: grant.displayId, clientAddress: message.clientAddress }, 'data socket opened');
     // The first sample at once (not awaited): from here the display's booking is a short lease, renewed each second.
     this.record([{ sessionId, displayId: grant.displayId, ...ZERO_FIGURES, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: Date.now() }]);
     // A browser source's server leg is its presenter page's socket (docs/browser-presenter.md): the data plane joins them.
-    return { ok: grant.source === 'browser' ? { displayId: grant.displayId, presenter: true } : { displayId: grant.displayId } };
+    const answer: OpenAnswer = grant.source === 'browser' ? { displayId: grant.displayId, presenter: true } : { displayId: grant.displayId };
+    return { ok: answer };
   }
 
   /**
@@ -159,31 +182,32 @@ export class NativeDataChannels {
    * (channel/presenterAdmission.ts). The answer: how long it may wait for
    * its display, and what the display's `secured` will say of the leg.
    */
-  private async present(message: Record<string, unknown>): Promise<RpcAnswer> {
-    const sessionId = text(message.sessionId);
+  private async present(message: PresentRequest): Promise<RpcAnswer> {
+    const { sessionId } = message;
     const log = this.deps.logger.child({ sessionId, channel: 'presenter' });
     try {
-      const admitted = await admitPresenter(this.deps, sessionId, optionalText(message.message), optionalText(message.clientAddress));
+      const admitted = await admitPresenter(this.deps, sessionId, message.message, message.clientAddress);
       this.presenters.add(sessionId);
       log.info({ event: 'presenter-waiting' }, 'presenter page connected: waiting for the display');
       const { certificate, publicKey } = admitted;
       // The token lives this long: a display that has not opened its session by then never will.
       const waitMs = Math.max(0, admitted.grant.expiresAt - Date.now()) + this.deps.config.timeouts.requestMs;
-      return { ok: { waitMs, certificates: certificate === undefined ? [] : [certificate], publicKey, fingerprint: presenterFingerprint(certificate) } };
+      const answer: PresentAnswer = { waitMs, certificates: certificate === undefined ? [] : [certificate], publicKey, fingerprint: presenterFingerprint(certificate) };
+      return { ok: answer };
     } catch (error) {
       return refused(asSessionError(error, log));
     }
   }
 
   /** A presenter's socket ended: its error logged and counted as the Node engine's presenter channel does. */
-  private presenterEnded(message: Record<string, unknown>): void {
-    const sessionId = text(message.sessionId);
+  private presenterEnded(message: PresenterEndedNotice): void {
+    const { sessionId } = message;
     this.presenters.delete(sessionId);
     const log = this.deps.logger.child({ sessionId, channel: 'presenter' });
     const reported = endError(message.error);
     if (!reported) {
       // how a joined page's session ended is the display's session's log line; a page that left on its own, the data plane's
-      log.debug({ event: 'presenter-ended', reason: optionalText(message.reason) }, 'presenter socket ended');
+      log.debug({ event: 'presenter-ended', reason: message.reason }, 'presenter socket ended');
       return;
     }
     this.deps.metrics.errors.inc({ phase: reported.phase, code: reported.code });
@@ -191,7 +215,7 @@ export class NativeDataChannels {
     else log.info({ event: 'presenter-error', phase: reported.phase, code: reported.code }, reported.message);
   }
 
-  private async resolve(message: Record<string, unknown>): Promise<RpcAnswer> {
+  private async resolve(message: ResolveRequest): Promise<RpcAnswer> {
     const session = this.granted(message, 'connect');
     if (session instanceof SessionError) return refused(session);
     const { config, policy, lookup } = this.deps;
@@ -203,14 +227,15 @@ export class NativeDataChannels {
     const { host, port } = session.grant.target;
     try {
       session.address = await resolveAllowed({ target: { host, port }, policy, timeouts: config.timeouts, lookup });
-      return { ok: { host, port, address: session.address } };
+      const answer: ResolveAnswer = { host, port, address: session.address };
+      return { ok: answer };
     } catch (error) {
       session.refusal = asSessionError(error, session.log);
       return refused(session.refusal);
     }
   }
 
-  private async certificate(message: Record<string, unknown>): Promise<RpcAnswer> {
+  private async certificate(message: CertificateRequest): Promise<RpcAnswer> {
     const session = this.granted(message, 'tls');
     if (session instanceof SessionError) return refused(session);
     try {
@@ -218,24 +243,25 @@ export class NativeDataChannels {
       const address = session.address;
       if (address === undefined) throw new SessionError('tls', 'internal', undefined, {}, { reason: 'certificate before resolve' });
       const trust = await judgeServerCertificate(this.deps.certificates, session.grant.target, address, {
-        fingerprint: text(message.fingerprint), caVerified: message.caVerified === true, caError: optionalText(message.caError),
+        fingerprint: message.fingerprint, caVerified: message.caVerified, caError: message.caError,
       });
-      return { ok: { trust } };
+      const answer: CertificateAnswer = { trust };
+      return { ok: answer };
     } catch (error) {
       session.refusal = asSessionError(error, session.log);
       return refused(session.refusal);
     }
   }
 
-  private phase(message: Record<string, unknown>): void {
+  private phase(message: PhaseNotice): void {
     const { phase, ms } = message;
-    if (typeof phase === 'string' && HANDSHAKE_PHASES.has(phase) && typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) {
+    if (HANDSHAKE_PHASES.has(phase) && Number.isFinite(ms)) {
       this.deps.metrics.handshake.observe({ phase }, ms / 1000);
     }
   }
 
-  private secured(message: Record<string, unknown>): void {
-    const session = this.sessions.get(text(message.sessionId));
+  private secured(message: SecuredNotice): void {
+    const session = this.sessions.get(message.sessionId);
     if (!session || session.secured) return;
     session.secured = true;
     const { grant, log } = session;
@@ -248,10 +274,8 @@ export class NativeDataChannels {
     this.deps.broker.sessionSecured(grant.sessionId).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session as active'));
   }
 
-  private ended(message: Record<string, unknown>): void {
-    const sessionId = text(message.sessionId);
-    const reason = optionalText(message.reason) ?? 'error';
-    const seconds = typeof message.seconds === 'number' ? message.seconds : undefined;
+  private ended(message: EndedNotice): void {
+    const { sessionId, reason, seconds } = message;
     const reported = endError(message.error);
     // Refused before the broker granted anything (a second socket for a
     // granted session among them): that socket's end is not the session's.
@@ -283,23 +307,19 @@ export class NativeDataChannels {
    * bookings renewed, the admin's live view), the relay's tallies and
    * latency observations into the metrics.
    */
-  private sample(message: Record<string, unknown>): void {
+  private sample(message: SampleNotice): void {
     const now = Date.now();
     const samples: SessionSample[] = [];
-    for (const entry of Array.isArray(message.sessions) ? message.sessions as unknown[] : []) {
-      if (typeof entry !== 'object' || entry === null) continue;
-      const figures = entry as Record<string, unknown>;
-      const session = this.sessions.get(text(figures.sessionId));
+    for (const figures of message.sessions) {
+      const session = this.sessions.get(figures.sessionId);
       if (!session) continue;
       const { sessionId, displayId } = session.grant;
       if (!session.secured) {
         samples.push({ sessionId, displayId, ...ZERO_FIGURES, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: now });
         continue;
       }
-      const totals = {
-        bytesToDisplay: count(figures.bytesToDisplay), bytesToServer: count(figures.bytesToServer),
-        pdusToDisplay: count(figures.pdusToDisplay), framesToDisplay: count(figures.framesToDisplay),
-      };
+      const { bytesToDisplay, bytesToServer, pdusToDisplay, framesToDisplay } = figures;
+      const totals = { bytesToDisplay, bytesToServer, pdusToDisplay, framesToDisplay };
       samples.push({ sessionId, displayId, ...totals, ...this.rates.next(sessionId, totals, now), sampledAt: now });
     }
     this.record(samples);
@@ -312,26 +332,25 @@ export class NativeDataChannels {
     this.deps.broker.sampleSessions(samples).catch((error: unknown) => this.deps.logger.debug({ err: error }, 'session sample not recorded'));
   }
 
-  private addTally(tally: unknown): void {
-    if (typeof tally !== 'object' || tally === null) return;
-    const values = tally as Record<string, unknown>;
+  private addTally(tally: SampleNotice['tally']): void {
+    if (!tally) return;
     const { relayTally } = this.deps.metrics;
-    for (const field of TALLY_FIELDS) relayTally[field] += count(values[field]);
+    for (const field of TALLY_FIELDS) relayTally[field] += tally[field];
   }
 
-  private addLatency(latency: unknown): void {
-    if (typeof latency !== 'object' || latency === null) return;
-    const { bounds, counts, sum } = latency as Record<string, unknown>;
-    if (!Array.isArray(counts) || counts.every((value) => value === 0)) return;
+  private addLatency(latency: SampleNotice['latency']): void {
+    if (!latency) return;
+    const { bounds, counts, sum } = latency;
+    if (counts.every((value) => value === 0)) return;
     try {
-      this.deps.metrics.relayLatency.addCounts(bounds as number[], counts as number[], sum as number);
+      this.deps.metrics.relayLatency.addCounts(bounds, counts, sum);
     } catch (error) {
       this.deps.logger.warn({ err: error, event: 'dataplane-latency-refused' }, "the data plane's latency counts do not fit the histogram: dropped");
     }
   }
 
-  private granted(message: Record<string, unknown>, phase: 'connect' | 'tls'): GrantedSession | SessionError {
-    const sessionId = text(message.sessionId);
+  private granted(message: { readonly sessionId: string }, phase: 'connect' | 'tls'): GrantedSession | SessionError {
+    const { sessionId } = message;
     const session = this.sessions.get(sessionId);
     if (session) return session;
     this.deps.logger.error({ sessionId, event: 'dataplane-unknown-session', phase }, 'the data plane asked about a session not opened here');
@@ -375,24 +394,10 @@ function asSessionError(error: unknown, log: Logger): SessionError {
   return new SessionError('relay', 'internal', undefined, {}, { error: String(error) });
 }
 
-interface ReportedError { phase: string; code: string; message: string; detail: unknown; internal: Record<string, unknown> }
+interface ReportedError { phase: string; code: string; message: string; detail: Record<string, unknown>; internal: Record<string, unknown> }
 
-function endError(value: unknown): ReportedError | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const fields = value as Record<string, unknown>;
-  const internal = typeof fields.internal === 'object' && fields.internal !== null ? fields.internal as Record<string, unknown> : {};
-  return { phase: text(fields.phase), code: text(fields.code), message: text(fields.message), detail: fields.detail ?? {}, internal };
-}
-
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function optionalText(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** A tally or total from the data plane: a whole, non-negative number, or 0. */
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
+/** Go's nil maps arrive as null: read as empty. */
+function endError(error: EndedError | undefined): ReportedError | undefined {
+  if (!error) return undefined;
+  return { phase: error.phase, code: error.code, message: error.message, detail: error.detail ?? {}, internal: error.internal ?? {} };
 }

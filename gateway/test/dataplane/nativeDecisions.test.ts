@@ -265,14 +265,14 @@ void test('refusals: a changed certificate with what the display may see, a reso
   t.after(() => first.control.close());
   await driver.request('open', { sessionId: first.sessionId, token: first.sessionToken, clientAddress: CLIENT });
   await driver.request('resolve', { sessionId: first.sessionId });
-  assert.deepEqual((await driver.request('certificate', { sessionId: first.sessionId, address: '127.0.0.1', fingerprint: FINGERPRINT_A, caVerified: false })).ok, { trust: 'first-use' });
+  assert.deepEqual((await driver.request('certificate', { sessionId: first.sessionId, host: '127.0.0.1', port: 33891, address: '127.0.0.1', fingerprint: FINGERPRINT_A, caVerified: false })).ok, { trust: 'first-use' });
   driver.send({ op: 'ended', sessionId: first.sessionId, reason: 'client-closed', seconds: 0.1 });
   await waitFor('the first session ended', async () => (await sessionRecord(native, first.sessionId))?.state === 'ended');
 
   const second = await project(native, 33891);
   await driver.request('open', { sessionId: second.sessionId, token: second.sessionToken, clientAddress: CLIENT });
   await driver.request('resolve', { sessionId: second.sessionId });
-  const changed = await driver.request('certificate', { sessionId: second.sessionId, address: '127.0.0.1', fingerprint: FINGERPRINT_B, caVerified: false });
+  const changed = await driver.request('certificate', { sessionId: second.sessionId, host: '127.0.0.1', port: 33891, address: '127.0.0.1', fingerprint: FINGERPRINT_B, caVerified: false });
   const refusal = changed.error as Record<string, unknown>;
   assert.equal(refusal.phase, 'tls');
   assert.equal(refusal.code, 'certificate-changed');
@@ -283,9 +283,13 @@ void test('refusals: a changed certificate with what the display may see, a reso
 
   const unknown = await driver.request('resolve', { sessionId: 'never-opened' });
   assert.deepEqual(unknown.error, { phase: 'connect', code: 'internal', message: 'an internal error in the gateway', detail: {} });
+  // off the contract (rpcContract.ts): a request without the field its op needs is an internal error, not a field read as undefined
+  const offContract = await driver.request('resolve', { session: 'renamed' });
+  assert.deepEqual(offContract.error, { phase: 'relay', code: 'internal', message: 'an internal error in the gateway', detail: {} });
+  driver.send({ op: 'ended', sessionId: second.sessionId, reason: 'error' });
   driver.send('this is not json');
   driver.send(`{"op":"sample","pad":"${'x'.repeat(1024 * 1024)}"}`);
-  assert.deepEqual((await driver.request('admit', { host: '127.0.0.1' })).ok, { status: 0 }, 'the channel goes on after bad lines');
+  assert.deepEqual((await driver.request('admit', { host: '127.0.0.1', clientAddress: CLIENT })).ok, { status: 0 }, 'the channel goes on after bad lines');
 
   // close(): draining (admit says 503), the drain asked of the data plane with its deadline, then the data plane ended.
   const received = driver.received.length;
@@ -293,7 +297,7 @@ void test('refusals: a changed certificate with what the display may see, a reso
   closed = true;
   const drain = await driver.next('drain', received);
   assert.equal(drain.deadlineMs, 500);
-  assert.deepEqual((await driver.request('admit', { host: '127.0.0.1' })).ok, { status: 503 });
+  assert.deepEqual((await driver.request('admit', { host: '127.0.0.1', clientAddress: CLIENT })).ok, { status: 503 });
   driver.send({ id: drain.id as number, ok: {} });
   await closing;
   await driver.ended;
