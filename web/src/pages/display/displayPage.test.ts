@@ -65,7 +65,7 @@ void test('idle screen shows the display name; the token moves from the URL to l
   assert.equal(await page.locator('#display-name').textContent(), 'Room 1');
   assert.equal(await page.locator('#display-location').textContent(), 'Floor 3, east wing');
   assert.match((await page.locator('#how').textContent()) ?? '', /To present here, choose “Room 1”/);
-  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1', features: ['room', 'signage', 'display', 'sound'] }]);
+  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1', features: ['room', 'signage', 'display', 'sound', 'slots'] }]);
   assert.equal(await page.locator('#room').isVisible(), false, 'no PIN until the gateway sends one');
   const state = await page.evaluate(() => ({
     hash: location.hash,
