@@ -169,6 +169,24 @@ void test('display: an admin\'s rename and move show on the open page without a 
   assert.match(await page.locator('#status-text').textContent() ?? '', /^Ready/, 'still connected: no reconnect was needed');
 });
 
+void test('room: the idle screen says how many can present, and in a moderated room that requests need approval (the badge too)', async (t) => {
+  const { page, standIn } = await openDisplay(t, `/display/${display.id}#token=${display.token}`, { width: 1920, height: 1080 });
+  await page.route('**/engine.json', (route) => route.fulfill({ json: { available: false } }));
+  await page.reload();
+  await waitForText(page, '#status-text', /^Ready/);
+  assert.ok((standIn.hellos.at(-1) as { features?: string[] } | undefined)?.features?.includes('slots'), 'the page announces several sources');
+  standIn.sendControl({ type: 'room', pin: '120034', expiresAt: Date.now() + 600_000, presenterUrl: 'https://gateway.example:8443/present?display=room-1' });
+  standIn.sendControl({ type: 'layout', layout: 'grid', large: 0, mode: 'open', slots: [] });
+  await waitForText(page, '#room-mode', /^Up to 4 people can present side by side/);
+  standIn.sendControl({ type: 'layout', layout: 'grid', large: 0, mode: 'moderated', slots: [] });
+  await waitForText(page, '#room-mode', /need the moderator’s approval/);
+  await shoot(page, 'room-moderated-1920x1080');
+  standIn.endDelayMs = 15_000;
+  standIn.project({ sessionId: 's-sign', sessionToken: 'k-sign', target: { name: 'Lobby loop', host: '127.0.0.1', port: 3389 }, signage: true });
+  await page.locator('#signage-room').waitFor({ state: 'visible', timeout: 5000 });
+  assert.equal(await page.locator('#signage-mode').textContent(), 'Requests need the moderator’s approval');
+});
+
 void test('signage: the room PIN stays in a corner badge over the display\'s own signage, never over a presenter\'s session', async (t) => {
   const { page, standIn } = await openDisplay(t, `/display/${display.id}#token=${display.token}`, { width: 1920, height: 1080 });
   // Without the engine a session ends on its own; the badge follows the `project` that started it.
