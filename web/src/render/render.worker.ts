@@ -124,7 +124,13 @@ function presentAll(): void {
     surface.renderer.setViewport(viewport);
     surface.renderer.present();
   }
-  if (gliding) schedulePresent();
+  // The next step of a glide waits for the next animation frame; never the at-once path
+  // of schedulePresent, which presents within this present again (and again: a glide
+  // under a backlog of frames recursed until the stack ran out).
+  if (gliding) {
+    presentDue = true;
+    requestFrame();
+  }
 }
 
 function presentIfDue(): void {
@@ -133,18 +139,23 @@ function presentIfDue(): void {
   presentAll();
 }
 
-function schedulePresent(): void {
-  presentDue = true;
-  if (presentScheduled) {
-    if (performance.now() - presentAskedAt > MAX_PRESENT_WAIT_MS) presentIfDue();
-    return;
-  }
+function requestFrame(): void {
+  if (presentScheduled) return;
   presentScheduled = true;
   presentAskedAt = performance.now();
   self.requestAnimationFrame(() => {
     presentScheduled = false;
     presentIfDue();
   });
+}
+
+function schedulePresent(): void {
+  presentDue = true;
+  if (presentScheduled) {
+    if (performance.now() - presentAskedAt > MAX_PRESENT_WAIT_MS) presentIfDue();
+    return;
+  }
+  requestFrame();
 }
 
 function makeRenderer(id: number): Renderer {
