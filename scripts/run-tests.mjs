@@ -93,6 +93,8 @@ const BOTH_ENGINE_TESTS = [
   'e2e/dist/kiosk/pixelTruth.test.js', 'e2e/dist/kiosk/failurePaths.test.js',
   // the presenter leg: a presenter page's wasm RDP server joined to a display's wasm client (issue 25)
   'wasm/test/presenterLeg.test.mjs', 'e2e/dist/kiosk/shareScreen.test.js',
+  // several sources on one display page, each its own data socket (issue 29)
+  'e2e/dist/kiosk/roomSources.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);
