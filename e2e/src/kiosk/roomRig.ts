@@ -85,6 +85,12 @@ export async function startRoomRig(lab: Lab, options: RoomRigOptions): Promise<R
       webRoot: publicDir,
       certificates: { mode: 'first-use' },
       displays: [{ id: ROOM_DISPLAY_ID, name: 'Meeting room', token }],
+      // Up to four shadow servers, their scenes and one page decoding them all share
+      // two loaded cores here (load averages of 20–25 while other suites run): a page
+      // that reads nothing from one data socket for the default 10 s, or a server
+      // that answers its Connection Confirm or TLS late, would end a source for the
+      // machine's sake, not the room's. The room's own behaviour does not depend on them.
+      timeouts: { writeMs: 60_000, connectMs: 20_000, confirmMs: 20_000, tlsMs: 30_000, sessionTokenMs: 120_000 },
     });
     closers.push(() => gateway.close());
     const query = options.query ? `?${options.query}` : '';
