@@ -95,6 +95,8 @@ const BOTH_ENGINE_TESTS = [
   'wasm/test/presenterLeg.test.mjs', 'e2e/dist/kiosk/shareScreen.test.js', 'e2e/dist/kiosk/shareSound.test.js',
   // the admin's live view: the display page's figures beside each engine's relay counts (issue 32)
   'e2e/dist/kiosk/adminPage.test.js',
+  // several sources on one display page, each its own data socket (issue 29)
+  'e2e/dist/kiosk/roomSources.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);

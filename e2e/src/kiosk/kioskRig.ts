@@ -157,6 +157,17 @@ export async function whilePaused<T>(server: { readonly pid: number; hasExited()
   }
 }
 
+/** whilePaused for several servers at once (a room's sources): all stop, the relay goes quiet, the capture runs, all go on. */
+export async function whileAllPaused<T>(servers: readonly { readonly pid: number; hasExited(): boolean }[], gateway: TestGateway, capture: () => Promise<T>): Promise<T> {
+  const paused = servers.filter((server) => !server.hasExited() && signalQuietly(server.pid, 'SIGSTOP'));
+  try {
+    await untilRelayQuiet(gateway);
+    return await capture();
+  } finally {
+    for (const server of paused) if (!server.hasExited()) signalQuietly(server.pid, 'SIGCONT');
+  }
+}
+
 function signalQuietly(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(pid, signal);

@@ -89,7 +89,7 @@ test('a 1080×1920 (portrait) page gets a 1080×1920 desktop, exact; without Dis
     window.addEventListener('lanterna:resize', (event) => resolve((event as CustomEvent<{ width: number; height: number; sent: boolean }>).detail), { once: true });
   }));
   await rig.page.setViewportSize({ width: 1080, height: 1080 });
-  assert.deepEqual(await asked, { width: 1080, height: 1080, sent: false });
+  assert.deepEqual(await asked, { width: 1080, height: 1080, sent: false, slot: 0 });
   // The same 1080×1920 desktop, fitted: 608 columns wide (1080 × 1080/1920 = 607.5), centred, black beside it.
   const picture = await whilePaused(shadow, rig.gateway, () => pageScreenshot(rig.page));
   assert.deepEqual([picture.width, picture.height], [1080, 1080]);
@@ -140,7 +140,7 @@ test('a window resized mid-session: xrdp follows over Display Control, 1920×108
       window.addEventListener('lanterna:resize', (event) => resolve((event as CustomEvent<{ width: number; height: number; sent: boolean }>).detail), { once: true });
     }));
     await rig.page.setViewportSize({ width, height });
-    assert.deepEqual(await asked, { width, height, sent: true });
+    assert.deepEqual(await asked, { width, height, sent: true, slot: 0 });
     await exact(width, height);
   }
   assert.deepEqual(rig.kiosk.problems, []);

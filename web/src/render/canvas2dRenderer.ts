@@ -1,5 +1,5 @@
 import { clipRect } from './clipRect.js';
-import type { FrameUpdate, PixelFormat, PointerShape } from './frame.js';
+import type { FrameUpdate, PixelFormat, PointerShape, Rect } from './frame.js';
 import { computeLetterbox } from './letterbox.js';
 import { placePointer } from './pointerPlacement.js';
 import type { Canvas2DContext, RenderCanvas } from './renderCanvas.js';
@@ -44,12 +44,22 @@ export class Canvas2DRenderer implements Renderer {
   private pointerY = 0;
   private pointerVisible = true;
   private frames = 0;
+  private viewport: Rect | null = null;
 
   constructor(private readonly canvas: RenderCanvas, private readonly context: Canvas2DContext, _options: RendererOptions = {}) {}
 
   setCanvasSize(width: number, height: number): void {
     if (this.canvas.width !== width) this.canvas.width = width;
     if (this.canvas.height !== height) this.canvas.height = height;
+  }
+
+  setViewport(viewport: Rect | null): void {
+    this.viewport = viewport;
+  }
+
+  clear(): void {
+    this.context.fillStyle = '#000';
+    this.context.fillRect(0, 0, this.canvas.width, this.canvas.height);
   }
 
   setDesktopSize(width: number, height: number): void {
@@ -111,11 +121,13 @@ export class Canvas2DRenderer implements Renderer {
     const context = this.context;
     const width = this.canvas.width;
     const height = this.canvas.height;
+    const area = this.viewport ?? { x: 0, y: 0, width, height };
     context.fillStyle = '#000';
-    context.fillRect(0, 0, width, height);
+    context.fillRect(area.x, area.y, area.width, area.height);
     const backing = this.backing;
     if (backing) {
-      const box = computeLetterbox(width, height, backing.width, backing.height);
+      const fitted = computeLetterbox(area.width, area.height, backing.width, backing.height);
+      const box = { ...fitted, x: fitted.x + area.x, y: fitted.y + area.y };
       context.imageSmoothingEnabled = box.scale !== 1;
       context.drawImage(backing, box.x, box.y, box.width, box.height);
       if (this.pointerImage && this.pointerShape && this.pointerVisible) {

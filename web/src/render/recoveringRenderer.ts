@@ -4,7 +4,7 @@
 // a new renderer on the same canvas gets the desktop size, the whole last
 // frame, the pointer and a present, so the picture returns without waiting
 // for the server to repaint (a still desktop may not repaint for hours).
-import type { FrameUpdate, PixelFormat, PointerShape } from './frame.js';
+import type { FrameUpdate, PixelFormat, PointerShape, Rect } from './frame.js';
 import type { RenderCanvas } from './renderCanvas.js';
 import type { Renderer } from './renderer.js';
 import type { RenderStats } from './renderStats.js';
@@ -34,6 +34,7 @@ export class RecoveringRenderer implements Renderer {
   private pointerShape: PointerShape | null = null;
   private pointerAt: [number, number] | null = null;
   private pointerVisible = true;
+  private viewport: Rect | null = null;
 
   constructor(canvas: RenderCanvas, private readonly create: () => Renderer) {
     this.inner = this.adopt(create());
@@ -61,6 +62,15 @@ export class RecoveringRenderer implements Renderer {
   setCanvasSize(width: number, height: number): void {
     this.canvasSize = [width, height];
     this.inner.setCanvasSize(width, height);
+  }
+
+  setViewport(viewport: Rect | null): void {
+    this.viewport = viewport;
+    this.inner.setViewport(viewport);
+  }
+
+  clear(): void {
+    if (!this.lost) this.inner.clear();
   }
 
   setDesktopSize(width: number, height: number): void {
@@ -108,6 +118,7 @@ export class RecoveringRenderer implements Renderer {
     this.lost = false;
     this.restores += 1;
     if (this.canvasSize) this.inner.setCanvasSize(...this.canvasSize);
+    this.inner.setViewport(this.viewport);
     if (this.desktopSize) {
       const [width, height] = this.desktopSize;
       this.inner.setDesktopSize(width, height);

@@ -2,12 +2,13 @@
 // sizes; frames usually reach the worker through a port, not through here.
 import type { PointerShape } from './frame.js';
 import type { RendererOptions } from './renderer.js';
-import type { RenderFrameMessage, RenderWorkerReply, RenderWorkerRequest } from './renderWorkerProtocol.js';
+import type { RenderFrameMessage, RenderWorkerReply, RenderWorkerRequest, SurfaceRect } from './renderWorkerProtocol.js';
 import type { RenderStats, RendererKind } from './renderStats.js';
 
 export interface RenderWorkerEvents {
   onready?: (kind: RendererKind, warning: string | null) => void;
-  onstatistics?: (stats: RenderStats) => void;
+  /** `surface`: whose picture changed (0 on a page with one session; the slot in a room). */
+  onstatistics?: (stats: RenderStats, surface: number) => void;
   onerror?: (message: string) => void;
   oncontextchange?: (state: 'lost' | 'restored') => void;
   onframeconsumed?: (id: number) => void;
@@ -26,9 +27,19 @@ export class RenderWorkerClient {
     this.post({ type: 'init', canvas: offscreen, options, width, height }, [offscreen]);
   }
 
-  /** Gives the worker one end of a channel whose other end sends frames (the session worker). */
-  attachPort(port: MessagePort): void {
-    this.post({ type: 'attach-port', port }, [port]);
+  /** Gives the worker one end of a channel whose other end sends frames (the session worker); they paint `surface` (a room's slot). */
+  attachPort(port: MessagePort, surface = 0): void {
+    this.post({ type: 'attach-port', port, surface }, [port]);
+  }
+
+  /** Where a surface sits (fractions of the canvas; null: all of it), gliding there over `transitionMs`. */
+  setSurfaceRect(surface: number, rect: SurfaceRect | null, transitionMs: number): void {
+    this.post({ type: 'surface-rect', surface, rect, transitionMs });
+  }
+
+  /** The surface's source ended: its picture goes. */
+  removeSurface(surface: number): void {
+    this.post({ type: 'surface-remove', surface });
   }
 
   setCanvasSize(width: number, height: number): void {
@@ -65,7 +76,7 @@ export class RenderWorkerClient {
         this.events.onready?.(reply.kind, reply.warning);
         break;
       case 'stats':
-        this.events.onstatistics?.(reply.stats);
+        this.events.onstatistics?.(reply.stats, reply.surface);
         break;
       case 'error':
         this.events.onerror?.(reply.message);

@@ -20,7 +20,16 @@ export interface RenderFrameMessage {
 
 export type RenderWorkerRequest =
   | { readonly type: 'init'; readonly canvas: OffscreenCanvas; readonly options: RendererOptions; readonly width: number; readonly height: number }
-  | { readonly type: 'attach-port'; readonly port: MessagePort }
+  /** `surface`: which source's picture the port's frames paint (a room's slot); 0 when absent. */
+  | { readonly type: 'attach-port'; readonly port: MessagePort; readonly surface?: number }
+  /**
+   * Where a surface sits on the canvas, as fractions of its size (a room's
+   * layout: protocol's slotRects); null: the whole canvas. `transitionMs`:
+   * how long it glides from where it is now (0: at once).
+   */
+  | { readonly type: 'surface-rect'; readonly surface: number; readonly rect: SurfaceRect | null; readonly transitionMs: number }
+  /** The surface's source ended: its picture goes, its texture is freed. */
+  | { readonly type: 'surface-remove'; readonly surface: number }
   | { readonly type: 'canvas-size'; readonly width: number; readonly height: number }
   | { readonly type: 'desktop-size'; readonly width: number; readonly height: number }
   | RenderFrameMessage
@@ -28,9 +37,18 @@ export type RenderWorkerRequest =
   | { readonly type: 'pointer-move'; readonly x: number; readonly y: number }
   | { readonly type: 'pointer-visible'; readonly visible: boolean };
 
+/** Fractions (0..1) of the canvas's width and height; 0 × 0 is hidden. */
+export interface SurfaceRect {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
 export type RenderWorkerReply =
   | { readonly type: 'ready'; readonly kind: RendererKind; readonly warning: string | null }
-  | { readonly type: 'stats'; readonly stats: RenderStats }
+  /** `surface`: whose picture this present changed (several per present when several sources changed). */
+  | { readonly type: 'stats'; readonly stats: RenderStats; readonly surface: number }
   /** The WebGL context was lost (the picture freezes) or is back (redrawn from the last frame). */
   | { readonly type: 'context'; readonly state: 'lost' | 'restored' }
   /** The frame's pixels were uploaded: the decoder may overwrite them. */

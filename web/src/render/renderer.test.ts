@@ -351,3 +351,38 @@ void test('render worker (OffscreenCanvas): frames and dirty rects reach the scr
   assertSamePixels(run.dirty, expected.dirty, 'dirty rects through the worker');
   assert.equal(run.copies, 0);
 });
+
+// A room (issue 29): several renderers share one canvas, each drawing into its
+// own viewport; the composition clears once, then each draws inside its part only.
+for (const preferCanvas2D of [false, true]) {
+  void test(`${preferCanvas2D ? 'canvas2d' : 'webgl2'}: two renderers on one canvas, side by side, each exact in its viewport`, async (t) => {
+    const page = await labPage(t);
+    const run = await page.evaluate(({ W, H, STRIDE, preferCanvas2D }) => {
+      const lab = window.lanternaLab;
+      if (!lab) throw new Error('lab api missing');
+      const canvas = lab.makeCanvas(W * 2, H);
+      const renderers = [1, 2].map((seed, index) => {
+        const pixels = new Uint8Array(new SharedArrayBuffer(STRIDE * H));
+        lab.fillPattern(pixels, W, H, STRIDE, seed);
+        const renderer = lab.createRenderer(canvas, { preferCanvas2D });
+        renderer.setCanvasSize(W * 2, H);
+        renderer.setDesktopSize(W, H);
+        renderer.setViewport({ x: index * W, y: 0, width: W, height: H });
+        renderer.update({ pixels, stride: STRIDE, format: 'bgra', rects: [{ x: 0, y: 0, width: W, height: H }] });
+        return renderer;
+      });
+      renderers[0]?.clear();
+      for (const renderer of renderers) renderer.present();
+      return lab.toBase64(lab.readCanvasRgba(canvas));
+    }, { W, H, STRIDE, preferCanvas2D });
+    const both = new Uint8Array(Buffer.from(run, 'base64'));
+    for (const [index, seed] of [1, 2].entries()) {
+      const source = new Uint8Array(STRIDE * H);
+      fillPattern(source, W, H, STRIDE, seed);
+      const expected = expectedRgba(source, W, H, STRIDE, 'bgra');
+      const half = new Uint8Array(W * H * 4);
+      for (let y = 0; y < H; y++) half.set(both.subarray((y * W * 2 + index * W) * 4, (y * W * 2 + index * W + W) * 4), y * W * 4);
+      assertSamePixels(Buffer.from(half).toString('base64'), expected, `viewport ${index}`);
+    }
+  });
+}

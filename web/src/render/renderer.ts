@@ -1,4 +1,4 @@
-import type { FrameUpdate, PointerShape } from './frame.js';
+import type { FrameUpdate, PointerShape, Rect } from './frame.js';
 import type { RenderStats, RendererKind } from './renderStats.js';
 
 export interface RendererOptions {
@@ -22,6 +22,14 @@ export interface Renderer {
   onstatistics: ((stats: RenderStats) => void) | null;
   /** Drawing-buffer size in device pixels. */
   setCanvasSize(width: number, height: number): void;
+  /**
+   * The part of the canvas this renderer draws into (canvas pixels), when
+   * several renderers share one canvas (one per source of a room); null: the
+   * whole canvas. present() then clears and draws inside it only.
+   */
+  setViewport(viewport: Rect | null): void;
+  /** Paints the whole canvas black: the start of a composition of several viewports. */
+  clear(): void;
   /** A new desktop size; the texture is re-created and starts black. */
   setDesktopSize(width: number, height: number): void;
   /** Uploads the changed rectangles; visible at the next present(). */

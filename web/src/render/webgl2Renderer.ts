@@ -40,6 +40,7 @@ export class WebGL2Renderer implements Renderer {
   private pointerY = 0;
   private pointerVisible = true;
   private frames = 0;
+  private viewport: Rect | null = null;
 
   constructor(private readonly canvas: RenderCanvas, gl: WebGL2RenderingContext, options: RendererOptions = {}) {
     this.gl = gl;
@@ -53,6 +54,17 @@ export class WebGL2Renderer implements Renderer {
   setCanvasSize(width: number, height: number): void {
     if (this.canvas.width !== width) this.canvas.width = width;
     if (this.canvas.height !== height) this.canvas.height = height;
+  }
+
+  setViewport(viewport: Rect | null): void {
+    this.viewport = viewport;
+  }
+
+  clear(): void {
+    const gl = this.gl;
+    gl.viewport(0, 0, this.canvas.width, this.canvas.height);
+    gl.clearColor(0, 0, 0, 1);
+    gl.clear(gl.COLOR_BUFFER_BIT);
   }
 
   setDesktopSize(width: number, height: number): void {
@@ -130,8 +142,15 @@ export class WebGL2Renderer implements Renderer {
     const height = this.canvas.height;
     gl.viewport(0, 0, width, height);
     gl.clearColor(0, 0, 0, 1);
+    const area = this.viewport ?? { x: 0, y: 0, width, height };
+    if (this.viewport) {
+      // Clear and draw inside the viewport only (the pointer too); GL's scissor counts rows from the bottom.
+      gl.enable(gl.SCISSOR_TEST);
+      gl.scissor(area.x, height - area.y - area.height, area.width, area.height);
+    }
     gl.clear(gl.COLOR_BUFFER_BIT);
-    const box = computeLetterbox(width, height, this.desktopWidth, this.desktopHeight);
+    const fitted = computeLetterbox(area.width, area.height, this.desktopWidth, this.desktopHeight);
+    const box = { ...fitted, x: fitted.x + area.x, y: fitted.y + area.y };
     if (this.desktopTexture && box.width > 0) {
       gl.useProgram(this.quad.program);
       gl.activeTexture(gl.TEXTURE0);
@@ -152,6 +171,7 @@ export class WebGL2Renderer implements Renderer {
         gl.disable(gl.BLEND);
       }
     }
+    gl.disable(gl.SCISSOR_TEST);
     if (this.syncTiming) this.waitForGpu();
     const drawMs = performance.now() - started;
     this.frames += 1;

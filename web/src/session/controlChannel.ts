@@ -18,6 +18,7 @@ import {
   type ErrorMessage,
   type FiguresMessage,
   type HelloMessage,
+  type LayoutMessage,
   type PanelMessage,
   type Panel,
   type ProjectMessage,
@@ -51,6 +52,8 @@ export interface ControlChannelEvents {
   onroom?: (message: RoomMessage) => void;
   ondisplay?: (message: DisplayMessage) => void;
   onsound?: (message: SoundMessage) => void;
+  /** The room's layout (only after hello's features named `slots`). */
+  onlayout?: (message: LayoutMessage) => void;
 }
 
 export class ControlChannel {
@@ -182,6 +185,9 @@ export class ControlChannel {
         break;
       case 'sound':
         this.events.onsound?.(message);
+        break;
+      case 'layout':
+        this.events.onlayout?.(message);
         break;
       case 'error':
         this.noteError(message);

@@ -29,6 +29,8 @@ export interface SessionHostOptions {
   readonly deviceScale?: number;
   /** The display's own engine settings; they win over the project message's. */
   readonly engineOptions?: Readonly<Record<string, unknown>>;
+  /** Which of the render worker's surfaces the session paints (its slot in a room); 0 when absent. */
+  readonly surface?: number;
   /** The page's sound queue (web/src/audio/audioOutput.ts); absent: the session joins no audio channel. */
   readonly audioRing?: SharedArrayBuffer;
 }
@@ -49,7 +51,7 @@ export class SessionHost {
 
   constructor(options: SessionHostOptions, private readonly onevent: (event: SessionEvent) => void) {
     const renderPorts = new MessageChannel();
-    options.renderer.attachPort(renderPorts.port1);
+    options.renderer.attachPort(renderPorts.port1, options.surface ?? 0);
     this.worker = new Worker(options.sessionWorkerUrl, { type: 'classic', name: 'lanterna-session' });
     this.worker.onmessage = (event: MessageEvent<SessionWorkerReply>) => this.receive(event.data);
     this.worker.onerror = (event) => this.onevent({ kind: 'failed', message: event.message || 'the session worker failed' });

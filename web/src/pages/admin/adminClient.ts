@@ -29,6 +29,8 @@ export interface SessionView {
   /** What the display reports it did over its last interval: frames (presents with new pixels; absent from older displays), presents, messages and bytes received. */
   shown?: { framesPerSecond?: number; presentsPerSecond: number; messagesPerSecond: number; bytesPerSecond: number; reportedAt: number; sound?: { playing: boolean; state: string; delayMs: number } };
 }
+/** A display's room (several sources per display): how many its page shows at once, and who is in which slot. */
+export interface RoomView { capacity: number; mode: string; layout: string; slots: { slot: number; sessionId: string; label: string }[] }
 export interface PinView { key: string; fingerprint: string; lastUsedAt?: number; changed?: { seen: string; at: number } }
 export interface AuditView { seq: number; at: number; actor: string; action: string; displayId?: string; sessionId?: string; detail?: Record<string, string | number | boolean> }
 
@@ -57,6 +59,7 @@ export class AdminClient {
   deleteDisplay(id: string): Promise<unknown> { return this.call('DELETE', `/v1/admin/displays/${encodeURIComponent(id)}`); }
   setSound(id: string, body: Partial<DisplaySound>): Promise<{ sound: DisplaySound }> { return this.call('PATCH', `/v1/admin/displays/${encodeURIComponent(id)}/sound`, body); }
   rotateToken(id: string): Promise<{ token: string }> { return this.call('POST', `/v1/admin/displays/${encodeURIComponent(id)}/token`); }
+  room(id: string): Promise<RoomView> { return this.call('GET', `/v1/admin/displays/${encodeURIComponent(id)}/room`); }
   sessions(): Promise<{ sessions: SessionView[] }> { return this.call('GET', '/v1/admin/sessions?state=live'); }
   endSession(id: string): Promise<unknown> { return this.call('DELETE', `/v1/admin/sessions/${encodeURIComponent(id)}`); }
   pins(): Promise<{ pins: PinView[] }> { return this.call('GET', '/v1/admin/pins'); }

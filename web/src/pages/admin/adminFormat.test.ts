@@ -2,7 +2,7 @@
 // audit log and the tables (durations, bytes, reasons as sentences).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detailText, formatAgo, formatBytes, formatRate, formatSeconds } from './adminFormat.js';
+import { detailText, displayStateText, formatAgo, formatBytes, formatRate, formatSeconds } from './adminFormat.js';
 
 void test('bytes in decimal units, durations in seconds, rates', () => {
   assert.equal(formatBytes(980), '980 B');
@@ -39,4 +39,14 @@ void test('audit details read as sentences; no raw key is left for the actions t
     assert.doesNotMatch(detailText(action, detail), /\b(setupMs|reason|seconds|target|via|pin|name|previous|key|from|to): /, `${action}: no "key: value" left`);
   }
   assert.equal(detailText('something-new', { count: 3 }), 'count: 3', 'an unknown action keeps its raw details');
+});
+
+void test('a room with free slots does not read as full', () => {
+  assert.deepEqual(displayStateText(false, undefined), { text: 'offline', tone: 'idle' });
+  assert.equal(displayStateText(true, undefined).text, 'online');
+  assert.equal(displayStateText(true, 's1').text, 'showing a presentation', 'a page with one slot is full with one source');
+  assert.equal(displayStateText(true, 's1', { capacity: 1, sources: 1 }).text, 'showing a presentation');
+  assert.equal(displayStateText(true, undefined, { capacity: 4, sources: 0 }).text, 'online, 4 sources free');
+  assert.equal(displayStateText(true, 's1', { capacity: 4, sources: 2 }).text, '2 of 4 sources showing');
+  assert.equal(displayStateText(true, 's1', { capacity: 4, sources: 4 }).text, 'full: 4 of 4 sources');
 });

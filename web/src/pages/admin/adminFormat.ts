@@ -226,3 +226,18 @@ export function parseDesktopSize(text: string): { width: number; height: number 
   if (!match) return undefined;
   return { width: Number(match[1]), height: Number(match[2]) };
 }
+
+/**
+ * A display's state in the displays table: how many of its slots show a
+ * source (issue 29), so that a room with free slots does not read as full.
+ * `capacity`: how many sources its page shows at once (1 for a page without
+ * slots); `sources`: occupied slots; undefined when the room is not known.
+ */
+export function displayStateText(online: boolean, sessionId: string | undefined, room?: { readonly capacity: number; readonly sources: number }): { text: string; tone: 'ok' | 'idle' } {
+  if (!online) return { text: 'offline', tone: 'idle' };
+  const capacity = room?.capacity ?? 1;
+  const sources = room?.sources ?? (sessionId === undefined ? 0 : 1);
+  if (sources === 0) return { text: capacity > 1 ? `online, ${capacity} sources free` : 'online', tone: 'ok' };
+  if (capacity <= 1) return { text: 'showing a presentation', tone: 'ok' };
+  return { text: sources >= capacity ? `full: ${sources} of ${capacity} sources` : `${sources} of ${capacity} sources showing`, tone: 'ok' };
+}

@@ -4,7 +4,7 @@
 // and textContent (no HTML strings), so nothing a display's name holds can
 // become markup; no inline script or style (the gateway's CSP forbids them).
 import { AdminApiError, AdminClient, type AuditView, type DisplayView, type PinView, type SessionView } from './adminClient.js';
-import { actionWord, detailText, formatAgo, formatBytes, formatDuration, formatRate, formatTime, panelText, parseDesktopSize, shortFingerprint } from './adminFormat.js';
+import { actionWord, detailText, displayStateText, formatAgo, formatBytes, formatDuration, formatRate, formatTime, panelText, parseDesktopSize, shortFingerprint } from './adminFormat.js';
 
 const TOKEN_KEY = 'lanterna.adminToken';
 const POLL_MS = 2000;
@@ -152,8 +152,13 @@ class AdminPage {
     if (!client) return;
     try {
       const [{ displays }, { sessions }] = await Promise.all([client.displays(), client.sessions()]);
+      // How full each showing display's room is (a page with slots shows up to four sources): asked only of displays that show something.
+      const rooms = new Map(await Promise.all(displays.filter((display) => display.online && display.sessionId !== undefined).map(async (display) => {
+        const room = await client.room(display.id).catch(() => undefined);
+        return [display.id, room && { capacity: room.capacity, sources: room.slots.length }] as const;
+      })));
       this.displays = displays;
-      this.renderDisplays(displays);
+      this.renderDisplays(displays, rooms);
       this.renderSessions(sessions);
       if (element('status').dataset.tone === 'error' && element('status').textContent.startsWith('The gateway did not answer')) this.say('Connected again.');
     } catch (error) {
@@ -181,10 +186,11 @@ class AdminPage {
     }
   }
 
-  private renderDisplays(displays: DisplayView[]): void {
+  private renderDisplays(displays: DisplayView[], rooms: ReadonlyMap<string, { capacity: number; sources: number } | undefined>): void {
     fill('displays', displays.map((display) => {
       const row = document.createElement('tr');
-      const online = display.online ? (display.sessionId ? state('showing a presentation', 'ok') : state('online', 'ok')) : state('offline', 'idle');
+      const words = displayStateText(display.online, display.sessionId, rooms.get(display.id));
+      const online = state(words.text, words.tone);
       const stateCell = document.createElement('td');
       stateCell.append(online);
       const actions = document.createElement('td');

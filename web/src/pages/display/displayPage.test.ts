@@ -65,7 +65,7 @@ void test('idle screen shows the display name; the token moves from the URL to l
   assert.equal(await page.locator('#display-name').textContent(), 'Room 1');
   assert.equal(await page.locator('#display-location').textContent(), 'Floor 3, east wing');
   assert.match((await page.locator('#how').textContent()) ?? '', /To present here, choose “Room 1”/);
-  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1', features: ['room', 'signage', 'display', 'sound'] }]);
+  assert.deepEqual(standIn.hellos, [{ type: 'hello', protocol: 1, token: display.token, client: 'lanterna-web/0.1', features: ['room', 'signage', 'display', 'sound', 'slots'] }]);
   assert.equal(await page.locator('#room').isVisible(), false, 'no PIN until the gateway sends one');
   const state = await page.evaluate(() => ({
     hash: location.hash,
@@ -167,6 +167,24 @@ void test('display: an admin\'s rename and move show on the open page without a 
   await waitForText(page, '#display-name', /^Boardroom 2\.01$/);
   await waitForText(page, '#display-location', /^Floor 2, west wing$/);
   assert.match(await page.locator('#status-text').textContent() ?? '', /^Ready/, 'still connected: no reconnect was needed');
+});
+
+void test('room: the idle screen says how many can present, and in a moderated room that requests need approval (the badge too)', async (t) => {
+  const { page, standIn } = await openDisplay(t, `/display/${display.id}#token=${display.token}`, { width: 1920, height: 1080 });
+  await page.route('**/engine.json', (route) => route.fulfill({ json: { available: false } }));
+  await page.reload();
+  await waitForText(page, '#status-text', /^Ready/);
+  assert.ok((standIn.hellos.at(-1) as { features?: string[] } | undefined)?.features?.includes('slots'), 'the page announces several sources');
+  standIn.sendControl({ type: 'room', pin: '120034', expiresAt: Date.now() + 600_000, presenterUrl: 'https://gateway.example:8443/present?display=room-1' });
+  standIn.sendControl({ type: 'layout', layout: 'grid', large: 0, mode: 'open', slots: [] });
+  await waitForText(page, '#room-mode', /^Up to 4 people can present side by side/);
+  standIn.sendControl({ type: 'layout', layout: 'grid', large: 0, mode: 'moderated', slots: [] });
+  await waitForText(page, '#room-mode', /need the moderator’s approval/);
+  await shoot(page, 'room-moderated-1920x1080');
+  standIn.endDelayMs = 15_000;
+  standIn.project({ sessionId: 's-sign', sessionToken: 'k-sign', target: { name: 'Lobby loop', host: '127.0.0.1', port: 3389 }, signage: true });
+  await page.locator('#signage-room').waitFor({ state: 'visible', timeout: 5000 });
+  assert.equal(await page.locator('#signage-mode').textContent(), 'Requests need the moderator’s approval');
 });
 
 void test('signage: the room PIN stays in a corner badge over the display\'s own signage, never over a presenter\'s session', async (t) => {

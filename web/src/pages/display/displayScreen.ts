@@ -37,6 +37,8 @@ export class DisplayScreen {
   private readonly badgeName = byId('signage-name');
   private readonly badgePin = byId('signage-pin');
   private readonly badgeUrl = byId('signage-url');
+  private readonly roomMode = byId('room-mode');
+  private readonly badgeMode = byId('signage-mode');
   private badgeWanted = false;
   private hasRoom = false;
   private readonly how = byId('how');
@@ -88,6 +90,24 @@ export class DisplayScreen {
       this.badgeUrl.replaceChildren('Present here: ', address);
       this.roomQrCode.replaceChildren(qrSvg(room.presenterUrl, `QR code of ${room.presenterUrl}`));
     }
+  }
+
+  /**
+   * How the room takes presenters (the `layout` message's mode, from a gateway
+   * that keeps several sources per display): open — up to `slots` side by
+   * side; moderated — requests wait for the moderator's approval. Null: a
+   * display with one source, nothing to add.
+   */
+  setRoomMode(mode: 'open' | 'moderated' | null, slots: number): void {
+    const idleText = mode === 'moderated'
+      ? 'Requests to present need the moderator’s approval: yours appears once it is accepted.'
+      : mode === 'open' ? `Up to ${slots} people can present side by side: each enters the PIN.` : null;
+    const badgeText = mode === 'moderated' ? 'Requests need the moderator’s approval' : null;
+    this.roomMode.hidden = idleText === null;
+    this.roomMode.textContent = idleText ?? '';
+    this.idle.dataset.mode = mode ?? 'single';
+    this.badgeMode.hidden = badgeText === null;
+    this.badgeMode.textContent = badgeText ?? '';
   }
 
   /**
