@@ -2,7 +2,8 @@
 // projector, not a recorder: the newest frame wins (an older one not yet
 // taken is closed, never queued), at most `maxInFlight` pictures wait for the
 // display's acknowledgement, at most `maxFps` a second, and a key-frame
-// request re-sends the last picture even when the screen stands still.
+// request re-sends the last picture even when the screen stands still, and
+// so does a screen that stopped moving (H.264: STILL_REFINE_MS says why).
 // H.264 through WebCodecs' VideoEncoder (Annex B, one access unit per
 // picture, full-range I420 as GFX AVC420 wants it) or, where that cannot run, FreeRDP's
 // lossless planar codec in wasm from the frame's pixels. Frames of another
@@ -56,12 +57,27 @@ export function h264Config(width: number, height: number, maxFps: number): Video
 const ACK_TIMEOUT_MS = 2000;
 /** An encode with no output within this long is taken as dropped by the encoder: the next picture is a key frame. */
 const ENCODE_TIMEOUT_MS = 1000;
+/**
+ * H.264 at a bitrate for motion leaves the last picture of a movement coarse
+ * (the lab's animation, held still: 33.7 dB against its tab), and a still
+ * screen brings no new frame to improve it. So once no new frame came for this
+ * long, the last picture is encoded again, up to STILL_REFINES times: each
+ * pass over the same input codes part of what the previous one left out.
+ * Nothing more is sent while the screen moves, nor after the last refinement.
+ */
+const STILL_REFINE_MS = 250;
+const STILL_REFINES = 4;
 
 export class PictureSender {
   private latest: VideoFrame | null = null;
   /** The last frame taken, kept for a key-frame request over a still screen. */
   private last: VideoFrame | null = null;
   private keyWanted = true;
+  /** The last picture is to be encoded again (a still screen's refinement). */
+  private refineWanted = false;
+  private refines = 0;
+  private refineTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastTimestamp = -Infinity;
   private inFlight = 0;
   private lastAckAt = 0;
   private encoding = false;
@@ -104,6 +120,7 @@ export class PictureSender {
     }
     this.latest?.close();
     this.latest = frame;
+    this.refines = 0;
     this.pump();
   }
 
@@ -147,7 +164,7 @@ export class PictureSender {
       this.inFlight = 0;
     }
     if (!this.options.canSend()) return this.retryIn(20);
-    const frame = this.latest ?? (this.keyWanted ? this.last : null);
+    const frame = this.latest ?? (this.keyWanted || this.refineWanted ? this.last : null);
     if (frame === null) return;
     const wait = this.sentAt + 1000 / this.options.maxFps - now;
     if (wait > 0) return this.retryIn(wait);
@@ -157,6 +174,7 @@ export class PictureSender {
       this.last = frame;
     }
     this.sentAt = now;
+    this.refineWanted = false;
     try {
       if (this.options.codec === 'h264') this.encodeH264(frame);
       else this.sendPlanar(frame);
@@ -169,6 +187,7 @@ export class PictureSender {
     if (this.closed) return;
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
+    if (this.refineTimer !== null) clearTimeout(this.refineTimer);
     clearInterval(this.figuresTimer);
     this.latest?.close();
     this.last?.close();
@@ -219,7 +238,8 @@ export class PictureSender {
       rgbaToFullRangeI420(this.draw(frame).getImageData(0, 0, width, height).data, width, height, i420);
     }
     return new VideoFrame(i420, {
-      format: 'I420', codedWidth: width, codedHeight: height, timestamp: frame.timestamp,
+      // strictly increasing: a key-frame request or a refinement encodes the same frame again
+      format: 'I420', codedWidth: width, codedHeight: height, timestamp: this.nextTimestamp(frame.timestamp),
       colorSpace: { primaries: 'bt709', transfer: 'bt709', matrix: 'bt709', fullRange: true },
     });
   }
@@ -234,7 +254,27 @@ export class PictureSender {
     this.sink.sendAvc420({ width: this.options.width, height: this.options.height, accessUnit });
     this.inFlight += 1;
     this.bytes += accessUnit.length;
+    this.refineLater();
     this.pump();
+  }
+
+  private nextTimestamp(timestamp: number): number {
+    this.lastTimestamp = Math.max(timestamp, this.lastTimestamp + 1);
+    return this.lastTimestamp;
+  }
+
+  /** After each H.264 picture: if no newer frame comes within STILL_REFINE_MS, the last one again (up to STILL_REFINES). */
+  private refineLater(): void {
+    if (this.refineTimer !== null) clearTimeout(this.refineTimer);
+    this.refineTimer = null;
+    if (this.refines >= STILL_REFINES) return;
+    this.refineTimer = setTimeout(() => {
+      this.refineTimer = null;
+      if (this.closed || this.latest !== null || this.last === null) return;
+      this.refines += 1;
+      this.refineWanted = true;
+      this.pump();
+    }, STILL_REFINE_MS);
   }
 
   private sendPlanar(frame: VideoFrame): void {
