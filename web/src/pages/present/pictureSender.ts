@@ -70,8 +70,10 @@ const STILL_REFINES = 4;
 
 export class PictureSender {
   private latest: VideoFrame | null = null;
-  /** The last frame taken, kept for a key-frame request over a still screen. */
+  /** Planar: the last frame taken, kept for a key-frame request over a still screen. */
   private last: VideoFrame | null = null;
+  /** H.264: the last picture encoded (full-range I420 of our own, not the capture's), for a key-frame request or a refinement. */
+  private lastPicture: VideoFrame | null = null;
   private keyWanted = true;
   /** The last picture is to be encoded again (a still screen's refinement). */
   private refineWanted = false;
@@ -164,19 +166,23 @@ export class PictureSender {
       this.inFlight = 0;
     }
     if (!this.options.canSend()) return this.retryIn(20);
-    const frame = this.latest ?? (this.keyWanted || this.refineWanted ? this.last : null);
+    const h264 = this.options.codec === 'h264';
+    const again = this.latest === null;
+    const frame = this.latest ?? (this.keyWanted || this.refineWanted ? (h264 ? this.lastPicture : this.last) : null);
     if (frame === null) return;
     const wait = this.sentAt + 1000 / this.options.maxFps - now;
     if (wait > 0) return this.retryIn(wait);
-    if (frame === this.latest) {
+    if (!again) {
       this.latest = null;
-      if (this.last !== frame) this.last?.close();
-      this.last = frame;
+      if (!h264) {
+        if (this.last !== frame) this.last?.close();
+        this.last = frame;
+      }
     }
     this.sentAt = now;
     this.refineWanted = false;
     try {
-      if (this.options.codec === 'h264') this.encodeH264(frame);
+      if (h264) this.encodeH264(frame, again);
       else this.sendPlanar(frame);
     } catch (error) {
       this.fail(`a picture could not be sent: ${error instanceof Error ? error.message : String(error)}`);
@@ -191,8 +197,10 @@ export class PictureSender {
     clearInterval(this.figuresTimer);
     this.latest?.close();
     this.last?.close();
+    this.lastPicture?.close();
     this.latest = null;
     this.last = null;
+    this.lastPicture = null;
     if (this.encoder && this.encoder.state !== 'closed') this.encoder.close();
   }
 
@@ -203,21 +211,38 @@ export class PictureSender {
     }, Math.max(1, Math.ceil(ms)));
   }
 
-  private encodeH264(frame: VideoFrame): void {
+  /**
+   * A new capture frame is read into a picture of our own and closed at once;
+   * `again`: the last picture once more (a key frame asked for, a refinement).
+   * The capture's frames are never kept: Chromium's screen capturer hands out a
+   * few buffers and makes no new frame while they are held, so keeping the
+   * last frame for a key-frame request held the capture to the pace of the
+   * display's acknowledgements (a whole screen: 1.5–2.1 frames captured a
+   * second against 16 with nothing held, on this machine).
+   */
+  private encodeH264(frame: VideoFrame, again: boolean): void {
     const encoder = this.encoder;
     if (!encoder || encoder.state !== 'configured') return;
     this.encoding = true;
     this.encodeStartedAt = performance.now();
     const keyFrame = this.keyWanted;
     this.keyWanted = false;
-    void this.fullRangeFrame(frame).then((picture) => {
+    const picture = again
+      ? Promise.resolve(new VideoFrame(frame, { timestamp: this.nextTimestamp(frame.timestamp) }))
+      : this.fullRangeFrame(frame).finally(() => frame.close());
+    void picture.then((picture) => {
       this.readMsSum += performance.now() - this.encodeStartedAt;
       if (this.closed || encoder.state !== 'configured') {
         picture.close();
         return;
       }
       encoder.encode(picture, { keyFrame });
-      picture.close();
+      if (again) {
+        picture.close();
+        return;
+      }
+      this.lastPicture?.close();
+      this.lastPicture = picture;
     }, (error: unknown) => this.fail(`a picture could not be read: ${error instanceof Error ? error.message : String(error)}`));
   }
 
@@ -270,7 +295,7 @@ export class PictureSender {
     if (this.refines >= STILL_REFINES) return;
     this.refineTimer = setTimeout(() => {
       this.refineTimer = null;
-      if (this.closed || this.latest !== null || this.last === null) return;
+      if (this.closed || this.latest !== null || this.lastPicture === null) return;
       this.refines += 1;
       this.refineWanted = true;
       this.pump();
