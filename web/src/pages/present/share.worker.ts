@@ -61,10 +61,11 @@ async function loadPresenter(request: { presenterUrl: string; buildUrl: string }
  * Firefox (ESR 153 checked, docs/browser-presenter.md): its VideoEncoder says
  * it can do H.264 and does write Annex B (SPS and PPS in band), yet the
  * display's decoder gave up on every picture ("could not be decoded, even
- * after restarting the decoder") and the display showed nothing: Chromium's
- * VideoDecoder gives Firefox's pictures two units late, and the display's
- * decoder wants each unit's picture before the next. Its planar pictures
- * arrive. Until Firefox's stream is made decodable at once, Firefox sends planar.
+ * after restarting the decoder") and the display showed nothing: Firefox's SPS
+ * says max_num_reorder_frames = 2, so Chromium's VideoDecoder gives its
+ * pictures two units late, and the display's decoder wants each unit's
+ * picture before the next. Its planar pictures arrive. Until Firefox's stream
+ * is made decodable at once, Firefox sends planar.
  */
 const FIREFOX = /\bFirefox\//;
 
