@@ -7,15 +7,9 @@ import type { Lab, LabDisplay } from '@lanterna/lab';
 import type { WebGlBackend } from '@lanterna/testkit';
 import { startKioskRig, type KioskRig } from '../kiosk/kioskRig.js';
 import type { ServerCodec } from './glassToGlassCodecs.js';
+import { installStripSampler, startStripSampling, stripSamples, type StripSamples } from './stripSampler.js';
 
-export interface StripSamples {
-  /** Latency of each new stamp drawn (ms). */
-  readonly latencies: number[];
-  /** Presents, with or without a new stamp. */
-  readonly presents: number;
-  /** Wall time the samples cover (ms). */
-  readonly spanMs: number;
-}
+export type { StripSamples } from './stripSampler.js';
 
 export interface GlassToGlassSession {
   readonly rig: KioskRig;
@@ -28,12 +22,6 @@ export interface GlassToGlassSession {
   close(): Promise<void>;
 }
 
-interface PageSampler {
-  latencies: number[];
-  presents: number;
-  since: number;
-}
-
 export async function startGlassToGlassSession(options: {
   lab: Lab;
   display: LabDisplay;
@@ -42,38 +30,25 @@ export async function startGlassToGlassSession(options: {
   gpuSync?: boolean;
   /** More of the display URL's query (e.g. "hud=1"). */
   query?: string;
+  /** The display page's size (default 1920×1080). */
+  width?: number;
+  height?: number;
 }): Promise<GlassToGlassSession> {
   const { codec } = options;
   const shadow = await options.lab.shadowServer({ display: options.display, auth: 'tls', gfx: codec.gfx, extraArgs: codec.serverArgs });
   const query = [codec.kioskCodecs !== undefined ? `codecs=${codec.kioskCodecs}` : '', options.gpuSync === true ? 'gpusync=1' : '', options.query ?? ''].filter((part) => part !== '').join('&');
   let rig: KioskRig;
   try {
-    rig = await startKioskRig({ target: shadow, query, webgl: options.webgl ?? 'swiftshader' });
+    rig = await startKioskRig({ target: shadow, query, webgl: options.webgl ?? 'swiftshader', ...(options.width !== undefined && options.height !== undefined ? { width: options.width, height: options.height } : {}) });
   } catch (error) {
     await shadow.stop();
     throw error;
   }
-  await rig.page.evaluate(() => {
-    const sampler: PageSampler = { latencies: [], presents: 0, since: performance.now() };
-    (globalThis as unknown as { glassToGlass: PageSampler }).glassToGlass = sampler;
-    window.addEventListener('lanterna:render', (event) => {
-      const detail = (event as CustomEvent<{ strip?: { latencyMs: number } }>).detail;
-      sampler.presents += 1;
-      if (detail.strip) sampler.latencies.push(detail.strip.latencyMs);
-    });
-  });
+  await installStripSampler(rig.page);
   return {
     rig,
-    startSampling: () => rig.page.evaluate(() => {
-      const sampler = (globalThis as unknown as { glassToGlass: PageSampler }).glassToGlass;
-      sampler.latencies = [];
-      sampler.presents = 0;
-      sampler.since = performance.now();
-    }),
-    samples: () => rig.page.evaluate(() => {
-      const sampler = (globalThis as unknown as { glassToGlass: PageSampler }).glassToGlass;
-      return { latencies: [...sampler.latencies], presents: sampler.presents, spanMs: performance.now() - sampler.since };
-    }),
+    startSampling: () => startStripSampling(rig.page),
+    samples: (): Promise<StripSamples> => stripSamples(rig.page),
     webglRenderer: () => rig.page.evaluate(() => {
       const gl = document.createElement('canvas').getContext('webgl2');
       if (!gl) return 'no webgl2';

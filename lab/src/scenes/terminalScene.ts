@@ -3,7 +3,7 @@ import { windowVisible } from './windowVisible.js';
 
 // Typed into `cat`, so nothing runs: the text only echoes, line after line,
 // like someone taking notes in a terminal during a talk.
-const LINES = [
+export const TERMINAL_LINES: readonly string[] = [
   'lanterna terminal scene: typing continuously so the server keeps sending small updates',
   'the quick brown fox jumps over the lazy dog 0123456789 ~!@#%^&*()_+ [] {} <>',
   'RDP -> gateway -> websocket -> wasm freerdp -> webgl2',
@@ -11,7 +11,7 @@ const LINES = [
 
 /** A full-screen xterm (running `cat`) with xdotool typing into it without end. */
 export function terminalScenePlan(target: SceneTarget): ScenePlan {
-  const typing = LINES.map((line) => `xdotool type --delay 40 '${line.replaceAll("'", '')}'; xdotool key Return;`).join(' ');
+  const typing = TERMINAL_LINES.map((line) => `xdotool type --delay 40 '${line.replaceAll("'", '')}'; xdotool key Return;`).join(' ');
   return {
     name: 'terminal',
     files: [],

@@ -2,7 +2,8 @@
 // projector, not a recorder: the newest frame wins (an older one not yet
 // taken is closed, never queued), at most `maxInFlight` pictures wait for the
 // display's acknowledgement, at most `maxFps` a second, and a key-frame
-// request re-sends the last picture even when the screen stands still.
+// request re-sends the last picture even when the screen stands still, and
+// so does a screen that stopped moving (H.264: STILL_REFINE_MS says why).
 // H.264 through WebCodecs' VideoEncoder (Annex B, one access unit per
 // picture, full-range I420 as GFX AVC420 wants it) or, where that cannot run, FreeRDP's
 // lossless planar codec in wasm from the frame's pixels. Frames of another
@@ -56,12 +57,29 @@ export function h264Config(width: number, height: number, maxFps: number): Video
 const ACK_TIMEOUT_MS = 2000;
 /** An encode with no output within this long is taken as dropped by the encoder: the next picture is a key frame. */
 const ENCODE_TIMEOUT_MS = 1000;
+/**
+ * H.264 at a bitrate for motion leaves the last picture of a movement coarse
+ * (the lab's animation, held still: 33.7 dB against its tab), and a still
+ * screen brings no new frame to improve it. So once no new frame came for this
+ * long, the last picture is encoded again, up to STILL_REFINES times: each
+ * pass over the same input codes part of what the previous one left out.
+ * Nothing more is sent while the screen moves, nor after the last refinement.
+ */
+const STILL_REFINE_MS = 250;
+const STILL_REFINES = 4;
 
 export class PictureSender {
   private latest: VideoFrame | null = null;
-  /** The last frame taken, kept for a key-frame request over a still screen. */
+  /** Planar: the last frame taken, kept for a key-frame request over a still screen. */
   private last: VideoFrame | null = null;
+  /** H.264: the last picture encoded (full-range I420 of our own, not the capture's), for a key-frame request or a refinement. */
+  private lastPicture: VideoFrame | null = null;
   private keyWanted = true;
+  /** The last picture is to be encoded again (a still screen's refinement). */
+  private refineWanted = false;
+  private refines = 0;
+  private refineTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastTimestamp = -Infinity;
   private inFlight = 0;
   private lastAckAt = 0;
   private encoding = false;
@@ -104,6 +122,7 @@ export class PictureSender {
     }
     this.latest?.close();
     this.latest = frame;
+    this.refines = 0;
     this.pump();
   }
 
@@ -147,18 +166,23 @@ export class PictureSender {
       this.inFlight = 0;
     }
     if (!this.options.canSend()) return this.retryIn(20);
-    const frame = this.latest ?? (this.keyWanted ? this.last : null);
+    const h264 = this.options.codec === 'h264';
+    const again = this.latest === null;
+    const frame = this.latest ?? (this.keyWanted || this.refineWanted ? (h264 ? this.lastPicture : this.last) : null);
     if (frame === null) return;
     const wait = this.sentAt + 1000 / this.options.maxFps - now;
     if (wait > 0) return this.retryIn(wait);
-    if (frame === this.latest) {
+    if (!again) {
       this.latest = null;
-      if (this.last !== frame) this.last?.close();
-      this.last = frame;
+      if (!h264) {
+        if (this.last !== frame) this.last?.close();
+        this.last = frame;
+      }
     }
     this.sentAt = now;
+    this.refineWanted = false;
     try {
-      if (this.options.codec === 'h264') this.encodeH264(frame);
+      if (h264) this.encodeH264(frame, again);
       else this.sendPlanar(frame);
     } catch (error) {
       this.fail(`a picture could not be sent: ${error instanceof Error ? error.message : String(error)}`);
@@ -169,11 +193,14 @@ export class PictureSender {
     if (this.closed) return;
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
+    if (this.refineTimer !== null) clearTimeout(this.refineTimer);
     clearInterval(this.figuresTimer);
     this.latest?.close();
     this.last?.close();
+    this.lastPicture?.close();
     this.latest = null;
     this.last = null;
+    this.lastPicture = null;
     if (this.encoder && this.encoder.state !== 'closed') this.encoder.close();
   }
 
@@ -184,21 +211,38 @@ export class PictureSender {
     }, Math.max(1, Math.ceil(ms)));
   }
 
-  private encodeH264(frame: VideoFrame): void {
+  /**
+   * A new capture frame is read into a picture of our own and closed at once;
+   * `again`: the last picture once more (a key frame asked for, a refinement).
+   * The capture's frames are never kept: Chromium's screen capturer hands out a
+   * few buffers and makes no new frame while they are held, so keeping the
+   * last frame for a key-frame request held the capture to the pace of the
+   * display's acknowledgements (a whole screen: 1.5–2.1 frames captured a
+   * second against 16 with nothing held, on this machine).
+   */
+  private encodeH264(frame: VideoFrame, again: boolean): void {
     const encoder = this.encoder;
     if (!encoder || encoder.state !== 'configured') return;
     this.encoding = true;
     this.encodeStartedAt = performance.now();
     const keyFrame = this.keyWanted;
     this.keyWanted = false;
-    void this.fullRangeFrame(frame).then((picture) => {
+    const picture = again
+      ? Promise.resolve(new VideoFrame(frame, { timestamp: this.nextTimestamp(frame.timestamp) }))
+      : this.fullRangeFrame(frame).finally(() => frame.close());
+    void picture.then((picture) => {
       this.readMsSum += performance.now() - this.encodeStartedAt;
       if (this.closed || encoder.state !== 'configured') {
         picture.close();
         return;
       }
       encoder.encode(picture, { keyFrame });
-      picture.close();
+      if (again) {
+        picture.close();
+        return;
+      }
+      this.lastPicture?.close();
+      this.lastPicture = picture;
     }, (error: unknown) => this.fail(`a picture could not be read: ${error instanceof Error ? error.message : String(error)}`));
   }
 
@@ -219,7 +263,8 @@ export class PictureSender {
       rgbaToFullRangeI420(this.draw(frame).getImageData(0, 0, width, height).data, width, height, i420);
     }
     return new VideoFrame(i420, {
-      format: 'I420', codedWidth: width, codedHeight: height, timestamp: frame.timestamp,
+      // strictly increasing: a key-frame request or a refinement encodes the same frame again
+      format: 'I420', codedWidth: width, codedHeight: height, timestamp: this.nextTimestamp(frame.timestamp),
       colorSpace: { primaries: 'bt709', transfer: 'bt709', matrix: 'bt709', fullRange: true },
     });
   }
@@ -234,7 +279,27 @@ export class PictureSender {
     this.sink.sendAvc420({ width: this.options.width, height: this.options.height, accessUnit });
     this.inFlight += 1;
     this.bytes += accessUnit.length;
+    this.refineLater();
     this.pump();
+  }
+
+  private nextTimestamp(timestamp: number): number {
+    this.lastTimestamp = Math.max(timestamp, this.lastTimestamp + 1);
+    return this.lastTimestamp;
+  }
+
+  /** After each H.264 picture: if no newer frame comes within STILL_REFINE_MS, the last one again (up to STILL_REFINES). */
+  private refineLater(): void {
+    if (this.refineTimer !== null) clearTimeout(this.refineTimer);
+    this.refineTimer = null;
+    if (this.refines >= STILL_REFINES) return;
+    this.refineTimer = setTimeout(() => {
+      this.refineTimer = null;
+      if (this.closed || this.latest !== null || this.lastPicture === null) return;
+      this.refines += 1;
+      this.refineWanted = true;
+      this.pump();
+    }, STILL_REFINE_MS);
   }
 
   private sendPlanar(frame: VideoFrame): void {

@@ -17,7 +17,7 @@ import {
 import { DisplayPicker } from './displayPicker.js';
 import { parseEndpoint } from './endpoint.js';
 import { listDisplays, projectionStatus, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
-import { pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
+import { captureSize, pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
 import type { ShareEnd, ShareFigures, ShareSoundState, ShareWorkerReply } from './shareWorkerProtocol.js';
 
 /** How often the list of displays is read again. */
@@ -331,6 +331,8 @@ async function share(): Promise<void> {
     return say(cancelled ? 'Nothing is shared: the browser\'s window was closed without a choice.' : `The browser could not share a screen: ${error instanceof Error ? error.message : String(error)}`, cancelled ? 'info' : 'error');
   }
   say(`Asking the gateway to show your screen on ${display.name}…`, 'busy');
+  // the capture's first frame says its size while the gateway answers
+  const sizing = captureSize(stream);
   const started = await startProjection(display.id, { pin: typedPin, source: 'browser' });
   if (!started.ok || started.value.presenter === undefined) {
     for (const track of stream.getTracks()) track.stop();
@@ -341,7 +343,8 @@ async function share(): Promise<void> {
   pin.value = '';
   const displayName = display.name;
   let active: Extract<ShareWorkerReply, { type: 'active' }> | null = null;
-  const shareSession = new ScreenShare(stream, { socketUrl: started.value.presenter.socketUrl, token: started.value.presenter.token, engine, codec: shareCodec, shown: started.value.presenter.desktop }, takeShareWorker(engine), {
+  const size = await sizing;
+  const shareSession = new ScreenShare(stream, { socketUrl: started.value.presenter.socketUrl, token: started.value.presenter.token, engine, codec: shareCodec, size, shown: started.value.presenter.desktop }, takeShareWorker(engine), {
     onwaiting: () => {
       say(`Waiting for ${displayName} to connect…`, 'busy');
       announce({ type: 'waiting' });

@@ -77,10 +77,14 @@ export function warmShareWorker(workerUrl: URL, engine: ShareEngine): Worker {
  * Asks the browser for a screen, a window or a tab, with its sound where the
  * browser offers it (Chromium: a tab's sound, and the whole screen's on
  * Windows and ChromeOS, behind a tick box in its picker). Rejects when the
- * person cancels the picker.
+ * person cancels the picker. A whole screen is then asked for at its own
+ * size, up to the desktop's: left alone, Chromium 156 scales a screen into
+ * 800×600 (a 1280×720 Xvfb screen arrived as 800×450 pictures). A tab is left
+ * alone: it comes at its own size, and the same limits asked of a tab made
+ * Chromium scale it up (a 640×360 tab came as 1280×720).
  */
 export async function pickScreen(): Promise<MediaStream> {
-  return navigator.mediaDevices.getDisplayMedia({
+  const stream = await navigator.mediaDevices.getDisplayMedia({
     video: { cursor: 'always', frameRate: { ideal: 30, max: 30 } } as MediaTrackConstraints,
     // a film's or a slide's sound, not a call's: the voice processing a
     // microphone gets (echo cancelling, noise suppression, gain control) is
@@ -90,6 +94,11 @@ export async function pickScreen(): Promise<MediaStream> {
     suppressLocalAudioPlayback: false,
     systemAudio: 'include',
   } as DisplayMediaStreamOptions);
+  const track = stream.getVideoTracks()[0];
+  if (track && isWholeScreen(track)) {
+    await track.applyConstraints({ frameRate: { ideal: 30, max: 30 }, width: { max: MAX_WIDTH }, height: { max: MAX_HEIGHT } }).catch(() => undefined);
+  }
+  return stream;
 }
 
 /** The capture's sound for the worker, where the browser gave a sound track and can read it in a worker. */
@@ -103,6 +112,40 @@ function soundSource(stream: MediaStream, processor: TrackProcessorConstructor |
   const channels = (settings.channelCount ?? 2) >= 2 ? 2 : 1;
   // a few buffers (10 ms each): the reader takes them as they come, a stalled worker loses the oldest
   return { samples: new processor<AudioData>({ track, maxBufferSize: 10 }).readable, sampleRate, channels };
+}
+
+function isWholeScreen(track: MediaStreamTrack): boolean {
+  return (track.getSettings() as MediaTrackSettings & { displaySurface?: string }).displaySurface === 'monitor';
+}
+
+/**
+ * The capture's real size. For a whole screen, its first frame's: Chromium's
+ * settings are not it before frames flow, they echo the limits pickScreen
+ * asked for (1920×1080 for a 1280×720 screen), and a desktop sized from them
+ * stretched every picture. A clone of the track is read, so the capture itself
+ * stays free for the share worker. Otherwise (a tab, a window), where there is
+ * no MediaStreamTrackProcessor, or where no frame comes in time: the settings.
+ */
+export async function captureSize(stream: MediaStream, timeoutMs = 3000): Promise<{ width: number; height: number }> {
+  const track = stream.getVideoTracks()[0];
+  const settings = track?.getSettings();
+  const fallback = { width: settings?.width ?? MAX_WIDTH, height: settings?.height ?? MAX_HEIGHT };
+  const processor = (globalThis as { MediaStreamTrackProcessor?: TrackProcessorConstructor }).MediaStreamTrackProcessor;
+  if (!track || !processor || !isWholeScreen(track)) return fallback;
+  const probe = track.clone();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const reader = new processor<VideoFrame>({ track: probe, maxBufferSize: 1 }).readable.getReader();
+    const first = await Promise.race([reader.read(), new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), timeoutMs); })]);
+    const frame = first?.value;
+    if (!frame) return fallback;
+    const size = { width: frame.displayWidth, height: frame.displayHeight };
+    frame.close();
+    return size;
+  } finally {
+    clearTimeout(timer);
+    probe.stop();
+  }
 }
 
 export class ScreenShare {
@@ -119,7 +162,13 @@ export class ScreenShare {
 
   constructor(
     private readonly stream: MediaStream,
-    start: { socketUrl: string; token: string; engine: ShareEngine; codec: 'auto' | 'planar'; shown?: { readonly width: number; readonly height: number } | undefined },
+    start: {
+      socketUrl: string; token: string; engine: ShareEngine; codec: 'auto' | 'planar';
+      /** The capture's real size (captureSize). */
+      size: { width: number; height: number };
+      /** What the display shows this source at (the gateway's answer), when it said. */
+      shown?: { readonly width: number; readonly height: number } | undefined;
+    },
     /** The share worker, perhaps already loading the RDP server (warmShareWorker); this share owns it from here. */
     worker: Worker,
     private readonly events: ShareEvents,
@@ -127,8 +176,7 @@ export class ScreenShare {
     const track = stream.getVideoTracks()[0];
     if (!track) throw new Error('the capture has no picture');
     this.track = track;
-    const settings = track.getSettings();
-    const desktop = desktopFor(settings.width ?? MAX_WIDTH, settings.height ?? MAX_HEIGHT, start.shown);
+    const desktop = desktopFor(start.size.width, start.size.height, start.shown);
     // screen content: keep the detail, let the frame rate give
     track.contentHint = 'detail';
     this.worker = worker;

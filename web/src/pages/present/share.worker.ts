@@ -58,11 +58,24 @@ async function loadPresenter(request: { presenterUrl: string; buildUrl: string }
   });
 }
 
+/**
+ * Firefox (ESR 153 checked, docs/browser-presenter.md): its VideoEncoder says
+ * it can do H.264 and does write Annex B (SPS and PPS in band), yet the
+ * display's decoder gave up on every picture ("could not be decoded, even
+ * after restarting the decoder") and the display showed nothing: Firefox's SPS
+ * says max_num_reorder_frames = 2, so Chromium's VideoDecoder gives its
+ * pictures two units late, and the display's decoder wants each unit's
+ * picture before the next. Its planar pictures arrive. Until Firefox's stream
+ * is made decodable at once, Firefox sends planar.
+ */
+const FIREFOX = /\bFirefox\//;
+
 /** H.264 where the display took AVC420 and this browser encodes it at this size; else planar, and why. */
 async function chooseCodec(wanted: StartRequest['codec'], avc420: boolean, width: number, height: number): Promise<{ codec: ShareCodec; fallbackReason?: string }> {
   if (wanted === 'planar') return { codec: 'planar', fallbackReason: 'the lossless codec was asked for (codec=planar in the address)' };
   if (!avc420) return { codec: 'planar', fallbackReason: 'the display did not offer H.264' };
   if (typeof VideoEncoder === 'undefined') return { codec: 'planar', fallbackReason: 'this browser has no video encoder (WebCodecs)' };
+  if (FIREFOX.test(navigator.userAgent)) return { codec: 'planar', fallbackReason: 'Firefox\'s H.264 pictures cannot be shown by the display yet' };
   try {
     const support = await VideoEncoder.isConfigSupported(h264Config(width, height, MAX_FPS.h264));
     if (support.supported === true) return { codec: 'h264' };
