@@ -323,7 +323,7 @@ async function capturesEnded(presenter: Page): Promise<boolean> {
     .every((stream) => stream.getTracks().every((track) => track.readyState === 'ended')));
 }
 
-test('a wrong PIN and a busy display are refused in words and give the capture back; closing the presenter\'s page, and an administrator\'s stop, each return the display to idle within 1 s; the page says who stopped it', async () => {
+test('a wrong PIN is refused in words and gives the capture back; a second presenter joins beside the first and leaves without ending it; closing the presenter\'s page, and an administrator\'s stop, each return the display to idle within 1 s; the page says who stopped it', async () => {
   const { gateway, presenterBrowser, display } = await rig();
   const closing = await openPresenter(presenterBrowser, gateway);
   const pin = await gateway.roomPin(displayId);
@@ -333,16 +333,18 @@ test('a wrong PIN and a busy display are refused in words and give the capture b
   assert.ok(await capturesEnded(closing.page), 'the refused share stopped its capture');
   await share(closing.page, gateway, display.page);
 
-  // a second presenter, with the display's new PIN, while the first shares: busy, and nothing changes on the display
+  // a second presenter, with the display's new PIN, while the first shares: the display page takes up to four
+  // sources (issue 29), so it joins a free slot beside the first; its page closing gives the slot back and the first goes on
+  // (a display with every slot taken refuses in words: gateway/test/api/roomSlots.test.ts)
   const second = await openPresenter(presenterBrowser, gateway);
   const rotated = await gateway.roomPin(displayId);
   assert.ok(rotated);
   await second.page.fill('#pin', rotated);
   await second.page.click('#share');
-  await outcome(second.page, /Someone is presenting on that display right now/, 10_000);
-  assert.ok(await capturesEnded(second.page), 'the refused share stopped its capture');
-  assert.equal(await display.page.evaluate(() => document.getElementById('idle')?.hidden), true, 'the display still shows the first presenter');
+  await outcome(second.page, new RegExp(`${displayName} is showing your screen`), 30_000);
   await second.page.context().close();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.equal(await display.page.evaluate(() => document.getElementById('idle')?.hidden), true, 'the display still shows the first presenter');
 
   const closedAt = Date.now();
   await closing.page.close();
