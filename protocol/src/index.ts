@@ -176,3 +176,4 @@ export {
   type DesktopPreference,
   type Panel,
 } from './panelSize.js';
+export { INK_MAX_PNG_BYTES, INK_PIN_HEADER, inkPath, sentenceForInkCode, whiteboardPath, type InkPictureKind, type InkRefusalCode } from './inkPictures.js';
