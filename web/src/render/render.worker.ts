@@ -12,6 +12,7 @@ import { StripLatencyProbe } from './stripLatencyProbe.js';
 declare const self: DedicatedWorkerGlobalScope;
 
 let renderer: Renderer | null = null;
+let canvas: OffscreenCanvas | null = null;
 let presentScheduled = false;
 /** Something changed since the last present. */
 let presentDue = false;
@@ -75,12 +76,17 @@ function handle(message: RenderWorkerRequest, from?: MessagePort): void {
     created.onstatistics = (stats) => reply({ type: 'stats', stats: withLatency(stats) });
     if (created instanceof RecoveringRenderer) created.oncontextchange = (state) => reply({ type: 'context', state });
     renderer = created;
+    canvas = message.canvas;
     reply({ type: 'ready', kind: created.kind, warning: created.warning });
     return;
   }
   if (message.type === 'attach-port') {
     const port = message.port;
     port.onmessage = (event: MessageEvent<RenderWorkerRequest>) => safely(event.data, port);
+    return;
+  }
+  if (message.type === 'snapshot') {
+    snapshot(message.id);
     return;
   }
   if (!renderer) throw new Error(`${message.type} before init`);
@@ -118,6 +124,24 @@ function handle(message: RenderWorkerRequest, from?: MessagePort): void {
       schedulePresent();
       break;
   }
+}
+
+/**
+ * Draws the picture now and copies the canvas in the same task: the drawing
+ * buffer is not preserved (preserveDrawingBuffer false), so only a copy made
+ * before the compositor takes the frame holds it.
+ */
+function snapshot(id: number): void {
+  if (!renderer || !canvas) {
+    reply({ type: 'snapshot', id, bitmap: null });
+    return;
+  }
+  presentDue = false;
+  renderer.present();
+  createImageBitmap(canvas).then(
+    (bitmap) => self.postMessage({ type: 'snapshot', id, bitmap } satisfies RenderWorkerReply, [bitmap]),
+    () => reply({ type: 'snapshot', id, bitmap: null }),
+  );
 }
 
 function safely(message: RenderWorkerRequest, from?: MessagePort): void {

@@ -2,7 +2,7 @@
 // screen, and one projection at a time.
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
-import { desktopForPanel, KIOSK_FEATURES, panelFromWindow, sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
+import { desktopForPanel, GATEWAY_FEATURES, KIOSK_FEATURES, panelFromWindow, sentenceForCode, sentenceForEngineEnd } from '@lanterna/protocol';
 import type { DesktopPreference, DisplayMessage, Panel, ProjectMessage } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
@@ -13,6 +13,7 @@ import { FiguresReporter } from './figuresReporter.js';
 import { startKioskHeartbeat } from './kioskHeartbeat.js';
 import { showRendererWarning } from './rendererWarning.js';
 import { DisplaySound } from './displaySound.js';
+import { installInk } from './ink/installInk.js';
 
 const clientName = 'lanterna-web/0.1';
 const screen = new DisplayScreen();
@@ -61,6 +62,8 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
     showRendererWarning(screen.banners, state === 'lost' ? 'The graphics were reset; the picture will come back in a moment.' : null);
   },
 });
+// Ink over the picture, or a whiteboard on the idle screen (issue 30; ink/).
+const ink = installInk(document.body, { displayId: place.displayId, token: place.token, snapshot: () => renderer.snapshot() });
 // The panel (docs/kiosk-protocol.md "The panel and the desktop"): reported to
 // the gateway, and the desktop each session asks for. A change (window resize,
 // rotation) is reported once it has settled, and a running session asks the
@@ -124,6 +127,7 @@ function showControlState(state: ControlState): void {
       break;
     case 'online':
       showDisplay(state.welcome.display);
+      ink.setSaving(state.welcome.features?.includes(GATEWAY_FEATURES.inkSave) === true);
       control?.sendPanel(currentPanel());
       screen.setConnection('Ready — waiting for a presenter', 'ok');
       screen.setProblem(null);
@@ -177,6 +181,7 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
     case 'ended': {
       session = null;
       sessionId = null;
+      ink.setSurface({ kind: 'whiteboard' });
       figures.stop();
       screen.showRoomBadge(false);
       hud.setTraffic(null);
@@ -192,6 +197,7 @@ function onSessionEvent(event: SessionEvent, project: ProjectMessage): void {
 }
 
 function endSession(): void {
+  if (session) ink.setSurface({ kind: 'whiteboard' });
   session?.dispose();
   session = null;
   sessionId = null;
@@ -213,6 +219,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
   // Instrumentation hook: what this session asks of the server.
   window.dispatchEvent(new CustomEvent('lanterna:desktop', { detail: desktop }));
   sessionId = project.sessionId;
+  ink.setSurface({ kind: 'session', sessionId: project.sessionId });
   const host = new SessionHost(
     {
       project,
