@@ -207,6 +207,12 @@ async function fetchPicture(deps: InkApiDeps, request: IncomingMessage, response
     key = inkKey('whiteboard', displayId);
   }
   const base64 = await deps.store.getInkPicture(key);
+  if (base64 === undefined && kind === 'session') {
+    // The presenter page asks as it follows its projection: "nothing yet" is an answer, not an error.
+    response.writeHead(204, { 'cache-control': 'no-store' });
+    response.end();
+    return;
+  }
   if (base64 === undefined) {
     refuse(response, 'no-ink', 'nothing was saved (or it has expired)');
     return;

@@ -15,10 +15,16 @@ async function fetchPng(path: string, headers: Record<string, string>): Promise<
   } catch {
     return { kind: 'refused', code: 'unreachable' };
   }
-  if (response.status === 304) return { kind: 'unchanged' };
-  if (response.ok && response.headers.get('content-type') === 'image/png') return { kind: 'picture', png: await response.blob(), etag: response.headers.get('etag') };
-  const body = (await response.json().catch(() => ({}))) as { code?: unknown };
-  return { kind: 'refused', code: typeof body.code === 'string' ? body.code : 'internal' };
+  // 304: the picture the page shows already; 204: nothing saved yet.
+  if (response.status === 304 || response.status === 204) return { kind: 'unchanged' };
+  try {
+    if (response.ok && response.headers.get('content-type') === 'image/png') return { kind: 'picture', png: await response.blob(), etag: response.headers.get('etag') };
+    const body = (await response.json().catch(() => ({}))) as { code?: unknown };
+    return { kind: 'refused', code: typeof body.code === 'string' ? body.code : 'internal' };
+  } catch {
+    // the body was cut off (deadline, network): asked again at the next check
+    return { kind: 'refused', code: 'unreachable' };
+  }
 }
 
 /** Shows a PNG in an <img> with a download link, replacing the one before (its object URL is let go). */
