@@ -67,7 +67,8 @@ test('idle whiteboard: touch strokes, undo, save; the room fetches the PNG with 
   await keepScreenshot(page, 'ink-whiteboard-drawn');
   const saved = page.evaluate(() => new Promise<number>((resolve) => window.addEventListener('lanterna:ink-saved', (event) => resolve((event as CustomEvent<{ bytes: number }>).detail.bytes), { once: true })));
   await touch.tap('#ink .ink-save');
-  await waitFor('the display done saving', async () => /^(?!Saving)./.test((await page.locator('#ink .ink-note').textContent()) ?? ''), 20_000, 50);
+  await waitFor('the display done saving', async () => /^(?!Saving)./.test((await page.locator('#ink .ink-note').textContent()) ?? ''), 20_000, 50)
+    .catch(async (error: unknown) => { throw new Error(`${String(error)}; the note says "${await page.locator('#ink .ink-note').textContent()}"; ${kiosk.problems.join(' | ')}`); });
   assert.match((await page.locator('#ink .ink-note').textContent()) ?? '', /^Saved\./);
   assert.ok((await saved) > 0);
   await waitFor('the display says it saved', async () => ((await page.locator('#ink .ink-note').textContent()) ?? '').startsWith('Saved.'), 5000, 50);
