@@ -60,6 +60,7 @@ if (withLab) {
 for (const [from, to] of [
   ['src/pages/display/display.html', join(publicDir, 'display.html')],
   ['src/pages/display/display.css', join(publicDir, 'display.css')],
+  ['src/pages/display/ink/ink.css', join(publicDir, 'ink.css')],
   ['src/pages/admin/admin.html', join(publicDir, 'admin.html')],
   ['src/pages/admin/admin.css', join(publicDir, 'admin.css')],
   ['src/pages/present/present.html', join(publicDir, 'present.html')],

@@ -32,6 +32,7 @@ import { boundCloseHandshake } from './channel/closeDeadline.js';
 import { AdminApi } from './api/adminApi.js';
 import { OPENAPI_PATH, openApiDocument } from './api/openApiDocument.js';
 import { handlePresenter } from './api/presenterApi.js';
+import { handleInk } from './api/inkApi.js';
 import { TrustedProxies } from './api/trustedProxies.js';
 import { RequestRateLimiter } from './api/requestRateLimiter.js';
 import { RoomPins } from './broker/roomPins.js';
@@ -247,6 +248,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     }
     if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
     if (await admin.handle(request, response, url)) return;
+    if (await handleInk({ settings: config.ink, store, broker, presenters, pins: roomPins, guesses, limiter: presenterLimiter, logger, clientAddress }, request, response, path)) return;
     if (await handlePresenter({ presenters, rooms: roomRequests, adminToken: identity.adminToken, guesses, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress, presenterSocketUrl }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
     const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;

@@ -178,3 +178,4 @@ export {
   type Panel,
   type PanelOutput,
 } from './panelSize.js';
+export { INK_MAX_PNG_BYTES, INK_PIN_HEADER, inkPath, sentenceForInkCode, whiteboardPath, type InkPictureKind, type InkRefusalCode } from './inkPictures.js';

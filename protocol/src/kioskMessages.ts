@@ -43,6 +43,8 @@ export const GATEWAY_FEATURES = {
   figures: 'figures',
   /** The `panel` message: the display's panel size (panelSize.ts). */
   panel: 'panel',
+  /** Not a message: this gateway keeps the ink the display saves (inkPictures.ts); absent, the page offers no Save. */
+  inkSave: 'ink-save',
 } as const;
 
 /** A display reports its figures about once a second; the gateway drops reports that follow the last one sooner than this. */

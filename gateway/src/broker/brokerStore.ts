@@ -370,6 +370,13 @@ export interface BrokerStore {
    * counter fails closed (a count too high to pass).
    */
   addToCounter(key: string, delta: number, windowMs: number): Promise<CounterState>;
+  /**
+   * Ink saved on a display (issue 30): a PNG as base64, kept `ttlMs` and
+   * replaced by the next under the same key. Bounded in bytes by each store
+   * (the oldest go first); a reader after expiry or eviction gets undefined.
+   */
+  putInkPicture(key: string, pngBase64: string, ttlMs: number): Promise<void>;
+  getInkPicture(key: string): Promise<string | undefined>;
 }
 
 /**
@@ -392,7 +399,7 @@ export const BROKER_STORE_OPERATIONS = [
   'getIntent', 'setIntent', 'clearIntent',
   'getRoomSettings', 'putRoomSettings', 'createRoomRequest', 'updateRoomRequest', 'getRoomRequest', 'listRoomRequests',
   'appendAudit', 'listAudit', 'recordPinConflicts', 'listPinConflicts', 'clearPinConflicts',
-  'getRoomPin', 'swapRoomPin', 'addToCounter',
+  'getRoomPin', 'swapRoomPin', 'addToCounter', 'putInkPicture', 'getInkPicture',
 ] as const satisfies readonly (keyof BrokerStore)[];
 
 export type BrokerStoreOperation = (typeof BROKER_STORE_OPERATIONS)[number];

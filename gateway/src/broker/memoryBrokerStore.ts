@@ -39,6 +39,9 @@ export interface DurableBrokerState {
   rooms?: { displayId: string; settings: RoomSettings }[] | undefined;
 }
 
+/** Ink pictures held together, in base64 characters (≈48 MiB of PNG): past it the oldest are dropped. */
+export const MAX_INK_CHARS = 64 * 1024 * 1024;
+
 /** Most presenters' requests kept (waiting and recently decided); past it the oldest decided ones go, and a new one is refused. */
 const MAX_ROOM_REQUESTS = 10_000;
 
@@ -65,6 +68,9 @@ export class MemoryBrokerStore implements BrokerStore {
   private readonly pinConflicts = new Map<string, PinConflict>();
   private readonly roomPins = new Map<string, RoomPinRecord>();
   private readonly counters = new Map<string, CounterState>();
+  /** Ink pictures (issue 30), oldest first, and the characters they hold together (capped by MAX_INK_CHARS). */
+  private readonly inkPictures = new Map<string, { png: string; until: number }>();
+  private inkChars = 0;
   private lastSweep = -Infinity;
 
   constructor(
@@ -377,6 +383,37 @@ export class MemoryBrokerStore implements BrokerStore {
     this.counters.set(key, next);
     return Promise.resolve(next);
   }
+  putInkPicture(key: string, pngBase64: string, ttlMs: number): Promise<void> {
+    const now = this.clock();
+    this.dropInk(key);
+    for (const [other, held] of this.inkPictures) if (held.until <= now) this.dropInk(other);
+    // Oldest first: a burst of saves pushes out what was saved longest ago, never the newest.
+    for (const other of this.inkPictures.keys()) {
+      if (this.inkChars + pngBase64.length <= MAX_INK_CHARS) break;
+      this.dropInk(other);
+    }
+    if (pngBase64.length > MAX_INK_CHARS) return Promise.resolve();
+    this.inkPictures.set(key, { png: pngBase64, until: now + ttlMs });
+    this.inkChars += pngBase64.length;
+    return Promise.resolve();
+  }
+
+  getInkPicture(key: string): Promise<string | undefined> {
+    const held = this.inkPictures.get(key);
+    if (held && held.until <= this.clock()) {
+      this.dropInk(key);
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(held?.png);
+  }
+
+  private dropInk(key: string): void {
+    const held = this.inkPictures.get(key);
+    if (!held) return;
+    this.inkPictures.delete(key);
+    this.inkChars -= held.png.length;
+  }
+
 
   /** Counters remembered now (for tests of the bound). */
   get counterCount(): number {

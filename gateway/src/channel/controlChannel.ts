@@ -139,7 +139,7 @@ export class ControlChannels {
         ...(display.desktop === undefined ? {} : { desktop: display.desktop }),
       },
       heartbeatMs: config.timeouts.heartbeatMs,
-      features: [GATEWAY_FEATURES.figures, GATEWAY_FEATURES.panel],
+      features: [GATEWAY_FEATURES.figures, GATEWAY_FEATURES.panel, ...(this.deps.config.ink.saving ? [GATEWAY_FEATURES.inkSave] : [])],
     });
     const { rooms } = this.deps;
     if (rooms && hello.features?.includes(KIOSK_FEATURES.room)) rooms.announcer.attach(socket, displayId, rooms.presenterUrl(displayId, host));

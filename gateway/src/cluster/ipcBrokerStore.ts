@@ -95,6 +95,8 @@ export class IpcBrokerStore implements BrokerStore {
   getRoomPin: BrokerStore['getRoomPin'] = (...args) => this.call('getRoomPin', args);
   swapRoomPin: BrokerStore['swapRoomPin'] = (...args) => this.call('swapRoomPin', args);
   addToCounter: BrokerStore['addToCounter'] = (...args) => this.call('addToCounter', args);
+  putInkPicture: BrokerStore['putInkPicture'] = (...args) => this.call('putInkPicture', args);
+  getInkPicture: BrokerStore['getInkPicture'] = (...args) => this.call('getInkPicture', args);
 
   private call<T>(op: BrokerStoreOperation, args: unknown[]): Promise<T> {
     return new Promise((resolve, reject) => {

@@ -208,6 +208,15 @@ export const configSchema = z.object({
     /** Wrong PINs per source address (IPv6: per /64) in a window. */
     perSource: z.object({ max: z.number().int().min(1).default(5), windowMs: z.number().int().min(1000).default(5 * 60_000) }).prefault({}),
   }).prefault({}),
+  /** Ink on the display (issue 30): what the display may save for the presenter and the room. */
+  ink: z.object({
+    /** Off: the display's Save is refused (and its button hidden); people may still draw. */
+    saving: z.boolean().default(true),
+    /** How long a saved picture (a presenter's, or the idle screen's whiteboard) may be fetched. */
+    keepMs: z.number().int().min(10_000).max(24 * 3600_000).default(30 * 60_000),
+    /** Saves per display per minute (each is up to 8 MiB). */
+    savesPerMinute: z.number().int().min(1).max(600).default(12),
+  }).prefault({}),
   presenter: z.object({
     /** The presenter page's public address (e.g. "https://projector.corp/present"); by default the address the display reached the gateway at. */
     url: z.url().optional(),

@@ -32,6 +32,7 @@ const envFields: Record<string, string[]> = {
   LANTERNA_WEB_ROOT: ['webRoot'],
   LANTERNA_WSD: ['wsd', 'enabled'],
   LANTERNA_RELAY_ENGINE: ['relay', 'engine'],
+  LANTERNA_INK_SAVING: ['ink', 'saving'],
 };
 
 function envValue(raw: string): unknown {

@@ -21,6 +21,7 @@
 //   P pin-conflicts    hash: pin key → PinConflict JSON
 //   P room-pins        hash: id → {"mac","sealed"} (a Lua compare-and-set on mac)
 //   P attempts:<key>   hash: a wrong-PIN counter's window id (w), attempts (a), given back (s); expires when its window ends
+//   P ink:<key>        a display's saved ink PNG (base64), expires after ink.keepMs (issue 30)
 //
 // Nothing secret is kept in clear (README "Redis"): a room PIN is sealed with
 // the session secret (the display page must be shown it, so it cannot be a
@@ -617,5 +618,14 @@ export class RedisBrokerStore implements BrokerStore {
       await this.connection.run((redis) => redis.hincrby(counter, 'a', lost));
     }
     return { count: Math.max(0, attempts + lost - givenBack), resetAt: this.clock() + ttl };
+  }
+
+  async putInkPicture(key: string, pngBase64: string, ttlMs: number): Promise<void> {
+    // Redis bounds it by time: every picture expires (PX), and the gateway caps each one's size.
+    await this.connection.run((redis) => redis.set(this.key('ink', key), pngBase64, 'PX', Math.max(1, Math.trunc(ttlMs))));
+  }
+
+  async getInkPicture(key: string): Promise<string | undefined> {
+    return (await this.connection.run((redis) => redis.get(this.key('ink', key)))) ?? undefined;
   }
 }

@@ -204,6 +204,10 @@ function handle(message: RenderWorkerRequest, from?: MessagePort, fromSurface = 
     port.onmessage = (event: MessageEvent<RenderWorkerRequest>) => safely(event.data, port, surface);
     return;
   }
+  if (message.type === 'snapshot') {
+    snapshot(message.id);
+    return;
+  }
   if (!canvas) throw new Error(`${message.type} before init`);
   switch (message.type) {
     case 'canvas-size':
@@ -287,6 +291,25 @@ function forSurface(message: RenderWorkerRequest, surface: Surface, id: number, 
     default:
       break;
   }
+}
+
+/**
+ * Draws the picture now (every surface, as composited) and copies the canvas
+ * in the same task: the drawing buffer is not preserved
+ * (preserveDrawingBuffer false), so only a copy made before the compositor
+ * takes the frame holds it.
+ */
+function snapshot(id: number): void {
+  if (!canvas || surfaces.size === 0) {
+    reply({ type: 'snapshot', id, bitmap: null });
+    return;
+  }
+  presentDue = false;
+  presentAll();
+  createImageBitmap(canvas).then(
+    (bitmap) => self.postMessage({ type: 'snapshot', id, bitmap } satisfies RenderWorkerReply, [bitmap]),
+    () => reply({ type: 'snapshot', id, bitmap: null }),
+  );
 }
 
 function safely(message: RenderWorkerRequest, from?: MessagePort, surface = 0): void {

@@ -16,6 +16,8 @@ export interface RenderWorkerEvents {
 
 export class RenderWorkerClient {
   private readonly worker: Worker;
+  private snapshots = new Map<number, (bitmap: ImageBitmap | null) => void>();
+  private nextSnapshot = 1;
 
   constructor(canvas: HTMLCanvasElement, workerUrl: URL | string, options: RendererOptions, private readonly events: RenderWorkerEvents) {
     this.worker = new Worker(workerUrl, { type: 'module', name: 'lanterna-render' });
@@ -62,6 +64,15 @@ export class RenderWorkerClient {
     this.post({ type: 'pointer-move', x, y });
   }
 
+  /** The canvas as presented now, at its own size (null when it cannot be read). */
+  snapshot(): Promise<ImageBitmap | null> {
+    const id = this.nextSnapshot++;
+    return new Promise((resolve) => {
+      this.snapshots.set(id, resolve);
+      this.post({ type: 'snapshot', id });
+    });
+  }
+
   terminate(): void {
     this.worker.terminate();
   }
@@ -87,6 +98,12 @@ export class RenderWorkerClient {
       case 'frame-consumed':
         this.events.onframeconsumed?.(reply.id);
         break;
+      case 'snapshot': {
+        const resolve = this.snapshots.get(reply.id);
+        this.snapshots.delete(reply.id);
+        resolve?.(reply.bitmap);
+        break;
+      }
     }
   }
 }

@@ -35,7 +35,9 @@ export type RenderWorkerRequest =
   | RenderFrameMessage
   | { readonly type: 'pointer-shape'; readonly shape: PointerShape | null }
   | { readonly type: 'pointer-move'; readonly x: number; readonly y: number }
-  | { readonly type: 'pointer-visible'; readonly visible: boolean };
+  | { readonly type: 'pointer-visible'; readonly visible: boolean }
+  /** A copy of the canvas as presented now (ink saves it under the ink: issue 30). */
+  | { readonly type: 'snapshot'; readonly id: number };
 
 /** Fractions (0..1) of the canvas's width and height; 0 × 0 is hidden. */
 export interface SurfaceRect {
@@ -53,4 +55,6 @@ export type RenderWorkerReply =
   | { readonly type: 'context'; readonly state: 'lost' | 'restored' }
   /** The frame's pixels were uploaded: the decoder may overwrite them. */
   | { readonly type: 'frame-consumed'; readonly id: number }
-  | { readonly type: 'error'; readonly message: string };
+  | { readonly type: 'error'; readonly message: string }
+  /** The canvas at the size it is drawn, or null when it cannot be read (no renderer, a lost context). */
+  | { readonly type: 'snapshot'; readonly id: number; readonly bitmap: ImageBitmap | null };

@@ -5,7 +5,7 @@
 // `layout` message.
 import { RenderWorkerClient } from '../../render/renderWorkerClient.js';
 import { ControlChannel, type ControlState } from '../../session/controlChannel.js';
-import { desktopForPanel, KIOSK_FEATURES, MAX_ROOM_SLOTS, outputFromQuery, panelFromWindow, sentenceForCode, sentenceForEngineEnd, slotPixels, slotRects } from '@lanterna/protocol';
+import { desktopForPanel, GATEWAY_FEATURES, KIOSK_FEATURES, MAX_ROOM_SLOTS, outputFromQuery, panelFromWindow, sentenceForCode, sentenceForEngineEnd, slotPixels, slotRects } from '@lanterna/protocol';
 import type { Desktop, DesktopPreference, DisplayMessage, LayoutMessage, Panel, ProjectMessage, SlotRect } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
@@ -16,6 +16,7 @@ import { FiguresReporter } from './figuresReporter.js';
 import { startKioskHeartbeat } from './kioskHeartbeat.js';
 import { showRendererWarning } from './rendererWarning.js';
 import { DisplaySound } from './displaySound.js';
+import { installInk } from './ink/installInk.js';
 import { layoutEntry, SlotLabels } from './slotLabels.js';
 
 const clientName = 'lanterna-web/0.1';
@@ -97,7 +98,10 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
     hud.setRenderer(state === 'lost' ? 'webgl2 (context lost, waiting)' : 'webgl2 (context restored)');
     showRendererWarning(screen.banners, state === 'lost' ? 'The graphics were reset; the picture will come back in a moment.' : null);
   },
-});
+});// Ink over the picture, or a whiteboard on the idle screen (issue 30; ink/). With several
+// sources the picture saved is the whole composition, given to the newest source's presenter.
+const ink = installInk(document.body, { displayId: place.displayId, token: place.token, snapshot: () => renderer.snapshot() });
+
 // The panel (docs/kiosk-protocol.md "The panel and the desktop"): reported to
 // the gateway, and the desktop each session asks for: the panel, or in a room
 // with several sources its slot's pixels. A change (window resize, rotation,
@@ -203,6 +207,7 @@ function showControlState(state: ControlState): void {
       break;
     case 'online':
       showDisplay(state.welcome.display);
+      ink.setSaving(state.welcome.features?.includes(GATEWAY_FEATURES.inkSave) === true);
       control?.sendPanel(currentPanel());
       screen.setConnection('Ready — waiting for a presenter', 'ok');
       screen.setProblem(null);
@@ -289,6 +294,8 @@ function onSessionEvent(event: SessionEvent, source: Source): void {
 function forget(source: Source): void {
   if (sources.get(source.slot) !== source) return;
   sources.delete(source.slot);
+  const newest = [...sources.values()].at(-1);
+  ink.setSurface(newest ? { kind: 'session', sessionId: newest.project.sessionId } : { kind: 'whiteboard' });
   source.figures.stop();
   renderer.removeSurface(source.slot);
   if (source.sound) hud.setTraffic(null);
@@ -363,6 +370,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
   );
   const source: Source = { slot, project, host, figures, desktop: { width: desktop.width, height: desktop.height }, showing: false, notice: null, endNotice: null, sound: withSound };
   sources.set(slot, source);
+  ink.setSurface({ kind: 'session', sessionId: project.sessionId });
   // Over the display's own signage the room PIN stays readable (a presenter must be able to take over); over a presenter's screen, nothing.
   screen.showRoomBadge([...sources.values()].some((other) => other.project.signage === true));
   if (withSound || sources.size === 1) hud.setTraffic(host.traffic);

@@ -19,6 +19,7 @@ import { parseEndpoint } from './endpoint.js';
 import { listDisplays, projectionStatus, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
 import { captureSize, pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
 import type { ShareEnd, ShareFigures, ShareSoundState, ShareWorkerReply } from './shareWorkerProtocol.js';
+import { fetchWhiteboard, InkPictureView, ProjectionInk } from './inkReceiver.js';
 
 /** How often the list of displays is read again. */
 const LIST_EVERY_MS = 5000;
@@ -55,6 +56,11 @@ const outcome = byId('outcome', HTMLParagraphElement);
 const statusPanel = byId('status-panel', HTMLElement);
 const addressFields = byId('address-fields', HTMLDivElement);
 const invitationFields = byId('invitation-fields', HTMLDivElement);
+
+// Ink saved at the display over this page's projection, and a display's whiteboard (issue 30).
+const projectionInk = new ProjectionInk(new InkPictureView(byId('ink-box', HTMLElement), byId('ink-picture', HTMLImageElement), byId('ink-download', HTMLAnchorElement)));
+const whiteboardView = new InkPictureView(byId('whiteboard-box', HTMLElement), byId('whiteboard-picture', HTMLImageElement), byId('whiteboard-download', HTMLAnchorElement));
+const whiteboardNote = byId('whiteboard-note', HTMLParagraphElement);
 
 const picker = new DisplayPicker(byId('display-list', HTMLUListElement), byId('displays-note', HTMLParagraphElement), new URLSearchParams(window.location.search).get('display'));
 
@@ -156,6 +162,8 @@ async function follow(): Promise<void> {
     if (words.done) return finish();
   }
   const settled = status.ok && status.value.state === 'active';
+  if (settled) await projectionInk.check(current.started.displayId, current.started.stopToken);
+  if (running !== current) return;
   current.timer = setTimeout(() => void follow(), settled ? RUNNING_POLL_MS : STARTING_POLL_MS);
 }
 
@@ -193,6 +201,23 @@ startButton.addEventListener('click', () => {
   })();
 });
 
+byId('whiteboard-get', HTMLButtonElement).addEventListener('click', () => {
+  void (async () => {
+    const display = picker.selected;
+    const typed = pin.value.replace(/\s+/g, '');
+    whiteboardNote.hidden = false;
+    whiteboardNote.dataset.tone = 'error';
+    if (!display) return void (whiteboardNote.textContent = 'Choose a display first.');
+    if (typed === '') return void (whiteboardNote.textContent = 'Type the PIN shown on the display above.');
+    whiteboardNote.dataset.tone = 'info';
+    whiteboardNote.textContent = `Getting ${display.name}'s whiteboard…`;
+    const got = await fetchWhiteboard(display.id, typed);
+    if (!got.ok) return void (whiteboardNote.textContent = got.sentence);
+    whiteboardNote.textContent = `${display.name}'s whiteboard.`;
+    whiteboardView.show(got.png);
+  })();
+});
+
 // --- Share my screen -------------------------------------------------------
 
 /** Where the presenter's wasm RDP server is (engine.json, written by the build); null when this gateway has none. */
@@ -213,7 +238,7 @@ const shareEngine: Promise<ShareEngine | null> = (async () => {
 const shareCodec = new URLSearchParams(window.location.search).get('codec') === 'planar' ? 'planar' : 'auto';
 
 // The share this page runs, and its display's name.
-let sharing: { share: ScreenShare; displayName: string; stream: MediaStream } | null = null;
+let sharing: { share: ScreenShare; displayName: string; stream: MediaStream; inkPoll: ReturnType<typeof setInterval> } | null = null;
 
 const shareWorkerUrl = new URL('./share.worker.js', import.meta.url);
 /** A share worker loading the RDP server while the PIN is typed, for the next Share. */
@@ -293,6 +318,7 @@ function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
   const current = sharing;
   if (!current) return;
   sharing = null;
+  clearInterval(current.inkPoll);
   const words = endWords(end, current.displayName);
   say(words.text, words.tone);
   announce({ type: 'ended-words', text: words.text });
@@ -370,7 +396,9 @@ async function share(): Promise<void> {
     },
     onended: (end) => endShare(end),
   });
-  sharing = { share: shareSession, displayName, stream };
+  const stopToken = started.value.stopToken;
+  const inkPoll = setInterval(() => void projectionInk.check(display.id, stopToken), RUNNING_POLL_MS);
+  sharing = { share: shareSession, displayName, stream, inkPoll };
   soundMuted = false;
   showSound(shareSession.hasSound ? 'starting' : 'none', displayName);
   sharePreview.srcObject = stream;
