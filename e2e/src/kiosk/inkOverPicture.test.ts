@@ -127,6 +127,10 @@ test('ink over a presenter\'s picture: touch strokes, undo, clear; the presenter
     (window as unknown as { inkSaves: unknown[] }).inkSaves = saves;
     window.addEventListener('lanterna:ink-saved', (event) => saves.push((event as CustomEvent).detail));
   });
+  // over a presenter's picture the pen button sleeps (nothing of the display's drawn over the picture) until a touch wakes it
+  assert.equal(await page.locator('#ink-open').evaluate((button) => getComputedStyle(button).opacity), '0', 'the pen button sleeps over the picture');
+  await touch.tap('#desktop');
+  await waitFor('the pen button awake', async () => (await page.locator('#ink-open').evaluate((button) => getComputedStyle(button).opacity)) === '1', 5000, 50);
   await touch.tap('#ink-open');
   await waitFor('the ink layer open', () => page.locator('#ink').isVisible(), 5000, 50);
   assert.equal(await page.locator('#ink').getAttribute('data-surface'), 'session');

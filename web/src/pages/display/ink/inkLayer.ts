@@ -69,6 +69,9 @@ function button(parent: HTMLElement, label: string, className: string, press: ()
   return made;
 }
 
+/** How long the pen button stays over a presenter's picture after a touch. */
+const PEN_AWAKE_MS = 8000;
+
 export class InkLayer {
   readonly openButton: HTMLButtonElement;
   readonly root: HTMLElement;
@@ -88,6 +91,9 @@ export class InkLayer {
   private saving = false;
   private paintScheduled = false;
   private saveGeneration = 0;
+  /** Over a presenter's picture the pen button sleeps until someone touches the panel (see wake). */
+  private awakeUntil = 0;
+  private sleepTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(parent: HTMLElement, private readonly deps: InkLayerDeps) {
     this.openButton = element('button', 'ink-open', parent);
@@ -96,6 +102,9 @@ export class InkLayer {
     this.openButton.setAttribute('aria-label', 'Draw on the screen');
     this.openButton.innerHTML = PEN_ICON;
     onPress(this.openButton, () => this.open());
+    // Any touch, pen or click on the panel wakes the pen button (capture: before the picture's own handlers).
+    window.addEventListener('pointerdown', () => this.wake(), { capture: true, passive: true });
+    this.showOpenButton();
 
     this.root = element('section', 'ink', parent);
     this.root.id = 'ink';
@@ -155,6 +164,30 @@ export class InkLayer {
     this.surface = surface;
     this.root.dataset.surface = surface.kind;
     this.close();
+    this.showOpenButton();
+  }
+
+  /**
+   * The pen button over a presenter's picture shows for PEN_AWAKE_MS after
+   * someone touches the panel, then fades: a projector draws nothing of its
+   * own over what is presented until asked (a fixed button, with its shadow,
+   * changed the picture's top-right corner on every display, and every exact
+   * pixel test). On the idle screen (the whiteboard) it always shows.
+   */
+  private wake(): void {
+    if (this.surface.kind !== 'session') return;
+    this.awakeUntil = performance.now() + PEN_AWAKE_MS;
+    this.showOpenButton();
+    if (this.sleepTimer !== null) clearTimeout(this.sleepTimer);
+    this.sleepTimer = setTimeout(() => {
+      this.sleepTimer = null;
+      this.showOpenButton();
+    }, PEN_AWAKE_MS);
+  }
+
+  private showOpenButton(): void {
+    const dormant = this.surface.kind === 'session' && performance.now() >= this.awakeUntil;
+    this.openButton.classList.toggle('ink-open--dormant', dormant);
   }
 
   open(): void {
