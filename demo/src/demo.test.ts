@@ -37,15 +37,41 @@ function getJson(url: string, ca: string, token: string): Promise<unknown> {
   });
 }
 
-/** Resolves with the next text message on socket, or rejects after the deadline. */
-function nextMessage(socket: WebSocket): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no message within ${MESSAGE_DEADLINE_MS} ms`)), MESSAGE_DEADLINE_MS);
-    socket.once('message', (data: Buffer) => {
-      clearTimeout(timer);
-      resolve(JSON.parse(data.toString('utf8')) as Record<string, unknown>);
+/**
+ * The socket's text messages in order, each read once. A listener per wait
+ * (socket.once) lost a message: two that arrive in one chunk are emitted in
+ * one tick, before the awaiting code registers for the second (the welcome
+ * and the project came together in a clean clone's first run).
+ */
+class Inbox {
+  private readonly queued: Record<string, unknown>[] = [];
+  private waiter: ((message: Record<string, unknown>) => void) | null = null;
+
+  constructor(socket: WebSocket) {
+    socket.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+      const waiter = this.waiter;
+      this.waiter = null;
+      if (waiter) waiter(message);
+      else this.queued.push(message);
     });
-  });
+  }
+
+  /** Resolves with the next message, or rejects after the deadline. */
+  next(): Promise<Record<string, unknown>> {
+    const ready = this.queued.shift();
+    if (ready) return Promise.resolve(ready);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        reject(new Error(`no message within ${MESSAGE_DEADLINE_MS} ms`));
+      }, MESSAGE_DEADLINE_MS);
+      this.waiter = (message) => {
+        clearTimeout(timer);
+        resolve(message);
+      };
+    });
+  }
 }
 
 test('the demo runs a presenter and the gateway, projects the presenter to its display, and stops on Ctrl-C', { timeout: 120_000 }, async (t) => {
@@ -79,10 +105,11 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   const control = new WebSocket(`wss://127.0.0.1:${port}/v1/displays/demo/control`, 'lanterna.v1', { ca });
   t.after(() => control.terminate());
   await once(control, 'open');
-  const welcomed = nextMessage(control);
+  const controlInbox = new Inbox(control);
+  const welcomed = controlInbox.next();
   control.send(JSON.stringify({ type: 'hello', protocol: 1, token, client: 'lanterna-demo-test/1' }));
   assert.equal((await welcomed).type, 'welcome');
-  const project = await nextMessage(control);
+  const project = await controlInbox.next();
   assert.equal(project.type, 'project', JSON.stringify(project));
   const target = project.target as { name?: unknown; host?: unknown; port?: unknown } | undefined;
   assert.equal(target?.name, 'Demo presenter');
@@ -93,7 +120,7 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   const data = new WebSocket(`wss://127.0.0.1:${port}/v1/sessions/${String(project.sessionId)}/data`, 'lanterna.v1', { ca });
   t.after(() => data.terminate());
   await once(data, 'open');
-  const secured = nextMessage(data);
+  const secured = new Inbox(data).next();
   data.send(JSON.stringify({ type: 'open', token: project.sessionToken }));
   data.send(CONNECTION_REQUEST);
   const answer = await secured;
