@@ -86,7 +86,8 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
     source?.figures.onPresent(stats.rects > 0);
     // Instrumentation hook for benchmarks and tests outside the page (they listen on window); `slot`: whose picture.
     window.dispatchEvent(new CustomEvent('lanterna:render', { detail: { ...stats, slot: surface } }));
-    if (source && !source.showing) {
+    // its first present with pixels of the session (a surface placed or re-laid out presents before any frame came)
+    if (source && !source.showing && stats.rects > 0) {
       source.showing = true;
       screen.showPicture();
       showLabels();
