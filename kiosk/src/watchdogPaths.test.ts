@@ -32,7 +32,8 @@ async function standIn(page: (n: number) => { status: number; html: string }): P
       response.writeHead(200).end('ok\n');
       return;
     }
-    if (request.url !== `/display/${DISPLAY_ID}`) {
+    // the launcher adds the X output to the page's query (?output=NAME:WxH): the path names the page
+    if (new URL(request.url ?? '/', 'http://stand-in').pathname !== `/display/${DISPLAY_ID}`) {
       response.writeHead(404).end(); // the favicon
       return;
     }
