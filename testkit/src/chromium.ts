@@ -49,8 +49,9 @@ export interface WatchedPage {
 }
 
 /** A new page that records every console error and uncaught exception. */
-export async function openWatchedPage(browser: Browser, viewport = { width: 1280, height: 720 }): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport });
+/** `hasTouch`: the context takes touch input (a touch panel's page). */
+export async function openWatchedPage(browser: Browser, viewport = { width: 1280, height: 720 }, options: { hasTouch?: boolean } = {}): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport, ...(options.hasTouch === true ? { hasTouch: true } : {}) });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const problems: string[] = [];

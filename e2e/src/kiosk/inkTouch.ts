@@ -3,19 +3,12 @@
 // touch and pointer events (pointerType "touch") and taps into clicks, as a
 // touch panel's driver would.
 import type { Browser, CDPSession, Page } from 'playwright-core';
-import type { WatchedPage } from '@lanterna/testkit';
+import { openWatchedPage, type WatchedPage } from '@lanterna/testkit';
 
-/** A page with touch input on (a context with hasTouch), watched for console errors like openWatchedPage's. */
+/** A page with touch input on (a context with hasTouch), watched for console errors as openWatchedPage's. */
 export async function openTouchPage(browser: Browser, viewport: { width: number; height: number }): Promise<WatchedPage & { touch: Touch }> {
-  const context = await browser.newContext({ viewport, hasTouch: true });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  return { page, problems, touch: new Touch(page, await context.newCDPSession(page)) };
+  const watched = await openWatchedPage(browser, viewport, { hasTouch: true });
+  return { ...watched, touch: new Touch(watched.page, await watched.page.context().newCDPSession(watched.page)) };
 }
 
 /** A finger rests this long in a tap, and lifts this long between gestures, as people's do (Chromium's gesture detector reads a faster one as part of the last). */
