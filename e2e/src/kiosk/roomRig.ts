@@ -54,6 +54,8 @@ export async function paint(display: LabDisplay, colour: string): Promise<void> 
 export async function admin(gateway: TestGateway, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${gateway.httpUrl}${path}`, {
     method,
+    // A gateway that never answers fails the test here, with its path, not at the file's timeout.
+    signal: AbortSignal.timeout(30_000),
     headers: { authorization: `Bearer ${gateway.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { Lab, compareImages, describeDifference, type RgbImage } from '@lanterna/lab';
 import { slotPixels } from '@lanterna/protocol';
+import { withDeadline } from '@lanterna/testkit';
 import { whileAllPaused } from './kioskRig.js';
 import { keepScreenshot } from './keepScreenshot.js';
 import { admin, paint, startRoomRig, ROOM_DISPLAY_ID as DISPLAY_ID, type RoomPicture, type RoomRig, type RoomSource } from './roomRig.js';
@@ -56,11 +57,12 @@ function crop(image: RgbImage, x: number, y: number, width: number, height: numb
 /** The shadow servers resend their screens without end: all are paused while the page is captured (kioskRig.ts says why); labels hidden. */
 async function capture(room: Room, alive: readonly Source[]): Promise<RgbImage> {
   return whileAllPaused(alive.map((source) => source.server.child), room.gateway, async () => {
-    await room.page.evaluate(() => { const layer = document.getElementById('slot-labels'); if (layer) layer.style.visibility = 'hidden'; });
+    // Playwright's evaluate has no deadline of its own: a page whose main thread is stuck fails here, named.
+    await withDeadline(room.page.evaluate(() => { const layer = document.getElementById('slot-labels'); if (layer) layer.style.visibility = 'hidden'; }), 'hiding the labels', 30_000);
     try {
       return await pageScreenshot(room.page);
     } finally {
-      await room.page.evaluate(() => { const layer = document.getElementById('slot-labels'); if (layer) layer.style.visibility = ''; });
+      await withDeadline(room.page.evaluate(() => { const layer = document.getElementById('slot-labels'); if (layer) layer.style.visibility = ''; }), 'showing the labels', 30_000);
     }
   });
 }
@@ -114,7 +116,7 @@ async function waitForLayoutOf(page: Page, count: number): Promise<void> {
   await page.waitForFunction((n) => document.querySelectorAll('#slot-labels .slot-label').length === n, count, { timeout: 60_000 });
 }
 
-test('two sources side by side on one display page: each slot shows its own server exactly, with its label; when one leaves, the other fills the panel', { timeout: 600_000 }, async (t) => {
+test('two sources side by side on one display page: each slot shows its own server exactly, with its label; when one leaves, the other fills the panel', { timeout: 280_000 }, async (t) => {
   const room = await startRoom(t, 2);
   const [a, b] = room.sources;
   assert.ok(a && b);
@@ -134,13 +136,13 @@ test('two sources side by side on one display page: each slot shows its own serv
     window.addEventListener('lanterna:resize', (event) => resolve((event as CustomEvent<{ width: number; height: number; slot: number }>).detail), { once: true });
   }));
   assert.equal((await admin(room.gateway, 'DELETE', `/v1/admin/sessions/${a.sessionId}`)).status, 202);
-  assert.deepEqual(await asked, { width: 1280, height: 720, sent: false, slot: 1 }, 'B asks for the whole panel; the shadow server cannot follow');
+  assert.deepEqual(await withDeadline(asked, 'B\'s resize after A left', 60_000), { width: 1280, height: 720, sent: false, slot: 1 }, 'B asks for the whole panel; the shadow server cannot follow');
   await waitForLayoutOf(room.page, 0);
   await eachInItsSlot(room, [b], 'room-2-sources-one-left');
   assert.deepEqual(room.kiosk.problems, []);
 });
 
-test('four sources in a 2×2 grid: each slot its own server; one whose server dies ends with its error, the room re-lays out and the other three go on', { timeout: 600_000 }, async (t) => {
+test('four sources in a 2×2 grid: each slot its own server; one whose server dies ends with its error, the room re-lays out and the other three go on', { timeout: 280_000 }, async (t) => {
   const room = await startRoom(t, 4);
   const [a, b, c, d] = room.sources;
   assert.ok(a && b && c && d);
