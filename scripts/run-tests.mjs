@@ -93,6 +93,8 @@ const BOTH_ENGINE_TESTS = [
   'e2e/dist/kiosk/pixelTruth.test.js', 'e2e/dist/kiosk/failurePaths.test.js',
   // the presenter leg: a presenter page's wasm RDP server joined to a display's wasm client (issue 25)
   'wasm/test/presenterLeg.test.mjs', 'e2e/dist/kiosk/shareScreen.test.js', 'e2e/dist/kiosk/shareSound.test.js',
+  // the gateway's pace, and the page's bitrate following it (issue 25)
+  'e2e/dist/kiosk/shareBackpressure.test.js',
   // the admin's live view: the display page's figures beside each engine's relay counts (issue 32)
   'e2e/dist/kiosk/adminPage.test.js',
   // several sources on one display page, each its own data socket (issue 29)

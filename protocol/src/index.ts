@@ -103,6 +103,7 @@ export {
   presenterSocketPath,
   type GatewayPresenterMessage,
   type PresenterCloseMessage,
+  type PresenterPaceMessage,
   type PresenterLegMessage,
   type PresentMessage,
 } from './presenterLeg.js';

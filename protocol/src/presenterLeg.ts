@@ -35,15 +35,31 @@ const present = z.object({
 /** Presenter → gateway, any time after `present`: the presenter stops (the display's session ends `server-closed`). */
 const close = z.object({ type: z.literal('close') });
 
+/**
+ * Gateway → presenter page, while relaying, at most once a second and only
+ * after a second in which the gateway held the page back (it read the page's
+ * socket later because of relay.presenterBytesPerSecond): for `ofMs` ms up to
+ * now it waited `heldMs` ms and read `bytesPerSecond` on average. TCP's
+ * buffers hide that wait from the page for seconds (megabytes on loopback),
+ * so the gateway says it; the page's H.264 bitrate follows
+ * (web/src/pages/present/bitrateController.ts).
+ */
+const pace = z.object({
+  type: z.literal('pace'),
+  heldMs: z.number().check(z.int(), z.minimum(0), z.maximum(3_600_000)),
+  ofMs: z.number().check(z.int(), z.minimum(1), z.maximum(3_600_000)),
+  bytesPerSecond: z.number().check(z.int(), z.minimum(0)),
+});
 
 export type PresentMessage = z.infer<typeof present>;
 export type PresenterCloseMessage = z.infer<typeof close>;
 /** What a presenter page sends as JSON on its socket. */
 export type PresenterLegMessage = PresentMessage | PresenterCloseMessage;
-/** What the gateway sends a presenter page as JSON: how its session ended. */
-export type GatewayPresenterMessage = EndedMessage | ErrorMessage;
+export type PresenterPaceMessage = z.infer<typeof pace>;
+/** What the gateway sends a presenter page as JSON: how its session ended, and its pace while it holds the page back. */
+export type GatewayPresenterMessage = EndedMessage | ErrorMessage | PresenterPaceMessage;
 
 /** The gateway's reader of the presenter socket's JSON messages. */
 export const parsePresenterLegMessage = messageReader<PresenterLegMessage>({ present, close });
 /** The presenter page's reader of the gateway's JSON messages. */
-export const parseGatewayPresenterMessage = messageReader<GatewayPresenterMessage>({ ended, error: errorMessage });
+export const parseGatewayPresenterMessage = messageReader<GatewayPresenterMessage>({ ended, error: errorMessage, pace });

@@ -26,11 +26,11 @@ export interface ShareRig {
   close(): Promise<void>;
 }
 
-/** The gateway and the display page (headless Chromium, SwiftShader WebGL2) at width×height. */
-export async function startShareRig(options: { width: number; height: number; displayId?: string }): Promise<ShareRig> {
+/** The gateway (relay settings as given) and the display page (headless Chromium, SwiftShader WebGL2) at width×height. */
+export async function startShareRig(options: { width: number; height: number; displayId?: string; relay?: Record<string, unknown> }): Promise<ShareRig> {
   const displayId = options.displayId ?? 'room-scenes';
   const token = randomBytes(18).toString('base64url');
-  const gateway = await startTestGateway({ webRoot: publicDir, displays: [{ id: displayId, name: shareDisplayName, token }] });
+  const gateway = await startTestGateway({ webRoot: publicDir, displays: [{ id: displayId, name: shareDisplayName, token }], ...(options.relay ? { relay: options.relay } : {}) });
   let displayBrowser: Browser | undefined;
   try {
     displayBrowser = await launchChromium();

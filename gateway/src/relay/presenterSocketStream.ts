@@ -6,11 +6,13 @@
 // what waits for the page and the relay's backlog cap applies to it.
 // Anything else the page sends (a partial PDU, an oversized one, text other
 // than `close`) ends the session: `fault` then says so in the presenter's
-// words, the stream fails with the display's.
+// words, the stream fails with the display's. While the upload rate holds the
+// page back, the page hears its `pace` (presenterPace.ts) once a second.
 import { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import { countWholePdus, FramingError, parsePresenterLegMessage, type FramingMode } from '@lanterna/protocol';
 import { SessionError } from '../session/sessionError.js';
+import { PresenterPace } from './presenterPace.js';
 import { UploadRate } from './uploadRate.js';
 
 const BINARY = { binary: true } as const;
@@ -21,6 +23,7 @@ export class PresenterSocketStream extends Duplex {
   private mode: FramingMode = 'rdp';
   private finished = false;
   private readonly rate: UploadRate;
+  private readonly pace = new PresenterPace(Date.now());
   /** The relay wants more (its last push was taken, or it asked since). */
   private wanted = true;
   /** Read later: the page is past its upload rate. */
@@ -62,10 +65,14 @@ export class PresenterSocketStream extends Duplex {
       this.socket.pause();
     }
     const wait = this.rate.take(buffer.length);
+    this.pace.read(buffer.length);
     if (wait > 0 && this.shaping === undefined) {
       this.socket.pause();
       this.shaping = setTimeout(this.afterShaping, wait);
+      this.pace.held(wait);
     }
+    const pace = this.pace.report(Date.now());
+    if (pace) this.socket.send(JSON.stringify(pace));
   };
 
   private readonly afterShaping = (): void => {

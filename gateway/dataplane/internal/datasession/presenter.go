@@ -109,6 +109,7 @@ type presenterLeg struct {
 	// the relay's, owned by the reader: the page's PDU mode, its upload rate, and its fault
 	mode  pdu.Mode
 	rate  *uploadRate
+	pace  *presenterPace
 	fault atomic.Pointer[sessionerr.Error]
 }
 
@@ -165,6 +166,7 @@ func (p *presenterLeg) run(granted func()) {
 	p.ws.SetReadLimit(int64(options.Relay.MaxFrameBytes))
 	if options.Relay.PresenterBytesPerSecond > 0 {
 		p.rate = newUploadRate(options.Relay.PresenterBytesPerSecond, time.Now())
+		p.pace = newPresenterPace(time.Now())
 	}
 	p.state.Store(presenterWaiting)
 	go p.read()
@@ -354,6 +356,16 @@ func (p *presenterLeg) writeLocal(data []byte) error {
 		return errPresenterEnded
 	}
 	return p.ws.WriteMessage(websocket.BinaryMessage, data)
+}
+
+// writeLocalText sends the page one JSON message on its socket (its `pace`).
+func (p *presenterLeg) writeLocalText(data []byte) error {
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	if p.state.Load() == presenterEnded {
+		return errPresenterEnded
+	}
+	return p.ws.WriteMessage(websocket.TextMessage, data)
 }
 
 var errPresenterEnded = fmt.Errorf("the presenter page's leg has ended")

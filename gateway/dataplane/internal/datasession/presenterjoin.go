@@ -207,7 +207,8 @@ func (s *session) relayPresenter(connected *targetconn.Connected) {
 
 // presenterMessage is one message from the page while relaying (the page's
 // reader): whole PDUs to the display, a polite close, or the page's fault.
-// Past its upload rate the reader waits before its next read.
+// Past its upload rate the reader waits before its next read, and the page
+// hears its `pace` once a second (presenterpace.go).
 func (s *session) presenterMessage(p *presenterLeg, message presenterMessage) {
 	if s.ended.Load() {
 		return
@@ -238,13 +239,20 @@ func (s *session) presenterMessage(p *presenterLeg, message presenterMessage) {
 	if !s.serverBytes(message.data) || p.rate == nil {
 		return
 	}
-	if wait := p.rate.take(len(message.data), time.Now()); wait > 0 {
+	now := time.Now()
+	p.pace.read(len(message.data))
+	if wait := p.rate.take(len(message.data), now); wait > 0 {
+		p.pace.wait(wait)
 		timer := time.NewTimer(wait)
 		select {
 		case <-timer.C:
 		case <-s.finished:
 			timer.Stop()
 		}
+	}
+	if body := p.pace.report(time.Now()); body != nil {
+		// a page that takes no writes is cut by the relay's own write path; its pace is only advice
+		_ = p.writeText(body)
 	}
 }
 

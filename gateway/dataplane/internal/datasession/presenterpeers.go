@@ -18,9 +18,9 @@ package datasession
 // The peer wire: A sends one line `{"take":"<sessionId>"}`; B answers one line,
 // `{"ok":true,"identity":{…}}` or `{"ok":false}`; then frames both ways,
 // a kind byte and a 4-byte big-endian length, then the payload (at most
-// relay.maxFrameBytes; a goodbye's JSON at most 64 KiB): A → B `B` (binary for
-// the page) and `G` (the page's goodbye); B → A `T`/`B` (the page's text and
-// binary messages). B closing its end: the page's socket ended.
+// relay.maxFrameBytes; a goodbye's JSON at most 64 KiB): A → B `B`/`T` (binary
+// and text for the page: the display's PDUs, the page's `pace`) and `G` (the
+// page's goodbye); B → A `T`/`B` (the page's text and binary messages). B closing its end: the page's socket ended.
 
 import (
 	"bufio"
@@ -145,8 +145,12 @@ func (e *Engine) servePeer(conn net.Conn) {
 			p.end(goodbye.local())
 			break
 		}
-		if kind == frameBinary {
-			if err := p.writeLocal(payload); err != nil {
+		if kind == frameBinary || kind == frameText {
+			write := p.writeLocal
+			if kind == frameText {
+				write = p.writeLocalText
+			}
+			if err := write(payload); err != nil {
 				// the page's write deadline: A hears it as a page that left
 				p.end(presenterGoodbye{reason: rpc.ReasonClientClosed})
 				break
@@ -177,6 +181,17 @@ func (p *presenterLeg) writeBinary(data []byte) error {
 		return errPresenterEnded
 	}
 	return p.writeFrame(p.remote, frameBinary, data)
+}
+
+// writeText sends the page one JSON message (its `pace`): over its socket, or to the sibling that holds it.
+func (p *presenterLeg) writeText(data []byte) error {
+	if p.remote == nil {
+		return p.writeLocalText(data)
+	}
+	if p.state.Load() == presenterEnded {
+		return errPresenterEnded
+	}
+	return p.writeFrame(p.remote, frameText, data)
 }
 
 // findPresenter is the display's search: its own desk, and, with siblings,
@@ -256,6 +271,7 @@ func (e *Engine) askSibling(ctx context.Context, path string, s *session) *prese
 	p.state.Store(presenterConfirming)
 	if rate := e.options.Relay.PresenterBytesPerSecond; rate > 0 {
 		p.rate = newUploadRate(rate, time.Now())
+		p.pace = newPresenterPace(time.Now())
 	}
 	go p.readRemote(reader)
 	return p

@@ -9,7 +9,9 @@
 // lossless planar codec in wasm from the frame's pixels. Frames of another
 // size than the session's are scaled into it, letterboxed.
 
+import { BitrateController } from './bitrateController.js';
 import { expandI420ToFullRange, i420Layout, rgbaToFullRangeI420 } from './fullRangeI420.js';
+import type { PresenterPaceMessage } from '@lanterna/protocol';
 import type { ShareCodec, ShareFigures } from './shareWorkerProtocol.js';
 
 /** The presenter's RDP server as this module uses it (wasm/js/lanternaPresenter.js, PresenterSession). */
@@ -41,18 +43,20 @@ export function h264Bitrate(width: number, height: number): number {
   return Math.min(12_000_000, Math.max(1_000_000, Math.round(width * height * 4)));
 }
 
-export function h264Config(width: number, height: number, maxFps: number): VideoEncoderConfig {
+export function h264Config(width: number, height: number, maxFps: number, bitrate = h264Bitrate(width, height)): VideoEncoderConfig {
   return {
     codec: H264_CODEC,
     width,
     height,
-    bitrate: h264Bitrate(width, height),
+    bitrate,
     framerate: maxFps,
     latencyMode: 'realtime',
     avc: { format: 'annexb' },
   };
 }
 
+/** A gateway's `pace` older than this is past: no news is a gateway that holds nothing back. */
+const PACE_FRESH_MS = 1500;
 /** An acknowledgement that does not come within this long frees its slot (a display that suspended acks, a lost frame). */
 const ACK_TIMEOUT_MS = 2000;
 /** An encode with no output within this long is taken as dropped by the encoder: the next picture is a key frame. */
@@ -89,6 +93,11 @@ export class PictureSender {
   private closed = false;
   private firstAcked = false;
   private readonly encoder: VideoEncoder | null = null;
+  /** H.264: the bitrate, following the gateway's backpressure. */
+  private readonly bitrate: BitrateController | null = null;
+  /** The gateway's last `pace` and when it came. */
+  private pace: { readonly message: PresenterPaceMessage; readonly at: number } | null = null;
+  private tickedAt = performance.now();
   private canvas: OffscreenCanvas | null = null;
   private context: OffscreenCanvasRenderingContext2D | null = null;
   // one second's figures
@@ -109,6 +118,7 @@ export class PictureSender {
         error: (error) => this.fail(`the H.264 encoder failed: ${error.message}`),
       });
       this.encoder.configure(h264Config(options.width, options.height, options.maxFps));
+      this.bitrate = new BitrateController(h264Bitrate(options.width, options.height));
     }
     this.figuresTimer = setInterval(() => this.reportFigures(), 1000);
   }
@@ -149,6 +159,11 @@ export class PictureSender {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (this.options.codec === 'h264') this.keyWanted = true;
     this.pump();
+  }
+
+  /** The gateway held this page back (its `pace`): the bitrate follows at the next tick. */
+  onPace(message: PresenterPaceMessage): void {
+    this.pace = { message, at: performance.now() };
   }
 
   /** Whatever waits: call when the socket's buffer drained. */
@@ -343,9 +358,38 @@ export class PictureSender {
     return context;
   }
 
+  /**
+   * H.264, once a second: the bitrate follows the gateway's pace
+   * (bitrateController.ts): what it read and how long it held the page back,
+   * as its last `pace` said; no fresh `pace`, nothing was held back. Pictures
+   * already handed to the encoder keep the old bitrate; WebCodecs applies a
+   * configure after them, with no key frame needed.
+   */
+  private followBackpressure(): NonNullable<ShareFigures['bitrate']> | undefined {
+    const bitrate = this.bitrate;
+    const encoder = this.encoder;
+    if (!bitrate || !encoder) return undefined;
+    const now = performance.now();
+    const pace = this.pace !== null && now - this.pace.at <= PACE_FRESH_MS ? this.pace.message : null;
+    this.pace = null;
+    const tick = pace
+      ? { bytesSent: Math.round((pace.bytesPerSecond * pace.ofMs) / 1000), heldMs: pace.heldMs, ms: pace.ofMs }
+      : { bytesSent: this.bytes, heldMs: 0, ms: now - this.tickedAt };
+    this.tickedAt = now;
+    const decision = bitrate.tick(tick);
+    if (decision.changed && encoder.state === 'configured') {
+      encoder.configure(h264Config(this.options.width, this.options.height, this.options.maxFps, decision.bitrate));
+    }
+    return { target: decision.bitrate, ceiling: bitrate.ceiling, heldMs: tick.heldMs };
+  }
+
   private reportFigures(): void {
     const mean = (sum: number): number => (this.encodes === 0 ? 0 : Math.round((sum / this.encodes) * 10) / 10);
-    this.options.onfigures({ capturedPerSecond: this.captured, picturesPerSecond: this.acked, bytesPerSecond: this.bytes, encodeMs: mean(this.encodeMsSum), readMs: mean(this.readMsSum), readPath: this.readPath });
+    const bitrate = this.followBackpressure();
+    this.options.onfigures({
+      capturedPerSecond: this.captured, picturesPerSecond: this.acked, bytesPerSecond: this.bytes, encodeMs: mean(this.encodeMsSum), readMs: mean(this.readMsSum), readPath: this.readPath,
+      ...(bitrate ? { bitrate } : {}),
+    });
     this.acked = 0;
     this.captured = 0;
     this.readMsSum = 0;

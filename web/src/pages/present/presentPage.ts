@@ -284,9 +284,13 @@ function figuresWords(active: Extract<ShareWorkerReply, { type: 'active' }>, fig
   if (figures === null) return `${head} · at most ${active.maxFps} pictures a second`;
   // "0 pictures" reads as broken: a still screen sends nothing, and a slow display holds the next picture back
   if (figures.capturedPerSecond === 0) return `${head} · your screen is still, nothing to send (at most ${active.maxFps} pictures a second)`;
-  if (figures.picturesPerSecond === 0) return `${head} · the display is slow to show pictures: only the newest waits for it`;
+  // a lowered bitrate is a softer picture: say why, so nobody blames the display
+  const lowered = figures.bitrate && figures.bitrate.target < figures.bitrate.ceiling * 0.9
+    ? ` · quality lowered to ${(figures.bitrate.target / 1e6).toFixed(1)} Mbit/s: the network to the display is slower than your screen changes`
+    : '';
+  if (figures.picturesPerSecond === 0) return `${head} · the display is slow to show pictures: only the newest waits for it${lowered}`;
   const rate = figures.bytesPerSecond >= 1e6 ? `${(figures.bytesPerSecond / 1e6).toFixed(1)} MB/s` : `${Math.round(figures.bytesPerSecond / 1e3)} kB/s`;
-  return `${head} · ${figures.picturesPerSecond} pictures a second shown (at most ${active.maxFps}) · ${rate}`;
+  return `${head} · ${figures.picturesPerSecond} pictures a second shown (at most ${active.maxFps}) · ${rate}${lowered}`;
 }
 
 /** While a share runs the form asks for nothing: one share at a time, stopped from the panel. */

@@ -109,6 +109,11 @@ class Share {
     });
   }
 
+  /** Bytes the gateway has not yet taken: the socket's buffer and what waits for the next flush. */
+  private queued(): number {
+    return (this.socket?.bufferedAmount ?? 0) + this.coalescer.pending;
+  }
+
   async run(): Promise<void> {
     const request = this.request;
     if (request.frames) void this.readFrames(request.frames);
@@ -162,6 +167,10 @@ class Share {
       const parsed = parseGatewayPresenterMessage(event.data);
       if (!parsed.ok) return;
       const message = parsed.message;
+      if (message.type === 'pace') {
+        this.sender?.onPace(message);
+        return;
+      }
       this.end ??= message.type === 'ended' ? { by: 'gateway', reason: message.reason } : { by: 'error', code: message.code, message: message.message };
     };
     socket.onclose = (event) => {
@@ -240,7 +249,7 @@ class Share {
       codec: choice.codec,
       maxInFlight: MAX_IN_FLIGHT,
       maxFps,
-      canSend: () => (this.socket?.bufferedAmount ?? 0) + this.coalescer.pending < SOCKET_HIGH_WATER,
+      canSend: () => this.queued() < SOCKET_HIGH_WATER,
       onfirstack: () => reply({ type: 'first-picture' }),
       onfigures: (figures) => {
         reply({ type: 'figures', figures: { ...figures, bytesPerSecond: this.bytesOut } });

@@ -58,6 +58,17 @@ export interface ShareFigures {
   /** Of that, reading the frame's pixels (H.264: the I420 planes or a canvas; 0 for planar, whose encode is all of it). */
   readonly readMs: number;
   readonly readPath: 'i420' | 'canvas';
+  /**
+   * H.264: the bits per second the encoder aims at, and the most the
+   * picture's size would have (bitrateController.ts lowers it while the
+   * gateway reads the page slower than that). Absent for the lossless codec.
+   */
+  readonly bitrate?: {
+    readonly target: number;
+    readonly ceiling: number;
+    /** Of the last second, the milliseconds a fresh frame waited behind pictures the gateway had not yet taken. */
+    readonly heldMs: number;
+  };
 }
 
 /** How a share ended, as the worker saw it. */
