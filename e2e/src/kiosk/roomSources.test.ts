@@ -94,7 +94,11 @@ async function eachInItsSlot(room: Room, alive: readonly Source[], name: string,
     if (verdicts.every((verdict) => verdict.endsWith('images are equal')) || Date.now() > end) {
       await keepImage(picture, name);
       const presents = await room.page.evaluate(() => JSON.stringify((globalThis as unknown as { roomSeen: { presents: unknown } }).roomSeen.presents));
-      assert.ok(verdicts.every((verdict) => verdict.endsWith('images are equal')), `${verdicts.join('; ')} (presents per slot: ${presents}; page problems: ${room.kiosk.problems.join(' | ')})`);
+      // what else the page shows over the picture, should something cover it (a CI failure has only these words)
+      const overlays = await room.page.evaluate(() => [...document.querySelectorAll('body *')]
+        .filter((element) => element.id !== '' && element.id !== 'desktop' && !(element as HTMLElement).hidden && element.getBoundingClientRect().width > 0 && getComputedStyle(element).visibility !== 'hidden' && getComputedStyle(element).position === 'fixed')
+        .map((element) => `#${element.id} ${JSON.stringify(element.getBoundingClientRect())}`).join(', '));
+      assert.ok(verdicts.every((verdict) => verdict.endsWith('images are equal')), `${verdicts.join('; ')} (presents per slot: ${presents}; shown over the canvas: ${overlays || 'nothing'}; page problems: ${room.kiosk.problems.join(' | ')})`);
       return picture;
     }
     await new Promise((resolve) => setTimeout(resolve, 500));

@@ -9,10 +9,12 @@ export interface RgbImage {
   data: Buffer;
 }
 
-/** Where two images first differ and how many pixels differ, or undefined when they are equal. */
+/** Where two images first differ, how many pixels differ and within which box, or undefined when they are equal. */
 export interface ImageDifference {
   differingPixels: number;
   first: { x: number; y: number; expected: number[]; actual: number[] } | undefined;
+  /** The smallest rectangle holding every differing pixel (inclusive corners): a failure in CI says where, not only how many. */
+  box?: { left: number; top: number; right: number; bottom: number };
   sizeMismatch: boolean;
 }
 
@@ -28,21 +30,28 @@ export function compareImages(expected: RgbImage, actual: RgbImage): ImageDiffer
   if (expected.data.equals(actual.data)) return undefined;
   let differingPixels = 0;
   let first: ImageDifference['first'];
+  const box = { left: expected.width, top: expected.height, right: -1, bottom: -1 };
   for (let offset = 0; offset < expected.data.length; offset += 4) {
     if (expected.data.readUInt32BE(offset) !== actual.data.readUInt32BE(offset)) {
       differingPixels += 1;
+      const pixel = offset / 4;
+      const x = pixel % expected.width;
+      const y = Math.floor(pixel / expected.width);
+      box.left = Math.min(box.left, x);
+      box.right = Math.max(box.right, x);
+      box.top = Math.min(box.top, y);
+      box.bottom = Math.max(box.bottom, y);
       if (first === undefined) {
-        const pixel = offset / 4;
         first = {
-          x: pixel % expected.width,
-          y: Math.floor(pixel / expected.width),
+          x,
+          y,
           expected: [...expected.data.subarray(offset, offset + 4)],
           actual: [...actual.data.subarray(offset, offset + 4)],
         };
       }
     }
   }
-  return { differingPixels, first, sizeMismatch: false };
+  return { differingPixels, first, box, sizeMismatch: false };
 }
 
 /** A one-line account of a difference, for assertion messages. */
@@ -50,6 +59,8 @@ export function describeDifference(difference: ImageDifference | undefined): str
   if (difference === undefined) return 'images are equal';
   if (difference.sizeMismatch) return 'image sizes differ';
   const first = difference.first;
+  const box = difference.box;
   return `${difference.differingPixels} pixels differ` +
+    (box === undefined ? '' : ` within (${box.left}, ${box.top})–(${box.right}, ${box.bottom})`) +
     (first === undefined ? '' : `, first at (${first.x}, ${first.y}): expected rgba(${first.expected.join(',')}) got rgba(${first.actual.join(',')})`);
 }
