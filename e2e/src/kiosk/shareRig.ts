@@ -20,17 +20,31 @@ export const shareDisplayName = 'Scene room';
 export interface ShareRig {
   readonly gateway: TestGateway;
   readonly displayId: string;
+  /** The display's name, as the presenter page's words say it. */
+  readonly displayName: string;
   readonly displayBrowser: Browser;
   /** The display page, width×height, on its idle screen until a presenter shares. */
   readonly display: WatchedPage;
   close(): Promise<void>;
 }
 
-/** The gateway (relay settings as given) and the display page (headless Chromium, SwiftShader WebGL2) at width×height. */
-export async function startShareRig(options: { width: number; height: number; displayId?: string; relay?: Record<string, unknown> }): Promise<ShareRig> {
+export interface ShareRigOptions {
+  readonly width: number;
+  readonly height: number;
+  readonly displayId?: string;
+  readonly displayName?: string;
+  /** The display page's query, without `?` (e.g. `audiotap=4`). */
+  readonly displayQuery?: string;
+  /** The gateway's relay settings (e.g. presenterBytesPerSecond). */
+  readonly relay?: Record<string, unknown>;
+}
+
+/** The gateway and the display page (headless Chromium, SwiftShader WebGL2) at width×height, on its idle screen. */
+export async function startShareRig(options: ShareRigOptions): Promise<ShareRig> {
   const displayId = options.displayId ?? 'room-scenes';
+  const displayName = options.displayName ?? shareDisplayName;
   const token = randomBytes(18).toString('base64url');
-  const gateway = await startTestGateway({ webRoot: publicDir, displays: [{ id: displayId, name: shareDisplayName, token }], ...(options.relay ? { relay: options.relay } : {}) });
+  const gateway = await startTestGateway({ webRoot: publicDir, displays: [{ id: displayId, name: displayName, token }], ...(options.relay ? { relay: options.relay } : {}) });
   let displayBrowser: Browser | undefined;
   try {
     displayBrowser = await launchChromium();
@@ -40,11 +54,11 @@ export async function startShareRig(options: { width: number; height: number; di
       (window as unknown as { lanternaSeen: typeof seen }).lanternaSeen = seen;
       window.addEventListener('lanterna:render', () => seen.renders.push(Date.now()));
     });
-    await display.page.goto(`${gateway.httpUrl}/display/${displayId}#token=${token}`);
+    await display.page.goto(`${gateway.httpUrl}/display/${displayId}${options.displayQuery ? `?${options.displayQuery}` : ''}#token=${token}`);
     await waitForWords(display.page, /Ready — waiting for a presenter/, 20_000);
     const browser = displayBrowser;
     return {
-      gateway, displayId, displayBrowser: browser, display,
+      gateway, displayId, displayName, displayBrowser: browser, display,
       async close() {
         try {
           await browser.close();
@@ -118,7 +132,7 @@ export async function displayRenders(display: Page): Promise<number> {
 }
 
 /** Types the display's PIN, presses Share, and resolves once the display drew a picture and the page says it is showing. */
-export async function pressShare(presenter: Page, rig: ShareRig, firstPictureWithinMs = 30_000): Promise<{ sessionId: string; firstPictureMs: number }> {
+export async function pressShare(presenter: Page, rig: ShareRig, firstPictureWithinMs = 30_000): Promise<{ sessionId: string; firstPictureMs: number; sharedAt: number; answeredAt: number }> {
   const pin = await rig.gateway.roomPin(rig.displayId);
   assert.ok(pin, 'the display has a PIN');
   await presenter.fill('#pin', pin);
@@ -130,6 +144,7 @@ export async function pressShare(presenter: Page, rig: ShareRig, firstPictureWit
     presenter.waitForResponse((candidate) => candidate.url().endsWith(`/v1/displays/${rig.displayId}/projection`) && candidate.request().method() === 'POST'),
     presenter.click('#share'),
   ]);
+  const answeredAt = Date.now();
   assert.equal(response.status(), 202, await response.text());
   const { sessionId } = await response.json() as { sessionId: string };
   const firstRender = await rig.display.page.waitForFunction(
@@ -137,8 +152,8 @@ export async function pressShare(presenter: Page, rig: ShareRig, firstPictureWit
     rendersBefore, { timeout: firstPictureWithinMs, polling: 20 },
   );
   const firstPictureMs = (await firstRender.jsonValue() as number) - sharedAt;
-  await outcome(presenter, new RegExp(`${shareDisplayName} is showing your screen`), 10_000);
-  return { sessionId, firstPictureMs };
+  await outcome(presenter, new RegExp(`${rig.displayName} is showing your screen`), 10_000);
+  return { sessionId, firstPictureMs, sharedAt, answeredAt };
 }
 
 /**
@@ -153,8 +168,8 @@ export async function displaySettled(display: Page, quietMs = 1500, deadlineMs =
 }
 
 /** The page's Stop; resolves once the display is on its idle screen again. */
-export async function stopSharing(presenter: Page, display: Page): Promise<void> {
+export async function stopSharing(presenter: Page, rig: ShareRig): Promise<void> {
   await presenter.evaluate(() => document.getElementById('stop')?.click());
-  await display.waitForFunction(() => document.getElementById('idle')?.hidden === false, undefined, { timeout: 10_000, polling: 50 });
-  await outcome(presenter, new RegExp(`Stopped\\. ${shareDisplayName} is free again`), 5000);
+  await rig.display.page.waitForFunction(() => document.getElementById('idle')?.hidden === false, undefined, { timeout: 10_000, polling: 50 });
+  await outcome(presenter, new RegExp(`Stopped\\. ${rig.displayName} is free again`), 5000);
 }

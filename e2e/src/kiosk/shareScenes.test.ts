@@ -149,7 +149,7 @@ async function shareTab(sceneHtml: string, check: (scene: Page, presenter: Page,
     assert.deepEqual([active.width, active.height], [WIDTH, HEIGHT], 'the session is the tab\'s size');
     console.log(`# share → first picture on the display: ${firstPictureMs} ms`);
     await check(scene, presenter.page, share);
-    await stopSharing(presenter.page, share.display.page);
+    await stopSharing(presenter.page, share);
     assert.deepEqual(presenter.problems, []);
     assert.deepEqual(share.display.problems, []);
   } finally {
@@ -232,7 +232,7 @@ test('the whole screen of an Xvfb showing the slide, shared from a headful Chrom
     await new Promise((resolve) => setTimeout(resolve, 4000));
     console.log(`# screen: the display drew ${(((await displayRenders(share.display.page)) - before) / 4).toFixed(1)} pictures/s of the still screen`);
     await compareWithSource('screen', await screen.screenshot(), share.display.page);
-    await stopSharing(presenter.page, share.display.page);
+    await stopSharing(presenter.page, share);
     assert.deepEqual(presenter.problems, []);
     assert.deepEqual(share.display.problems, []);
   } finally {

@@ -19,15 +19,14 @@
 // too); one in-process gateway.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import type { RgbImage } from '@lanterna/lab';
-import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, withDeadline, type TestGateway, type WatchedPage } from '@lanterna/testkit';
+import { openWatchedPage, waitFor, withDeadline, type TestGateway, type WatchedPage } from '@lanterna/testkit';
 import { pageScreenshot } from './pageScreenshot.js';
 import { psnr } from './psnr.js';
 import { keepImage, keepScreenshot } from './keepScreenshot.js';
-import { waitForWords } from './pageText.js';
 import { outcome } from './presenterPage.js';
+import { launchTabPresenter, pressShare, startShareRig, type ShareRig } from './shareRig.js';
 
 const displayId = 'room-share';
 const displayName = 'Share room';
@@ -65,44 +64,27 @@ ${BLOCKS.map(([r, g, b], i) => `<div class="block" style="left:${(i % 4) * BLOCK
   };
 </script></body></html>`;
 
-interface Rig {
-  gateway: TestGateway;
-  token: string;
+interface Rig extends ShareRig {
   presenterBrowser: Browser;
-  displayBrowser: Browser;
-  display: WatchedPage;
 }
 
 let rigPromise: Promise<Rig> | null = null;
 function rig(): Promise<Rig> {
   rigPromise ??= (async () => {
-    const token = randomBytes(18).toString('base64url');
-    const gateway = await startTestGateway({
-      webRoot: publicDir,
-      displays: [{ id: displayId, name: displayName, token }],
-    });
-    const [presenterBrowser, displayBrowser] = await Promise.all([
-      launchChromium([`--auto-select-tab-capture-source-by-title=${PATTERN_TITLE}`]),
-      launchChromium(),
+    const [share, presenterBrowser] = await Promise.all([
+      startShareRig({ width: WIDTH, height: HEIGHT, displayId, displayName }),
+      launchTabPresenter(PATTERN_TITLE),
     ]);
-    const display = await openWatchedPage(displayBrowser, { width: WIDTH, height: HEIGHT });
-    await display.page.addInitScript(() => {
-      const seen = { renders: [] as number[] };
-      (window as unknown as { lanternaSeen: typeof seen }).lanternaSeen = seen;
-      window.addEventListener('lanterna:render', () => seen.renders.push(Date.now()));
-    });
-    await display.page.goto(`${gateway.httpUrl}/display/${displayId}#token=${token}`);
-    await waitForWords(display.page, /Ready — waiting for a presenter/, 20_000);
-    return { gateway, token, presenterBrowser, displayBrowser, display };
+    return { ...share, presenterBrowser };
   })();
   return rigPromise;
 }
 
 test.after(async () => {
   if (!rigPromise) return;
-  const { gateway, presenterBrowser, displayBrowser } = await rigPromise;
-  await Promise.all([presenterBrowser.close(), displayBrowser.close()]);
-  await gateway.close();
+  const r = await rigPromise;
+  await r.presenterBrowser.close();
+  await r.close();
 });
 
 /**
@@ -135,27 +117,9 @@ async function openPresenter(presenterBrowser: Browser, gateway: TestGateway, qu
 
 interface Shared { sharedAt: number; sessionId: string }
 
-/** Types the display's PIN and presses Share; resolves once the display shows a picture. */
-async function share(presenter: Page, gateway: TestGateway, display: Page): Promise<Shared & { firstPictureMs: number }> {
-  const pin = await gateway.roomPin(displayId);
-  assert.ok(pin, 'the display has a PIN');
-  await presenter.fill('#pin', pin);
-  // a person takes a few seconds to type the PIN, and the page loads its RDP server meanwhile (warmShareWorker)
-  await new Promise((resolve) => setTimeout(resolve, 2000));
-  const rendersBefore = await display.evaluate(() => (window as unknown as { lanternaSeen: { renders: number[] } }).lanternaSeen.renders.length);
-  const sharedAt = Date.now();
-  const [response] = await Promise.all([
-    presenter.waitForResponse((candidate) => candidate.url().endsWith(`/v1/displays/${displayId}/projection`) && candidate.request().method() === 'POST'),
-    presenter.click('#share'),
-  ]);
-  const answeredAt = Date.now();
-  assert.equal(response.status(), 202, await response.text());
-  const { sessionId } = await response.json() as { sessionId: string };
-  const firstRender = await display.waitForFunction(
-    (before) => (window as unknown as { lanternaSeen: { renders: number[] } }).lanternaSeen.renders[before] ?? false,
-    rendersBefore, { timeout: 30_000, polling: 20 },
-  );
-  const firstPictureMs = (await firstRender.jsonValue() as number) - sharedAt;
+/** Types the display's PIN and presses Share (shareRig.ts); resolves once the display shows a picture, and says where the time went. */
+async function share(presenter: Page, r: Rig): Promise<Shared & { firstPictureMs: number }> {
+  const { sessionId, firstPictureMs, sharedAt, answeredAt } = await pressShare(presenter, r);
   // where the time went: the gateway's answer, the wasm server loaded and its socket open, the display's client up
   const stages = await reports(presenter);
   const at = (type: string): string => {
@@ -164,7 +128,6 @@ async function share(presenter: Page, gateway: TestGateway, display: Page): Prom
   };
   const pickedAt = await presenter.evaluate(() => (window as unknown as { lanternaShared: { pickedAt: number[] } }).lanternaShared.pickedAt.at(-1) ?? 0);
   console.log(`# share stages after the click: the browser's picker answered ${pickedAt - sharedAt} ms, the gateway ${answeredAt - sharedAt} ms, socket open and server loaded ${at('waiting')}, display's client active ${at('active')}, first picture acknowledged ${at('first-picture')}, drawn on the display ${firstPictureMs} ms`);
-  await outcome(presenter, new RegExp(`${displayName} is showing your screen`), 10_000);
   return { sharedAt, sessionId, firstPictureMs };
 }
 
@@ -217,9 +180,10 @@ async function reports(presenter: Page): Promise<{ type: string; [key: string]: 
 }
 
 test('Share my screen: the display shows the shared tab in H.264 within the tolerance; the page\'s Stop returns it to idle within 1 s', async () => {
-  const { gateway, presenterBrowser, display } = await rig();
+  const r = await rig();
+  const { gateway, presenterBrowser, display } = r;
   const presenter = await openPresenter(presenterBrowser, gateway);
-  const shared = await share(presenter.page, gateway, display.page);
+  const shared = await share(presenter.page, r);
   console.log(`# share → first picture on the display (H.264): ${shared.firstPictureMs} ms`);
   const active = (await reports(presenter.page)).find((report) => report.type === 'active');
   assert.equal(active?.codec, 'h264', JSON.stringify(active));
@@ -271,7 +235,8 @@ test('Share my screen: the display shows the shared tab in H.264 within the tole
 });
 
 test('the lossless fallback (?codec=planar): the display shows exactly what the presenter\'s browser captured; the capture ending (the browser\'s "Stop sharing") returns it to idle within 1 s', async () => {
-  const { gateway, presenterBrowser, display } = await rig();
+  const r = await rig();
+  const { gateway, presenterBrowser, display } = r;
   const presenter = await openPresenter(presenterBrowser, gateway, '&codec=planar');
   // the truth: the same tab captured in the presenter's browser and read back at the block centres
   const truth = await withDeadline(presenter.page.evaluate(async ({ width, height, blockW, blockH }) => {
@@ -292,7 +257,7 @@ test('the lossless fallback (?codec=planar): the display shows exactly what the 
     for (let i = 0; i < 8; i++) colours.push(Array.from(context.getImageData((i % 4) * blockW + blockW / 2, Math.floor(i / 4) * blockH + blockH / 2, 1, 1).data.slice(0, 3)));
     return colours;
   }, { width: WIDTH, height: HEIGHT, blockW: BLOCK_W, blockH: BLOCK_H }), 'the capture read back in the presenter\'s browser', 20_000);
-  const shared = await share(presenter.page, gateway, display.page);
+  const shared = await share(presenter.page, r);
   console.log(`# share → first picture on the display (planar): ${shared.firstPictureMs} ms`);
   const active = (await reports(presenter.page)).find((report) => report.type === 'active');
   assert.equal(active?.codec, 'planar', JSON.stringify(active));
@@ -324,14 +289,15 @@ async function capturesEnded(presenter: Page): Promise<boolean> {
 }
 
 test('a wrong PIN is refused in words and gives the capture back; a second presenter joins beside the first and leaves without ending it; closing the presenter\'s page, and an administrator\'s stop, each return the display to idle within 1 s; the page says who stopped it', async () => {
-  const { gateway, presenterBrowser, display } = await rig();
+  const r = await rig();
+  const { gateway, presenterBrowser, display } = r;
   const closing = await openPresenter(presenterBrowser, gateway);
   const pin = await gateway.roomPin(displayId);
   await closing.page.fill('#pin', pin === '000000' ? '000001' : '000000');
   await closing.page.click('#share');
   await outcome(closing.page, /That is not the PIN on the display/, 10_000);
   assert.ok(await capturesEnded(closing.page), 'the refused share stopped its capture');
-  await share(closing.page, gateway, display.page);
+  await share(closing.page, r);
 
   // a second presenter, with the display's new PIN, while the first shares: the display page takes up to four
   // sources (issue 29), so it joins a free slot beside the first; its page closing gives the slot back and the first goes on
@@ -358,7 +324,7 @@ test('a wrong PIN is refused in words and gives the capture back; a second prese
   }, 10_000, 50);
 
   const presenter = await openPresenter(presenterBrowser, gateway);
-  const { sessionId } = await share(presenter.page, gateway, display.page);
+  const { sessionId } = await share(presenter.page, r);
   const stoppedAt = Date.now();
   const response = await fetch(`${gateway.httpUrl}/v1/admin/displays/${displayId}/sessions/${sessionId}`, { method: 'DELETE', headers: { authorization: `Bearer ${gateway.adminToken}` } });
   assert.ok(response.ok, `the admin stop answered ${response.status}`);

@@ -15,14 +15,12 @@
 // Engines: both (scripts/run-tests.mjs runs this file in its Node-engine pass too).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, type TestGateway, type WatchedPage } from '@lanterna/testkit';
+import { launchChromium, waitFor } from '@lanterna/testkit';
 import { amplitude, discontinuities, frequency, longestRun, onset, peak } from './toneAnalysis.js';
 import { hook, readTap, soundState } from './soundTap.js';
 import { keepScreenshot } from './keepScreenshot.js';
-import { waitForWords } from './pageText.js';
-import { outcome } from './presenterPage.js';
+import { openPresenterPage, pressShare, shareReports, startShareRig, type ShareRig } from './shareRig.js';
 
 const displayId = 'room-share-sound';
 const displayName = 'Sound share room';
@@ -47,59 +45,37 @@ const toneHtml = `<!doctype html><html><head><title>${TONE_TITLE}</title></head>
   window.toneState = () => context.state;
 </script></body></html>`;
 
-interface Rig {
-  gateway: TestGateway;
+interface Rig extends ShareRig {
+  /** Started audible: Playwright's --mute-audio would make every captured tab silent. */
   presenterBrowser: Browser;
-  displayBrowser: Browser;
-  display: WatchedPage;
 }
 
 let rigPromise: Promise<Rig> | null = null;
 function rig(): Promise<Rig> {
   rigPromise ??= (async () => {
-    const token = randomBytes(18).toString('base64url');
-    const gateway = await startTestGateway({ webRoot: publicDir, displays: [{ id: displayId, name: displayName, token }] });
-    const [presenterBrowser, displayBrowser] = await Promise.all([
+    const [share, presenterBrowser] = await Promise.all([
+      startShareRig({ width: WIDTH, height: HEIGHT, displayId, displayName, displayQuery: 'audiotap=4' }),
       launchChromium([`--auto-select-tab-capture-source-by-title=${TONE_TITLE}`], { audible: true }),
-      launchChromium(),
     ]);
-    const display = await openWatchedPage(displayBrowser, { width: WIDTH, height: HEIGHT });
-    await display.page.goto(`${gateway.httpUrl}/display/${displayId}?audiotap=4#token=${token}`);
-    await waitForWords(display.page, /Ready — waiting for a presenter/, 20_000);
-    await waitFor('the display\'s sound running', async () => (await soundState(display.page)) === 'running', 10_000);
-    return { gateway, presenterBrowser, displayBrowser, display };
+    await waitFor('the display\'s sound running', async () => (await soundState(share.display.page)) === 'running', 10_000);
+    return { ...share, presenterBrowser };
   })();
   return rigPromise;
 }
 
 test.after(async () => {
   if (!rigPromise) return;
-  const { gateway, presenterBrowser, displayBrowser } = await rigPromise;
-  await Promise.all([presenterBrowser.close(), displayBrowser.close()]);
-  await gateway.close();
+  const r = await rigPromise;
+  await r.presenterBrowser.close();
+  await r.close();
 });
 
-/** The presenter page (its `lanterna:share` reports kept) and, beside it, the tab it shares. */
+/** The presenter page (a 1280×900 window: larger than the display) and, beside it, the tab it shares. */
 async function openPresenter(r: Rig, tabHtml: string): Promise<{ presenter: Page; tab: Page }> {
-  const { page: presenter } = await openWatchedPage(r.presenterBrowser, { width: 1280, height: 900 });
+  const { page: presenter } = await openPresenterPage(r.presenterBrowser, r, { width: 1280, height: 900 });
   const tab = await presenter.context().newPage();
   await tab.setContent(tabHtml);
-  await presenter.addInitScript(() => {
-    const reports: unknown[] = [];
-    (window as unknown as { lanternaReports: unknown[] }).lanternaReports = reports;
-    window.addEventListener('lanterna:share', (event) => reports.push((event as CustomEvent<object>).detail));
-  });
-  await presenter.goto(`${r.gateway.httpUrl}/present?display=${displayId}`);
-  await waitFor('the display in the list', async () => (await presenter.locator('.display[aria-pressed="true"]').count()) === 1, 10_000);
   return { presenter, tab };
-}
-
-async function startSharing(r: Rig, presenter: Page): Promise<void> {
-  const pin = await r.gateway.roomPin(displayId);
-  assert.ok(pin, 'the display has a PIN');
-  await presenter.fill('#pin', pin);
-  await presenter.click('#share');
-  await outcome(presenter, new RegExp(`${displayName} is showing your screen`), 30_000);
 }
 
 /** Stops (the page's Stop where it shows; closing the page ends a share too) and waits for the display's idle screen. */
@@ -125,7 +101,7 @@ test('a shared tab\'s sound plays on the display: 1 kHz left at half scale, 440 
   const { presenter, tab } = await openPresenter(r, toneHtml);
   assert.equal(await tab.evaluate(() => (window as unknown as { toneState(): string }).toneState()), 'running', 'the tone tab plays');
   try {
-    await startSharing(r, presenter);
+    await pressShare(presenter, r);
     await heardAndMuted(r, presenter);
   } finally {
     await stopSharing(r, presenter);
@@ -134,11 +110,11 @@ test('a shared tab\'s sound plays on the display: 1 kHz left at half scale, 440 
 
 async function heardAndMuted(r: Rig, presenter: Page): Promise<void> {
   // issue 28: the tab (the presenter's 1280×900 window) is encoded at the display's 640×360, not at its own size
-  const active = (await presenter.evaluate(() => (window as unknown as { lanternaReports: { type: string; width?: number; height?: number }[] }).lanternaReports))
-    .find((report) => report.type === 'active');
+  const active = (await shareReports(presenter)).find((report) => report.type === 'active');
   assert.ok(active, 'the share reported its desktop');
-  console.log(`# share sound: a 1280×900 capture for a 640×360 display is sent at ${active.width}×${active.height}`);
-  assert.ok((active.width ?? 0) <= 640 && (active.height ?? 0) <= 360 && (active.height ?? 0) >= 356, `encoded at the display's size: ${active.width}×${active.height}`);
+  console.log(`# share sound: a 1280×900 capture for a 640×360 display is sent at ${String(active.width)}×${String(active.height)}`);
+  const [width, height] = [Number(active.width), Number(active.height)];
+  assert.ok(width <= 640 && height <= 360 && height >= 356, `encoded at the display's size: ${width}×${height}`);
   await waitFor('the presenter page says the display plays the sound', async () => /plays what you share/.test(await soundLine(presenter)), 15_000);
   // the jitter buffer fills and settles
   await new Promise((resolve) => { setTimeout(resolve, 1000); });
@@ -196,7 +172,7 @@ test('a share without sound says so on the presenter page and offers no Mute but
   await presenter.reload();
   await waitFor('the display in the list', async () => (await presenter.locator('.display[aria-pressed="true"]').count()) === 1, 10_000);
   try {
-    await startSharing(r, presenter);
+    await pressShare(presenter, r);
     assert.match(await soundLine(presenter), /No sound: only the picture is shown/);
     assert.equal(await presenter.locator('#mute').isVisible(), false);
   } finally {
