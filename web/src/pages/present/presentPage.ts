@@ -290,7 +290,8 @@ function figuresWords(active: Extract<ShareWorkerReply, { type: 'active' }>, fig
     : '';
   if (figures.picturesPerSecond === 0) return `${head} · the display is slow to show pictures: only the newest waits for it${lowered}`;
   const rate = figures.bytesPerSecond >= 1e6 ? `${(figures.bytesPerSecond / 1e6).toFixed(1)} MB/s` : `${Math.round(figures.bytesPerSecond / 1e3)} kB/s`;
-  return `${head} · ${figures.picturesPerSecond} pictures a second shown (at most ${active.maxFps}) · ${rate}${lowered}`;
+  const pictures = `${figures.picturesPerSecond} picture${figures.picturesPerSecond === 1 ? '' : 's'}`;
+  return `${head} · ${pictures} a second shown (at most ${active.maxFps}) · ${rate}${lowered}`;
 }
 
 /** While a share runs the form asks for nothing: one share at a time, stopped from the panel. */
