@@ -63,7 +63,7 @@ type Socket struct {
 	// no longer means empty, since the end brings no further edge and must
 	// be read (until EOF or an error) now
 	ending bool
-	serve   func(buf []byte) bool
+	serve  func(buf []byte) bool
 	// loop: set by Add (Close, from any goroutine, takes the socket out of it)
 	loop atomic.Pointer[Loop]
 	// the backlog, when kept (KeepBacklog): guarded by writeMu

@@ -1,8 +1,11 @@
 // The data plane's `configure` message (docs/native-data-plane.md,
 // "RPC"): everything it needs to run the port and the data sockets as this
-// gateway would, from the gateway's own configuration and tables.
+// gateway would, from the gateway's own configuration and tables. Its shape
+// is the contract's (rpcContract.ts `configureConfigSchema`, bound to Go's
+// rpc.Config by contract.json).
 import { ERROR_CODES, KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 import type { GatewayConfig } from '../config/configSchema.js';
+import type { ConfigureConfig } from './rpcContract.js';
 
 export interface DataPlaneSetting {
   config: GatewayConfig;
@@ -18,7 +21,7 @@ export interface DataPlaneSetting {
   peerDir?: string | undefined;
 }
 
-export function dataPlaneConfiguration(setting: DataPlaneSetting): Record<string, unknown> {
+export function dataPlaneConfiguration(setting: DataPlaneSetting): ConfigureConfig {
   const { config } = setting;
   const { listen, relay, timeouts, limits } = config;
   return {

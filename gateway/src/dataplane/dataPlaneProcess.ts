@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { DataPlaneRpc, type RpcAnswer } from './dataPlaneRpc.js';
+import type { ConfigureConfig } from './rpcContract.js';
 
 /** Where the built binary is (gateway/dataplane/bin), unless LANTERNA_DATAPLANE_BIN names another. */
 export function dataPlaneBinary(env: NodeJS.ProcessEnv = process.env): string {
@@ -90,7 +91,7 @@ export class DataPlaneProcess {
   }
 
   /** Sends `configure` and resolves with the port the data plane listens on (its `ready`), or rejects with its `fatal`. */
-  configure(config: Record<string, unknown>): Promise<number> {
+  configure(config: ConfigureConfig): Promise<number> {
     return new Promise((resolve, reject) => {
       this.ready = { resolve, reject };
       this.rpc.notify('configure', { config });

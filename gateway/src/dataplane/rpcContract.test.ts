@@ -33,3 +33,15 @@ void test('a message off the contract is refused with what is wrong and where, n
   // a field the contract does not name is refused
   assert.match(problem(readMessage(RPC_CONTRACT.request.open, 'open', { sessionId: 's', token: 't', clientAddress: 'a', displayId: 'd' })), /off the contract/);
 });
+
+void test('the configure Node builds from a configuration fits the contract, with TLS and without', async () => {
+  const { configSchema } = await import('../config/configSchema.js');
+  const { dataPlaneConfiguration } = await import('./dataPlaneConfig.js');
+  for (const tls of [true, false]) {
+    const config = configSchema.parse({ listen: { host: '127.0.0.1', port: 0, tls } });
+    const built = dataPlaneConfiguration({ config, tls: { cert: 'CERT', key: 'KEY' }, upstreamSocket: '/tmp/up.sock', reusePort: false });
+    const read = readMessage(RPC_CONTRACT.notice.configure, 'configure', { config: built });
+    assert.ok(read.ok, read.ok ? '' : read.problem);
+    assert.equal(built.listen.certPem !== undefined, tls, 'the certificate goes only with TLS');
+  }
+});

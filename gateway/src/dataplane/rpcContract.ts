@@ -66,6 +66,39 @@ export const fatalNoticeSchema = z.strictObject({ message: text });
 
 // ── Node's notifications and requests (Node → Go) ──
 
+const ms = count;
+const bytes = count;
+/**
+ * `configure`, the first line Node sends: everything the data plane needs to
+ * run the port and the data sockets as this gateway would
+ * (dataPlaneConfig.ts builds it from the gateway's configuration).
+ */
+export const configureConfigSchema = z.strictObject({
+  listen: z.strictObject({
+    host: text, port: z.number().int().min(0).max(65_535), tls: z.boolean(),
+    // Go's Listen always writes both (empty without TLS)
+    certPem: text.optional(), keyPem: text.optional(), reusePort: z.boolean(),
+  }),
+  upstreamSocket: text,
+  relay: z.strictObject({
+    highWaterBytes: bytes, lowWaterBytes: bytes, maxFrameBytes: bytes, idleTimeoutMs: ms, maxBacklogBytes: bytes, presenterBytesPerSecond: bytes,
+  }),
+  timeouts: z.strictObject({
+    helloMs: ms, requestMs: ms, connectMs: ms, confirmMs: ms, tlsMs: ms, httpHeadersMs: ms, httpRequestMs: ms, tlsHandshakeMs: ms, writeMs: ms,
+  }),
+  limits: z.strictObject({
+    maxConnections: count, perAddressConnections: count, perNetworkConnections: count, maxPendingSockets: count, perSourcePendingSockets: count,
+    maxSessions: count, maxHeaderBytes: bytes,
+  }),
+  requireNla: z.boolean(),
+  caPem: text.optional(),
+  maxJsonFrameBytes: bytes,
+  subprotocol: text,
+  errors: z.record(z.string(), z.strictObject({ message: text, close: z.number().int() })),
+  peerDir: text.optional(),
+});
+export const configureNoticeSchema = z.strictObject({ config: configureConfigSchema });
+
 export const stopNoticeSchema = z.strictObject({ sessionId: text, reason: text });
 export const drainRequestSchema = z.strictObject({ deadlineMs: count });
 
@@ -81,7 +114,7 @@ export const RPC_CONTRACT = {
   },
   notice: {
     phase: phaseNoticeSchema, secured: securedNoticeSchema, ended: endedNoticeSchema, 'presenter-ended': presenterEndedNoticeSchema, sample: sampleNoticeSchema,
-    ready: readyNoticeSchema, fatal: fatalNoticeSchema, stop: stopNoticeSchema,
+    ready: readyNoticeSchema, fatal: fatalNoticeSchema, stop: stopNoticeSchema, configure: configureNoticeSchema,
   },
 } as const;
 
@@ -102,6 +135,7 @@ export type SecuredNotice = z.infer<typeof securedNoticeSchema>;
 export type PhaseNotice = z.infer<typeof phaseNoticeSchema>;
 export type SampleNotice = z.infer<typeof sampleNoticeSchema>;
 export type StopNotice = z.infer<typeof stopNoticeSchema>;
+export type ConfigureConfig = z.infer<typeof configureConfigSchema>;
 export type DrainRequest = z.infer<typeof drainRequestSchema>;
 
 /** A message read through its schema, or why it is off the contract (the first problem, with its path). */

@@ -32,11 +32,12 @@ type ErrorEntry struct {
 
 // Listen is where the front door listens.
 type Listen struct {
-	Host      string `json:"host"`
-	Port      int    `json:"port"`
-	TLS       bool   `json:"tls"`
-	CertPem   string `json:"certPem"`
-	KeyPem    string `json:"keyPem"`
+	Host string `json:"host"`
+	Port int    `json:"port"`
+	TLS  bool   `json:"tls"`
+	// CertPem, KeyPem: only with TLS (Node leaves them out otherwise)
+	CertPem   string `json:"certPem,omitempty"`
+	KeyPem    string `json:"keyPem,omitempty"`
 	ReusePort bool   `json:"reusePort"`
 }
 
