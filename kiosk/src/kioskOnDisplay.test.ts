@@ -56,6 +56,24 @@ function assertCornersArePage(image: RgbImage): void {
   }
 }
 
+/**
+ * The X screen once Chromium has painted the page over it (corners the page's
+ * background), or the last screenshot after `deadlineMs`: a page's text is
+ * there before its first paint reaches the window, by seconds on a loaded
+ * machine (a blank rgb(246, 245, 244) or rgb(18, 18, 18) window 2.7 s after the
+ * waiting screen's second try, at load 15).
+ */
+async function paintedScreen(display: LabDisplay, deadlineMs = 20_000): Promise<RgbImage> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const shot = await display.screenshot();
+    const painted = [[0, 0], [WIDTH - 1, 0], [0, HEIGHT - 1], [WIDTH - 1, HEIGHT - 1]].every(([x, y]) =>
+      pixel(shot, x ?? 0, y ?? 0).every((value, i) => Math.abs(value - (BACKGROUND[i] ?? 0)) <= 2));
+    if (painted || Date.now() > deadline) return shot;
+    await sleep(250);
+  }
+}
+
 /** Pixels of the screen that differ from the background: something is drawn (text), not a blank window. */
 function drawnPixels(image: RgbImage): number {
   let count = 0;
@@ -237,7 +255,7 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
     assert.match(text, /(Waiting for|Trying) the gateway at 127\.0\.0\.1:\d+/);
     assert.match(text, /connection refused/);
     assert.doesNotMatch(text, /This site can.t be reached|ERR_/);
-    const shot = await display.screenshot();
+    const shot = await paintedScreen(display);
     keepScreenshot(shot, 'kiosk-waiting-for-gateway');
     assertCornersArePage(shot);
     assert.ok(drawnPixels(shot) > 2000, 'the waiting screen shows its text');
@@ -259,7 +277,7 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
     assert.doesNotMatch(page.url(), /token/);
     const stored = await page.evaluate((key) => localStorage.getItem(key), `lanterna.display.${DISPLAY_ID}.token`);
     assert.equal(stored, TOKEN);
-    const shot = await display.screenshot();
+    const shot = await paintedScreen(display);
     keepScreenshot(shot, 'kiosk-display-page');
     assertCornersArePage(shot);
     assert.ok(drawnPixels(shot) > 2000, 'the display page shows its idle screen');
@@ -328,7 +346,7 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
     t.diagnostic(`browser killed → page online again after ${back.at - killedAt} ms`);
     assert.ok(back.at - killedAt < 15_000, `online again after ${back.at - killedAt} ms`);
     assert.deepEqual(liveFamily(oldPid), []);
-    assertCornersArePage(await display.screenshot());
+    assertCornersArePage(await paintedScreen(display));
   });
 
   test('a browser that stops answering (SIGSTOP): found by the probe, killed and relaunched', async (t) => {
@@ -385,7 +403,7 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
       await online;
       await waitOnlineAtGateway(port, 10_000);
       assert.ok(lines.every((line) => typeof line.level === 'number' && typeof line.msg === 'string' && line.displayId === DISPLAY_ID));
-      assertCornersArePage(await display.screenshot());
+      assertCornersArePage(await paintedScreen(display));
       child.kill('SIGTERM');
       assert.equal(await exited, 0);
       const browserPid = lines.find((line) => line.msg === 'chromium launched')?.browserPid;
