@@ -26,8 +26,8 @@ export interface ShareRig {
   close(): Promise<void>;
 }
 
-/** The gateway and the display page (headless Chromium, SwiftShader WebGL2) at width×height. */
-export async function startShareRig(options: { width: number; height: number; displayId?: string }): Promise<ShareRig> {
+/** The gateway and the display page (headless Chromium, SwiftShader WebGL2) at width×height; `query` is added to the page's address (e.g. audiotap=30). */
+export async function startShareRig(options: { width: number; height: number; displayId?: string; query?: string }): Promise<ShareRig> {
   const displayId = options.displayId ?? 'room-scenes';
   const token = randomBytes(18).toString('base64url');
   const gateway = await startTestGateway({ webRoot: publicDir, displays: [{ id: displayId, name: shareDisplayName, token }] });
@@ -40,7 +40,7 @@ export async function startShareRig(options: { width: number; height: number; di
       (window as unknown as { lanternaSeen: typeof seen }).lanternaSeen = seen;
       window.addEventListener('lanterna:render', () => seen.renders.push(Date.now()));
     });
-    await display.page.goto(`${gateway.httpUrl}/display/${displayId}#token=${token}`);
+    await display.page.goto(`${gateway.httpUrl}/display/${displayId}${options.query ? `?${options.query}` : ''}#token=${token}`);
     await waitForWords(display.page, /Ready — waiting for a presenter/, 20_000);
     const browser = displayBrowser;
     return {
