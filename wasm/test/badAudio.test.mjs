@@ -4,7 +4,8 @@
 // PDUs rewritten or added on the server's static channel (rdpsndPdus.mjs).
 // Each bad PDU must be dropped and counted (session.droppedAudio) while the
 // sound goes on (a good wave after it still arrives), the picture goes on (a
-// frame after it still arrives), and nothing is allocated as a bad header
+// frame after it still arrives), another session of the same module is left
+// alone, and nothing is allocated as a bad header
 // announces. Before patch 0015 the play thread ended on the first PDU that
 // did not parse (the sound silent for good, no count), a 2 GiB claim was
 // allocated as announced and, refused, stopped the session's receive path
@@ -149,4 +150,19 @@ test('waves faster than the device plays them: past 256 waiting PDUs they are dr
   inject(client, seen, goodWave(7, 3));
   await until('a wave after the flood', () => seen.waves.length > played);
   await pictureGoesOn(presenter, seen);
+});
+
+test('bad sound in one session leaves another session of the same module alone: its waves and pictures go on, nothing counted there', async (t) => {
+  const [bad, good] = await Promise.all([joined(t), joined(t)]);
+  inject(bad.client, bad.seen, wave2Pdu({ timestamp: 20, formatNo: 7, block: 1, data: new Uint8Array(3840) }));
+  inject(bad.client, bad.seen, goodWave(2), { claimedLength: 0x7fff0000 });
+  inject(good.client, good.seen, goodWave(1, 5));
+  inject(good.client, good.seen, goodWave(2, 6));
+  await until('the other session\'s waves', () => good.seen.waves.length >= 2);
+  await until('the bad session\'s drops counted', () => bad.client.droppedAudio >= 2);
+  assert.deepEqual(good.seen.waves.map((wave) => wave.block), [1, 2]);
+  assert.equal(good.client.droppedAudio, 0);
+  assert.equal(bad.client.droppedAudio, 2);
+  await pictureGoesOn(good.presenter, good.seen);
+  await pictureGoesOn(bad.presenter, bad.seen);
 });
