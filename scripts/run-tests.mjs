@@ -99,6 +99,8 @@ const BOTH_ENGINE_TESTS = [
   'e2e/dist/kiosk/adminPage.test.js',
   // several sources on one display page, each its own data socket (issue 29)
   'e2e/dist/kiosk/roomSources.test.js',
+  // sound from a real RDP server: xrdp with PipeWire in its session (issue 27)
+  'e2e/dist/kiosk/xrdpSound.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);

@@ -125,6 +125,8 @@ export declare class RdpSession {
   readonly waves: number;
   /** Waves whose onaudio returned after audioAckTimeoutMs. */
   readonly lateAudioAcks: number;
+  /** rdpsnd PDUs the client dropped (malformed, too long, past its queue's bound) and waves its device could not take. */
+  readonly droppedAudio: number;
   /** Resolves with the end, like ondisconnected. */
   readonly closed: Promise<SessionEnd>;
   /** Whether AVC420/AVC444 were advertised, and why not when they were asked for and left out. */

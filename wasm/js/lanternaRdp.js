@@ -336,6 +336,14 @@ export class RdpSession {
     return this.state === 'ended' ? this.finalLateAudioAcks : this.module._lt_session_late_audio_acks(this.handle);
   }
 
+  /**
+   * Sound the client did not play: rdpsnd PDUs it dropped (malformed, longer than rdpsnd
+   * allows, or past its queue's bound: patch 0015) and waves its device could not take.
+   */
+  get droppedAudio() {
+    return this.state === 'ended' ? this.finalDroppedAudio : this.module._lt_session_dropped_audio(this.handle);
+  }
+
   get lateFrameAcks() {
     return this.state === 'ended' ? this.finalLateAcks : this.module._lt_session_late_frame_acks(this.handle);
   }
@@ -445,6 +453,7 @@ export class RdpSession {
     if (this.keepAlive) clearInterval(this.keepAlive);
     this.finalLateAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_frame_acks(this.handle) : 0;
     this.finalLateAudioAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_audio_acks(this.handle) : 0;
+    this.finalDroppedAudio = wasStarted && !this.rdp.terminated ? this.module._lt_session_dropped_audio(this.handle) : 0;
     // the thread has posted its last event: joining it is immediate (unless
     // close() already killed every thread, when a join would never return)
     if (!this.rdp.terminated) this.module._lt_session_free(this.handle);

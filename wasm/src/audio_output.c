@@ -110,12 +110,20 @@ static UINT device_play_wave(rdpsndDevicePlugin* device, const AUDIO_FORMAT* wir
 	/* 8-bit PCM (unsigned, [MS-RDPEA] via WAVEFORMATEX) is handed on as 16-bit */
 	const BOOL widen = (wire->wFormatTag == WAVE_FORMAT_PCM) && (wire->wBitsPerSample == 8);
 	const size_t bytes = widen ? size * 2 : size;
-	if (!dev->open || (size == 0) || (bytes > LT_AUDIO_MAX_WAVE_BYTES) ||
-	    (bytes % dev->format.nBlockAlign != 0) || atomic_load(&lt->stopRequested))
+	if (atomic_load(&lt->stopRequested))
 		return 0;
+	if (!dev->open || (size == 0) || (bytes > LT_AUDIO_MAX_WAVE_BYTES) ||
+	    (bytes % dev->format.nBlockAlign != 0))
+	{
+		atomic_fetch_add(&lt->droppedAudio, 1);
+		return 0;
+	}
 	int32_t* record = malloc(LT_AUDIO_HEADER_WORDS * sizeof(int32_t) + bytes);
 	if (!record)
+	{
+		atomic_fetch_add(&lt->droppedAudio, 1);
 		return 0;
+	}
 	const UINT32 seq = atomic_load(&lt->audioSeq) + 1;
 	record[0] = (int32_t)seq;
 	record[1] = wTimeStamp;
@@ -152,6 +160,13 @@ static UINT device_play_wave(rdpsndDevicePlugin* device, const AUDIO_FORMAT* wir
 	return atomic_load(&lt->audioDelayMs);
 }
 
+/* The channel dropped a PDU (patch 0015: malformed, too long, or past its queue's
+ * bound); the session's figures count it, the sound goes on. */
+static void device_dropped(rdpsndDevicePlugin* device, WINPR_ATTR_UNUSED UINT reason)
+{
+	atomic_fetch_add(&((LtAudioDevice*)device)->lt->droppedAudio, 1);
+}
+
 static UINT VCAPITYPE device_entry(PFREERDP_RDPSND_DEVICE_ENTRY_POINTS entry)
 {
 	rdpContext* context = freerdp_rdpsnd_get_context(entry->rdpsnd);
@@ -169,6 +184,7 @@ static UINT VCAPITYPE device_entry(PFREERDP_RDPSND_DEVICE_ENTRY_POINTS entry)
 	dev->device.GetVolume = device_get_volume;
 	dev->device.Free = device_free;
 	dev->device.PlayWave = device_play_wave; /* patch 0013 */
+	dev->device.Dropped = device_dropped;    /* patch 0015 */
 	entry->pRegisterRdpsndDevice(entry->rdpsnd, &dev->device);
 	return CHANNEL_RC_OK;
 }

@@ -81,6 +81,11 @@ EMSCRIPTEN_KEEPALIVE int lt_session_late_audio_acks(intptr_t handle)
 	return (int)atomic_load(&from_handle(handle)->lateAudioAcks);
 }
 
+EMSCRIPTEN_KEEPALIVE int lt_session_dropped_audio(intptr_t handle)
+{
+	return (int)atomic_load(&from_handle(handle)->droppedAudio);
+}
+
 EMSCRIPTEN_KEEPALIVE int lt_session_start_thread(intptr_t handle)
 {
 	return lt_session_start(from_handle(handle));

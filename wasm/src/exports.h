@@ -15,6 +15,7 @@ void lt_session_configure(intptr_t handle, int pixelLayout, int waitFrameAck,
 int lt_session_configure_audio(intptr_t handle, int ackTimeoutMs);
 void lt_session_audio_played(intptr_t handle, int seq, int delayMs);
 int lt_session_late_audio_acks(intptr_t handle);
+int lt_session_dropped_audio(intptr_t handle);
 int lt_session_start_thread(intptr_t handle);
 int lt_session_set_public_key(intptr_t handle, const BYTE* key, int length);
 int lt_session_push(intptr_t handle, const BYTE* data, int length);

@@ -73,6 +73,7 @@ typedef struct
 	atomic_uint audioSeq;       /* the wave JS is handed now (record word 0) */
 	atomic_uint audioDelayMs;   /* JS's answer: ms until that wave is heard */
 	atomic_uint lateAudioAcks;  /* waves whose wait for JS passed its deadline */
+	atomic_uint droppedAudio;   /* rdpsnd PDUs dropped (patch 0015) and waves not playable */
 
 	pcRdpgfxSurfaceCommand gfxSurfaceCommand; /* GDI's, wrapped by the video decoder */
 	atomic_int videoFailure;                  /* enum lt_reason once H.264 could not be decoded */

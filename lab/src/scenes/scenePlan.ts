@@ -54,10 +54,11 @@ export function shellQuote(word: string): string {
 
 /**
  * The plan as a /bin/sh script for an X session: sesman runs it and ends the
- * session when it exits, so it waits on its daemons forever.
+ * session when it exits, so it waits on its daemons forever. `prelude` lines
+ * run first (the session's sound server, xrdpSound.ts).
  */
-export function renderSessionScript(plan: ScenePlan): string {
-  const lines = ['#!/bin/sh', `# lanterna lab: scene '${plan.name}' for an xrdp session (generated)`];
+export function renderSessionScript(plan: ScenePlan, prelude: readonly string[] = []): string {
+  const lines = ['#!/bin/sh', `# lanterna lab: scene '${plan.name}' for an xrdp session (generated)`, ...prelude];
   if (plan.needsWindowManager) lines.push('openbox --sm-disable &', 'sleep 1');
   for (const step of plan.steps) {
     const command = [step.command, ...step.args].map(shellQuote).join(' ');

@@ -15,6 +15,7 @@ import { fetchRdpCertificate } from './rdpTlsCertificate.js';
 import { makeSelfSignedCertificate } from './selfSignedCertificate.js';
 import type { ServerContext } from './shadowServer.js';
 import { createTestUser, type TestUser } from './testUser.js';
+import { pipewireConfig, soundSessionLines, toneWave, type XrdpSoundOptions } from './xrdpSound.js';
 
 export interface XrdpOptions {
   /** Only xorgxrdp (Xorg with xrdp's modules) is wired up; it runs here. */
@@ -25,12 +26,19 @@ export interface XrdpOptions {
   width?: number;
   height?: number;
   readyTimeoutMs?: number;
+  /**
+   * A tone the session plays into xrdp's sound channel (PipeWire with
+   * pipewire-module-xrdp, started by the session script); off by default.
+   */
+  sound?: XrdpSoundOptions;
 }
 
 export interface XrdpServer extends RdpEndpoint {
   readonly sesman: SupervisedChild;
   readonly xrdp: SupervisedChild;
   readonly user: TestUser;
+  /** The session's sound log ("lanterna sound: …" steps, PipeWire's warnings), when `sound` is on. */
+  readonly soundLogPath: string | undefined;
   /** ':N' of the session X server once a client has logged in, from sesman's log. */
   sessionDisplayName(): string | undefined;
   /** True once a session's X server answers (a login went all the way through). */
@@ -79,7 +87,20 @@ export async function startXrdp(options: XrdpOptions, context: ServerContext): P
     for (const file of plan.files) writeFileSync(file.path, file.content, { mode: 0o644 });
     chownSync(sceneDir, user.uid, user.gid); // chromium's profile is created in there as the user
     const sessionScript = join(etc, 'lanterna-session.sh');
-    writeFileSync(sessionScript, renderSessionScript(plan), { mode: 0o755 });
+    let prelude: string[] = [];
+    let soundLogPath: string | undefined;
+    if (options.sound !== undefined) {
+      const config = join(sceneDir, 'pipewire.conf');
+      const wave = join(sceneDir, 'tone.wav');
+      writeFileSync(config, pipewireConfig(), { mode: 0o644 });
+      writeFileSync(wave, toneWave(options.sound), { mode: 0o644 });
+      // written by the session's user (the script's shell opens it)
+      soundLogPath = join(sceneDir, 'sound.log');
+      writeFileSync(soundLogPath, '', { mode: 0o644 });
+      chownSync(soundLogPath, user.uid, user.gid);
+      prelude = soundSessionLines({ config, wave, logPath: soundLogPath });
+    }
+    writeFileSync(sessionScript, renderSessionScript(plan, prelude), { mode: 0o755 });
 
     const sesmanPort = await allocateFreePort();
     const sesmanLog = context.logPathFor('xrdp-sesman');
@@ -165,6 +186,7 @@ export async function startXrdp(options: XrdpOptions, context: ServerContext): P
       sesman,
       xrdp: daemon.child,
       user,
+      soundLogPath,
       sessionDisplayName,
       sessionPids: () => pidsOfUser(user.uid),
       sessionUp: async () => {

@@ -124,11 +124,25 @@ export class AudioOutput {
     return true;
   }
 
-  /** Test hook: the rendered output since armTap, stereo interleaved, at `sampleRate`. */
-  readTap(): { samples: Float32Array; sampleRate: number } | null {
+  /**
+   * Test hook: the rendered output since armTap, stereo interleaved, at `sampleRate`;
+   * `startFrame` is its first frame on the context's clock and `clock` the context's
+   * getOutputTimestamp() now (the context time being heard at `epochMs`), so a tapped frame
+   * f is heard at clock.epochMs + ((startFrame + f) / sampleRate - clock.contextTime) × 1000.
+   */
+  readTap(): { samples: Float32Array; sampleRate: number; startFrame: number; clock: { contextTime: number; epochMs: number } | null } | null {
     if (!this.tap) return null;
     const frames = Math.max(0, Atomics.load(this.views.header, RING.tapFrames));
-    return { samples: new Float32Array(this.tap, 0, frames * 2).slice(), sampleRate: this.context?.sampleRate ?? 0 };
+    const stamp = this.context?.getOutputTimestamp();
+    const clock = stamp?.contextTime !== undefined && stamp.performanceTime !== undefined
+      ? { contextTime: stamp.contextTime, epochMs: performance.timeOrigin + stamp.performanceTime }
+      : null;
+    return {
+      samples: new Float32Array(this.tap, 0, frames * 2).slice(),
+      sampleRate: this.context?.sampleRate ?? 0,
+      startFrame: Atomics.load(this.views.header, RING.tapStartFrame),
+      clock,
+    };
   }
 
   /** The queue's counters as they are (HUD, tests). */

@@ -10,6 +10,7 @@ import { RING, RING_CHANNELS, ringFill, ringViews, type PlaybackRingViews } from
 // AudioWorkletGlobalScope (TypeScript's DOM library does not describe it).
 declare const sampleRate: number;
 declare const currentTime: number;
+declare const currentFrame: number;
 declare class AudioWorkletProcessor {
   readonly port: MessagePort;
 }
@@ -123,6 +124,8 @@ class PlaybackProcessor extends AudioWorkletProcessor {
     const at = Atomics.load(header, RING.tapFrames);
     if (at < 0) return; // not armed
     const room = Math.min(left.length, tap.length / 2 - at);
+    // where the tap starts on the context's clock, so a test can put each tapped sample in time
+    if (at === 0 && room > 0) Atomics.store(header, RING.tapStartFrame, currentFrame);
     for (let i = 0; i < room; i++) {
       tap[(at + i) * 2] = left[i] ?? 0;
       tap[(at + i) * 2 + 1] = right[i] ?? 0;

@@ -41,8 +41,10 @@ export const RING = {
   targetMs: 14,
   /** 1 while the AudioContext runs (the page sets it): waves that nobody will hear are not queued. */
   running: 15,
+  /** The context's frame (the worklet's currentFrame) of the tap's first frame (tests: the A/V offset bench). */
+  tapStartFrame: 16,
 } as const;
-export const RING_HEADER_WORDS = 16;
+export const RING_HEADER_WORDS = 17;
 export const RING_CHANNELS = 2;
 /** 2^17 frames: 2.7 s at 48 kHz, far above the jitter buffer's bound; 1 MiB of samples. */
 export const RING_CAPACITY_FRAMES = 1 << 17;

@@ -14,7 +14,7 @@ export interface DisplaySoundHook {
   level(): SoundLevel;
   armTap(): boolean;
   /** Stereo interleaved float32, little-endian, as base64 (megabytes cross page.evaluate faster this way than as a list of numbers). */
-  readTap(): { base64: string; sampleRate: number } | null;
+  readTap(): { base64: string; sampleRate: number; startFrame: number; clock: { contextTime: number; epochMs: number } | null } | null;
   counters(): Record<string, number>;
 }
 
@@ -57,7 +57,7 @@ export class DisplaySound {
       armTap: () => output?.armTap() ?? false,
       readTap: () => {
         const tap = output?.readTap();
-        return tap ? { base64: float32Base64(tap.samples), sampleRate: tap.sampleRate } : null;
+        return tap ? { base64: float32Base64(tap.samples), sampleRate: tap.sampleRate, startFrame: tap.startFrame, clock: tap.clock } : null;
       },
       counters: () => output?.counters() ?? {},
     };
