@@ -348,24 +348,15 @@ func (p *presenterLeg) startRelay() {
 	p.startOnce.Do(func() { close(p.started) })
 }
 
-// writeLocal sends the page one binary message on its socket (the Connection Request, the display's PDUs).
-func (p *presenterLeg) writeLocal(data []byte) error {
+// writeLocal sends the page one message on its socket: binary (the
+// Connection Request, the display's PDUs) or text (its `pace`).
+func (p *presenterLeg) writeLocal(kind int, data []byte) error {
 	p.writeMu.Lock()
 	defer p.writeMu.Unlock()
 	if p.state.Load() == presenterEnded {
 		return errPresenterEnded
 	}
-	return p.ws.WriteMessage(websocket.BinaryMessage, data)
-}
-
-// writeLocalText sends the page one JSON message on its socket (its `pace`).
-func (p *presenterLeg) writeLocalText(data []byte) error {
-	p.writeMu.Lock()
-	defer p.writeMu.Unlock()
-	if p.state.Load() == presenterEnded {
-		return errPresenterEnded
-	}
-	return p.ws.WriteMessage(websocket.TextMessage, data)
+	return p.ws.WriteMessage(kind, data)
 }
 
 var errPresenterEnded = fmt.Errorf("the presenter page's leg has ended")

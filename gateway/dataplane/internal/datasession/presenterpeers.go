@@ -146,11 +146,11 @@ func (e *Engine) servePeer(conn net.Conn) {
 			break
 		}
 		if kind == frameBinary || kind == frameText {
-			write := p.writeLocal
+			message := websocket.BinaryMessage
 			if kind == frameText {
-				write = p.writeLocalText
+				message = websocket.TextMessage
 			}
-			if err := write(payload); err != nil {
+			if err := p.writeLocal(message, payload); err != nil {
 				// the page's write deadline: A hears it as a page that left
 				p.end(presenterGoodbye{reason: rpc.ReasonClientClosed})
 				break
@@ -174,24 +174,22 @@ func (p *presenterLeg) forwardMessage(message presenterMessage) {
 
 // writeBinary sends the page one binary message: over its socket, or to the sibling that holds it.
 func (p *presenterLeg) writeBinary(data []byte) error {
-	if p.remote == nil {
-		return p.writeLocal(data)
-	}
-	if p.state.Load() == presenterEnded {
-		return errPresenterEnded
-	}
-	return p.writeFrame(p.remote, frameBinary, data)
+	return p.write(websocket.BinaryMessage, frameBinary, data)
 }
 
-// writeText sends the page one JSON message (its `pace`): over its socket, or to the sibling that holds it.
+// writeText sends the page one JSON message (its `pace`) the same way.
 func (p *presenterLeg) writeText(data []byte) error {
+	return p.write(websocket.TextMessage, frameText, data)
+}
+
+func (p *presenterLeg) write(message int, frame byte, data []byte) error {
 	if p.remote == nil {
-		return p.writeLocalText(data)
+		return p.writeLocal(message, data)
 	}
 	if p.state.Load() == presenterEnded {
 		return errPresenterEnded
 	}
-	return p.writeFrame(p.remote, frameText, data)
+	return p.writeFrame(p.remote, frame, data)
 }
 
 // findPresenter is the display's search: its own desk, and, with siblings,
