@@ -9,6 +9,7 @@ export { MAX_HEADER_BYTES, MIN_TPKT_LENGTH, readPduHeader, readPduLength, type P
 export { coalescePdus, type PduBatch } from './pduCoalescer.js';
 export { PduFramer, type PduFramerOptions, type PduFramerStats } from './pduFramer.js';
 export { countWholePdus, splitWholePdus, type WholePduCount } from './wholePdus.js';
+export { dropInputPdus, isInputPdu, type InputFiltered } from './inputPdus.js';
 export {
   buildConnectionConfirm,
   buildConnectionRequest,

@@ -67,6 +67,8 @@ export const fatalNoticeSchema = z.strictObject({ message: text });
 // ── Node's notifications and requests (Node → Go) ──
 
 export const stopNoticeSchema = z.strictObject({ sessionId: text, reason: text });
+/** Whether the display's input PDUs reach the session's server (the presenter's permission, issue 30); off until said. */
+export const inputNoticeSchema = z.strictObject({ sessionId: text, allowed: z.boolean() });
 export const drainRequestSchema = z.strictObject({ deadlineMs: count });
 
 /** Every message of the contract by its direction and op: what contract.json's examples are checked against. */
@@ -81,7 +83,7 @@ export const RPC_CONTRACT = {
   },
   notice: {
     phase: phaseNoticeSchema, secured: securedNoticeSchema, ended: endedNoticeSchema, 'presenter-ended': presenterEndedNoticeSchema, sample: sampleNoticeSchema,
-    ready: readyNoticeSchema, fatal: fatalNoticeSchema, stop: stopNoticeSchema,
+    ready: readyNoticeSchema, fatal: fatalNoticeSchema, stop: stopNoticeSchema, input: inputNoticeSchema,
   },
 } as const;
 
@@ -102,6 +104,7 @@ export type SecuredNotice = z.infer<typeof securedNoticeSchema>;
 export type PhaseNotice = z.infer<typeof phaseNoticeSchema>;
 export type SampleNotice = z.infer<typeof sampleNoticeSchema>;
 export type StopNotice = z.infer<typeof stopNoticeSchema>;
+export type InputNotice = z.infer<typeof inputNoticeSchema>;
 export type DrainRequest = z.infer<typeof drainRequestSchema>;
 
 /** A message read through its schema, or why it is off the contract (the first problem, with its path). */

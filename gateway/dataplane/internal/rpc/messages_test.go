@@ -27,6 +27,7 @@ func TestEveryContractExampleRoundTripsThroughItsGoType(t *testing.T) {
 			"phase": func() any { return &Phase{} }, "secured": func() any { return &Secured{} }, "ended": func() any { return &Ended{} },
 			"presenter-ended": func() any { return &PresenterEnded{} }, "sample": func() any { return &Sample{} },
 			"ready": func() any { return &Ready{} }, "fatal": func() any { return &Fatal{} }, "stop": func() any { return &Stop{} },
+			"input": func() any { return &Input{} },
 		},
 	}
 	raw, err := os.ReadFile("testdata/contract.json")
