@@ -176,6 +176,12 @@ const layoutSlot = z.object({
   y: fraction,
   width: fraction,
   height: fraction,
+  /**
+   * Its presenter lets people at the display control the computer (issue 30):
+   * the page sends touch and mouse on that slot to the session and marks it.
+   * Absent: not allowed. The gateway's relay enforces it whatever the page does.
+   */
+  touch: z.optional(z.boolean()),
 });
 /**
  * The room as it stands (only to displays that announced `slots`): after the

@@ -11,12 +11,14 @@ import {
   PRESENTER_ERRORS,
   PRESENTER_REQUEST_HEADER,
   PRESENTER_STOP_TOKEN_HEADER,
+  projectionChangeSchema,
   projectionRequestSchema,
   roomActionSchema,
   type RoomAction,
   type DisplayListing,
   type PresenterErrorCode,
   type PresenterRefusal,
+  type ProjectionChange,
   type ProjectionRequestBody,
   type ProjectionStarted,
   type ProjectionStatus,
@@ -88,6 +90,7 @@ function status(found: Extract<ProjectionLookup, { ok: true }>): ProjectionStatu
   const body: ProjectionStatus = {
     sessionId, state,
     ...(session?.endReason === undefined ? {} : { endReason: session.endReason }),
+    ...(session === undefined ? {} : { touch: session.touch === true && session.state !== 'ended' }),
     ...(request === undefined ? {} : {
       request: {
         requestId: request.requestId, state: request.state,
@@ -104,7 +107,7 @@ function status(found: Extract<ProjectionLookup, { ok: true }>): ProjectionStatu
 
 function statusTag(body: ProjectionStatus): string {
   const { request } = body;
-  return [body.sessionId, body.state, request?.state ?? '', String(request?.slot ?? ''), String(request?.position ?? ''), request?.by ?? ''].join('|');
+  return [body.sessionId, body.state, request?.state ?? '', String(request?.slot ?? ''), String(request?.position ?? ''), request?.by ?? '', body.touch === true ? 'touch' : ''].join('|');
 }
 
 /** Long-poll: how often the store is read while a presenter waits for a change, and the longest wait. */
@@ -183,10 +186,45 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
       json(response, 202, status(stopped));
       return true;
     }
+    case 'PATCH':
+      await changeProjection(deps, request, response, displayId, address, log);
+      return true;
     default:
       refuse(response, 'not-found', `no presenter endpoint ${method} ${path}`);
       return true;
   }
+}
+
+/** `PATCH …/projection` with the stop token: the presenter lets the display control the computer, or stops it (issue 30). */
+async function changeProjection(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, address: string | undefined, log: Logger): Promise<void> {
+  const forged = forgeryReason(request, deps.allowedOrigins, true);
+  if (forged !== undefined) {
+    refuse(response, 'bad-request', forged);
+    return;
+  }
+  let change: ProjectionChange;
+  try {
+    const parsed = projectionChangeSchema.safeParse(await readJsonBody(request, MAX_BODY_BYTES));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      refuse(response, 'bad-request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`.toLowerCase());
+      return;
+    }
+    change = parsed.data;
+  } catch (error) {
+    if (error instanceof BodyError) {
+      refuse(response, 'bad-request', error.message);
+      return;
+    }
+    throw error;
+  }
+  const changed = await deps.presenters.setTouch(displayId, stopTokenOf(request), change.touch, { kind: 'presenter', ...(address === undefined ? {} : { address }) });
+  if (!changed.ok) {
+    refuse(response, changed.code, changed.reason);
+    return;
+  }
+  log.info({ event: change.touch ? 'touch-allowed' : 'touch-revoked', sessionId: changed.session?.sessionId }, change.touch ? 'presenter let the display control the computer' : 'presenter revoked control from the display');
+  json(response, 200, status(changed));
 }
 
 async function startProjection(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, from: { source: string; address: string | undefined }, log: Logger): Promise<void> {

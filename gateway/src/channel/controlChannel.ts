@@ -201,7 +201,7 @@ export class ControlChannels {
       if (this.connections.get(connection.displayId) !== connection) return;
       const message: LayoutMessage = {
         type: 'layout', layout: view.layout, large: view.large, mode: view.mode,
-        slots: view.slots.map((slot) => ({ slot: slot.slot, sessionId: slot.sessionId, label: slot.label, ...slot.rect })),
+        slots: view.slots.map((slot) => ({ slot: slot.slot, sessionId: slot.sessionId, label: slot.label, ...slot.rect, ...(slot.touch ? { touch: true } : {}) })),
       };
       sendJson(connection.socket, message);
     }).catch((error: unknown) => logger.warn({ err: error, displayId: connection.displayId }, 'the room layout could not be read'));
