@@ -10,6 +10,7 @@ import {
   projectionStatusSchema,
   type DisplayListing,
   type PresenterRefusal,
+  type ProjectionChange,
   type ProjectionRequestBody,
   type ProjectionStarted,
   type ProjectionStatus,
@@ -56,6 +57,15 @@ export function startProjection(displayId: string, body: ProjectionRequestBody):
 
 export function projectionStatus(displayId: string, stopToken: string): Promise<ApiResult<ProjectionStatus>> {
   return call(projectionPath(displayId), { headers: { [PRESENTER_STOP_TOKEN_HEADER]: stopToken } }, projectionStatusSchema);
+}
+
+/** The presenter's permission for people at the display to control the computer (issue 30): on or off, at once. */
+export function setProjectionTouch(displayId: string, stopToken: string, touch: boolean): Promise<ApiResult<ProjectionStatus>> {
+  return call(projectionPath(displayId), {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', [PRESENTER_REQUEST_HEADER]: '1', [PRESENTER_STOP_TOKEN_HEADER]: stopToken },
+    body: JSON.stringify({ touch } satisfies ProjectionChange),
+  }, projectionStatusSchema);
 }
 
 export function stopProjection(displayId: string, stopToken: string): Promise<ApiResult<ProjectionStatus>> {
