@@ -97,6 +97,8 @@ const BOTH_ENGINE_TESTS = [
   'e2e/dist/kiosk/adminPage.test.js',
   // several sources on one display page, each its own data socket (issue 29)
   'e2e/dist/kiosk/roomSources.test.js',
+  // touch to the presenter's computer: each engine's input gate (issue 30)
+  'e2e/dist/kiosk/touchToComputer.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);
