@@ -27,6 +27,12 @@ export type BrokerEvent =
    * lets the display's input through or drops it, at once.
    */
   | { kind: 'touch-changed'; displayId: string; sessionId: string; allowed: boolean }
+  /**
+   * A finger on a browser presenter's picture at the display (issue 30), as
+   * fractions of the picture: every worker's laser feed keeps it for the
+   * presenter's page (api/laserFeed.ts).
+   */
+  | { kind: 'laser'; displayId: string; sessionId: string; x: number; y: number; down: boolean }
   /** An admin changed the display's volume or mute: the worker holding its control socket tells the page (`sound`). */
   | { kind: 'sound-changed'; displayId: string; volume: number; muted: boolean };
 
