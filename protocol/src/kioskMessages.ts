@@ -163,6 +163,12 @@ const project = z.object({
   signage: z.optional(z.boolean()),
   /** The slot the session takes (0..MAX_ROOM_SLOTS-1); sent only to displays that announced `slots`. */
   slot: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1))),
+  /**
+   * `browser`: the presenter shares from a browser (the presenter page is the
+   * server): a touch on its picture is a laser pointer (the `laser` message),
+   * never input (issue 30). Absent: a computer's RDP server.
+   */
+  source: z.optional(z.literal('browser')),
 });
 const stop = z.object({ type: z.literal('stop'), sessionId: z.string(), reason: z._default(z.string(), '') });
 /** The room's PIN for the idle screen: on welcome and whenever it rotates (only to displays that announced `room`). */

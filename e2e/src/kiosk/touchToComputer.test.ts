@@ -249,3 +249,63 @@ test('two sources side by side: a tap in the allowed one\'s slot lands on its de
   await pointerStays(screenB, { x: 50, y: 60 }, 'nothing reaches Bob\'s computer after the revoke');
   assert.deepEqual(kiosk.problems, []);
 });
+
+const PATTERN_TITLE = 'Lanterna laser pattern';
+
+test('a browser presenter: a finger on the display is a laser pointer, drawn there and on the presenter\'s preview; nothing is sent as input', { timeout: 300_000 }, async (t) => {
+  const displayId = 'touch-laser';
+  const token = randomBytes(18).toString('base64url');
+  const gateway = await startTestGateway({ webRoot: publicDir, displays: [{ id: displayId, name: 'Laser room', token }] });
+  t.after(() => gateway.close());
+  const displayBrowser = await launchChromium();
+  t.after(() => displayBrowser.close());
+  const kiosk = await openDisplay(displayBrowser, gateway, displayId, token);
+  const { page, touch } = kiosk;
+  await page.evaluate(() => {
+    const sent: unknown[] = [];
+    (window as unknown as { laserSent: unknown[] }).laserSent = sent;
+    window.addEventListener('lanterna:laser-sent', (event) => sent.push((event as CustomEvent).detail));
+  });
+
+  const presenterBrowser = await launchChromium([`--auto-select-tab-capture-source-by-title=${PATTERN_TITLE}`]);
+  t.after(() => presenterBrowser.close());
+  // headless Chromium captures a tab at its window's size: one size for the page and the pattern (shareScreen.test.ts)
+  const presenter = await openWatchedPage(presenterBrowser, { width: 640, height: 360 });
+  const pattern = await presenter.page.context().newPage();
+  await pattern.setContent(`<!doctype html><html><head><title>${PATTERN_TITLE}</title></head><body style="margin:0;background:#2a6"></body></html>`);
+  await presenter.page.addInitScript(() => {
+    const shown: unknown[] = [];
+    (window as unknown as { laserShown: unknown[] }).laserShown = shown;
+    window.addEventListener('lanterna:laser-shown', (event) => shown.push((event as CustomEvent).detail));
+  });
+  await presenter.page.goto(`${gateway.httpUrl}/present?display=${displayId}`);
+  await waitFor('the display in the list', async () => (await presenter.page.locator('.display[aria-pressed="true"]').count()) === 1, 10_000);
+  await presenter.page.fill('#pin', (await gateway.roomPin(displayId)) ?? '');
+  // the page loads its RDP server while a person types the PIN (warmShareWorker)
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  await presenter.page.click('#share');
+  await outcome(presenter.page, /Laser room is showing your screen/, 120_000);
+  await waitFor('the picture on the display', async () => (await page.locator('#idle').isHidden()) && (await page.locator('#session').isHidden()), 60_000, 200);
+  await waitFor('the laser mark', async () => /^Touch points on .+ screen \(a browser cannot be controlled\)$/.test((await page.locator('.touch-mark').textContent().catch(() => null)) ?? ''), 30_000, 100);
+  assert.match((await presenter.page.locator('#share-preview-box figcaption').textContent()) ?? '', /red dot; a browser cannot let the display move your pointer/);
+  // the presenter page asks for the laser's sequence before it draws (its first ask): give it that moment
+  await waitFor('the presenter following the laser', async () => (await presenter.page.evaluate(() => performance.getEntriesByType('resource').some((entry) => entry.name.includes('/projection/laser')))), 20_000, 100);
+
+  await touch.stroke([{ x: 400, y: 300 }, { x: 800, y: 420 }], 12);
+  const sent = await page.evaluate(() => (window as unknown as { laserSent: { x: number; y: number; down: boolean }[] }).laserSent);
+  assert.ok(sent.length >= 3, `the display pointed: ${JSON.stringify(sent)}`);
+  assert.equal(sent.at(-1)?.down, false, 'and lifted');
+  assert.ok(sent.every((point) => point.x >= 0 && point.x < 1 && point.y >= 0 && point.y < 1));
+  assert.ok((sent.at(-1)?.x ?? 0) > (sent[0]?.x ?? 1), 'left to right');
+  assert.deepEqual(await sentByPage(page), [], 'nothing was sent as input');
+  await waitFor('the presenter page drew where the display pointed', async () => {
+    const shown = await presenter.page.evaluate(() => (window as unknown as { laserShown: { x: number; y: number; down: boolean }[] }).laserShown);
+    return shown.length > 0 && shown.at(-1)?.down === false && shown.at(-1)?.x === sent.at(-1)?.x && shown.at(-1)?.y === sent.at(-1)?.y;
+  }, 15_000, 100);
+  const shown = await presenter.page.evaluate(() => (window as unknown as { laserShown: { x: number; y: number; down: boolean }[] }).laserShown);
+  const first = sent[0];
+  assert.deepEqual(shown[0], first && { x: first.x, y: first.y, down: first.down }, 'the first point as the display sent it');
+  assert.equal(await presenter.page.locator('#share-preview-frame canvas.laser-trail').count(), 1);
+  assert.deepEqual(kiosk.problems, []);
+  assert.deepEqual(presenter.problems, []);
+});

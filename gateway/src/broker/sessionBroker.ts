@@ -586,6 +586,8 @@ export class SessionBroker {
         ...(request.requestedBy?.kind === 'signage' ? { signage: true } : {}),
         // The control channel sends it only to displays that announced `slots` (and slot 0 needs no word).
         ...(slot === 0 ? {} : { slot }),
+        // A browser presenter's page is the server: the display's touch is a laser pointer there (issue 30).
+        ...(request.browser === true ? { source: 'browser' as const } : {}),
       },
     });
     this.deps.publish({ kind: 'slots-changed', displayId: request.displayId });

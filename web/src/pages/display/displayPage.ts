@@ -170,17 +170,20 @@ function touchTargets(): TouchTarget[] {
     desktop: source.desktopSize,
     allowed: touchAllowed(source),
     send: (flags: number, x: number, y: number) => source.host.sendMouse(flags, x, y),
+    laser: source.project.source === 'browser'
+      ? (x: number, y: number, down: boolean) => void control?.sendLaser({ type: 'laser', sessionId: source.project.sessionId, x, y, down })
+      : undefined,
   }));
 }
 
 function showTouchMarks(): void {
   const marks = [];
   for (const source of sources.values()) {
-    if (!touchAllowed(source)) continue;
+    if (!touchAllowed(source) && source.project.source !== 'browser') continue;
     const rect = rectFor(source.slot, source.project.sessionId) ?? { x: 0, y: 0, width: 1, height: 1 };
     if (rect.width === 0 || rect.height === 0) continue;
     const label = layout === null ? undefined : layoutEntry(layout.slots, source.project.sessionId)?.label;
-    marks.push({ slot: source.slot, name: label !== undefined && label !== '' ? label : source.project.target.name, rect });
+    marks.push({ slot: source.slot, name: label !== undefined && label !== '' ? label : source.project.target.name, rect, kind: source.project.source === 'browser' ? 'laser' as const : 'control' as const });
   }
   touchMarks.show(marks);
 }

@@ -1,7 +1,7 @@
 // The mapping of a touch to the presenter's desktop: whole panel, letterboxed, in a slot of a room.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canvasPoint, desktopPoint, inSlot, slotArea } from './touchMapping.js';
+import { canvasPoint, desktopPoint, inSlot, pictureFraction, slotArea } from './touchMapping.js';
 import { slotPixels, slotRects } from '@lanterna/protocol';
 
 const PANEL = { width: 1920, height: 1080 };
@@ -46,6 +46,14 @@ test('a 2×2 grid slot on an odd panel keeps the render worker\'s rounding (neig
   assert.deepEqual(areas.map((area) => [area.x, area.y, area.width, area.height]), [[0, 0, 501, 301], [501, 0, 500, 301], [0, 301, 501, 300], [501, 301, 500, 300]]);
   const last = rects[3] ?? null;
   assert.deepEqual(desktopPoint({ x: 501, y: 301 }, panel, last, { width: 500, height: 300 }), { x: 0, y: 0 });
+});
+
+test('a browser presenter\'s laser: fractions of the letterboxed picture; off the picture, none', () => {
+  const desktop = { width: 1024, height: 768 };
+  assert.deepEqual(pictureFraction({ x: 240 + 720, y: 540 }, PANEL, null, desktop), { x: 0.5, y: 0.5 });
+  assert.equal(pictureFraction({ x: 100, y: 540 }, PANEL, null, desktop), null);
+  const [, right] = slotRects('side-by-side', [0, 1], 0);
+  assert.deepEqual(pictureFraction({ x: 960 + 240, y: 270 + 135 }, PANEL, right ?? null, PANEL), { x: 0.25, y: 0.25 });
 });
 
 test('a client point becomes canvas pixels at the device pixel ratio', () => {

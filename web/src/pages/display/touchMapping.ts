@@ -51,6 +51,16 @@ export function desktopPoint(point: { x: number; y: number }, canvas: Size, rect
   return { x: Math.min(Math.max(x, 0), desktop.width - 1), y: Math.min(Math.max(y, 0), desktop.height - 1) };
 }
 
+/** Where a canvas point lies on the picture as fractions of it (0..1), or null off the picture: a browser presenter's laser (issue 30). */
+export function pictureFraction(point: { x: number; y: number }, canvas: Size, rect: SlotFraction | null, desktop: Size): { x: number; y: number } | null {
+  const area = slotArea(canvas, rect);
+  if (area.width <= 0 || area.height <= 0 || desktop.width <= 0 || desktop.height <= 0) return null;
+  const fitted = computeLetterbox(area.width, area.height, desktop.width, desktop.height);
+  const x = (point.x - area.x - fitted.x) / fitted.width;
+  const y = (point.y - area.y - fitted.y) / fitted.height;
+  return x >= 0 && x < 1 && y >= 0 && y < 1 ? { x, y } : null;
+}
+
 /** A pointer event's place in canvas pixels: the canvas may be drawn at another size than its pixels (device pixel ratio). */
 export function canvasPoint(clientX: number, clientY: number, box: { left: number; top: number; width: number; height: number }, canvas: Size): { x: number; y: number } {
   return {

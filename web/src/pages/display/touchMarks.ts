@@ -8,6 +8,8 @@ export interface TouchMarkState {
   readonly name: string;
   /** Fractions of the panel (the whole panel for a display with one source). */
   readonly rect: { readonly x: number; readonly y: number; readonly width: number; readonly height: number };
+  /** control: touch moves the computer's pointer; laser: a browser presenter's picture, where a touch is a pointer drawn at both sides. */
+  readonly kind: 'control' | 'laser';
 }
 
 export class TouchMarks {
@@ -39,7 +41,10 @@ export class TouchMarks {
       }
       mark.style.left = `${state.rect.x * 100}%`;
       mark.style.bottom = `${(1 - state.rect.y - state.rect.height) * 100}%`;
-      mark.textContent = `Touch controls ${possessive(state.name)} computer`;
+      mark.dataset.kind = state.kind;
+      mark.textContent = state.kind === 'control'
+        ? `Touch controls ${possessive(state.name)} computer`
+        : `Touch points on ${possessive(state.name)} screen (a browser cannot be controlled)`;
     }
   }
 }

@@ -16,7 +16,8 @@ import {
 } from '@lanterna/protocol';
 import { DisplayPicker } from './displayPicker.js';
 import { parseEndpoint } from './endpoint.js';
-import { listDisplays, projectionStatus, setProjectionTouch, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
+import { laserPoints, listDisplays, projectionStatus, setProjectionTouch, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
+import { LaserView } from './laserView.js';
 import { captureSize, pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
 import type { ShareEnd, ShareFigures, ShareSoundState, ShareWorkerReply } from './shareWorkerProtocol.js';
 import { fetchWhiteboard, InkPictureView, ProjectionInk } from './inkReceiver.js';
@@ -58,6 +59,7 @@ const addressFields = byId('address-fields', HTMLDivElement);
 const touchBox = byId('touch-box', HTMLLabelElement);
 const touchSwitch = byId('touch', HTMLInputElement);
 const touchNote = byId('touch-note', HTMLParagraphElement);
+const laserView = new LaserView(sharePreview, byId('share-preview-frame', HTMLDivElement));
 const invitationFields = byId('invitation-fields', HTMLDivElement);
 
 // Ink saved at the display over this page's projection, and a display's whiteboard (issue 30).
@@ -353,6 +355,7 @@ function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
   if (!current) return;
   sharing = null;
   clearInterval(current.inkPoll);
+  laserView.stop();
   const words = endWords(end, current.displayName);
   say(words.text, words.tone);
   announce({ type: 'ended-words', text: words.text });
@@ -432,6 +435,7 @@ async function share(): Promise<void> {
   });
   const stopToken = started.value.stopToken;
   const inkPoll = setInterval(() => void projectionInk.check(display.id, stopToken), RUNNING_POLL_MS);
+  laserView.start((after, waitMs) => laserPoints(display.id, stopToken, after, waitMs));
   sharing = { share: shareSession, displayName, stream, inkPoll };
   soundMuted = false;
   showSound(shareSession.hasSound ? 'starting' : 'none', displayName);
