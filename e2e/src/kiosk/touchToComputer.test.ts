@@ -64,7 +64,18 @@ async function watchSent(page: Page): Promise<void> {
     const sent: unknown[] = [];
     (window as unknown as { touchSent: unknown[] }).touchSent = sent;
     window.addEventListener('lanterna:touch-sent', (event) => sent.push((event as CustomEvent).detail));
+    // which slots have decoded a picture (the page knows their desktop then: touch maps onto it)
+    const decoded: number[] = [];
+    (window as unknown as { decodedSlots: number[] }).decodedSlots = decoded;
+    window.addEventListener('lanterna:decode', (event) => {
+      const { slot } = (event as CustomEvent<{ slot: number }>).detail;
+      if (!decoded.includes(slot)) decoded.push(slot);
+    });
   });
+}
+
+function decodedSlots(page: Page): Promise<number[]> {
+  return page.evaluate(() => [...(window as unknown as { decodedSlots: number[] }).decodedSlots].sort());
 }
 
 function sentByPage(page: Page): Promise<{ slot: number; flags: number; x: number; y: number }[]> {
@@ -131,6 +142,7 @@ test('one source, letterboxed: off, taps and forced input leave the pointer; on 
   await presenter.page.click('#start');
   await outcome(presenter.page, /Touch screen is showing your screen\./, 120_000);
   await waitFor('the picture on the display', async () => (await page.locator('#idle').isHidden()) && (await page.locator('#session').isHidden()), 120_000, 200);
+  await waitFor('the picture decoded', async () => (await decodedSlots(page)).includes(0), 60_000, 200);
   await waitFor('the permission switch, off', async () => (await presenter.page.locator('#touch-box').isVisible()) && !(await presenter.page.locator('#touch').isChecked()), 30_000, 100);
   assert.equal(await page.locator('.touch-mark').count(), 0, 'no mark while off');
 
@@ -217,7 +229,7 @@ test('two sources side by side: a tap in the allowed one\'s slot lands on its de
   }
   const [alice, bob] = projected;
   assert.ok(alice && bob);
-  await waitFor('both pictures drawn', () => page.evaluate(() => document.querySelectorAll('.slot-label').length === 2), 60_000, 200);
+  await waitFor('both pictures decoded', async () => (await decodedSlots(page)).join() === '0,1', 60_000, 200);
 
   // Bob allows control, Alice does not.
   const allowed = await presenterApi(gateway, displayId, 'PATCH', { touch: true }, bob.stopToken);
@@ -231,6 +243,7 @@ test('two sources side by side: a tap in the allowed one\'s slot lands on its de
   await tapAt(touch, page, 100, 100);
   // Bob's slot: CSS (961, 361) → slot x 321 / 0.8 = 401.25 → 401, (361 − 120) / 0.8 = 301.25 → 301
   await tapAt(touch, page, 961, 361);
+  await waitFor('the page sent Bob\'s tap', async () => (await sentByPage(page)).length >= 3, 10_000, 100);
   await pointerReaches(screenB, { x: 401, y: 301 }, 'Bob\'s pointer moved to the mapped pixel');
   await pointerStays(screenA, { x: 3, y: 3 }, 'Alice\'s pointer never moved');
   const sent = await sentByPage(page);
@@ -286,12 +299,13 @@ test('a browser presenter: a finger on the display is a laser pointer, drawn the
   await presenter.page.click('#share');
   await outcome(presenter.page, /Laser room is showing your screen/, 120_000);
   await waitFor('the picture on the display', async () => (await page.locator('#idle').isHidden()) && (await page.locator('#session').isHidden()), 60_000, 200);
-  await waitFor('the laser mark', async () => /^Touch points on .+ screen \(a browser cannot be controlled\)$/.test((await page.locator('.touch-mark').textContent().catch(() => null)) ?? ''), 30_000, 100);
+  assert.equal(await page.locator('.touch-mark').count(), 0, 'nothing of the display\'s own over the picture until someone points');
   assert.match((await presenter.page.locator('#share-preview-box figcaption').textContent()) ?? '', /red dot; a browser cannot let the display move your pointer/);
   // the presenter page asks for the laser's sequence before it draws (its first ask): give it that moment
   await waitFor('the presenter following the laser', async () => (await presenter.page.evaluate(() => performance.getEntriesByType('resource').some((entry) => entry.name.includes('/projection/laser')))), 20_000, 100);
 
   await touch.stroke([{ x: 400, y: 300 }, { x: 800, y: 420 }], 12);
+  assert.match((await page.locator('.touch-mark').textContent()) ?? '', /^Touch points on .+ screen \(a browser cannot be controlled\)$/, 'while someone points, the display says what a touch does');
   const sent = await page.evaluate(() => (window as unknown as { laserSent: { x: number; y: number; down: boolean }[] }).laserSent);
   assert.ok(sent.length >= 3, `the display pointed: ${JSON.stringify(sent)}`);
   assert.equal(sent.at(-1)?.down, false, 'and lifted');

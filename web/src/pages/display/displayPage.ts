@@ -171,15 +171,35 @@ function touchTargets(): TouchTarget[] {
     allowed: touchAllowed(source),
     send: (flags: number, x: number, y: number) => source.host.sendMouse(flags, x, y),
     laser: source.project.source === 'browser'
-      ? (x: number, y: number, down: boolean) => void control?.sendLaser({ type: 'laser', sessionId: source.project.sessionId, x, y, down })
+      ? (x: number, y: number, down: boolean) => {
+          control?.sendLaser({ type: 'laser', sessionId: source.project.sessionId, x, y, down });
+          pointedAt(source.slot);
+        }
       : undefined,
   }));
+}
+
+/**
+ * Over a browser presenter's picture the laser's mark says what a touch does
+ * only while someone points (and LASER_MARK_MS after), so nothing of the
+ * display's own covers what is presented the rest of the time.
+ */
+const LASER_MARK_MS = 8000;
+const pointedUntil = new Map<number, number>();
+let laserMarkTimer: ReturnType<typeof setTimeout> | null = null;
+function pointedAt(slot: number): void {
+  const fresh = (pointedUntil.get(slot) ?? 0) < performance.now();
+  pointedUntil.set(slot, performance.now() + LASER_MARK_MS);
+  if (fresh) showTouchMarks();
+  if (laserMarkTimer !== null) clearTimeout(laserMarkTimer);
+  laserMarkTimer = setTimeout(() => { laserMarkTimer = null; showTouchMarks(); }, LASER_MARK_MS + 50);
 }
 
 function showTouchMarks(): void {
   const marks = [];
   for (const source of sources.values()) {
-    if (!touchAllowed(source) && source.project.source !== 'browser') continue;
+    const pointing = source.project.source === 'browser' && (pointedUntil.get(source.slot) ?? 0) > performance.now();
+    if (!touchAllowed(source) && !pointing) continue;
     const rect = rectFor(source.slot, source.project.sessionId) ?? { x: 0, y: 0, width: 1, height: 1 };
     if (rect.width === 0 || rect.height === 0) continue;
     const label = layout === null ? undefined : layoutEntry(layout.slots, source.project.sessionId)?.label;
