@@ -101,6 +101,8 @@ const BOTH_ENGINE_TESTS = [
   'e2e/dist/kiosk/roomSources.test.js',
   // sound from a real RDP server: xrdp with PipeWire in its session (issue 27)
   'e2e/dist/kiosk/xrdpSound.test.js',
+  // touch to the presenter's computer: each engine's input gate (issue 30)
+  'e2e/dist/kiosk/touchToComputer.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);

@@ -32,6 +32,7 @@ import { boundCloseHandshake } from './channel/closeDeadline.js';
 import { AdminApi } from './api/adminApi.js';
 import { OPENAPI_PATH, openApiDocument } from './api/openApiDocument.js';
 import { handlePresenter } from './api/presenterApi.js';
+import { LaserFeed } from './api/laserFeed.js';
 import { handleInk } from './api/inkApi.js';
 import { TrustedProxies } from './api/trustedProxies.js';
 import { RequestRateLimiter } from './api/requestRateLimiter.js';
@@ -180,6 +181,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
   const limits = new ConnectionLimits(config.limits);
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
+  const laser = new LaserFeed(bus);
   const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, guesses, onAuthenticated, roomView: (displayId) => roomRequests.view(displayId) });
   const hosts = new HostGuard(config.listen.allowedHosts);
   let draining = false;
@@ -249,7 +251,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
     if (await admin.handle(request, response, url)) return;
     if (await handleInk({ settings: config.ink, store, broker, presenters, pins: roomPins, guesses, limiter: presenterLimiter, logger, clientAddress }, request, response, path)) return;
-    if (await handlePresenter({ presenters, rooms: roomRequests, adminToken: identity.adminToken, guesses, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress, presenterSocketUrl }, request, response, path)) return;
+    if (await handlePresenter({ presenters, rooms: roomRequests, adminToken: identity.adminToken, guesses, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress, presenterSocketUrl, laser }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
     const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;
     if (await serveStatic(webRoot, page, request, response)) return;

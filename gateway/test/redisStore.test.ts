@@ -57,6 +57,14 @@ test('two gateways on one Redis: claims, bookings, state moves, presence, audit 
   assert.equal(await b.recordShown('s2', 'hall', shown), false, 'another display cannot report on it');
   assert.equal(await b.recordShown('s2', 'room', shown), true);
   assert.deepEqual((await a.getSession('s2'))?.shown, shown);
+  // the presenter's touch permission (issue 30): one gateway sets it, the other reads it; an ended session takes none
+  assert.equal((await a.getSession('s2'))?.touch, undefined, 'off by default');
+  assert.equal((await a.setTouch('s2', true))?.touch, true);
+  assert.equal((await b.getSession('s2'))?.touch, true);
+  assert.equal((await b.setTouch('s2', false))?.touch, false);
+  assert.equal((await a.getSession('s2'))?.touch, false);
+  assert.equal(await a.setTouch('s1', true), undefined, 'an ended session takes none');
+  assert.equal(await a.setTouch('nobody', true), undefined);
   await a.updateSession('s2', { state: 'ended', endedAt: now + 5, endReason: 'stopped' });
 
   const bookings = await Promise.all(['x1', 'x2', 'x3', 'x4'].map((sessionId, i) => (i % 2 ? a : b).bookDisplay({ displayId: 'room', sessionId, until: now + 60_000 })));

@@ -9,6 +9,7 @@ export { MAX_HEADER_BYTES, MIN_TPKT_LENGTH, readPduHeader, readPduLength, type P
 export { coalescePdus, type PduBatch } from './pduCoalescer.js';
 export { PduFramer, type PduFramerOptions, type PduFramerStats } from './pduFramer.js';
 export { countWholePdus, splitWholePdus, type WholePduCount } from './wholePdus.js';
+export { dropInputPdus, isInputPdu, type InputFiltered } from './inputPdus.js';
 export {
   buildConnectionConfirm,
   buildConnectionRequest,
@@ -54,6 +55,7 @@ export {
 export {
   FIGURES_MAX_INTERVAL_MS,
   FIGURES_MIN_INTERVAL_MS,
+  LASER_MIN_INTERVAL_MS,
   GATEWAY_FEATURES,
   KIOSK_FEATURES,
   KIOSK_PROTOCOL_VERSION,
@@ -70,6 +72,7 @@ export {
   type ErrorMessage,
   type FiguresMessage,
   type PanelMessage,
+  type LaserMessage,
   type GatewayControlMessage,
   type GatewayDataMessage,
   type GatewayToKioskMessage,
@@ -122,6 +125,9 @@ export {
   PRESENTER_REQUEST_HEADER,
   PRESENTER_STOP_TOKEN_HEADER,
   presenterRefusalSchema,
+  LASER_POINTS_KEPT,
+  laserPointsSchema,
+  projectionChangeSchema,
   projectionRequestSchema,
   projectionStartedSchema,
   projectionStatusSchema,
@@ -131,6 +137,8 @@ export {
   type DisplayState,
   type ListedDisplay,
   type PresenterRefusal,
+  type LaserPoints,
+  type ProjectionChange,
   type ProjectionRequestBody,
   type ProjectionStarted,
   type ProjectionStatus,

@@ -45,6 +45,8 @@ export const GATEWAY_FEATURES = {
   panel: 'panel',
   /** Not a message: this gateway keeps the ink the display saves (inkPictures.ts); absent, the page offers no Save. */
   inkSave: 'ink-save',
+  /** The `laser` message: where a finger is on a browser presenter's picture, relayed to their page (issue 30). */
+  laser: 'laser',
 } as const;
 
 /** A display reports its figures about once a second; the gateway drops reports that follow the last one sooner than this. */
@@ -115,6 +117,23 @@ const figures = z.object({
  */
 const panel = z.object({ type: z.literal('panel'), panel: panelSchema });
 
+/** The gateway relays at most one `laser` per display this often; faster ones are dropped. */
+export const LASER_MIN_INTERVAL_MS = 16;
+/**
+ * A finger on a browser presenter's picture (issue 30: a browser cannot move
+ * its computer's pointer, so the display's touch is a laser pointer drawn at
+ * both sides): where it is as fractions of the picture (0..1), and whether it
+ * still touches (`down: false` once it lifted). Only to gateways whose
+ * welcome named `laser`; the gateway relays it to the presenter's page.
+ */
+const laser = z.object({
+  type: z.literal('laser'),
+  sessionId: z.string().check(z.minLength(1), z.maxLength(128)),
+  x: z.number().check(z.minimum(0), z.maximum(1)),
+  y: z.number().check(z.minimum(0), z.maximum(1)),
+  down: z.boolean(),
+});
+
 // Control socket, gateway → kiosk.
 /** `desktop`: what an admin fixed of this display's desktop (size, scale); absent: from the panel. */
 const displayInfo = z.object({ id: z.string(), name: z.string(), location: z.optional(z.string()), desktop: z.optional(desktopPreferenceSchema) });
@@ -144,6 +163,12 @@ const project = z.object({
   signage: z.optional(z.boolean()),
   /** The slot the session takes (0..MAX_ROOM_SLOTS-1); sent only to displays that announced `slots`. */
   slot: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_ROOM_SLOTS - 1))),
+  /**
+   * `browser`: the presenter shares from a browser (the presenter page is the
+   * server): a touch on its picture is a laser pointer (the `laser` message),
+   * never input (issue 30). Absent: a computer's RDP server.
+   */
+  source: z.optional(z.literal('browser')),
 });
 const stop = z.object({ type: z.literal('stop'), sessionId: z.string(), reason: z._default(z.string(), '') });
 /** The room's PIN for the idle screen: on welcome and whenever it rotates (only to displays that announced `room`). */
@@ -176,6 +201,12 @@ const layoutSlot = z.object({
   y: fraction,
   width: fraction,
   height: fraction,
+  /**
+   * Its presenter lets people at the display control the computer (issue 30):
+   * the page sends touch and mouse on that slot to the session and marks it.
+   * Absent: not allowed. The gateway's relay enforces it whatever the page does.
+   */
+  touch: z.optional(z.boolean()),
 });
 /**
  * The room as it stands (only to displays that announced `slots`): after the
@@ -240,7 +271,8 @@ export type EndedMessage = z.infer<typeof ended>;
 export type PongMessage = z.infer<typeof pong>;
 
 /** What the kiosk sends on the control socket. */
-export type KioskControlMessage = HelloMessage | ByeMessage | FiguresMessage | PanelMessage;
+export type LaserMessage = z.infer<typeof laser>;
+export type KioskControlMessage = HelloMessage | ByeMessage | FiguresMessage | PanelMessage | LaserMessage;
 /** What the gateway sends on the control socket. */
 export type GatewayControlMessage = WelcomeMessage | ProjectMessage | StopMessage | RoomMessage | DisplayMessage | LayoutMessage | SoundMessage | ErrorMessage;
 /** What the kiosk sends as JSON on the data socket. */
@@ -313,7 +345,7 @@ export function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMin
 }
 
 /** The gateway's reader of the control socket. */
-export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye, figures, panel });
+export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye, figures, panel, laser });
 /** The display's reader of the control socket. */
 export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, display, layout, sound, error: errorMessage });
 /** The gateway's reader of the data socket's JSON messages. */

@@ -89,6 +89,29 @@ export const roomActionSchema = z.discriminatedUnion('action', [
 ]);
 export type RoomAction = z.infer<typeof roomActionSchema>;
 
+/**
+ * `PATCH /v1/displays/{id}/projection` with the stop token: the presenter's
+ * permission for people at the display to control the computer (issue 30),
+ * off by default, taking effect at once either way. Only for a projection of
+ * a computer (an RDP server or an invitation): a browser cannot be controlled.
+ */
+export const projectionChangeSchema = z.strictObject({ touch: z.boolean() });
+export type ProjectionChange = z.infer<typeof projectionChangeSchema>;
+
+/**
+ * `GET /v1/displays/{id}/projection/laser?after=SEQ&waitMs=N` with the stop
+ * token (issue 30): where fingers touched the presenter's picture at the
+ * display since `after`, as fractions of the picture, newest last (at most
+ * LASER_POINTS_KEPT); the answer waits up to N ms (≤ 25 s) for a new one.
+ * Pass `seq` back as `after`.
+ */
+export const LASER_POINTS_KEPT = 64;
+export const laserPointsSchema = z.object({
+  seq: z.int(),
+  points: z.array(z.object({ x: z.number(), y: z.number(), down: z.boolean(), at: z.number() })),
+});
+export type LaserPoints = z.infer<typeof laserPointsSchema>;
+
 /** 202 to a projection request: the session, and the token that stops it. */
 export const projectionStartedSchema = z.object({
   /** The session's id; while the request waits, the id its session will have once accepted. */
@@ -137,6 +160,8 @@ export const projectionStatusSchema = z.object({
     /** What happened, in words. */
     reason: z.optional(z.string()),
   })),
+  /** Whether people at the display may control the computer now (issue 30); absent from older gateways: no. */
+  touch: z.optional(z.boolean()),
   /** Changes whenever anything above does: pass it back as `since` to wait for the next change. */
   tag: z._default(z.string(), ''),
 });

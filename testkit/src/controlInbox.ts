@@ -15,6 +15,8 @@ export interface ControlInbox {
   take(type: string, timeoutMs?: number): Promise<ControlMessage>;
   /** The newest message of this type received so far (taken or not), e.g. the room PIN shown now. */
   latest(type: string): ControlMessage | undefined;
+  /** Sends a message as the display (e.g. its `laser`). */
+  send(message: ControlMessage): void;
   close(): void;
 }
 
@@ -43,6 +45,7 @@ export async function openControlInbox(url: string, displayId: string, token: st
       return messages[index] ?? {};
     },
     latest: (type) => messages.findLast((message) => message.type === type),
+    send: (message) => socket.send(JSON.stringify(message)),
     close: () => socket.close(),
   };
 }

@@ -284,6 +284,17 @@ export class RdpSession {
     return this.module._lt_session_request_size(this.handle, width, height, desktopScale, deviceScale) === 1;
   }
 
+  /**
+   * Touch or mouse from the display as RDP mouse input (issue 30): FreeRDP's
+   * PTR_FLAGS_* at desktop pixel (x, y), sent by the RDP thread at once.
+   * False: not connected, or its queue is full (the event is lost). Whether
+   * it may reach the server is the gateway's to enforce (README "Ink and touch").
+   */
+  sendMouse(flags, x, y) {
+    if (this.state !== 'connected') return false;
+    return this.module._lt_session_mouse(this.handle, flags, x, y) === 1;
+  }
+
   /** The gateway's `secured` message: the server's SubjectPublicKey (base64 or bytes). */
   secured(publicKey) {
     const bytes = typeof publicKey === 'string' ? decodeBase64(publicKey) : publicKey;

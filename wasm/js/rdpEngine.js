@@ -85,6 +85,11 @@ class WasmRdpEngine {
   requestSize(width, height) {
     return this.session?.requestSize(width, height) ?? false;
   }
+
+  /** One pointer event as RDP mouse input (FreeRDP's PTR_FLAGS_*, desktop pixels): false when not sent. */
+  sendMouse(flags, x, y) {
+    return this.session?.sendMouse(flags, x, y) ?? false;
+  }
 }
 
 /** RdpEngineModule.createEngine */

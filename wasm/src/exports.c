@@ -15,6 +15,7 @@
 #include "audio_output.h"
 #include "display_control.h"
 #include "exports.h"
+#include "mouse_input.h"
 #include "session.h"
 
 static LtContext* from_handle(intptr_t handle)
@@ -148,6 +149,16 @@ EMSCRIPTEN_KEEPALIVE int lt_session_request_size(intptr_t handle, int width, int
 	lt_display_control_request(lt, (UINT32)width, (UINT32)height, (UINT32)desktopScale,
 	                           (UINT32)deviceScale);
 	return 1;
+}
+
+/* Touch or mouse from the display page (mouse_input.h): FreeRDP's PTR_FLAGS_*
+ * at desktop pixel (x, y), sent by the RDP thread at once. 1: queued; 0: not
+ * connected, out of range, or the queue is full. */
+EMSCRIPTEN_KEEPALIVE int lt_session_mouse(intptr_t handle, int flags, int x, int y)
+{
+	if ((flags < 0) || (flags > 0xFFFF) || (x < 0) || (x > 0xFFFF) || (y < 0) || (y > 0xFFFF))
+		return 0;
+	return lt_mouse_input_queue(from_handle(handle), (UINT16)flags, (UINT16)x, (UINT16)y) ? 1 : 0;
 }
 
 /* Only after LT_EVENT_DISCONNECTED (or when never started): joins the thread. */

@@ -24,6 +24,7 @@ void lt_session_close_input(intptr_t handle);
 void lt_session_frame_done(intptr_t handle);
 int lt_session_late_frame_acks(intptr_t handle);
 void lt_session_stop_thread(intptr_t handle);
+int lt_session_mouse(intptr_t handle, int flags, int x, int y);
 void lt_session_free(intptr_t handle);
 
 #endif

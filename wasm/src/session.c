@@ -12,6 +12,7 @@
 #include "channel_transport.h"
 #include "clipboard_handshake.h"
 #include "display_control.h"
+#include "mouse_input.h"
 #include "frame_output.h"
 #include "heap_guard.h"
 #include "js_events.h"
@@ -137,7 +138,8 @@ LtContext* lt_session_create(void)
 	lt->frameAck = CreateEventA(NULL, TRUE, FALSE, NULL); /* WinPR has manual-reset events only */
 	lt->audioPlayed = CreateEventA(NULL, TRUE, FALSE, NULL);
 	lt->audioAckTimeoutMs = 500;
-	if (!lt->ring || !lt->frameAck || !lt->audioPlayed || !lt_default_settings(context->settings) ||
+	const BOOL mouse = lt_mouse_input_init(lt);
+	if (!mouse || !lt->ring || !lt->frameAck || !lt->audioPlayed || !lt_default_settings(context->settings) ||
 	    !lt_channel_transport_install(lt))
 	{
 		lt_session_destroy(lt);
@@ -157,6 +159,7 @@ void lt_session_destroy(LtContext* lt)
 	HANDLE audioPlayed = lt->audioPlayed;
 	BYTE* key = lt->publicKey;
 	pthread_mutex_destroy(&lt->keyLock);
+	lt_mouse_input_free(lt);
 	freerdp_client_context_free(&lt->common.context);
 	lt_ring_free(ring);
 	if (frameAck)
@@ -209,15 +212,18 @@ static void lt_run_event_loop(LtContext* lt)
 	while (!freerdp_shall_disconnect_context(context))
 	{
 		HANDLE handles[MAXIMUM_WAIT_OBJECTS] = { 0 };
-		const DWORD count = freerdp_get_event_handles(context, handles, ARRAYSIZE(handles));
+		DWORD count = freerdp_get_event_handles(context, handles, ARRAYSIZE(handles) - 1);
 		if (count == 0)
 			break;
+		/* the page's pointer events go out as soon as they are queued, not at the next tick */
+		handles[count++] = lt_mouse_input_event(lt);
 		/* the timeout also drives FreeRDP's timers: there are no waitable timers here */
 		if (WaitForMultipleObjects(count, handles, FALSE, 100) == WAIT_FAILED)
 			break;
 		if (!freerdp_check_event_handles(context))
 			break;
 		lt_display_control_poll(lt);
+		lt_mouse_input_flush(lt);
 		/* an allocation failed somewhere (maybe on a channel's thread, where
 		 * FreeRDP may log it and go on with a picture missing): end the
 		 * session rather than show a desktop that no longer updates */

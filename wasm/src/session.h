@@ -38,6 +38,17 @@ enum lt_pixel_layout
 	LT_PIXELS_RGBX = 2  /* bytes R, G, B, X: upload as RGBA as it is */
 };
 
+/* Most pointer events waiting for the RDP thread (mouse_input.h): past it the newest are dropped. */
+#define LT_MOUSE_QUEUE_CAPACITY 256u
+
+/* One queued pointer event (mouse_input.h). */
+typedef struct
+{
+	UINT16 flags;
+	UINT16 x;
+	UINT16 y;
+} LtMouseEvent;
+
 typedef struct
 {
 	rdpClientContext common; /* first: FreeRDP's client-common context */
@@ -83,6 +94,12 @@ typedef struct
 	atomic_int dispReady;     /* the server sent its capabilities */
 	atomic_uint dispMaxArea;  /* its MaxMonitorAreaFactorA × B (0: not said) */
 	_Atomic uint64_t dispWish; /* width, height, desktop and device scale, 16 bits each; 0: none */
+
+	pthread_mutex_t mouseLock;      /* the pointer events JS queued (mouse_input.h) */
+	HANDLE mouseQueued;             /* set while any wait; the RDP thread waits on it */
+	LtMouseEvent mouseEvents[LT_MOUSE_QUEUE_CAPACITY];
+	UINT32 mouseHead;
+	UINT32 mouseCount;
 } LtContext;
 
 LtContext* lt_session_create(void);

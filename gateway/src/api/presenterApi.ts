@@ -11,12 +11,15 @@ import {
   PRESENTER_ERRORS,
   PRESENTER_REQUEST_HEADER,
   PRESENTER_STOP_TOKEN_HEADER,
+  projectionChangeSchema,
   projectionRequestSchema,
   roomActionSchema,
   type RoomAction,
   type DisplayListing,
   type PresenterErrorCode,
   type PresenterRefusal,
+  type LaserPoints,
+  type ProjectionChange,
   type ProjectionRequestBody,
   type ProjectionStarted,
   type ProjectionStatus,
@@ -29,10 +32,12 @@ import { bearerMatches, originAllowed } from './requestGuards.js';
 import { BodyError, readJsonBody } from './jsonBody.js';
 import type { RequestRateLimiter } from './requestRateLimiter.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
+import type { LaserFeed } from './laserFeed.js';
 
 const MAX_BODY_BYTES = 32 * 1024;
 const PROJECTION_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/projection$/;
 const ROOM_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/room$/;
+const LASER_PATH = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/projection\/laser$/;
 
 export interface PresenterApiDeps {
   presenters: PresenterProjections;
@@ -48,6 +53,8 @@ export interface PresenterApiDeps {
   clientAddress: (request: IncomingMessage) => string | undefined;
   /** The presenter socket's URL for a session, as reached at the request's Host. */
   presenterSocketUrl: (sessionId: string, host: string | undefined) => string;
+  /** Where fingers touch the presenter's picture at the display (issue 30); absent: no laser endpoint. */
+  laser?: LaserFeed | undefined;
 }
 
 function json(response: ServerResponse, status: number, body: unknown): void {
@@ -88,6 +95,7 @@ function status(found: Extract<ProjectionLookup, { ok: true }>): ProjectionStatu
   const body: ProjectionStatus = {
     sessionId, state,
     ...(session?.endReason === undefined ? {} : { endReason: session.endReason }),
+    ...(session === undefined ? {} : { touch: session.touch === true && session.state !== 'ended' }),
     ...(request === undefined ? {} : {
       request: {
         requestId: request.requestId, state: request.state,
@@ -104,7 +112,7 @@ function status(found: Extract<ProjectionLookup, { ok: true }>): ProjectionStatu
 
 function statusTag(body: ProjectionStatus): string {
   const { request } = body;
-  return [body.sessionId, body.state, request?.state ?? '', String(request?.slot ?? ''), String(request?.position ?? ''), request?.by ?? ''].join('|');
+  return [body.sessionId, body.state, request?.state ?? '', String(request?.slot ?? ''), String(request?.position ?? ''), request?.by ?? '', body.touch === true ? 'touch' : ''].join('|');
 }
 
 /** Long-poll: how often the store is read while a presenter waits for a change, and the longest wait. */
@@ -121,7 +129,8 @@ function waitQuery(request: IncomingMessage): { since: string | undefined; waitM
 export async function handlePresenter(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
   const projection = PROJECTION_PATH.exec(path);
   const roomPath = ROOM_PATH.exec(path);
-  if (path !== '/v1/displays' && !projection && !roomPath) return false;
+  const laserPath = deps.laser === undefined ? null : LASER_PATH.exec(path);
+  if (path !== '/v1/displays' && !projection && !roomPath && !laserPath) return false;
   const address = deps.clientAddress(request);
   const source = sourceKey(address);
   const rate = deps.limiter.take(source);
@@ -132,6 +141,10 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
   const method = request.method ?? 'GET';
   if (roomPath) {
     await hostRequest(deps, request, response, roomPath[1] ?? '', address);
+    return true;
+  }
+  if (laserPath && deps.laser) {
+    await laserPoints(deps, deps.laser, request, response, laserPath[1] ?? '', method);
     return true;
   }
   if (!projection) {
@@ -183,10 +196,67 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
       json(response, 202, status(stopped));
       return true;
     }
+    case 'PATCH':
+      await changeProjection(deps, request, response, displayId, address, log);
+      return true;
     default:
       refuse(response, 'not-found', `no presenter endpoint ${method} ${path}`);
       return true;
   }
+}
+
+/** `GET …/projection/laser?after=SEQ&waitMs=N` with the stop token: where fingers touched the presenter's picture at the display (issue 30). */
+async function laserPoints(deps: PresenterApiDeps, feed: LaserFeed, request: IncomingMessage, response: ServerResponse, displayId: string, method: string): Promise<void> {
+  if (method !== 'GET') {
+    refuse(response, 'not-found', `no presenter endpoint ${method} …/projection/laser`);
+    return;
+  }
+  const found = await deps.presenters.lookup(displayId, stopTokenOf(request));
+  if (!found.ok) {
+    refuse(response, found.code, found.reason);
+    return;
+  }
+  const sessionId = found.session?.sessionId;
+  const url = new URL(request.url ?? '/', 'http://x');
+  const after = Math.max(0, Math.trunc(Number(url.searchParams.get('after') ?? '0')) || 0);
+  const { waitMs } = waitQuery(request);
+  const gone = new AbortController();
+  // the response's close: the request's fires as soon as its (empty) body was read, in Node 20
+  response.once('close', () => gone.abort());
+  const points = sessionId === undefined || found.session?.state === 'ended' ? { seq: 0, points: [] } : await feed.next(sessionId, after, waitMs, gone.signal);
+  json(response, 200, points satisfies LaserPoints);
+}
+
+/** `PATCH …/projection` with the stop token: the presenter lets the display control the computer, or stops it (issue 30). */
+async function changeProjection(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, address: string | undefined, log: Logger): Promise<void> {
+  const forged = forgeryReason(request, deps.allowedOrigins, true);
+  if (forged !== undefined) {
+    refuse(response, 'bad-request', forged);
+    return;
+  }
+  let change: ProjectionChange;
+  try {
+    const parsed = projectionChangeSchema.safeParse(await readJsonBody(request, MAX_BODY_BYTES));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      refuse(response, 'bad-request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`.toLowerCase());
+      return;
+    }
+    change = parsed.data;
+  } catch (error) {
+    if (error instanceof BodyError) {
+      refuse(response, 'bad-request', error.message);
+      return;
+    }
+    throw error;
+  }
+  const changed = await deps.presenters.setTouch(displayId, stopTokenOf(request), change.touch, { kind: 'presenter', ...(address === undefined ? {} : { address }) });
+  if (!changed.ok) {
+    refuse(response, changed.code, changed.reason);
+    return;
+  }
+  log.info({ event: change.touch ? 'touch-allowed' : 'touch-revoked', sessionId: changed.session?.sessionId }, change.touch ? 'presenter let the display control the computer' : 'presenter revoked control from the display');
+  json(response, 200, status(changed));
 }
 
 async function startProjection(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, from: { source: string; address: string | undefined }, log: Logger): Promise<void> {

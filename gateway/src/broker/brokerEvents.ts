@@ -21,6 +21,18 @@ export type BrokerEvent =
   | { kind: 'slots-changed'; displayId: string }
   /** An admin renamed or moved the display: the worker holding its control socket tells the page (`display`). */
   | { kind: 'display-changed'; displayId: string; name: string; location: string | undefined; desktop?: DesktopPreference | undefined }
+  /**
+   * The presenter allowed or revoked control of their computer from the
+   * display (issue 30): the relay engine holding the session's data socket
+   * lets the display's input through or drops it, at once.
+   */
+  | { kind: 'touch-changed'; displayId: string; sessionId: string; allowed: boolean }
+  /**
+   * A finger on a browser presenter's picture at the display (issue 30), as
+   * fractions of the picture: every worker's laser feed keeps it for the
+   * presenter's page (api/laserFeed.ts).
+   */
+  | { kind: 'laser'; displayId: string; sessionId: string; x: number; y: number; down: boolean }
   /** An admin changed the display's volume or mute: the worker holding its control socket tells the page (`sound`). */
   | { kind: 'sound-changed'; displayId: string; volume: number; muted: boolean };
 

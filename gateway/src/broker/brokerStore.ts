@@ -39,6 +39,8 @@ export interface SessionRecord {
   readonly slot?: number | undefined;
   /** The presenter's request it came from (roomRequests.ts), when it came from one. */
   readonly requestId?: string | undefined;
+  /** The presenter lets people at the display control the computer (issue 30); absent: not (the default). */
+  readonly touch?: boolean | undefined;
 }
 
 /** What the display reported it did with the session over `intervalMs` (docs/kiosk-protocol.md, `figures`). */
@@ -195,7 +197,7 @@ export type AuditAction =
   | 'session-ended-by-admin' | 'pin-changed' | 'pin-cleared'
   | 'room-request-queued' | 'room-request-accepted' | 'room-request-declined' | 'room-request-withdrawn'
   | 'room-slot-taken-over' | 'room-source-ended' | 'room-layout-changed' | 'room-mode-changed' | 'room-host-changed'
-  | 'sound-changed';
+  | 'sound-changed' | 'touch-allowed' | 'touch-revoked';
 
 export interface AuditEntry {
   /** Increasing, unique per store; pages are asked for by `before`. */
@@ -319,6 +321,12 @@ export interface BrokerStore {
   sampleSessions(samples: SessionSample[], leaseUntil: number): Promise<void>;
   /** The display's report on its session: kept only if the session is that display's and not ended; false otherwise. */
   recordShown(sessionId: string, displayId: string, figures: DisplayFigures): Promise<boolean>;
+  /**
+   * The presenter's permission for the display to control the computer
+   * (issue 30), kept on the session's record: the record after the change,
+   * or undefined when the session is unknown or has ended.
+   */
+  setTouch(sessionId: string, allowed: boolean): Promise<SessionRecord | undefined>;
 
   // What each display is showing, for a resume after its gateway died
 
@@ -395,7 +403,7 @@ export const BROKER_STORE_OPERATIONS = [
   'putSession', 'claimSession', 'updateSession', 'getSession', 'listSessions',
   'setPresence', 'clearPresence', 'listPresence', 'getReprojection', 'setReprojection',
   'listDisplays', 'getDisplay', 'putDisplay', 'deleteDisplay',
-  'bookDisplay', 'bookFreeSlot', 'getBooking', 'listBookings', 'releaseDisplay', 'sampleSessions', 'recordShown',
+  'bookDisplay', 'bookFreeSlot', 'getBooking', 'listBookings', 'releaseDisplay', 'sampleSessions', 'recordShown', 'setTouch',
   'getIntent', 'setIntent', 'clearIntent',
   'getRoomSettings', 'putRoomSettings', 'createRoomRequest', 'updateRoomRequest', 'getRoomRequest', 'listRoomRequests',
   'appendAudit', 'listAudit', 'recordPinConflicts', 'listPinConflicts', 'clearPinConflicts',

@@ -224,6 +224,14 @@ export class MemoryBrokerStore implements BrokerStore {
     return Promise.resolve();
   }
 
+  setTouch(sessionId: string, allowed: boolean): Promise<SessionRecord | undefined> {
+    const record = this.sessions.get(sessionId);
+    if (!record || record.state === 'ended') return Promise.resolve(undefined);
+    const next: SessionRecord = { ...record, touch: allowed };
+    this.sessions.set(sessionId, next);
+    return Promise.resolve(next);
+  }
+
   recordShown(sessionId: string, displayId: string, figures: DisplayFigures): Promise<boolean> {
     const record = this.sessions.get(sessionId);
     if (!record || record.displayId !== displayId || record.state === 'ended') return Promise.resolve(false);

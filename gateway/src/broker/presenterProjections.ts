@@ -7,7 +7,7 @@
 import type { ListedDisplay, DisplayState } from '@lanterna/protocol';
 import { slotPixels } from '@lanterna/protocol';
 import type { BrokerStore, Requester, SessionRecord } from './brokerStore.js';
-import type { ProjectionAsk, ProjectionRefusal, SessionBroker } from './sessionBroker.js';
+import { BROWSER_TARGET, type ProjectionAsk, type ProjectionRefusal, type SessionBroker } from './sessionBroker.js';
 import type { PinCheck, RoomPins } from './roomPins.js';
 import type { StopTokens } from './stopTokens.js';
 import type { PublicRequest, RoomRequests } from './roomRequests.js';
@@ -56,7 +56,7 @@ export type PresenterOutcome =
 
 export type ProjectionLookup =
   | { readonly ok: true; readonly session: SessionRecord | undefined; readonly request?: PublicRequest | undefined }
-  | { readonly ok: false; readonly code: 'stop-token-wrong' | 'no-projection'; readonly reason: string };
+  | { readonly ok: false; readonly code: 'stop-token-wrong' | 'no-projection' | 'bad-request'; readonly reason: string };
 
 export interface PresenterDeps {
   broker: SessionBroker;
@@ -208,6 +208,25 @@ export class PresenterProjections {
     if (requestId === undefined) return { ok: false, code: 'stop-token-wrong', reason: 'the stop token does not belong to a projection on this display' };
     if (!await this.deps.rooms.isHost(displayId, requestId)) return { ok: false, code: 'not-host', reason: "only the room's host (or the admin API) may moderate" };
     return { ok: true, requestId };
+  }
+
+  /**
+   * The presenter's permission for people at the display to control the
+   * computer (issue 30), by the stop token: only for a computer's projection
+   * that is on screen (a browser cannot be controlled; a waiting request has
+   * no session yet).
+   */
+  async setTouch(displayId: string, stopToken: string | undefined, allowed: boolean, by: Requester): Promise<ProjectionLookup> {
+    const found = await this.lookup(displayId, stopToken);
+    if (!found.ok) return found;
+    const { session } = found;
+    if (!session || session.state === 'ended') return { ok: false, code: 'no-projection', reason: `the request is ${found.request?.state ?? 'gone'}` };
+    if (session.target.host === BROWSER_TARGET.host && session.target.name === BROWSER_TARGET.name) {
+      return { ok: false, code: 'bad-request', reason: 'a browser cannot be controlled from the display: its touch is a pointer drawn on the picture' };
+    }
+    const changed = await this.deps.broker.setTouch(displayId, session.sessionId, allowed, by);
+    if (!changed) return { ok: false, code: 'no-projection', reason: 'the projection has ended already' };
+    return { ok: true, session: changed, request: found.request };
   }
 
   /** Stops the projection the stop token names (a waiting request is withdrawn); one that has ended already is `no-projection`. */

@@ -35,6 +35,8 @@ export interface SlotView {
   readonly state?: SessionRecord['state'] | undefined;
   readonly since?: number | undefined;
   readonly host: boolean;
+  /** Its presenter lets people at the display control the computer (issue 30). */
+  readonly touch: boolean;
   /** Fractions of the panel (protocol's slotRects). */
   readonly rect: { x: number; y: number; width: number; height: number };
 }
@@ -293,6 +295,7 @@ export class RoomRequests {
         label: request?.label ?? session?.requestedBy?.name ?? session?.target.name ?? session?.target.host ?? '',
         requestId: session?.requestId, state: session?.state, since: session?.mintedAt,
         host: session?.requestId !== undefined && session.requestId === settings.hostRequestId,
+        touch: session?.touch === true && session.state !== 'ended',
         rect: { x: rect.x, y: rect.y, width: rect.width, height: rect.height },
       };
     });

@@ -359,3 +359,27 @@ test('an exclusive request (WS-Discovery Connect) is refused for an offline or p
   assert.equal(await broker.projectSignage('sign'), undefined, 'signage waits while a presenter has the display');
   assert.equal(events.length, before);
 });
+
+test('touch (issue 30): off by default; a grant and a revoke are kept on the record, published at once, and audited; an ended session takes none', async () => {
+  const { broker, events, store } = setup();
+  const sessionId = await broker.project({ displayId: 'room', target: { host: '10.1.1.1', port: 3389 } });
+  const grant = await broker.openSession(sessionId, projected(events).sessionToken);
+  assert.equal(await broker.touchAllowed(sessionId), false);
+  assert.equal(await broker.setTouch('sign', sessionId, true), undefined, 'only on its own display');
+
+  const presenter = { kind: 'presenter', address: '10.9.9.9' } as const;
+  assert.equal((await broker.setTouch('room', sessionId, true, presenter))?.touch, true);
+  assert.equal(await broker.touchAllowed(sessionId), true);
+  assert.deepEqual(events.filter((e) => e.kind === 'touch-changed'), [{ kind: 'touch-changed', displayId: 'room', sessionId, allowed: true }]);
+  assert.deepEqual(events.at(-1), { kind: 'slots-changed', displayId: 'room' }, 'the display hears it with the next layout');
+  await broker.setTouch('room', sessionId, true, presenter); // no change: no second audit entry
+  await broker.setTouch('room', sessionId, false, presenter);
+  assert.equal(await broker.touchAllowed(sessionId), false);
+  assert.deepEqual(events.flatMap((e) => (e.kind === 'touch-changed' ? [e.allowed] : [])), [true, true, false]);
+  const audit = (await store.listAudit({ limit: 10 })).entries.filter((entry) => entry.action.startsWith('touch-'));
+  assert.deepEqual(audit.map((entry) => [entry.action, entry.actor, entry.sessionId]), [['touch-revoked', 'presenter@10.9.9.9', sessionId], ['touch-allowed', 'presenter@10.9.9.9', sessionId]]);
+
+  await broker.sessionEnded(grant, 'server-closed');
+  assert.equal(await broker.setTouch('room', sessionId, true, presenter), undefined);
+  assert.equal(await broker.touchAllowed(sessionId), false);
+});

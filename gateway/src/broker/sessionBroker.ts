@@ -227,6 +227,30 @@ export class SessionBroker {
   }
 
   /**
+   * The presenter's permission for people at the display to control the
+   * computer (issue 30), kept on the session's record in the store (every
+   * worker and gateway reads the same). Both relay engines hear it at once
+   * (`touch-changed`: the gate on input PDUs) and the display's page with the
+   * next `layout` (its mark on the slot). Audited when it changes. Undefined:
+   * the session is unknown or over.
+   */
+  async setTouch(displayId: string, sessionId: string, allowed: boolean, by?: Requester): Promise<SessionRecord | undefined> {
+    const before = await this.deps.store.getSession(sessionId);
+    if (before?.displayId !== displayId) return undefined;
+    const after = await this.deps.store.setTouch(sessionId, allowed);
+    if (!after) return undefined;
+    this.deps.publish({ kind: 'touch-changed', displayId, sessionId, allowed });
+    this.deps.publish({ kind: 'slots-changed', displayId });
+    if ((before.touch === true) !== allowed) await this.audit(by, allowed ? 'touch-allowed' : 'touch-revoked', { displayId, sessionId });
+    return after;
+  }
+
+  /** Whether the session's presenter lets the display control the computer now (false when unknown). */
+  async touchAllowed(sessionId: string): Promise<boolean> {
+    return (await this.deps.store.getSession(sessionId))?.touch === true;
+  }
+
+  /**
    * An admin's volume and/or mute for any display (configured ones too: the
    * file does not set sound). Kept in the store, so every gateway of a farm
    * reads the same; the worker holding the display's control socket sends it
@@ -562,6 +586,8 @@ export class SessionBroker {
         ...(request.requestedBy?.kind === 'signage' ? { signage: true } : {}),
         // The control channel sends it only to displays that announced `slots` (and slot 0 needs no word).
         ...(slot === 0 ? {} : { slot }),
+        // A browser presenter's page is the server: the display's touch is a laser pointer there (issue 30).
+        ...(request.browser === true ? { source: 'browser' as const } : {}),
       },
     });
     this.deps.publish({ kind: 'slots-changed', displayId: request.displayId });

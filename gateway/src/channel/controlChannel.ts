@@ -5,7 +5,7 @@ import { SessionError } from '../session/sessionError.js';
 import type { SessionBroker } from '../broker/sessionBroker.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
-import { FIGURES_MIN_INTERVAL_MS, GATEWAY_FEATURES, KIOSK_FEATURES, KIOSK_PROTOCOL_VERSION, parseKioskControlMessage, type FiguresMessage, type PanelMessage } from '@lanterna/protocol';
+import { FIGURES_MIN_INTERVAL_MS, GATEWAY_FEATURES, KIOSK_FEATURES, KIOSK_PROTOCOL_VERSION, LASER_MIN_INTERVAL_MS, parseKioskControlMessage, type FiguresMessage, type LaserMessage, type PanelMessage } from '@lanterna/protocol';
 import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import type { RoomAnnouncer } from './roomAnnouncer.js';
@@ -25,6 +25,9 @@ interface ControlConnection {
   /** Likewise for `panel` reports: one write at a time, at most one per PANEL_MIN_INTERVAL_MS. */
   panelAt: number;
   panelPending: boolean;
+  /** When its last `laser` was relayed (at most one per LASER_MIN_INTERVAL_MS), and the sessions its last `layout` named: a display points at its own sources only. */
+  laserAt: number;
+  sessions: ReadonlySet<string>;
 }
 
 /** A display reports its panel when it changes (debounced by the page); faster reports are dropped. */
@@ -95,6 +98,7 @@ export class ControlChannels {
       const current = this.connections.get(displayId);
       if (parsed?.ok && parsed.message.type === 'figures' && current?.socket === socket) { this.onFigures(current, parsed.message); return; }
       if (parsed?.ok && parsed.message.type === 'panel' && current?.socket === socket) { this.onPanel(current, parsed.message); return; }
+      if (parsed?.ok && parsed.message.type === 'laser' && current?.socket === socket) { this.onLaser(current, parsed.message); return; }
       closeWithError(socket, new SessionError('hello', 'bad-message', 'unexpected message on the control socket'));
     };
     socket.on('message', onMessage);
@@ -128,7 +132,7 @@ export class ControlChannels {
     }
     const previous = this.connections.get(displayId);
     if (previous) closeWithError(previous.socket, new SessionError('hello', 'replaced'));
-    const connection: ControlConnection = { socket, owner, displayId, features: new Set(hello.features ?? []), figuresAt: -Infinity, figuresPending: false, panelAt: -Infinity, panelPending: false };
+    const connection: ControlConnection = { socket, owner, displayId, features: new Set(hello.features ?? []), figuresAt: -Infinity, figuresPending: false, panelAt: -Infinity, panelPending: false, laserAt: -Infinity, sessions: new Set() };
     this.connections.set(displayId, connection);
     this.deps.metrics.displaysOnline.inc();
     log.info({ event: 'display-online', client: hello.client }, 'display online');
@@ -139,7 +143,7 @@ export class ControlChannels {
         ...(display.desktop === undefined ? {} : { desktop: display.desktop }),
       },
       heartbeatMs: config.timeouts.heartbeatMs,
-      features: [GATEWAY_FEATURES.figures, GATEWAY_FEATURES.panel, ...(this.deps.config.ink.saving ? [GATEWAY_FEATURES.inkSave] : [])],
+      features: [GATEWAY_FEATURES.figures, GATEWAY_FEATURES.panel, GATEWAY_FEATURES.laser, ...(this.deps.config.ink.saving ? [GATEWAY_FEATURES.inkSave] : [])],
     });
     const { rooms } = this.deps;
     if (rooms && hello.features?.includes(KIOSK_FEATURES.room)) rooms.announcer.attach(socket, displayId, rooms.presenterUrl(displayId, host));
@@ -199,12 +203,27 @@ export class ControlChannels {
     if (!roomView || !connection.features.has(KIOSK_FEATURES.slots)) return;
     roomView(connection.displayId).then((view) => {
       if (this.connections.get(connection.displayId) !== connection) return;
+      connection.sessions = new Set(view.slots.map((slot) => slot.sessionId));
       const message: LayoutMessage = {
         type: 'layout', layout: view.layout, large: view.large, mode: view.mode,
-        slots: view.slots.map((slot) => ({ slot: slot.slot, sessionId: slot.sessionId, label: slot.label, ...slot.rect })),
+        slots: view.slots.map((slot) => ({ slot: slot.slot, sessionId: slot.sessionId, label: slot.label, ...slot.rect, ...(slot.touch ? { touch: true } : {}) })),
       };
       sendJson(connection.socket, message);
     }).catch((error: unknown) => logger.warn({ err: error, displayId: connection.displayId }, 'the room layout could not be read'));
+  }
+
+  /**
+   * A finger on a browser presenter's picture (issue 30): relayed on the bus
+   * to the presenter's page (api/laserFeed.ts), for the display's own sources
+   * only, at most one per LASER_MIN_INTERVAL_MS (faster ones are dropped
+   * without an answer, except a lift, which always goes).
+   */
+  private onLaser(connection: ControlConnection, message: LaserMessage): void {
+    if (!connection.sessions.has(message.sessionId)) return;
+    const now = performance.now();
+    if (message.down && now - connection.laserAt < LASER_MIN_INTERVAL_MS) return;
+    connection.laserAt = now;
+    this.deps.bus.publish({ kind: 'laser', displayId: connection.displayId, sessionId: message.sessionId, x: message.x, y: message.y, down: message.down });
   }
 
   /** The display's volume and mute as the store has them (on welcome: an admin may have set them while it was away). */

@@ -21,7 +21,8 @@ import { SessionRates } from './sessionRates.js';
 import { joinPresenter, type ServerLeg } from './presenterJoin.js';
 import type { PresenterLegs } from './presenterLegs.js';
 
-interface ActiveSession { relay: RelaySession; grant: SessionGrant }
+/** touchHeard: a `touch-changed` came for it (newer than the store read made when its relay began). */
+interface ActiveSession { relay: RelaySession; grant: SessionGrant; touchHeard: boolean }
 
 /** How often the live sessions' figures go to the broker (and renew their display bookings). */
 export const SESSION_SAMPLE_MS = 1000;
@@ -301,7 +302,12 @@ export class DataChannels {
         case 'ignore': break;
       }
     }, connected.writeQueued);
-    this.active.set(grant.sessionId, { relay, grant });
+    const active: ActiveSession = { relay, grant, touchHeard: false };
+    this.active.set(grant.sessionId, active);
+    // The presenter may have allowed control before the display connected: the store says (input stays dropped until then).
+    broker.touchAllowed(grant.sessionId).then((allowed) => {
+      if (!active.touchHeard) relay.setInputAllowed(allowed);
+    }).catch((error: unknown) => log.warn({ err: error }, 'the presenter\'s touch permission could not be read: input stays off'));
     metrics.activeSessions.inc();
     metrics.sessionsTotal.inc();
     const startedAt = Date.now();
@@ -340,5 +346,11 @@ export class DataChannels {
 
   private onBusEvent(event: BusEvent): void {
     if (event.kind === 'stop-session') this.active.get(event.sessionId)?.relay.stop('stopped');
+    if (event.kind === 'touch-changed') {
+      const active = this.active.get(event.sessionId);
+      if (!active) return;
+      active.touchHeard = true;
+      active.relay.setInputAllowed(event.allowed);
+    }
   }
 }

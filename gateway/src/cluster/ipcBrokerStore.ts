@@ -78,6 +78,7 @@ export class IpcBrokerStore implements BrokerStore {
   releaseDisplay: BrokerStore['releaseDisplay'] = (...args) => this.call('releaseDisplay', args);
   sampleSessions: BrokerStore['sampleSessions'] = (...args) => this.call('sampleSessions', args);
   recordShown: BrokerStore['recordShown'] = (...args) => this.call('recordShown', args);
+  setTouch: BrokerStore['setTouch'] = (...args) => this.call('setTouch', args);
   getIntent: BrokerStore['getIntent'] = (...args) => this.call('getIntent', args);
   setIntent: BrokerStore['setIntent'] = (...args) => this.call('setIntent', args);
   clearIntent: BrokerStore['clearIntent'] = (...args) => this.call('clearIntent', args);

@@ -24,12 +24,13 @@ import {
   RPC_CONTRACT, readMessage,
   type AdmitAnswer, type AdmitRequest, type CertificateAnswer, type CertificateRequest, type DrainRequest, type EndedError, type EndedNotice,
   type OpenAnswer, type OpenRequest, type PhaseNotice, type PresentAnswer, type PresentRequest, type PresenterEndedNotice, type ResolveAnswer,
-  type ResolveRequest, type SampleNotice, type SecuredNotice, type StopNotice,
+  type ResolveRequest, type SampleNotice, type SecuredNotice, type StopNotice, type InputNotice,
 } from './rpcContract.js';
 
 /** What the decisions send the data plane (the RPC's other direction). */
 export interface DataPlaneCommands {
   notify(op: 'stop', body: StopNotice): void;
+  notify(op: 'input', body: InputNotice): void;
   request(op: 'drain', body: DrainRequest, deadlineMs: number): Promise<Record<string, unknown>>;
 }
 
@@ -56,6 +57,8 @@ interface GrantedSession {
   /** The address `resolve` answered: the certificate is judged under it. */
   address?: string | undefined;
   secured: boolean;
+  /** A `touch-changed` came for it since it was secured (newer than the store read made then). */
+  touchHeard?: boolean;
   /** The last refusal we answered, for its log-only part when `ended` reports it. */
   refusal?: SessionError | undefined;
 }
@@ -272,6 +275,10 @@ export class NativeDataChannels {
     this.deps.metrics.activeSessions.inc();
     this.deps.metrics.sessionsTotal.inc();
     this.deps.broker.sessionSecured(grant.sessionId).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session as active'));
+    // The presenter may have allowed control before the display connected; the data plane drops input until told.
+    this.deps.broker.touchAllowed(grant.sessionId).then((allowed) => {
+      if (allowed && !session.touchHeard && this.sessions.get(grant.sessionId) === session) this.commands?.notify('input', { sessionId: grant.sessionId, allowed });
+    }).catch((error: unknown) => log.warn({ err: error }, 'the presenter\'s touch permission could not be read: input stays off'));
   }
 
   private ended(message: EndedNotice): void {
@@ -376,6 +383,12 @@ export class NativeDataChannels {
     // As in this process's engine: an admin's stop ends a relaying session, or a presenter page waiting for its display; a handshake runs to its end.
     if (event.kind === 'stop-session' && (this.sessions.get(event.sessionId)?.secured || this.presenters.has(event.sessionId))) {
       this.commands?.notify('stop', { sessionId: event.sessionId, reason: 'stopped' });
+    }
+    if (event.kind === 'touch-changed') {
+      const session = this.sessions.get(event.sessionId);
+      if (!session?.secured) return;
+      session.touchHeard = true;
+      this.commands?.notify('input', { sessionId: event.sessionId, allowed: event.allowed });
     }
   }
 }

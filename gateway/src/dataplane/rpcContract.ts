@@ -100,6 +100,8 @@ export const configureConfigSchema = z.strictObject({
 export const configureNoticeSchema = z.strictObject({ config: configureConfigSchema });
 
 export const stopNoticeSchema = z.strictObject({ sessionId: text, reason: text });
+/** Whether the display's input PDUs reach the session's server (the presenter's permission, issue 30); off until said. */
+export const inputNoticeSchema = z.strictObject({ sessionId: text, allowed: z.boolean() });
 export const drainRequestSchema = z.strictObject({ deadlineMs: count });
 
 /** Every message of the contract by its direction and op: what contract.json's examples are checked against. */
@@ -114,7 +116,7 @@ export const RPC_CONTRACT = {
   },
   notice: {
     phase: phaseNoticeSchema, secured: securedNoticeSchema, ended: endedNoticeSchema, 'presenter-ended': presenterEndedNoticeSchema, sample: sampleNoticeSchema,
-    ready: readyNoticeSchema, fatal: fatalNoticeSchema, stop: stopNoticeSchema, configure: configureNoticeSchema,
+    ready: readyNoticeSchema, fatal: fatalNoticeSchema, stop: stopNoticeSchema, configure: configureNoticeSchema, input: inputNoticeSchema,
   },
 } as const;
 
@@ -136,6 +138,7 @@ export type PhaseNotice = z.infer<typeof phaseNoticeSchema>;
 export type SampleNotice = z.infer<typeof sampleNoticeSchema>;
 export type StopNotice = z.infer<typeof stopNoticeSchema>;
 export type ConfigureConfig = z.infer<typeof configureConfigSchema>;
+export type InputNotice = z.infer<typeof inputNoticeSchema>;
 export type DrainRequest = z.infer<typeof drainRequestSchema>;
 
 /** A message read through its schema, or why it is off the contract (the first problem, with its path). */

@@ -131,6 +131,12 @@ const SCRIPTS = {
     if (not fields[1]) or fields[1] == 'ended' or fields[2] ~= ARGV[1] then return 0 end
     redis.call('HSET', KEYS[1], 'shown', ARGV[2])
     return 1`,
+  // KEYS: session. ARGV: 'true' or 'false'. Only while the session lives; the record after it.
+  touch: `
+    local state = redis.call('HGET', KEYS[1], 'state')
+    if (not state) or state == 'ended' then return false end
+    redis.call('HSET', KEYS[1], 'touch', ARGV[1])
+    return redis.call('HGETALL', KEYS[1])`,
   // KEYS: presence hash. ARGV: displayId, owner.
   clearPresence: `
     local current = redis.call('HGET', KEYS[1], ARGV[1])
@@ -195,7 +201,7 @@ type ScriptName = keyof typeof SCRIPTS;
 type ScriptRunner = (...args: (string | number)[]) => Promise<unknown>;
 
 const NUMBER_FIELDS = ['mintedAt', 'expiresAt', 'claimedAt', 'securedAt', 'endedAt', 'slot'] as const;
-const JSON_FIELDS = ['target', 'requestedBy', 'stats', 'shown'] as const;
+const JSON_FIELDS = ['target', 'requestedBy', 'stats', 'shown', 'touch'] as const;
 
 function recordFields(record: Partial<SessionRecord>): string[] {
   const fields: string[] = [];
@@ -464,6 +470,11 @@ export class RedisBrokerStore implements BrokerStore {
 
   private bookingKeys(displayId: string): string[] {
     return Array.from({ length: MAX_ROOM_SLOTS }, (_, slot) => this.bookingKey(displayId, slot));
+  }
+
+  async setTouch(sessionId: string, allowed: boolean): Promise<SessionRecord | undefined> {
+    const pairs = await this.script('touch', [this.key('session', sessionId)], allowed ? 'true' : 'false');
+    return pairs ? parseRecord(pairsToHash(pairs)) : undefined;
   }
 
   async recordShown(sessionId: string, displayId: string, figures: DisplayFigures): Promise<boolean> {

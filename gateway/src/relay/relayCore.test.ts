@@ -175,6 +175,8 @@ test('backpressure toward the server: a full write buffer pauses the kiosk until
 
 test('kiosk to server: a frame must hold whole PDUs; several in one frame are written as they came', () => {
   const { core, out } = relay();
+  // a client's fast-path PDU is input: the presenter's permission lets it through (see the input gate's tests below)
+  core.setInputAllowed(true);
   const frame = Buffer.concat([tpkt(3), fastPath(4)]);
   core.clientFrame(frame);
   assert.deepEqual(out.take(), [{ to: 'server', frame }]);
@@ -284,6 +286,7 @@ test('NLA: DER TSRequests pass both ways until the client\'s first TPKT switches
   const connectInitial = tpkt(20);
   core.clientFrame(connectInitial);
   out.take();
+  core.setInputAllowed(true); // the fast-path PDU below is input
   // The same first byte is now a fast-path header whose length byte counts the whole PDU.
   const fastPathPdu = Buffer.from([0x30, 0x05, 1, 2, 3]);
   core.serverData(Buffer.concat([fastPathPdu, fastPathPdu]));
@@ -299,4 +302,32 @@ test('HYBRID_EX: the server\'s Early User Authorization Result is a PDU of its o
   core.serverData(Buffer.concat([tsRequest, result]));
   assert.deepEqual(out.framesToClient(), [Buffer.concat([tsRequest, result])]);
   assert.equal(out.counted.toKiosk.pdus, 2);
+});
+
+// The presenter's permission (issue 30): off by default, input PDUs from the display never reach the server.
+const FAST_PATH_MOUSE = Buffer.from([0x04, 0x09, 0x20, 0x00, 0x08, 0x64, 0x00, 0x32, 0x00]);
+/** A slow-path Input Event PDU (TPKT, X.224, MCS SDrq on 1003, Share Data of pduType2 0x1C, one mouse event). */
+const SLOW_PATH_INPUT = Buffer.from('0300003002f08064000603eb702222001700ef03ea030100000114001c00000001000000000000000180009064003200', 'hex');
+
+test('input gate: off by default, the display\'s input PDUs are dropped and the rest of a frame goes on', () => {
+  const { core, out } = relay();
+  assert.equal(core.isInputAllowed, false);
+  core.clientFrame(FAST_PATH_MOUSE);
+  core.clientFrame(SLOW_PATH_INPUT);
+  assert.deepEqual(out.take(), [], 'no input reached the server');
+  const other = tpkt(5);
+  core.clientFrame(Buffer.concat([FAST_PATH_MOUSE, other, SLOW_PATH_INPUT]));
+  assert.deepEqual(out.take(), [{ to: 'server', frame: other }]);
+  assert.deepEqual(out.counted.toServer, { bytes: other.length, pdus: 1 });
+});
+
+test('input gate: allowed, input passes as it came; revoked, it is dropped again at once', () => {
+  const { core, out } = relay();
+  core.setInputAllowed(true);
+  core.clientFrame(FAST_PATH_MOUSE);
+  core.clientFrame(SLOW_PATH_INPUT);
+  assert.deepEqual(out.take(), [{ to: 'server', frame: FAST_PATH_MOUSE }, { to: 'server', frame: SLOW_PATH_INPUT }]);
+  core.setInputAllowed(false);
+  core.clientFrame(FAST_PATH_MOUSE);
+  assert.deepEqual(out.take(), []);
 });

@@ -5,7 +5,7 @@
 // Outputs go through a port the adapter implements (`RelayOutput`) rather than
 // as returned action lists: the pump runs once per TLS read and per kiosk
 // frame, and a port costs no allocation per message.
-import { PduFramer, countWholePdus, FramingError, framingModeFor, type FramingMode } from '@lanterna/protocol';
+import { PduFramer, countWholePdus, dropInputPdus, FramingError, framingModeFor, type FramingMode } from '@lanterna/protocol';
 import { SessionError } from '../session/sessionError.js';
 
 export interface RelayOptions {
@@ -68,6 +68,8 @@ export class RelayCore {
   private copiedSeen = 0;
   /** Since when the server's socket has held unwritten bytes (undefined: it took everything). */
   private serverStalledSince: number | undefined;
+  /** The presenter lets people at the display control the computer (issue 30); off, the display's input PDUs are dropped here. */
+  private inputAllowed = false;
 
   constructor(
     private readonly options: RelayOptions,
@@ -175,6 +177,19 @@ export class RelayCore {
     return true;
   }
 
+  /**
+   * The presenter's permission (issue 30): while off (the default, and at
+   * once after a revoke) every input PDU the display sends is dropped here,
+   * whatever the display page does (protocol's inputPdus.ts).
+   */
+  setInputAllowed(allowed: boolean): void {
+    this.inputAllowed = allowed;
+  }
+
+  get isInputAllowed(): boolean {
+    return this.inputAllowed;
+  }
+
   /** One binary WebSocket message from the kiosk: it must hold whole PDUs only. */
   clientFrame(frame: Buffer): void {
     if (this.ended) return;
@@ -192,6 +207,14 @@ export class RelayCore {
     } catch (error) {
       this.finish({ reason: 'error', error: framingFailure(error, 'client') });
       return;
+    }
+    if (this.clientMode === 'rdp' && !this.inputAllowed) {
+      const filtered = dropInputPdus(frame);
+      if (filtered.dropped > 0) {
+        if (filtered.frame.length === 0) return;
+        frame = Buffer.from(filtered.frame.buffer, filtered.frame.byteOffset, filtered.frame.length);
+        pdus -= filtered.dropped;
+      }
     }
     this.meter.toServer(frame.length, pdus);
     // the write may have found the server's backlog over its cap (overCap): then the session is over

@@ -78,6 +78,11 @@ export class RelaySession implements RelayOutput, RelayMeter {
     this.core.fail(error);
   }
 
+  /** The presenter's permission (issue 30): the display's input PDUs reach the server, or are dropped (the default). */
+  setInputAllowed(allowed: boolean): void {
+    this.core.setInputAllowed(allowed);
+  }
+
   /** A session control reply (pong) to the kiosk, beside the relayed PDUs. */
   sendText(text: string): void {
     if (!this.core.isEnded && this.client.readyState === this.client.OPEN) {

@@ -18,6 +18,7 @@ import {
   type ErrorMessage,
   type FiguresMessage,
   type HelloMessage,
+  type LaserMessage,
   type LayoutMessage,
   type PanelMessage,
   type Panel,
@@ -94,6 +95,14 @@ export class ControlChannel {
   sendFigures(message: FiguresMessage): boolean {
     const socket = this.socket;
     if (!socket || socket.readyState !== WebSocket.OPEN || !this.gatewayReads.has(GATEWAY_FEATURES.figures)) return false;
+    socket.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** A finger on a browser presenter's picture (issue 30), if the gateway reads `laser`; false when not sent. */
+  sendLaser(message: LaserMessage): boolean {
+    const socket = this.socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN || !this.gatewayReads.has(GATEWAY_FEATURES.laser)) return false;
     socket.send(JSON.stringify(message));
     return true;
   }

@@ -72,6 +72,12 @@ export interface RdpClientEngine {
    * Control); false when the server has no such channel (the page letterboxes).
    */
   requestSize?(width: number, height: number): boolean;
+  /**
+   * One pointer event as RDP mouse input (FreeRDP's PTR_FLAGS_*, desktop
+   * pixels; issue 30); false when it was not sent. The gateway drops it unless
+   * the presenter allowed control.
+   */
+  sendMouse?(flags: number, x: number, y: number): boolean;
 }
 
 /** What the wasm bundle's ES module must export. */

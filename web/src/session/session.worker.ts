@@ -119,6 +119,7 @@ function renderSink(port: MessagePort, audioRing: SharedArrayBuffer | undefined)
         width = frameWidth;
         height = frameHeight;
         send({ type: 'desktop-size', width, height });
+        reply({ type: 'desktop-size', width, height });
       }
       const inputAt = decodeClock.pendingSince;
       const decodeMs = decodeClock.frame();
@@ -163,6 +164,8 @@ self.onmessage = (event: MessageEvent<SessionWorkerRequest>) => {
   const request = event.data;
   if (request.type === 'start') {
     start(request).catch((error: unknown) => reply({ type: 'error', message: describe(error) }));
+  } else if (request.type === 'mouse') {
+    engine?.sendMouse?.(request.flags, request.x, request.y);
   } else if (request.type === 'resize') {
     const sent = engine?.requestSize?.(request.width, request.height) ?? false;
     reply({ type: 'resize-asked', width: request.width, height: request.height, sent });

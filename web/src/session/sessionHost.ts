@@ -8,6 +8,8 @@ import type { SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerPr
 export type SessionEvent =
   | { readonly kind: 'engine-missing'; readonly message: string }
   | { readonly kind: 'connected' }
+  /** The desktop the server sends (its size), first and at each change. */
+  | { readonly kind: 'desktop'; readonly width: number; readonly height: number }
   | { readonly kind: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number }
   /** Round trip to the gateway over the data socket. */
   | { readonly kind: 'rtt'; readonly ms: number }
@@ -81,6 +83,11 @@ export class SessionHost {
     if (!this.finished) this.worker.postMessage({ type: 'resize', width, height } satisfies SessionWorkerRequest);
   }
 
+  /** Touch or mouse as RDP mouse input (FreeRDP's PTR_FLAGS_* at a desktop pixel; issue 30). */
+  sendMouse(flags: number, x: number, y: number): void {
+    if (!this.finished) this.worker.postMessage({ type: 'mouse', flags, x, y } satisfies SessionWorkerRequest);
+  }
+
   /** Ends the session politely; the gateway closes the data socket after `ended`. */
   stop(): void {
     this.worker.postMessage({ type: 'stop' } satisfies SessionWorkerRequest);
@@ -105,6 +112,9 @@ export class SessionHost {
         break;
       case 'connected':
         this.onevent({ kind: 'connected' });
+        break;
+      case 'desktop-size':
+        this.onevent({ kind: 'desktop', width: reply.width, height: reply.height });
         break;
       case 'decoded':
         this.onevent({ kind: 'decoded', decodeMs: reply.decodeMs, ...(reply.latencyMs !== undefined ? { latencyMs: reply.latencyMs } : {}) });

@@ -25,6 +25,8 @@ export type SessionWorkerRequest =
     }
   /** The panel changed: ask the server to follow (Display Control). */
   | { readonly type: 'resize'; readonly width: number; readonly height: number }
+  /** Touch or mouse on the picture as RDP mouse input (issue 30): FreeRDP's PTR_FLAGS_* at a desktop pixel. */
+  | { readonly type: 'mouse'; readonly flags: number; readonly x: number; readonly y: number }
   | { readonly type: 'stop' };
 
 export type SessionWorkerReply =
@@ -33,6 +35,8 @@ export type SessionWorkerReply =
   /** What became of a resize: sent to the server, or not (no Display Control: letterboxed). */
   | { readonly type: 'resize-asked'; readonly width: number; readonly height: number; readonly sent: boolean }
   | { readonly type: 'connected' }
+  /** The desktop the server sends, when it first comes and whenever it changes (touch maps onto it). */
+  | { readonly type: 'desktop-size'; readonly width: number; readonly height: number }
   | { readonly type: 'disconnected'; readonly reason: string }
   | { readonly type: 'error'; readonly message: string }
   | { readonly type: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number }

@@ -69,6 +69,11 @@ func run() int {
 			if p := current.Load(); p != nil && json.Unmarshal(message.Raw, &stop) == nil {
 				p.engine.Stop(stop.SessionID, stop.Reason)
 			}
+		case rpc.OpInput:
+			var input rpc.Input
+			if p := current.Load(); p != nil && json.Unmarshal(message.Raw, &input) == nil {
+				p.engine.SetInput(input.SessionID, input.Allowed)
+			}
 		case rpc.OpDrain:
 			var drain rpc.Drain
 			_ = json.Unmarshal(message.Raw, &drain)

@@ -200,6 +200,19 @@ func (e *Engine) Stop(sessionID, reason string) {
 	go s.stop(reason)
 }
 
+// SetInput lets the display's input PDUs through to the session's server, or
+// drops them (pdu.DropInput): the presenter's permission (issue 30). Off
+// until Node says otherwise; an unknown session is ignored (Node tells a
+// session once it is secured, and again at each change).
+func (e *Engine) SetInput(sessionID string, allowed bool) {
+	e.mu.Lock()
+	s := e.byID[sessionID]
+	e.mu.Unlock()
+	if s != nil {
+		s.inputAllowed.Store(allowed)
+	}
+}
+
 // Drain ends every handshake at once, lets relaying sessions run until the
 // deadline, ends those left with gateway-shutdown, and returns when every
 // data socket has said goodbye.

@@ -103,6 +103,15 @@ func (s *session) clientFrame(frame []byte) {
 			s.toRDP.Store(true)
 		}
 	}
+	// the presenter's permission, enforced here whatever the display page does (pdu/input.go)
+	if s.clientMode == pdu.ModeRDP && !s.inputAllowed.Load() {
+		var dropped int
+		frame, dropped = pdu.DropInput(frame)
+		count -= dropped
+		if len(frame) == 0 {
+			return
+		}
+	}
 	s.live.bytesToServer.Add(uint64(len(frame)))
 	s.live.pdusToServer.Add(uint64(count))
 	s.live.framesToServer.Add(1)

@@ -69,7 +69,9 @@ type session struct {
 	// writeMu: one writer at a time on the WebSocket.
 	writeMu sync.Mutex
 	ended   atomic.Bool
-	endOnce sync.Once
+	// inputAllowed: the presenter lets the display control the computer (Engine.SetInput); off, input PDUs are dropped
+	inputAllowed atomic.Bool
+	endOnce      sync.Once
 	// finished is closed once the goodbye has been said (or could not be).
 	finished chan struct{}
 	// readerDone is closed when the display's socket has been read to its end.

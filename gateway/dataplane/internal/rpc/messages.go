@@ -22,6 +22,8 @@ const (
 	OpPresent = "present"
 	// OpPresenterEnded: a presenter page's socket ended (its error, if any, for Node's logs and metrics).
 	OpPresenterEnded = "presenter-ended"
+	// OpInput: Node's word on whether the display's input may reach the session's server (issue 30: the presenter's permission).
+	OpInput = "input"
 )
 
 // ErrorEntry is one row of the kiosk protocol's error table.
@@ -108,6 +110,14 @@ type Configure struct {
 type Stop struct {
 	SessionID string `json:"sessionId"`
 	Reason    string `json:"reason"`
+}
+
+// Input is Node's input notification: whether the display's input PDUs
+// reach the server (the presenter allowed control) or are dropped (the
+// default, and after a revoke).
+type Input struct {
+	SessionID string `json:"sessionId"`
+	Allowed   bool   `json:"allowed"`
 }
 
 // Drain is Node's drain request.

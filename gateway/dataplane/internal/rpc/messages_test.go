@@ -28,6 +28,7 @@ func TestEveryContractExampleRoundTripsThroughItsGoType(t *testing.T) {
 			"presenter-ended": func() any { return &PresenterEnded{} }, "sample": func() any { return &Sample{} },
 			"ready": func() any { return &Ready{} }, "fatal": func() any { return &Fatal{} }, "stop": func() any { return &Stop{} },
 			"configure": func() any { return &Configure{} },
+			"input":     func() any { return &Input{} },
 		},
 	}
 	raw, err := os.ReadFile("testdata/contract.json")

@@ -65,6 +65,7 @@ const actionWords: Record<string, string> = {
   'room-request-withdrawn': 'request withdrawn', 'room-slot-taken-over': 'slot taken over', 'room-source-ended': 'source ended',
   'room-layout-changed': 'layout changed', 'room-mode-changed': 'moderation changed', 'room-host-changed': 'host changed',
   'sound-changed': 'volume or mute changed',
+  'touch-allowed': 'presenter allowed control from the display', 'touch-revoked': 'presenter revoked control from the display',
 };
 
 export function actionWord(action: string): string {

@@ -18,6 +18,8 @@ import { showRendererWarning } from './rendererWarning.js';
 import { DisplaySound } from './displaySound.js';
 import { installInk } from './ink/installInk.js';
 import { layoutEntry, SlotLabels } from './slotLabels.js';
+import { RemoteTouch, type TouchTarget } from './remoteTouch.js';
+import { TouchMarks } from './touchMarks.js';
 
 const clientName = 'lanterna-web/0.1';
 const screen = new DisplayScreen();
@@ -62,6 +64,8 @@ interface Source {
   endNotice: string | null;
   /** Whether it plays the page's sound (one source does: the sound queue has one writer). */
   readonly sound: boolean;
+  /** The desktop the server sends (touch maps onto it); null before the first picture. */
+  desktopSize: { width: number; height: number } | null;
 }
 const sources = new Map<number, Source>();
 /** The room as the gateway last described it (null: a gateway that keeps one source per display). */
@@ -102,6 +106,7 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
 });// Ink over the picture, or a whiteboard on the idle screen (issue 30; ink/). With several
 // sources the picture saved is the whole composition, given to the newest source's presenter.
 const ink = installInk(document.body, { displayId: place.displayId, token: place.token, snapshot: () => renderer.snapshot() });
+new RemoteTouch(screen.canvas, { targets: () => touchTargets(), inkOpen: () => !ink.root.hidden });
 
 // The panel (docs/kiosk-protocol.md "The panel and the desktop"): reported to
 // the gateway, and the desktop each session asks for: the panel, or in a room
@@ -151,7 +156,60 @@ function placeSources(glideMs: number): void {
   showLabels();
 }
 
+/** Whether the source's presenter lets people here control the computer (the gateway's `layout` says; its relay enforces it). */
+function touchAllowed(source: Source): boolean {
+  return layout !== null && layoutEntry(layout.slots, source.project.sessionId)?.touch === true;
+}
+
+// Touch to the presenter's computer (issue 30): a mark on each source whose presenter allowed it, and the touches themselves.
+const touchMarks = new TouchMarks(document.body);
+function touchTargets(): TouchTarget[] {
+  return [...sources.values()].map((source) => ({
+    slot: source.slot,
+    rect: rectFor(source.slot, source.project.sessionId),
+    desktop: source.desktopSize,
+    allowed: touchAllowed(source),
+    send: (flags: number, x: number, y: number) => source.host.sendMouse(flags, x, y),
+    laser: source.project.source === 'browser'
+      ? (x: number, y: number, down: boolean) => {
+          control?.sendLaser({ type: 'laser', sessionId: source.project.sessionId, x, y, down });
+          pointedAt(source.slot);
+        }
+      : undefined,
+  }));
+}
+
+/**
+ * Over a browser presenter's picture the laser's mark says what a touch does
+ * only while someone points (and LASER_MARK_MS after), so nothing of the
+ * display's own covers what is presented the rest of the time.
+ */
+const LASER_MARK_MS = 8000;
+const pointedUntil = new Map<number, number>();
+let laserMarkTimer: ReturnType<typeof setTimeout> | null = null;
+function pointedAt(slot: number): void {
+  const fresh = (pointedUntil.get(slot) ?? 0) < performance.now();
+  pointedUntil.set(slot, performance.now() + LASER_MARK_MS);
+  if (fresh) showTouchMarks();
+  if (laserMarkTimer !== null) clearTimeout(laserMarkTimer);
+  laserMarkTimer = setTimeout(() => { laserMarkTimer = null; showTouchMarks(); }, LASER_MARK_MS + 50);
+}
+
+function showTouchMarks(): void {
+  const marks = [];
+  for (const source of sources.values()) {
+    const pointing = source.project.source === 'browser' && (pointedUntil.get(source.slot) ?? 0) > performance.now();
+    if (!touchAllowed(source) && !pointing) continue;
+    const rect = rectFor(source.slot, source.project.sessionId) ?? { x: 0, y: 0, width: 1, height: 1 };
+    if (rect.width === 0 || rect.height === 0) continue;
+    const label = layout === null ? undefined : layoutEntry(layout.slots, source.project.sessionId)?.label;
+    marks.push({ slot: source.slot, name: label !== undefined && label !== '' ? label : source.project.target.name, rect, kind: source.project.source === 'browser' ? 'laser' as const : 'control' as const });
+  }
+  touchMarks.show(marks);
+}
+
 function showLabels(): void {
+  showTouchMarks();
   const states = [];
   for (const entry of layout?.slots ?? []) {
     const source = sources.get(entry.slot);
@@ -255,6 +313,9 @@ function onSessionEvent(event: SessionEvent, source: Source): void {
       showLabels();
       break;
     case 'connected':
+      break;
+    case 'desktop':
+      source.desktopSize = { width: event.width, height: event.height };
       break;
     case 'resize-asked':
       // Instrumentation hook: tests see whether the server was asked to follow or the picture stays letterboxed.
@@ -369,7 +430,7 @@ async function startSession(project: ProjectMessage): Promise<void> {
       if (current?.project === project) onSessionEvent(event, current);
     },
   );
-  const source: Source = { slot, project, host, figures, desktop: { width: desktop.width, height: desktop.height }, showing: false, notice: null, endNotice: null, sound: withSound };
+  const source: Source = { slot, project, host, figures, desktop: { width: desktop.width, height: desktop.height }, showing: false, notice: null, endNotice: null, sound: withSound, desktopSize: null };
   sources.set(slot, source);
   ink.setSurface({ kind: 'session', sessionId: project.sessionId });
   // Over the display's own signage the room PIN stays readable (a presenter must be able to take over); over a presenter's screen, nothing.

@@ -16,7 +16,8 @@ import {
 } from '@lanterna/protocol';
 import { DisplayPicker } from './displayPicker.js';
 import { parseEndpoint } from './endpoint.js';
-import { listDisplays, projectionStatus, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
+import { laserPoints, listDisplays, projectionStatus, setProjectionTouch, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
+import { LaserView } from './laserView.js';
 import { captureSize, pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
 import type { ShareEnd, ShareFigures, ShareSoundState, ShareWorkerReply } from './shareWorkerProtocol.js';
 import { fetchWhiteboard, InkPictureView, ProjectionInk } from './inkReceiver.js';
@@ -55,6 +56,10 @@ const stopButton = byId('stop', HTMLButtonElement);
 const outcome = byId('outcome', HTMLParagraphElement);
 const statusPanel = byId('status-panel', HTMLElement);
 const addressFields = byId('address-fields', HTMLDivElement);
+const touchBox = byId('touch-box', HTMLLabelElement);
+const touchSwitch = byId('touch', HTMLInputElement);
+const touchNote = byId('touch-note', HTMLParagraphElement);
+const laserView = new LaserView(sharePreview, byId('share-preview-frame', HTMLDivElement));
 const invitationFields = byId('invitation-fields', HTMLDivElement);
 
 // Ink saved at the display over this page's projection, and a display's whiteboard (issue 30).
@@ -118,6 +123,7 @@ async function request(): Promise<ProjectionRequestBody | string> {
 let running: { started: ProjectionStarted; displayName: string; timer: ReturnType<typeof setTimeout> | null } | null = null;
 
 function showRunning(active: boolean): void {
+  if (!active) showTouch(null);
   stopButton.hidden = !active;
   startButton.disabled = active;
   shareButton.disabled = active;
@@ -148,6 +154,35 @@ function describe(status: ProjectionStatus, displayName: string): { text: string
   }
 }
 
+/**
+ * The switch that lets people at the display control this computer (issue
+ * 30), off by default, shown while a computer's projection is on screen; the
+ * gateway's word (the status) is what it shows. null hides it.
+ */
+function showTouch(allowed: boolean | null): void {
+  touchBox.hidden = allowed === null;
+  touchNote.hidden = allowed === null;
+  if (allowed === null) return;
+  if (!touchSwitch.disabled) touchSwitch.checked = allowed;
+  touchNote.textContent = allowed
+    ? 'On: a touch or click on your picture at the display moves your pointer and clicks. Turn it off to stop that at once.'
+    : 'Off: the display only shows your screen; nothing done there reaches your computer.';
+}
+
+touchSwitch.addEventListener('change', () => {
+  const current = running;
+  if (!current) return;
+  const wanted = touchSwitch.checked;
+  touchSwitch.disabled = true;
+  void setProjectionTouch(current.started.displayId, current.started.stopToken, wanted).then((changed) => {
+    touchSwitch.disabled = false;
+    if (running !== current) return;
+    if (changed.ok) return showTouch(changed.value.touch === true);
+    touchSwitch.checked = !wanted;
+    say(refusalWords(changed.refusal), 'error');
+  });
+});
+
 async function follow(): Promise<void> {
   const current = running;
   if (!current) return;
@@ -159,6 +194,7 @@ async function follow(): Promise<void> {
   } else {
     const words = describe(status.value, current.displayName);
     say(words.text, words.tone);
+    showTouch(status.value.state === 'active' ? status.value.touch === true : null);
     if (words.done) return finish();
   }
   const settled = status.ok && status.value.state === 'active';
@@ -324,6 +360,7 @@ function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
   if (!current) return;
   sharing = null;
   clearInterval(current.inkPoll);
+  laserView.stop();
   const words = endWords(end, current.displayName);
   say(words.text, words.tone);
   announce({ type: 'ended-words', text: words.text });
@@ -403,6 +440,7 @@ async function share(): Promise<void> {
   });
   const stopToken = started.value.stopToken;
   const inkPoll = setInterval(() => void projectionInk.check(display.id, stopToken), RUNNING_POLL_MS);
+  laserView.start((after, waitMs) => laserPoints(display.id, stopToken, after, waitMs));
   sharing = { share: shareSession, displayName, stream, inkPoll };
   soundMuted = false;
   showSound(shareSession.hasSound ? 'starting' : 'none', displayName);

@@ -3,13 +3,16 @@
 // presenter header, and a refusal comes back as the gateway's code.
 import {
   displayListingSchema,
+  laserPointsSchema,
   PRESENTER_REQUEST_HEADER,
   PRESENTER_STOP_TOKEN_HEADER,
   presenterRefusalSchema,
   projectionStartedSchema,
   projectionStatusSchema,
   type DisplayListing,
+  type LaserPoints,
   type PresenterRefusal,
+  type ProjectionChange,
   type ProjectionRequestBody,
   type ProjectionStarted,
   type ProjectionStatus,
@@ -56,6 +59,20 @@ export function startProjection(displayId: string, body: ProjectionRequestBody):
 
 export function projectionStatus(displayId: string, stopToken: string): Promise<ApiResult<ProjectionStatus>> {
   return call(projectionPath(displayId), { headers: { [PRESENTER_STOP_TOKEN_HEADER]: stopToken } }, projectionStatusSchema);
+}
+
+/** The presenter's permission for people at the display to control the computer (issue 30): on or off, at once. */
+export function setProjectionTouch(displayId: string, stopToken: string, touch: boolean): Promise<ApiResult<ProjectionStatus>> {
+  return call(projectionPath(displayId), {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/json', [PRESENTER_REQUEST_HEADER]: '1', [PRESENTER_STOP_TOKEN_HEADER]: stopToken },
+    body: JSON.stringify({ touch } satisfies ProjectionChange),
+  }, projectionStatusSchema);
+}
+
+/** Where fingers touched this presenter's picture at the display since `after` (issue 30); waits up to `waitMs` for news. */
+export function laserPoints(displayId: string, stopToken: string, after: number, waitMs: number): Promise<ApiResult<LaserPoints>> {
+  return call(`${projectionPath(displayId)}/laser?after=${String(after)}&waitMs=${String(waitMs)}`, { headers: { [PRESENTER_STOP_TOKEN_HEADER]: stopToken } }, laserPointsSchema);
 }
 
 export function stopProjection(displayId: string, stopToken: string): Promise<ApiResult<ProjectionStatus>> {

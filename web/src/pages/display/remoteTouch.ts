@@ -1,0 +1,179 @@
+// Touch and mouse on the picture, to the presenter's computer (issue 30): one
+// finger (or the mouse) on a source whose presenter allowed control becomes
+// RDP mouse input of that source's session — a tap is move + left button
+// down and up, a drag moves with the button held, the mouse wheel scrolls —
+// at the desktop pixel under it (touchMapping.ts: slot and letterbox). While
+// the presenter's permission is off, nothing is sent from here; the gateway
+// drops input anyway (the page is not trusted with that decision: README
+// "Ink and touch"). When the ink layer is open its canvas lies over the
+// picture and takes the touches: they are ink, never input.
+//
+// A browser presenter's computer cannot be controlled (a browser cannot move
+// its pointer): there a finger is a laser pointer instead — a red dot and
+// trail drawn here, and its place on the picture sent to the gateway, which
+// relays it to the presenter's page.
+import { LaserTrail } from '../../laser/laserTrail.js';
+import { canvasPoint, desktopPoint, inSlot, pictureFraction, type Size, type SlotFraction } from './touchMapping.js';
+
+/** FreeRDP's PTR_FLAGS_* (MS-RDPBCGR 2.2.8.1.1.3.1.1.3, TS_POINTER_EVENT). */
+export const PTR_FLAGS = { WHEEL_NEGATIVE: 0x0100, WHEEL: 0x0200, MOVE: 0x0800, BUTTON1: 0x1000, DOWN: 0x8000 } as const;
+
+/** One source as touch sees it. */
+export interface TouchTarget {
+  readonly slot: number;
+  /** Its place on the panel (null: the whole canvas). */
+  readonly rect: SlotFraction | null;
+  /** The desktop the server sends (null until the first picture). */
+  readonly desktop: Size | null;
+  /** Its presenter lets the display control the computer. */
+  readonly allowed: boolean;
+  send(flags: number, x: number, y: number): void;
+  /** A browser presenter's source: a finger is a laser pointer (fractions of the picture), never input. */
+  readonly laser?: ((x: number, y: number, down: boolean) => void) | undefined;
+}
+
+export interface RemoteTouchDeps {
+  targets(): readonly TouchTarget[];
+  /** The ink layer is open: touches are ink. */
+  inkOpen(): boolean;
+}
+
+/** One wheel notch as RDP counts it (120 per detent, as Windows does). */
+const WHEEL_STEP = 120;
+/** The laser's place goes to the gateway at most this often (it drops faster ones); a lift always goes. */
+const LASER_SEND_MS = 20;
+
+export class RemoteTouch {
+  /** The finger or mouse button down on a source now, and where it last was on that source's desktop. */
+  private active: { pointerId: number; slot: number; x: number; y: number } | null = null;
+  /** The finger pointing at a browser presenter's picture now, and when its place was last sent. */
+  private pointing: { pointerId: number; slot: number; sentAt: number; x: number; y: number } | null = null;
+  private readonly trail: LaserTrail;
+
+  constructor(private readonly canvas: HTMLCanvasElement, private readonly deps: RemoteTouchDeps) {
+    const layer = document.createElement('div');
+    layer.className = 'laser-layer';
+    layer.style.cssText = 'position:fixed;inset:0;pointer-events:none';
+    document.body.append(layer);
+    this.trail = new LaserTrail(layer, 'laser-trail');
+    canvas.addEventListener('pointerdown', (event) => this.down(event));
+    canvas.addEventListener('pointermove', (event) => this.move(event));
+    canvas.addEventListener('pointerup', (event) => this.up(event));
+    canvas.addEventListener('pointercancel', (event) => this.up(event));
+    canvas.addEventListener('wheel', (event) => this.wheel(event), { passive: true });
+  }
+
+  private locate(event: { clientX: number; clientY: number }, only?: number): { target: TouchTarget; x: number; y: number } | null {
+    const size = { width: this.canvas.width, height: this.canvas.height };
+    const point = canvasPoint(event.clientX, event.clientY, this.canvas.getBoundingClientRect(), size);
+    for (const target of this.deps.targets()) {
+      if (only !== undefined ? target.slot !== only : !inSlot(point, size, target.rect)) continue;
+      if (!target.allowed || target.desktop === null) return null;
+      const at = desktopPoint(point, size, target.rect, target.desktop);
+      return at === null ? null : { target, ...at };
+    }
+    return null;
+  }
+
+  private send(target: TouchTarget, flags: number, x: number, y: number): void {
+    target.send(flags, x, y);
+    // Instrumentation hook: tests see what the page sent, and where.
+    window.dispatchEvent(new CustomEvent('lanterna:touch-sent', { detail: { slot: target.slot, flags, x, y } }));
+  }
+
+  /** A browser presenter's source under the point, and where on its picture (fractions). */
+  private locateLaser(event: { clientX: number; clientY: number }, only?: number): { target: TouchTarget; x: number; y: number } | null {
+    const size = { width: this.canvas.width, height: this.canvas.height };
+    const point = canvasPoint(event.clientX, event.clientY, this.canvas.getBoundingClientRect(), size);
+    for (const target of this.deps.targets()) {
+      if (only !== undefined ? target.slot !== only : !inSlot(point, size, target.rect)) continue;
+      if (target.laser === undefined || target.desktop === null) return null;
+      const at = pictureFraction(point, size, target.rect, target.desktop);
+      return at === null ? null : { target, ...at };
+    }
+    return null;
+  }
+
+  private point(event: PointerEvent, phase: 'down' | 'move' | 'up'): boolean {
+    const pointing = this.pointing;
+    if (phase === 'down') {
+      if (pointing !== null || !event.isPrimary || this.deps.inkOpen()) return false;
+      const found = this.locateLaser(event);
+      if (found === null) return false;
+      this.pointing = { pointerId: event.pointerId, slot: found.target.slot, sentAt: performance.now(), x: found.x, y: found.y };
+      this.canvas.setPointerCapture(event.pointerId);
+      this.trail.add(event.clientX, event.clientY, true);
+      this.sendLaser(found.target, found.x, found.y, true);
+      return true;
+    }
+    if (pointing?.pointerId !== event.pointerId) return false;
+    const found = this.locateLaser(event, pointing.slot);
+    const lifted = phase === 'up';
+    if (lifted) this.pointing = null;
+    if (found === null) {
+      if (lifted) {
+        this.trail.add(event.clientX, event.clientY, false);
+        const target = this.deps.targets().find((entry) => entry.slot === pointing.slot);
+        if (target) this.sendLaser(target, pointing.x, pointing.y, false);
+      }
+      return true;
+    }
+    pointing.x = found.x;
+    pointing.y = found.y;
+    this.trail.add(event.clientX, event.clientY, !lifted);
+    const now = performance.now();
+    if (lifted || now - pointing.sentAt >= LASER_SEND_MS) {
+      pointing.sentAt = now;
+      this.sendLaser(found.target, found.x, found.y, !lifted);
+    }
+    return true;
+  }
+
+  private sendLaser(target: TouchTarget, x: number, y: number, down: boolean): void {
+    target.laser?.(x, y, down);
+    // Instrumentation hook: tests see where the page pointed.
+    window.dispatchEvent(new CustomEvent('lanterna:laser-sent', { detail: { slot: target.slot, x, y, down } }));
+  }
+
+  private down(event: PointerEvent): void {
+    if (this.point(event, 'down')) return;
+    if (this.active !== null || !event.isPrimary || event.button !== 0 || this.deps.inkOpen()) return;
+    const found = this.locate(event);
+    if (found === null) return;
+    this.active = { pointerId: event.pointerId, slot: found.target.slot, x: found.x, y: found.y };
+    this.canvas.setPointerCapture(event.pointerId);
+    this.send(found.target, PTR_FLAGS.MOVE, found.x, found.y);
+    this.send(found.target, PTR_FLAGS.BUTTON1 | PTR_FLAGS.DOWN, found.x, found.y);
+  }
+
+  private move(event: PointerEvent): void {
+    if (this.point(event, 'move')) return;
+    const active = this.active;
+    if (active?.pointerId !== event.pointerId) return;
+    // a drag that leaves the picture stops moving the pointer there; it is released where it was last
+    const found = this.locate(event, active.slot);
+    if (found === null || (found.x === active.x && found.y === active.y)) return;
+    active.x = found.x;
+    active.y = found.y;
+    this.send(found.target, PTR_FLAGS.MOVE, found.x, found.y);
+  }
+
+  private up(event: PointerEvent): void {
+    if (this.point(event, 'up')) return;
+    const active = this.active;
+    if (active?.pointerId !== event.pointerId) return;
+    this.active = null;
+    const target = this.deps.targets().find((entry) => entry.slot === active.slot);
+    // revoked meanwhile: nothing more is sent (the gateway would drop it too)
+    if (target?.allowed === true) this.send(target, PTR_FLAGS.BUTTON1, active.x, active.y);
+  }
+
+  private wheel(event: WheelEvent): void {
+    if (this.deps.inkOpen() || event.deltaY === 0) return;
+    const found = this.locate(event);
+    if (found === null) return;
+    // up (negative deltaY) is a positive rotation in RDP
+    const flags = event.deltaY < 0 ? PTR_FLAGS.WHEEL | WHEEL_STEP : PTR_FLAGS.WHEEL | PTR_FLAGS.WHEEL_NEGATIVE | (0x200 - WHEEL_STEP);
+    this.send(found.target, flags & 0xffff, found.x, found.y);
+  }
+}
