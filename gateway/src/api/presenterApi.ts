@@ -162,7 +162,15 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
         }
         const now = status(found);
         if (since === undefined || now.tag !== since || Date.now() + FOLLOW_POLL_MS > deadline || asker.gone) {
-          json(response, 200, now);
+          // An accepted browser source that waited gets its presenter socket here (after the tag: a fresh token is no change).
+          const leg = await deps.presenters.presenterLeg(displayId, found);
+          json(response, 200, leg === undefined ? now : {
+            ...now,
+            presenter: {
+              socketUrl: deps.presenterSocketUrl(now.sessionId, request.headers.host), token: leg.token, expiresAt: leg.expiresAt,
+              ...(leg.desktop === undefined ? {} : { desktop: leg.desktop }),
+            },
+          } satisfies ProjectionStatus);
           return true;
         }
         await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
