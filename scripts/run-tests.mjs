@@ -97,6 +97,8 @@ const BOTH_ENGINE_TESTS = [
   'e2e/dist/kiosk/adminPage.test.js',
   // several sources on one display page, each its own data socket (issue 29)
   'e2e/dist/kiosk/roomSources.test.js',
+  // a moderated room's accepted browser source: its presenter socket joins once the moderator decides
+  'e2e/dist/kiosk/roomModeration.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);

@@ -10,6 +10,7 @@ import {
   sentenceForProjectionEnd,
   waitInWords,
   type PresenterRefusal,
+  type PresenterSocket,
   type ProjectionRequestBody,
   type ProjectionStarted,
   type ProjectionStatus,
@@ -20,6 +21,7 @@ import { listDisplays, projectionStatus, startProjection, stopProjection, UNREAC
 import { captureSize, pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
 import type { ShareEnd, ShareFigures, ShareSoundState, ShareWorkerReply } from './shareWorkerProtocol.js';
 import { fetchWhiteboard, InkPictureView, ProjectionInk } from './inkReceiver.js';
+import { waitForModerator } from './moderatorWait.js';
 
 /** How often the list of displays is read again. */
 const LIST_EVERY_MS = 5000;
@@ -123,14 +125,19 @@ function showRunning(active: boolean): void {
   shareButton.disabled = active;
 }
 
+/** "declined by the moderator (admin@10.0.0.2)"; words that already name who decided ("ended by admin@…") stay as they are. */
+function withActor(words: string, by: string | undefined): string {
+  return by === undefined || words.includes(by) ? words : `${words} (${by})`;
+}
+
 function describe(status: ProjectionStatus, displayName: string): { text: string; tone: Tone; done: boolean } {
   const { request } = status;
   // Where the request stands in the room (several presenters, moderation: docs/presenter-api.md) says more than the session's state.
   if (request?.state === 'declined' || request?.state === 'withdrawn') {
-    return { text: `${displayName}: ${request.reason ?? request.state}${request.by ? ` (${request.by})` : ''}.`, tone: request.state === 'declined' ? 'error' : 'info', done: true };
+    return { text: `${displayName}: ${withActor(request.reason ?? request.state, request.by)}.`, tone: request.state === 'declined' ? 'error' : 'info', done: true };
   }
   if (request?.state === 'ended' && request.by !== undefined && request.by !== 'gateway' && request.by !== 'presenter') {
-    return { text: `${displayName}: ${request.reason ?? 'ended'} (${request.by}).`, tone: 'info', done: true };
+    return { text: `${displayName}: ${withActor(request.reason ?? 'ended', request.by)}.`, tone: 'info', done: true };
   }
   switch (status.state) {
     case 'waiting':
@@ -238,7 +245,7 @@ const shareEngine: Promise<ShareEngine | null> = (async () => {
 const shareCodec = new URLSearchParams(window.location.search).get('codec') === 'planar' ? 'planar' : 'auto';
 
 // The share this page runs, and its display's name.
-let sharing: { share: ScreenShare; displayName: string; stream: MediaStream; inkPoll: ReturnType<typeof setInterval> } | null = null;
+let sharing: { share: ScreenShare; displayId: string; displayName: string; stopToken: string; stream: MediaStream; inkPoll: ReturnType<typeof setInterval> } | null = null;
 
 const shareWorkerUrl = new URL('./share.worker.js', import.meta.url);
 /** A share worker loading the RDP server while the PIN is typed, for the next Share. */
@@ -274,7 +281,7 @@ void shareEngine.then((engine) => {
 });
 
 /** Instrumentation hook for tests and benchmarks outside the page (they listen on window), as the display page has. */
-function announce(detail: ShareWorkerReply | { type: 'ended-words'; text: string }): void {
+function announce(detail: ShareWorkerReply | { type: 'ended-words'; text: string } | { type: 'waiting-for-moderator' } | { type: 'accepted'; slot: number | undefined }): void {
   window.dispatchEvent(new CustomEvent('lanterna:share', { detail }));
 }
 
@@ -314,14 +321,33 @@ function endWords(end: ShareEnd | { readonly by: 'browser' }, displayName: strin
   }
 }
 
+/**
+ * Words for a share the gateway ended when someone in the room decided it
+ * (its request `ended` by a moderator or a take-over: "replaced by "Bob"
+ * (presenter@…)"); undefined when it ended by itself or an administrator's
+ * stop, which endWords says.
+ */
+async function roomEndWords(current: { displayId: string; displayName: string; stopToken: string }): Promise<{ text: string; tone: Tone } | undefined> {
+  const status = await projectionStatus(current.displayId, current.stopToken);
+  const request = status.ok ? status.value.request : undefined;
+  if (!status.ok || request?.state !== 'ended' || request.by === undefined || request.by === 'gateway' || request.by === 'presenter') return undefined;
+  if (request.by.startsWith('admin') && /^ended by /.test(request.reason ?? '')) return undefined;
+  return describe(status.value, current.displayName);
+}
+
 function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
   const current = sharing;
   if (!current) return;
   sharing = null;
   clearInterval(current.inkPoll);
-  const words = endWords(end, current.displayName);
-  say(words.text, words.tone);
-  announce({ type: 'ended-words', text: words.text });
+  const generation = ++shareGeneration;
+  void (async () => {
+    // Someone in the room ended it (a moderator, a take-over): the request says who, in more words than the relay's end can.
+    const words = (end.by === 'gateway' ? await roomEndWords(current) : undefined) ?? endWords(end, current.displayName);
+    if (generation !== shareGeneration) return;
+    say(words.text, words.tone);
+    announce({ type: 'ended-words', text: words.text });
+  })();
   shareFigures.hidden = true;
   shareSound.hidden = true;
   muteButton.hidden = true;
@@ -335,7 +361,7 @@ function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
 }
 
 async function share(): Promise<void> {
-  if (running || sharing) return;
+  if (running || sharing || waiting) return;
   const display = picker.selected;
   if (!display) return say('Choose a display first.', 'error');
   const typedPin = pin.value.trim();
@@ -360,17 +386,99 @@ async function share(): Promise<void> {
   // the capture's first frame says its size while the gateway answers
   const sizing = captureSize(stream);
   const started = await startProjection(display.id, { pin: typedPin, source: 'browser' });
-  if (!started.ok || started.value.presenter === undefined) {
+  const waits = started.ok && started.value.presenter === undefined && started.value.state === 'waiting';
+  if (!started.ok || (started.value.presenter === undefined && !waits)) {
     for (const track of stream.getTracks()) track.stop();
     shareButton.disabled = false;
     if (!started.ok && (started.refusal.code === 'pin-wrong' || started.refusal.code === 'pin-locked')) pin.select();
     return say(started.ok ? 'The gateway answered without a presenter socket: it may be an older version.' : refusalWords(started.refusal), 'error');
   }
   pin.value = '';
-  const displayName = display.name;
+  const { stopToken } = started.value;
+  if (started.value.presenter !== undefined) return beginShare({ displayId: display.id, displayName: display.name, stopToken, stream, size: await sizing, presenter: started.value.presenter, engine });
+  await waitThenShare({ displayId: display.id, displayName: display.name, stopToken, stream, sizing, engine }, started.value.position);
+}
+
+/** Counts shares begun and ended: words that arrive after the next share began are not said over it. */
+let shareGeneration = 0;
+
+// A share waiting for a moderated room's moderator: its capture, kept, and how to stop waiting.
+let waiting: { displayId: string; displayName: string; stopToken: string; stream: MediaStream; abort: AbortController } | null = null;
+
+function waitingWords(displayName: string, position: number | undefined): string {
+  return `Waiting for ${displayName}'s moderator${position ? ` (place ${String(position)} in the queue)` : ''}… Your screen is shared as soon as the moderator accepts.`;
+}
+
+/** Shows the capture and waits for the moderator; accepted, the share starts with the capture the person already chose (no second picker). */
+async function waitThenShare(ask: { displayId: string; displayName: string; stopToken: string; stream: MediaStream; sizing: Promise<{ width: number; height: number }>; engine: ShareEngine }, position: number | undefined): Promise<void> {
+  const { displayName, stream } = ask;
+  const abort = new AbortController();
+  shareGeneration += 1;
+  const current = { displayId: ask.displayId, displayName, stopToken: ask.stopToken, stream, abort };
+  waiting = current;
+  sharePreview.srcObject = stream;
+  sharePreviewBox.hidden = false;
+  void sharePreview.play().catch(() => undefined);
+  stopButton.textContent = 'Stop waiting';
+  showRunning(true);
+  lockForm(true);
+  shareNote.textContent = 'Waiting for the moderator. Press "Stop waiting" to take your request back.';
+  say(waitingWords(displayName, position), 'busy');
+  announce({ type: 'waiting-for-moderator' });
+  // the browser's "Stop sharing" while waiting takes the request back
+  const ended = (): void => stopWaiting('browser');
+  for (const track of stream.getVideoTracks()) track.addEventListener('ended', ended, { once: true });
+  const decision = await waitForModerator(ask.displayId, ask.stopToken, abort.signal, (status) => say(waitingWords(displayName, status.request?.position), 'busy'));
+  for (const track of stream.getVideoTracks()) track.removeEventListener('ended', ended);
+  if (waiting !== current) return;
+  waiting = null;
+  if (decision.kind === 'accepted') {
+    announce({ type: 'accepted', slot: decision.status.request?.slot });
+    return beginShare({ displayId: ask.displayId, displayName, stopToken: ask.stopToken, stream, size: await ask.sizing, presenter: decision.presenter, engine: ask.engine });
+  }
+  const words = decision.kind === 'over'
+    ? describe(decision.status, displayName)
+    : { text: decision.kind === 'lost' ? `${displayName}: ${refusalWords(decision.refusal)}` : `You stopped waiting for ${displayName}.`, tone: 'info' as Tone };
+  endWaiting(current, words.text, words.tone);
+}
+
+/** The wait is over without a share: the capture is given back and the form offered again. */
+function endWaiting(current: { stream: MediaStream }, text: string, tone: Tone): void {
+  for (const track of current.stream.getTracks()) track.stop();
+  say(text, tone);
+  announce({ type: 'ended-words', text });
+  sharePreviewBox.hidden = true;
+  sharePreview.srcObject = null;
+  stopButton.disabled = false;
+  stopButton.textContent = 'Stop presenting';
+  showRunning(false);
+  lockForm(false);
+  void refreshDisplays();
+}
+
+/** The presenter (the page's button, or the browser's bar) takes its waiting request back. */
+function stopWaiting(by: 'page' | 'browser'): void {
+  const current = waiting;
+  if (!current) return;
+  waiting = null;
+  current.abort.abort();
+  stopButton.disabled = true;
+  void stopProjection(current.displayId, current.stopToken).then((stopped) => {
+    // accepted meanwhile, the stop ended the source it had just become: either way nothing is shown now
+    const gone = stopped.ok || stopped.refusal.code === 'no-projection';
+    const text = !gone
+      ? refusalWords(stopped.refusal)
+      : by === 'browser' ? `You stopped sharing from the browser: your request to ${current.displayName} was taken back.` : `You stopped waiting: your request to ${current.displayName} was taken back.`;
+    endWaiting(current, text, gone ? 'info' : 'error');
+  });
+}
+
+/** The share itself, once the gateway gave the page its presenter socket (at once in an open room, on acceptance in a moderated one). */
+function beginShare(ask: { displayId: string; displayName: string; stopToken: string; stream: MediaStream; size: { width: number; height: number }; presenter: PresenterSocket; engine: ShareEngine }): void {
+  const { displayName, stream, presenter, engine, stopToken } = ask;
+  shareGeneration += 1;
   let active: Extract<ShareWorkerReply, { type: 'active' }> | null = null;
-  const size = await sizing;
-  const shareSession = new ScreenShare(stream, { socketUrl: started.value.presenter.socketUrl, token: started.value.presenter.token, engine, codec: shareCodec, size, shown: started.value.presenter.desktop }, takeShareWorker(engine), {
+  const shareSession = new ScreenShare(stream, { socketUrl: presenter.socketUrl, token: presenter.token, engine, codec: shareCodec, size: ask.size, shown: presenter.desktop }, takeShareWorker(engine), {
     onwaiting: () => {
       say(`Waiting for ${displayName} to connect…`, 'busy');
       announce({ type: 'waiting' });
@@ -396,9 +504,8 @@ async function share(): Promise<void> {
     },
     onended: (end) => endShare(end),
   });
-  const stopToken = started.value.stopToken;
-  const inkPoll = setInterval(() => void projectionInk.check(display.id, stopToken), RUNNING_POLL_MS);
-  sharing = { share: shareSession, displayName, stream, inkPoll };
+  const inkPoll = setInterval(() => void projectionInk.check(ask.displayId, stopToken), RUNNING_POLL_MS);
+  sharing = { share: shareSession, displayId: ask.displayId, displayName, stopToken, stream, inkPoll };
   soundMuted = false;
   showSound(shareSession.hasSound ? 'starting' : 'none', displayName);
   sharePreview.srcObject = stream;
@@ -455,6 +562,10 @@ form.addEventListener('submit', (event) => {
   void share();
 });
 stopButton.addEventListener('click', () => {
+  if (waiting) {
+    stopWaiting('page');
+    return;
+  }
   if (sharing) {
     stopButton.disabled = true;
     sharing.share.stop();

@@ -54,8 +54,10 @@ export function startProjection(displayId: string, body: ProjectionRequestBody):
   }, projectionStartedSchema);
 }
 
-export function projectionStatus(displayId: string, stopToken: string): Promise<ApiResult<ProjectionStatus>> {
-  return call(projectionPath(displayId), { headers: { [PRESENTER_STOP_TOKEN_HEADER]: stopToken } }, projectionStatusSchema);
+/** The projection's state; with `since` (the last answer's tag) the gateway answers at the next change or after `waitMs`. */
+export function projectionStatus(displayId: string, stopToken: string, follow: { since?: string | undefined; waitMs?: number; signal?: AbortSignal } = {}): Promise<ApiResult<ProjectionStatus>> {
+  const query = follow.since === undefined ? '' : `?since=${encodeURIComponent(follow.since)}&waitMs=${String(follow.waitMs ?? 0)}`;
+  return call(`${projectionPath(displayId)}${query}`, { headers: { [PRESENTER_STOP_TOKEN_HEADER]: stopToken }, ...(follow.signal === undefined ? {} : { signal: follow.signal }) }, projectionStatusSchema);
 }
 
 export function stopProjection(displayId: string, stopToken: string): Promise<ApiResult<ProjectionStatus>> {
