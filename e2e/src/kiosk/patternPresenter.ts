@@ -93,3 +93,29 @@ export function patternError(shown: RgbImage, region: { x: number; y: number; wi
   });
   return Math.round(worst);
 }
+
+/**
+ * Where a pattern's picture lies within `region` of the display: the
+ * bounding box of its first block's colour (±40), grown to the whole 4×2
+ * pattern. A source is fitted into its place (letterboxed) at whatever
+ * size its session has, so the test finds it rather than assume it.
+ */
+export function findPattern(shown: RgbImage, region: { x: number; y: number; width: number; height: number }, blocks: readonly Rgb[]): { x: number; y: number; width: number; height: number } | undefined {
+  const [r, g, b] = blocks[0] ?? [0, 0, 0];
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -1;
+  let maxY = -1;
+  for (let y = region.y; y < region.y + region.height; y++) {
+    for (let x = region.x; x < region.x + region.width; x++) {
+      const at = (y * shown.width + x) * 4;
+      if (Math.abs((shown.data[at] ?? 0) - r) > 40 || Math.abs((shown.data[at + 1] ?? 0) - g) > 40 || Math.abs((shown.data[at + 2] ?? 0) - b) > 40) continue;
+      minX = Math.min(minX, x);
+      minY = Math.min(minY, y);
+      maxX = Math.max(maxX, x);
+      maxY = Math.max(maxY, y);
+    }
+  }
+  if (maxX < 0) return undefined;
+  return { x: minX, y: minY, width: (maxX - minX + 1) * 4, height: (maxY - minY + 1) * 2 };
+}

@@ -44,6 +44,7 @@ const password = byId('password', HTMLInputElement);
 const invitation = byId('invitation', HTMLInputElement);
 const invitationPassword = byId('invitation-password', HTMLInputElement);
 const pin = byId('pin', HTMLInputElement);
+const nameInput = byId('name', HTMLInputElement);
 const startButton = byId('start', HTMLButtonElement);
 const shareButton = byId('share', HTMLButtonElement);
 const shareNote = byId('share-note', HTMLParagraphElement);
@@ -102,18 +103,37 @@ for (const radio of form.querySelectorAll<HTMLInputElement>('input[name="kind"]'
   });
 }
 
+/** Where the page keeps the name the presenter gave, for the next time. */
+const NAME_KEY = 'lanterna.presenterName';
+try {
+  nameInput.value = localStorage.getItem(NAME_KEY) ?? '';
+} catch {
+  // storage refused (a private window's policy): the field starts empty
+}
+
+/** The label the display shows over this source (several presenters in a room), when one was given; kept for the next time. */
+function presenterName(): { name?: string } {
+  const name = nameInput.value.trim().slice(0, 100);
+  try {
+    localStorage.setItem(NAME_KEY, name);
+  } catch {
+    // not kept: asked again next time
+  }
+  return name === '' ? {} : { name };
+}
+
 /** The request from the form, or the sentence that says what is missing. */
 async function request(): Promise<ProjectionRequestBody | string> {
   const typedPin = pin.value.trim();
   if (kind() === 'invitation') {
     const file = invitation.files?.[0];
     if (!file) return 'Choose the invitation file (.msrcIncident) your computer made.';
-    return { pin: typedPin, assistance: { invitation: await file.text(), password: invitationPassword.value } };
+    return { pin: typedPin, ...presenterName(), assistance: { invitation: await file.text(), password: invitationPassword.value } };
   }
   const target = parseEndpoint(endpoint.value);
   if ('error' in target) return target.error;
   const user = username.value.trim();
-  return { pin: typedPin, target, ...(user === '' ? {} : { credentials: { username: user, password: password.value } }) };
+  return { pin: typedPin, ...presenterName(), target, ...(user === '' ? {} : { credentials: { username: user, password: password.value } }) };
 }
 
 // The projection this page started: its display, stop token, and the state last read.
@@ -299,6 +319,7 @@ function figuresWords(active: Extract<ShareWorkerReply, { type: 'active' }>, fig
 /** While a share runs the form asks for nothing: one share at a time, stopped from the panel. */
 function lockForm(locked: boolean): void {
   pin.disabled = locked;
+  nameInput.disabled = locked;
   shareButton.textContent = locked ? 'Sharing…' : 'Share my screen';
   shareNote.textContent = locked ? 'You are sharing now. Press "Stop sharing" to end it, or to share something else.' : shareNoteText;
 }
@@ -385,7 +406,7 @@ async function share(): Promise<void> {
   say(`Asking the gateway to show your screen on ${display.name}…`, 'busy');
   // the capture's first frame says its size while the gateway answers
   const sizing = captureSize(stream);
-  const started = await startProjection(display.id, { pin: typedPin, source: 'browser' });
+  const started = await startProjection(display.id, { pin: typedPin, ...presenterName(), source: 'browser' });
   const waits = started.ok && started.value.presenter === undefined && started.value.state === 'waiting';
   if (!started.ok || (started.value.presenter === undefined && !waits)) {
     for (const track of stream.getTracks()) track.stop();
@@ -395,7 +416,7 @@ async function share(): Promise<void> {
   }
   pin.value = '';
   const { stopToken } = started.value;
-  if (started.value.presenter !== undefined) return beginShare({ displayId: display.id, displayName: display.name, stopToken, stream, size: await sizing, presenter: started.value.presenter, engine });
+  if (started.value.presenter !== undefined) return beginShare({ displayId: display.id, displayName: display.name, stopToken, stream, size: await sizing, presenter: started.value.presenter, engine, slot: started.value.slot });
   await waitThenShare({ displayId: display.id, displayName: display.name, stopToken, stream, sizing, engine }, started.value.position);
 }
 
@@ -434,7 +455,7 @@ async function waitThenShare(ask: { displayId: string; displayName: string; stop
   waiting = null;
   if (decision.kind === 'accepted') {
     announce({ type: 'accepted', slot: decision.status.request?.slot });
-    return beginShare({ displayId: ask.displayId, displayName, stopToken: ask.stopToken, stream, size: await ask.sizing, presenter: decision.presenter, engine: ask.engine });
+    return beginShare({ displayId: ask.displayId, displayName, stopToken: ask.stopToken, stream, size: await ask.sizing, presenter: decision.presenter, engine: ask.engine, slot: decision.status.request?.slot });
   }
   const words = decision.kind === 'over'
     ? describe(decision.status, displayName)
@@ -474,7 +495,7 @@ function stopWaiting(by: 'page' | 'browser'): void {
 }
 
 /** The share itself, once the gateway gave the page its presenter socket (at once in an open room, on acceptance in a moderated one). */
-function beginShare(ask: { displayId: string; displayName: string; stopToken: string; stream: MediaStream; size: { width: number; height: number }; presenter: PresenterSocket; engine: ShareEngine }): void {
+function beginShare(ask: { displayId: string; displayName: string; stopToken: string; stream: MediaStream; size: { width: number; height: number }; presenter: PresenterSocket; engine: ShareEngine; slot?: number | undefined }): void {
   const { displayName, stream, presenter, engine, stopToken } = ask;
   shareGeneration += 1;
   let active: Extract<ShareWorkerReply, { type: 'active' }> | null = null;
@@ -491,7 +512,8 @@ function beginShare(ask: { displayId: string; displayName: string; stopToken: st
       announce(info);
     },
     onfirstpicture: () => {
-      say(`${displayName} is showing your screen.`, 'ok');
+      // where it stands in a room of several sources: which place (the first needs no number)
+      say(`${displayName} is showing your screen${ask.slot !== undefined && ask.slot > 0 ? ` (place ${String(ask.slot + 1)})` : ''}.`, 'ok');
       announce({ type: 'first-picture' });
     },
     onsound: (state) => {
