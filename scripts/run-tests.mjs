@@ -99,6 +99,8 @@ const BOTH_ENGINE_TESTS = [
   'e2e/dist/kiosk/roomSources.test.js',
   // a moderated room's accepted browser source: its presenter socket joins once the moderator decides
   'e2e/dist/kiosk/roomModeration.test.js',
+  // a take-over stops one slot's session and joins another's in its place
+  'e2e/dist/kiosk/roomTakeOver.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);

@@ -45,6 +45,8 @@ const invitation = byId('invitation', HTMLInputElement);
 const invitationPassword = byId('invitation-password', HTMLInputElement);
 const pin = byId('pin', HTMLInputElement);
 const nameInput = byId('name', HTMLInputElement);
+const takeOverBox = byId('take-over-box', HTMLParagraphElement);
+const takeOver = byId('take-over', HTMLInputElement);
 const startButton = byId('start', HTMLButtonElement);
 const shareButton = byId('share', HTMLButtonElement);
 const shareNote = byId('share-note', HTMLParagraphElement);
@@ -76,8 +78,30 @@ function say(text: string, tone: Tone): void {
   if (box.top < 0 || box.bottom > window.innerHeight) statusPanel.scrollIntoView({ block: 'nearest' });
 }
 
+/**
+ * A display whose every place is taken (several presenters in an open room)
+ * refuses `display-busy`: the page then offers to take a place over (the
+ * gateway replaces the source on screen longest, never the room's host), and
+ * the next request asks so. The choice goes with the display it was made for.
+ */
+function offerTakeOver(refusal: PresenterRefusal): void {
+  if (refusal.code !== 'display-busy') return;
+  takeOverBox.hidden = false;
+  takeOverBox.dataset.display = picker.selected?.id ?? '';
+}
+
+/** `takeOver` when the presenter ticked it for this display. */
+function takeOverAsk(displayId: string): { takeOver?: true } {
+  return !takeOverBox.hidden && takeOver.checked && takeOverBox.dataset.display === displayId ? { takeOver: true } : {};
+}
+
 function refusalWords(refusal: PresenterRefusal): string {
   if (refusal.code === UNREACHABLE) return 'The gateway cannot be reached. Check your network connection and try again.';
+  if (refusal.code === 'display-busy' && /every slot/.test(refusal.message)) {
+    return takeOver.checked && !takeOverBox.hidden
+      ? 'Every place on that display is taken, and none can be taken over (the room\'s host keeps its place).'
+      : 'Every place on that display is taken. Wait until someone stops, or tick "replace the source that has been on it longest" and press Share again.';
+  }
   let words = sentenceForPresenterCode(refusal.code);
   if (refusal.retryAfterSeconds !== undefined) words += ` Try again in ${waitInWords(refusal.retryAfterSeconds)}.`;
   if (refusal.code === 'pin-wrong' && refusal.attemptsLeft !== undefined) {
@@ -213,13 +237,16 @@ startButton.addEventListener('click', () => {
     }
     startButton.disabled = true;
     say(`Asking the gateway to show your screen on ${display.name}…`, 'busy');
-    const started = await startProjection(display.id, body);
+    const started = await startProjection(display.id, { ...body, ...takeOverAsk(display.id) });
     if (!started.ok) {
       startButton.disabled = false;
       if (started.refusal.code === 'pin-wrong' || started.refusal.code === 'pin-locked') pin.select();
+      offerTakeOver(started.refusal);
       return say(refusalWords(started.refusal), 'error');
     }
     pin.value = '';
+    takeOver.checked = false;
+    takeOverBox.hidden = true;
     running = { started: started.value, displayName: display.name, timer: null };
     showRunning(true);
     say(`Starting on ${display.name}…`, 'busy');
@@ -406,15 +433,18 @@ async function share(): Promise<void> {
   say(`Asking the gateway to show your screen on ${display.name}…`, 'busy');
   // the capture's first frame says its size while the gateway answers
   const sizing = captureSize(stream);
-  const started = await startProjection(display.id, { pin: typedPin, ...presenterName(), source: 'browser' });
+  const started = await startProjection(display.id, { pin: typedPin, ...presenterName(), ...takeOverAsk(display.id), source: 'browser' });
   const waits = started.ok && started.value.presenter === undefined && started.value.state === 'waiting';
   if (!started.ok || (started.value.presenter === undefined && !waits)) {
     for (const track of stream.getTracks()) track.stop();
     shareButton.disabled = false;
     if (!started.ok && (started.refusal.code === 'pin-wrong' || started.refusal.code === 'pin-locked')) pin.select();
+    if (!started.ok) offerTakeOver(started.refusal);
     return say(started.ok ? 'The gateway answered without a presenter socket: it may be an older version.' : refusalWords(started.refusal), 'error');
   }
   pin.value = '';
+  takeOver.checked = false;
+  takeOverBox.hidden = true;
   const { stopToken } = started.value;
   if (started.value.presenter !== undefined) return beginShare({ displayId: display.id, displayName: display.name, stopToken, stream, size: await sizing, presenter: started.value.presenter, engine, slot: started.value.slot });
   await waitThenShare({ displayId: display.id, displayName: display.name, stopToken, stream, sizing, engine }, started.value.position);
