@@ -132,7 +132,8 @@ test("moderated room, Share my screen: each request waits with its capture kept 
   // the moderator ends Ann's source: her page says who ended it
   const ended = await admin(gateway, 'DELETE', `/v1/admin/displays/${displayId}/room/slots/0`);
   assert.equal(ended.status, 202, JSON.stringify(ended.body));
-  await outcome(ann.page, new RegExp(`An administrator stopped your presentation on ${displayName}`), 10_000);
+  // nothing else shows on the display: it is free, not "has a free place"
+  await outcome(ann.page, new RegExp(`An administrator stopped your presentation on ${displayName}\\. It is free again\\.`), 10_000);
   await display.page.waitForFunction(() => document.getElementById('idle')?.hidden === false, undefined, { timeout: 10_000 });
   for (const presenter of [ann, bob]) {
     assert.deepEqual(presenter.problems.filter((problem) => !/status of 4\d\d/.test(problem)), []);
@@ -229,9 +230,9 @@ test("the admin page's Rooms card with real requests waiting: its menus set who 
   }, 10_000);
   await waitFor("the page saying Ann is hidden by the layout", async () => /hidden by the layout/.test(await roomRow(adminPage, 'room-sources', 'Ann').textContent() ?? ''), 10_000);
 
-  // End on Ann's row: her page says an administrator stopped it
+  // End on Ann's row: her page says an administrator stopped it, and that Bob's presentation goes on beside a free place
   await roomRow(adminPage, 'room-sources', 'Ann').getByRole('button', { name: /^End "Ann"/ }).click();
-  await outcome(ann.page, new RegExp(`An administrator stopped your presentation on ${displayName}`), 15_000);
+  await outcome(ann.page, new RegExp(`An administrator stopped your presentation on ${displayName}\\. It has a free place again\\.`), 15_000);
   await waitFor("Ann's row gone", async () => (await roomRow(adminPage, 'room-sources', 'Ann').count()) === 0, 10_000);
 
   // a third request, declined from the page
@@ -248,7 +249,7 @@ test("the admin page's Rooms card with real requests waiting: its menus set who 
   await keepScreenshot(adminPage.page, 'room-admin-after', { fullPage: true });
 
   await bob.page.click('#stop');
-  await outcome(bob.page, /Stopped\./, 15_000);
+  await outcome(bob.page, new RegExp(`Stopped\\. ${displayName} is free again\\.`), 15_000);
   for (const page of [ann, bob, adminPage]) {
     assert.deepEqual(page.problems.filter((problem) => !/status of 4\d\d/.test(problem)), []);
     await page.page.context().close();

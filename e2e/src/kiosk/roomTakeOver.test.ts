@@ -112,9 +112,29 @@ test('open room, every place taken: a presenter who ticks "replace" takes the ol
   assert.ok(error <= 40, `place 1 shows ${error}/255 away from Bob's pattern`);
   // Ann's pattern is Bob's inverted: the place is far from hers
   assert.ok(patternError(shown, bobPicture, PATTERN_A) > 200, "place 1 no longer shows Ann's picture");
+  // the HUD ("h") has a line per source: its own frames per second, decode and upload ms, bytes per second
+  await display.page.keyboard.press('h');
+  let hudLines: { name: string; value: string }[] = [];
+  await waitFor('a HUD line per source', async () => {
+    hudLines = await display.page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-hud-slot]')].map((line) => ({ name: line.querySelector('span')?.textContent ?? '', value: line.querySelector('b')?.textContent ?? '' })));
+    return hudLines.length === 4;
+  }, 10_000);
+  for (let second = 0; second < 3; second++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    hudLines = await display.page.evaluate(() => [...document.querySelectorAll<HTMLElement>('[data-hud-slot]')].map((line) => ({ name: line.querySelector('span')?.textContent ?? '', value: line.querySelector('b')?.textContent ?? '' })));
+    console.log(`# the HUD's lines per source: ${hudLines.map((line) => `${line.name}: ${line.value}`).join(' | ')}`);
+  }
+  assert.deepEqual(hudLines.map((line) => line.name), ['place 1 · Bob', 'place 2 · Server 1', 'place 3 · Server 2', 'place 4 · Server 3']);
+  for (const line of hudLines) assert.match(line.value, /^\d+ frames\/s · decode (—|\d+\.\d) ms · upload (—|\d+\.\d) ms · [\d.]+ (B|KiB|MiB)\/s$/, line.name);
+  await keepScreenshot(display.page, 'room-take-over-hud');
   const room = await admin(gateway, 'GET', `/v1/admin/displays/${displayId}/room`);
   assert.deepEqual((room.body.slots as { slot: number; label: string }[]).map((slot) => [slot.slot, slot.label]), [[0, 'Bob'], [1, 'Server 1'], [2, 'Server 2'], [3, 'Server 3']]);
   const audit = await admin(gateway, 'GET', '/v1/admin/audit?limit=50');
   assert.ok((audit.body.entries as { action: string }[]).some((entry) => entry.action === 'room-slot-taken-over'), 'the take-over is audited');
+  // Bob stops while the servers go on: his page says the room has a free place, not that the display is free
+  await bob.page.click('#stop');
+  const stopWords = await outcome(bob.page, new RegExp(`Stopped\\. ${displayName} has a free place again\\.`), 15_000);
+  console.log(`# a presenter's own stop with three sources left: ${stopWords}`);
+  await waitFor('three labels left', async () => Object.keys(await labels(display)).length === 3, 10_000);
   for (const presenter of [ann, bob]) assert.deepEqual(presenter.problems.filter((problem) => !/status of 4\d\d/.test(problem)), []);
 });

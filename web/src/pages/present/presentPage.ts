@@ -174,7 +174,30 @@ function withActor(words: string, by: string | undefined): string {
   return by === undefined || words.includes(by) ? words : `${words} (${by})`;
 }
 
-function describe(status: ProjectionStatus, displayName: string): { text: string; tone: Tone; done: boolean } {
+/**
+ * How a display stands once this presenter's source has left it: free, or —
+ * other presenters still showing beside where it was — with a free place.
+ */
+type Freed = 'is free again' | 'has a free place again';
+
+/**
+ * Whether other sources remain on the display once this one has ended: its
+ * own end is awaited first (at most 2 s; a stop reaches the relay and the
+ * store a moment after the page), then the public list says whether the
+ * display still shows something.
+ */
+async function freedAfter(displayId: string, stopToken: string): Promise<Freed> {
+  for (let tries = 0; tries < 10; tries++) {
+    const status = await projectionStatus(displayId, stopToken);
+    if (!status.ok || status.value.state === 'ended') break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const listing = await listDisplays();
+  const state = listing.ok ? listing.value.displays.find((listed) => listed.id === displayId)?.state : undefined;
+  return state === 'presenting' ? 'has a free place again' : 'is free again';
+}
+
+function describe(status: ProjectionStatus, displayName: string, freed: Freed = 'is free again'): { text: string; tone: Tone; done: boolean } {
   const { request } = status;
   // Where the request stands in the room (several presenters, moderation: docs/presenter-api.md) says more than the session's state.
   if (request?.state === 'declined' || request?.state === 'withdrawn') {
@@ -194,7 +217,7 @@ function describe(status: ProjectionStatus, displayName: string): { text: string
       return { text: `${displayName} is showing your screen${request?.slot !== undefined && request.slot > 0 ? ` (place ${String(request.slot + 1)})` : ''}.`, tone: 'ok', done: false };
     case 'ended': {
       const why = sentenceForProjectionEnd(status.endReason ?? 'stopped');
-      return { text: status.endReason === 'stopped' ? `Stopped. ${displayName} is free again.` : `${displayName}: ${why}`, tone: status.endReason === 'stopped' ? 'info' : 'error', done: true };
+      return { text: status.endReason === 'stopped' ? `Stopped. ${displayName} ${freed}.` : `${displayName}: ${why}`, tone: status.endReason === 'stopped' ? 'info' : 'error', done: true };
     }
   }
 }
@@ -208,7 +231,9 @@ async function follow(): Promise<void> {
     say(status.refusal.code === 'no-projection' ? `${current.displayName}: ${sentenceForPresenterCode('no-projection')}` : refusalWords(status.refusal), 'error');
     if (status.refusal.code !== UNREACHABLE) return finish();
   } else {
-    const words = describe(status.value, current.displayName);
+    const stopped = status.value.state === 'ended' && status.value.endReason === 'stopped';
+    const words = describe(status.value, current.displayName, stopped ? await freedAfter(current.started.displayId, current.started.stopToken) : undefined);
+    if (running !== current) return;
     say(words.text, words.tone);
     if (words.done) return finish();
   }
@@ -351,16 +376,16 @@ function lockForm(locked: boolean): void {
   shareNote.textContent = locked ? 'You are sharing now. Press "Stop sharing" to end it, or to share something else.' : shareNoteText;
 }
 
-function endWords(end: ShareEnd | { readonly by: 'browser' }, displayName: string): { text: string; tone: Tone } {
+function endWords(end: ShareEnd | { readonly by: 'browser' }, displayName: string, freed: Freed): { text: string; tone: Tone } {
   switch (end.by) {
     case 'presenter':
-      return { text: `Stopped. ${displayName} is free again.`, tone: 'info' };
+      return { text: `Stopped. ${displayName} ${freed}.`, tone: 'info' };
     case 'browser':
-      return { text: `You stopped sharing from the browser. ${displayName} is free again.`, tone: 'info' };
+      return { text: `You stopped sharing from the browser. ${displayName} ${freed}.`, tone: 'info' };
     case 'gateway':
-      if (end.reason === 'stopped') return { text: `An administrator stopped your presentation on ${displayName}. It is free again.`, tone: 'info' };
+      if (end.reason === 'stopped') return { text: `An administrator stopped your presentation on ${displayName}. It ${freed}.`, tone: 'info' };
       if (end.reason === 'client-closed') return { text: `${displayName} closed the presentation (its page was closed or reloaded).`, tone: 'error' };
-      if (end.reason === 'server-closed') return { text: `Stopped. ${displayName} is free again.`, tone: 'info' };
+      if (end.reason === 'server-closed') return { text: `Stopped. ${displayName} ${freed}.`, tone: 'info' };
       return { text: `${displayName}: ${sentenceForProjectionEnd(end.reason)}`, tone: 'error' };
     case 'error':
       return { text: `${displayName} stopped showing your screen: ${sentenceForCode(end.code)} (${end.message})`, tone: 'error' };
@@ -391,7 +416,8 @@ function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
   const generation = ++shareGeneration;
   void (async () => {
     // Someone in the room ended it (a moderator, a take-over): the request says who, in more words than the relay's end can.
-    const words = (end.by === 'gateway' ? await roomEndWords(current) : undefined) ?? endWords(end, current.displayName);
+    const words = (end.by === 'gateway' ? await roomEndWords(current) : undefined)
+      ?? endWords(end, current.displayName, end.by === 'error' || end.by === 'lost' ? 'is free again' : await freedAfter(current.displayId, current.stopToken));
     if (generation !== shareGeneration) return;
     say(words.text, words.tone);
     announce({ type: 'ended-words', text: words.text });
@@ -626,11 +652,13 @@ stopButton.addEventListener('click', () => {
   const current = running;
   if (!current) return;
   stopButton.disabled = true;
-  void stopProjection(current.started.displayId, current.started.stopToken).then((stopped) => {
+  void stopProjection(current.started.displayId, current.started.stopToken).then(async (stopped) => {
     stopButton.disabled = false;
     if (running !== current) return;
     if (stopped.ok || stopped.refusal.code === 'no-projection') {
-      say(`Stopped. ${current.displayName} is free again.`, 'info');
+      const freed = await freedAfter(current.started.displayId, current.started.stopToken);
+      if (running !== current) return;
+      say(`Stopped. ${current.displayName} ${freed}.`, 'info');
       finish();
     } else {
       say(refusalWords(stopped.refusal), 'error');
