@@ -233,7 +233,8 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
   const outcome = await deps.presenters.request({
     displayId, target, credentials: body.credentials, assistance: body.assistance, settings: body.settings, pin: body.pin, source: from.source, admin,
     browser: body.source === 'browser', name: body.name, takeOver: body.takeOver, slot: body.slot,
-    requestedBy: { kind: admin ? 'admin' : 'presenter', ...(from.address === undefined ? {} : { address: from.address }) },
+    // the name the presenter gave also names its session (the admin's live sessions), not only its label
+    requestedBy: { kind: admin ? 'admin' : 'presenter', ...(from.address === undefined ? {} : { address: from.address }), ...(body.name === undefined ? {} : { name: body.name }) },
   });
   if (!outcome.ok) {
     if (outcome.code === 'pin-locked') log.warn({ event: 'pin-locked', scope: outcome.scope, retryAfterMs: outcome.retryAfterMs }, 'room pin locked after too many wrong pins');

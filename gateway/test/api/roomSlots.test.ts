@@ -79,6 +79,9 @@ test('four presenters fill the four slots of a display that shows several; the l
     { slot: 3, sessionId: started[3]?.sessionId, label: 'Dan', x: 0.5, y: 0.5, width: 0.5, height: 0.5 },
   ]);
 
+  const live = await (await fetch(`${url}/v1/admin/sessions?state=live`, { headers: admin })).json() as { sessions: { presenter: string }[] };
+  assert.deepEqual(live.sessions.map((session) => session.presenter).sort(), ['Ann', 'Bob', 'Cem', 'Dan'], "each session is named as its presenter named it (the admin's live sessions)");
+
   const refused = await present(url, kiosk, 'Eve');
   assert.equal(refused.status, 409);
   assert.equal((await refused.json() as { code: string }).code, 'display-busy', 'a full open room refuses without takeOver');
