@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { Lab, compareImages, describeDifference, type RgbImage } from '@lanterna/lab';
 import { slotPixels } from '@lanterna/protocol';
-import { withDeadline } from '@lanterna/testkit';
+import { waitFor, withDeadline } from '@lanterna/testkit';
 import { whileAllPaused } from './kioskRig.js';
 import { keepScreenshot } from './keepScreenshot.js';
 import { admin, paint, startRoomRig, ROOM_DISPLAY_ID as DISPLAY_ID, type RoomPicture, type RoomRig, type RoomSource } from './roomRig.js';
@@ -132,11 +132,16 @@ test('two sources side by side on one display page: each slot shows its own serv
   }
 
   // A leaves: B glides to fill the panel; its 640×720 picture (no Display Control on the shadow server) is centred at 1:1.
-  const asked = room.page.evaluate(() => new Promise<{ width: number; height: number; slot: number }>((resolve) => {
-    window.addEventListener('lanterna:resize', (event) => resolve((event as CustomEvent<{ width: number; height: number; slot: number }>).detail), { once: true });
-  }));
+  // read from the page's record (roomRig.ts), not a listener added now: an evaluate not yet run when the resize came would miss it
+  const resizesSeen = (): Promise<{ width: number; height: number; sent: boolean; slot: number }[]> => room.page.evaluate(() => (globalThis as unknown as { roomSeen: { resizes: { width: number; height: number; sent: boolean; slot: number }[] } }).roomSeen.resizes);
+  const before = (await resizesSeen()).length;
   assert.equal((await admin(room.gateway, 'DELETE', `/v1/admin/sessions/${a.sessionId}`)).status, 202);
-  assert.deepEqual(await withDeadline(asked, 'B\'s resize after A left', 60_000), { width: 1280, height: 720, sent: false, slot: 1 }, 'B asks for the whole panel; the shadow server cannot follow');
+  let asked: { width: number; height: number; sent: boolean; slot: number } | undefined;
+  await waitFor("B's resize after A left", async () => {
+    asked = (await resizesSeen()).slice(before).find((ask) => ask.slot === 1);
+    return asked !== undefined;
+  }, 60_000, 200);
+  assert.deepEqual(asked, { width: 1280, height: 720, sent: false, slot: 1 }, 'B asks for the whole panel; the shadow server cannot follow');
   await waitForLayoutOf(room.page, 0);
   await eachInItsSlot(room, [b], 'room-2-sources-one-left');
   assert.deepEqual(room.kiosk.problems, []);

@@ -397,14 +397,18 @@ function endWords(end: ShareEnd | { readonly by: 'browser' }, displayName: strin
 /**
  * Words for a share the gateway ended when someone in the room decided it
  * (its request `ended` by a moderator or a take-over: "replaced by "Bob"
- * (presenter@…)"); undefined when it ended by itself or an administrator's
- * stop, which endWords says.
+ * (presenter@…)", or an administrator's end); undefined when it ended by
+ * itself, which endWords says.
  */
 async function roomEndWords(current: { displayId: string; displayName: string; stopToken: string }): Promise<{ text: string; tone: Tone } | undefined> {
   const status = await projectionStatus(current.displayId, current.stopToken);
   const request = status.ok ? status.value.request : undefined;
   if (!status.ok || request?.state !== 'ended' || request.by === undefined || request.by === 'gateway' || request.by === 'presenter') return undefined;
-  if (request.by.startsWith('admin') && /^ended by /.test(request.reason ?? '')) return undefined;
+  // An administrator's end (the admin API or page) says so whatever the relay saw first (the display may close its
+  // data socket before the relay's stop lands: "client-closed").
+  if (request.by.startsWith('admin') && /^ended by /.test(request.reason ?? '')) {
+    return { text: `An administrator stopped your presentation on ${current.displayName}. It ${await freedAfter(current.displayId, current.stopToken)}.`, tone: 'info' };
+  }
   return describe(status.value, current.displayName);
 }
 
