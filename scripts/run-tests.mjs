@@ -103,6 +103,10 @@ const BOTH_ENGINE_TESTS = [
   'e2e/dist/kiosk/xrdpSound.test.js',
   // touch to the presenter's computer: each engine's input gate (issue 30)
   'e2e/dist/kiosk/touchToComputer.test.js',
+  // a moderated room's accepted browser source: its presenter socket joins once the moderator decides
+  'e2e/dist/kiosk/roomModeration.test.js',
+  // a take-over stops one slot's session and joins another's in its place
+  'e2e/dist/kiosk/roomTakeOver.test.js',
 ];
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');
 const nativeBuilt = existsSync(nativeBinary);

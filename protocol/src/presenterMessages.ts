@@ -112,6 +112,21 @@ export const laserPointsSchema = z.object({
 });
 export type LaserPoints = z.infer<typeof laserPointsSchema>;
 
+/**
+ * A browser source's way in: the presenter socket's URL and the single-use
+ * token its `present` message shows (docs/kiosk-protocol.md "Presenter socket").
+ */
+export const presenterSocketSchema = z.object({
+  socketUrl: z.string(), token: z.string(), expiresAt: z.number(),
+  /**
+   * The desktop the display shows this source at (its panel, or its slot of
+   * the panel, when the display has reported one): the page captures and
+   * encodes no larger. Absent: the display has not said.
+   */
+  desktop: z.optional(z.object({ width: z.int(), height: z.int() })),
+});
+export type PresenterSocket = z.infer<typeof presenterSocketSchema>;
+
 /** 202 to a projection request: the session, and the token that stops it. */
 export const projectionStartedSchema = z.object({
   /** The session's id; while the request waits, the id its session will have once accepted. */
@@ -128,15 +143,7 @@ export const projectionStartedSchema = z.object({
    * For a browser source: the presenter socket's URL and the single-use token
    * its `present` message shows (docs/kiosk-protocol.md "Presenter socket").
    */
-  presenter: z.optional(z.object({
-    socketUrl: z.string(), token: z.string(), expiresAt: z.number(),
-    /**
-     * The desktop the display shows this source at (its panel, or its slot of
-     * the panel, when the display has reported one): the page captures and
-     * encodes no larger. Absent: the display has not said.
-     */
-    desktop: z.optional(z.object({ width: z.int(), height: z.int() })),
-  })),
+  presenter: z.optional(presenterSocketSchema),
 });
 export type ProjectionStarted = z.infer<typeof projectionStartedSchema>;
 
@@ -164,6 +171,12 @@ export const projectionStatusSchema = z.object({
   touch: z.optional(z.boolean()),
   /** Changes whenever anything above does: pass it back as `since` to wait for the next change. */
   tag: z._default(z.string(), ''),
+  /**
+   * A browser source that waited in a moderated room, once accepted and until
+   * its page's socket joins (state minted or claimed): the presenter socket to
+   * open, its token fresh with each answer (it is not part of `tag`).
+   */
+  presenter: z.optional(presenterSocketSchema),
 });
 export type ProjectionStatus = z.infer<typeof projectionStatusSchema>;
 

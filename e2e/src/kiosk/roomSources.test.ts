@@ -136,14 +136,16 @@ test('two sources side by side on one display page: each slot shows its own serv
   }
 
   // A leaves: B glides to fill the panel; its 640×720 picture (no Display Control on the shadow server) is centred at 1:1.
-  // The page's own record of resizes (roomRig, from the start): a listener added now could miss a resize that comes
-  // before Playwright's evaluate reaches the page (the file hung for 600 s in CI, and the deadline hit once here).
-  const resizesSeen = (): Promise<{ width: number; height: number; sent: boolean; slot: number }[]> => room.page.evaluate(() =>
-    (globalThis as unknown as { roomSeen: { resizes: { width: number; height: number; sent: boolean; slot: number }[] } }).roomSeen.resizes);
+  // read from the page's record (roomRig.ts), not a listener added now: an evaluate not yet run when the resize came would miss it
+  const resizesSeen = (): Promise<{ width: number; height: number; sent: boolean; slot: number }[]> => room.page.evaluate(() => (globalThis as unknown as { roomSeen: { resizes: { width: number; height: number; sent: boolean; slot: number }[] } }).roomSeen.resizes);
   const before = (await resizesSeen()).length;
   assert.equal((await admin(room.gateway, 'DELETE', `/v1/admin/sessions/${a.sessionId}`)).status, 202);
-  await waitFor('B\'s resize after A left', async () => (await resizesSeen()).length > before, 60_000, 100);
-  assert.deepEqual((await resizesSeen())[before], { width: 1280, height: 720, sent: false, slot: 1 }, 'B asks for the whole panel; the shadow server cannot follow');
+  let asked: { width: number; height: number; sent: boolean; slot: number } | undefined;
+  await waitFor("B's resize after A left", async () => {
+    asked = (await resizesSeen()).slice(before).find((ask) => ask.slot === 1);
+    return asked !== undefined;
+  }, 60_000, 200);
+  assert.deepEqual(asked, { width: 1280, height: 720, sent: false, slot: 1 }, 'B asks for the whole panel; the shadow server cannot follow');
   await waitForLayoutOf(room.page, 0);
   await eachInItsSlot(room, [b], 'room-2-sources-one-left');
   assert.deepEqual(room.kiosk.problems, []);

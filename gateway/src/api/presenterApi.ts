@@ -175,7 +175,15 @@ export async function handlePresenter(deps: PresenterApiDeps, request: IncomingM
         }
         const now = status(found);
         if (since === undefined || now.tag !== since || Date.now() + FOLLOW_POLL_MS > deadline || asker.gone) {
-          json(response, 200, now);
+          // An accepted browser source that waited gets its presenter socket here (after the tag: a fresh token is no change).
+          const leg = await deps.presenters.presenterLeg(displayId, found);
+          json(response, 200, leg === undefined ? now : {
+            ...now,
+            presenter: {
+              socketUrl: deps.presenterSocketUrl(now.sessionId, request.headers.host), token: leg.token, expiresAt: leg.expiresAt,
+              ...(leg.desktop === undefined ? {} : { desktop: leg.desktop }),
+            },
+          } satisfies ProjectionStatus);
           return true;
         }
         await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
@@ -295,7 +303,8 @@ async function startProjection(deps: PresenterApiDeps, request: IncomingMessage,
   const outcome = await deps.presenters.request({
     displayId, target, credentials: body.credentials, assistance: body.assistance, settings: body.settings, pin: body.pin, source: from.source, admin,
     browser: body.source === 'browser', name: body.name, takeOver: body.takeOver, slot: body.slot,
-    requestedBy: { kind: admin ? 'admin' : 'presenter', ...(from.address === undefined ? {} : { address: from.address }) },
+    // the name the presenter gave also names its session (the admin's live sessions), not only its label
+    requestedBy: { kind: admin ? 'admin' : 'presenter', ...(from.address === undefined ? {} : { address: from.address }), ...(body.name === undefined ? {} : { name: body.name }) },
   });
   if (!outcome.ok) {
     if (outcome.code === 'pin-locked') log.warn({ event: 'pin-locked', scope: outcome.scope, retryAfterMs: outcome.retryAfterMs }, 'room pin locked after too many wrong pins');

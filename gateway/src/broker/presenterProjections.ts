@@ -143,9 +143,6 @@ export class PresenterProjections {
     if ((settings.mode === 'open' || ask.admin === true) && ask.takeOver !== true && !await this.hasFreeSlot(ask.displayId)) {
       return { ok: false, code: 'display-busy', reason: `display "${ask.displayId}" is showing another presentation in every slot` };
     }
-    if (settings.mode === 'moderated' && ask.admin !== true && ask.browser === true) {
-      return { ok: false, code: 'browser-unsupported', reason: "a moderated room does not yet keep a presenter page's screen waiting: ask the moderator to open the room" };
-    }
     const pin = ask.admin ? undefined : await pins.check(ask.displayId, ask.pin, ask.source);
     if (pin && !pin.ok) return pinRefusal(pin);
     const check = await broker.checkProjection(ask, requestedBy);
@@ -180,6 +177,23 @@ export class PresenterProjections {
     if (!rect || rect.width <= 0 || rect.height <= 0) return { width: desktop.width, height: desktop.height };
     const pixels = slotPixels({ slot, ...rect }, desktop);
     return { width: pixels.width, height: pixels.height };
+  }
+
+  /**
+   * A browser source that waited in a moderated room has no presenter socket
+   * yet (a token minted when it asked would lapse while it waits): once its
+   * request is accepted, and until its page's socket joins, its status hands
+   * the page one, minted fresh (single-use all the same: the store lets one
+   * presenter leg claim the session).
+   */
+  async presenterLeg(displayId: string, found: Extract<ProjectionLookup, { ok: true }>): Promise<{ token: string; expiresAt: number; desktop?: { width: number; height: number } | undefined } | undefined> {
+    const { session, request } = found;
+    if (request?.target !== 'browser' || request.state !== 'on-screen' || !session || session.target.host !== BROWSER_TARGET.host) return undefined;
+    if (session.state !== 'minted' && session.state !== 'claimed') return undefined;
+    if (!holdsDisplay(session, this.clock())) return undefined;
+    const display = (await this.deps.broker.listDisplays()).find((candidate) => candidate.id === displayId);
+    const desktop = await this.sourceDesktop(displayId, session.slot ?? 0, display?.sessionDesktop);
+    return { ...this.deps.broker.presenterToken({ sessionId: session.sessionId, displayId }), desktop };
   }
 
   /** Whether a slot the display's page can show is free (a signage session counts as free: it gives way). */

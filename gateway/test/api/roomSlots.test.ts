@@ -79,6 +79,9 @@ test('four presenters fill the four slots of a display that shows several; the l
     { slot: 3, sessionId: started[3]?.sessionId, label: 'Dan', x: 0.5, y: 0.5, width: 0.5, height: 0.5 },
   ]);
 
+  const live = await (await fetch(`${url}/v1/admin/sessions?state=live`, { headers: admin })).json() as { sessions: { presenter: string }[] };
+  assert.deepEqual(live.sessions.map((session) => session.presenter).sort(), ['Ann', 'Bob', 'Cem', 'Dan'], "each session is named as its presenter named it (the admin's live sessions)");
+
   const refused = await present(url, kiosk, 'Eve');
   assert.equal(refused.status, 409);
   assert.equal((await refused.json() as { code: string }).code, 'display-busy', 'a full open room refuses without takeOver');
@@ -221,4 +224,45 @@ test("take-over never replaces the room's host, even when its slot is named", as
     assert.equal((await refused.json() as { code: string }).code, 'display-busy');
   }
   assert.equal((await status(url, ann.stopToken)).request?.state, 'on-screen', 'the host stays on screen');
+});
+
+test("moderated: a browser presenter's request waits like any other (no presenter socket yet); once accepted its status hands its page the presenter socket's token, and a declined one's says who declined", async (t) => {
+  const url = await startGateway(t);
+  const kiosk = await openControlInbox(url, 'room', DISPLAY_TOKEN, { features: ['room', 'slots'] });
+  t.after(() => kiosk.close());
+  await kiosk.take('welcome');
+  const moderated = await fetch(`${url}/v1/admin/displays/room/room`, { method: 'PATCH', headers: admin, body: JSON.stringify({ mode: 'moderated' }) });
+  assert.equal(moderated.status, 200);
+  const share = async (name: string): Promise<Response> => fetch(`${url}/v1/displays/room/projection`, {
+    method: 'POST', headers: presenterHeaders, body: JSON.stringify({ pin: await currentPin(), name, source: 'browser' }),
+  });
+
+  const annAnswer = await share('Ann');
+  assert.equal(annAnswer.status, 202, await annAnswer.clone().text());
+  const ann = await annAnswer.json() as Started & { presenter?: unknown };
+  assert.deepEqual([ann.state, ann.position, ann.presenter], ['waiting', 1, undefined], 'no presenter socket while the request waits: its token would lapse');
+  const bob = await (await share('Bob')).json() as Started;
+  assert.deepEqual([bob.state, bob.position], ['waiting', 2]);
+  const waiting = await status(url, ann.stopToken) as Status & { presenter?: unknown };
+  assert.deepEqual([waiting.state, waiting.presenter], ['waiting', undefined]);
+
+  const following = status(url, ann.stopToken, `?since=${encodeURIComponent(waiting.tag)}&waitMs=20000`);
+  const accepted = await fetch(`${url}/v1/admin/displays/room/room/requests/${ann.sessionId}/accept`, { method: 'POST', headers: admin, body: '{}' });
+  assert.equal(accepted.status, 200);
+  const heard = await following as Status & { presenter?: { socketUrl: string; token: string; expiresAt: number } };
+  assert.deepEqual([heard.request?.state, heard.request?.slot], ['on-screen', 0]);
+  assert.ok(heard.presenter, 'the accepted browser request gets its presenter socket in the status');
+  assert.match(heard.presenter.socketUrl, new RegExp(`/v1/sessions/${ann.sessionId}/present$`));
+  assert.ok(heard.presenter.token.length > 20 && heard.presenter.expiresAt > Date.now());
+  const project = await kiosk.take('project');
+  assert.equal(project.sessionId, ann.sessionId, 'the display is told to start the accepted browser source');
+  // the token does not change the status's tag: a page long-polling with the tag is not woken by each new token
+  const again = await status(url, ann.stopToken) as Status & { presenter?: unknown };
+  assert.equal(again.tag, heard.tag);
+
+  const declined = await fetch(`${url}/v1/admin/displays/room/room/requests/${bob.sessionId}/decline`, { method: 'POST', headers: admin, body: JSON.stringify({}) });
+  assert.equal(declined.status, 200);
+  const bobNow = await status(url, bob.stopToken) as Status & { presenter?: unknown };
+  assert.deepEqual([bobNow.state, bobNow.request?.state, bobNow.presenter], ['ended', 'declined', undefined]);
+  assert.match(bobNow.request?.by ?? '', /^admin@/);
 });

@@ -31,6 +31,8 @@ interface Surface {
 }
 
 const surfaces = new Map<number, Surface>();
+/** The port of the session drawing on each surface (one at a time). */
+const sessionPorts = new Map<number, MessagePort>();
 let canvas: OffscreenCanvas | null = null;
 let rendererOptions: RendererOptions = {};
 let canvasWidth = 0;
@@ -201,7 +203,12 @@ function handle(message: RenderWorkerRequest, from?: MessagePort, fromSurface = 
   if (message.type === 'attach-port') {
     const port = message.port;
     const surface = message.surface ?? 0;
-    port.onmessage = (event: MessageEvent<RenderWorkerRequest>) => safely(event.data, port, surface);
+    // A slot's new session (a take-over) replaces the old one's port: the old one's late frames are not the new picture.
+    sessionPorts.get(surface)?.close();
+    sessionPorts.set(surface, port);
+    port.onmessage = (event: MessageEvent<RenderWorkerRequest>) => {
+      if (sessionPorts.get(surface) === port) safely(event.data, port, surface);
+    };
     return;
   }
   if (message.type === 'snapshot') {
@@ -234,6 +241,10 @@ function handle(message: RenderWorkerRequest, from?: MessagePort, fromSurface = 
       break;
     }
     case 'surface-remove': {
+      // Its session's port goes with it: a frame still on its way would otherwise make the surface
+      // again (surfaceFor), unsized and unplaced, and draw it over the whole canvas ("update before setDesktopSize").
+      sessionPorts.get(message.surface)?.close();
+      sessionPorts.delete(message.surface);
       const surface = surfaces.get(message.surface);
       if (!surface) break;
       if (message.surface === 0) {

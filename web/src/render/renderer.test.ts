@@ -386,3 +386,52 @@ for (const preferCanvas2D of [false, true]) {
     }
   });
 }
+
+// A room's slot whose source ended (issue 29): the page removes its surface,
+// but a frame its session worker had already posted may still be on its way
+// through the session's port. It must not make the surface again — unsized
+// and unplaced, its update failed ("update before setDesktopSize") and its
+// black filled the canvas over the source that remained.
+void test('render worker: a frame arriving through a removed surface\'s port is dropped; the remaining surface keeps its picture', async (t) => {
+  const page = await labPage(t);
+  const run = await page.evaluate(async ({ W, H, STRIDE }) => {
+    const lab = window.lanternaLab;
+    if (!lab) throw new Error('lab api missing');
+    const canvas = lab.makeCanvas(W * 2, H);
+    const errors: string[] = [];
+    let started: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => { started = resolve; });
+    const worker = new lab.RenderWorkerClient(canvas, '/render.worker.js', {}, { onready: () => started(), onerror: (message) => errors.push(message) });
+    await ready;
+    const frameOf = (seed: number, id: number): { type: 'frame'; id: number; pixels: Uint8Array; stride: number; format: 'bgra'; rects: { x: number; y: number; width: number; height: number }[] } => {
+      const pixels = new Uint8Array(new SharedArrayBuffer(STRIDE * H));
+      lab.fillPattern(pixels, W, H, STRIDE, seed);
+      return { type: 'frame', id, pixels, stride: STRIDE, format: 'bgra', rects: [{ x: 0, y: 0, width: W, height: H }] };
+    };
+    const ports = [0, 1].map((surface) => {
+      const channel = new MessageChannel();
+      worker.setSurfaceRect(surface, { x: surface * 0.5, y: 0, width: 0.5, height: 1 }, 0);
+      worker.attachPort(channel.port1, surface);
+      channel.port2.postMessage({ type: 'desktop-size', width: W, height: H });
+      channel.port2.postMessage(frameOf(surface + 1, 1));
+      return channel.port2;
+    });
+    const settle = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+    await settle(300);
+    worker.removeSurface(1);
+    await settle(300);
+    // the removed source's last frame, still on its way
+    ports[1]?.postMessage(frameOf(3, 2));
+    await settle(500);
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    const shown = lab.readCanvasRgba(canvas);
+    const left = new Uint8Array(W * H * 4);
+    for (let y = 0; y < H; y++) left.set(shown.subarray(y * W * 2 * 4, (y * W * 2 + W) * 4), y * W * 4);
+    worker.terminate();
+    return { errors, left: lab.toBase64(left) };
+  }, { W, H, STRIDE });
+  assert.deepEqual(run.errors, [], 'the late frame is not drawn onto a surface made anew');
+  const source = new Uint8Array(STRIDE * H);
+  fillPattern(source, W, H, STRIDE, 1);
+  assertSamePixels(run.left, expectedRgba(source, W, H, STRIDE, 'bgra'), 'the remaining surface');
+});

@@ -29,8 +29,12 @@ export interface SessionView {
   /** What the display reports it did over its last interval: frames (presents with new pixels; absent from older displays), presents, messages and bytes received. */
   shown?: { framesPerSecond?: number; presentsPerSecond: number; messagesPerSecond: number; bytesPerSecond: number; reportedAt: number; sound?: { playing: boolean; state: string; delayMs: number } };
 }
-/** A display's room (several sources per display): how many its page shows at once, and who is in which slot. */
-export interface RoomView { capacity: number; mode: string; layout: string; slots: { slot: number; sessionId: string; label: string }[] }
+/** A display's room (several sources per display): how many its page shows at once, who is in which slot, and who waits. */
+export interface RoomSlotView { slot: number; sessionId: string; label: string; requestId?: string; state?: string; since?: number; host: boolean; rect: { x: number; y: number; width: number; height: number } }
+export interface RoomRequestView { requestId: string; label: string; at: number; position?: number; target: string; takeOver?: boolean; requestedBy?: { kind: string; address?: string } }
+export interface RoomView { displayId: string; capacity: number; mode: 'open' | 'moderated'; layout: string; large: number; hostRequestId?: string; slots: RoomSlotView[]; queue: RoomRequestView[] }
+/** What the admin may change in a room (PATCH …/room). */
+export interface RoomChange { mode?: 'open' | 'moderated'; layout?: string; large?: number }
 export interface PinView { key: string; fingerprint: string; lastUsedAt?: number; changed?: { seen: string; at: number } }
 export interface AuditView { seq: number; at: number; actor: string; action: string; displayId?: string; sessionId?: string; detail?: Record<string, string | number | boolean> }
 
@@ -60,6 +64,10 @@ export class AdminClient {
   setSound(id: string, body: Partial<DisplaySound>): Promise<{ sound: DisplaySound }> { return this.call('PATCH', `/v1/admin/displays/${encodeURIComponent(id)}/sound`, body); }
   rotateToken(id: string): Promise<{ token: string }> { return this.call('POST', `/v1/admin/displays/${encodeURIComponent(id)}/token`); }
   room(id: string): Promise<RoomView> { return this.call('GET', `/v1/admin/displays/${encodeURIComponent(id)}/room`); }
+  changeRoom(id: string, change: RoomChange): Promise<RoomView> { return this.call('PATCH', `/v1/admin/displays/${encodeURIComponent(id)}/room`, change); }
+  acceptRequest(id: string, requestId: string, slot?: number): Promise<unknown> { return this.call('POST', `/v1/admin/displays/${encodeURIComponent(id)}/room/requests/${encodeURIComponent(requestId)}/accept`, slot === undefined ? {} : { slot }); }
+  declineRequest(id: string, requestId: string, reason?: string): Promise<unknown> { return this.call('POST', `/v1/admin/displays/${encodeURIComponent(id)}/room/requests/${encodeURIComponent(requestId)}/decline`, reason === undefined || reason === '' ? {} : { reason }); }
+  endSource(id: string, slot: number): Promise<unknown> { return this.call('DELETE', `/v1/admin/displays/${encodeURIComponent(id)}/room/slots/${String(slot)}`); }
   sessions(): Promise<{ sessions: SessionView[] }> { return this.call('GET', '/v1/admin/sessions?state=live'); }
   endSession(id: string): Promise<unknown> { return this.call('DELETE', `/v1/admin/sessions/${encodeURIComponent(id)}`); }
   pins(): Promise<{ pins: PinView[] }> { return this.call('GET', '/v1/admin/pins'); }

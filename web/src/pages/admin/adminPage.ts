@@ -3,7 +3,8 @@
 // one) and the audit log. No framework: the DOM is built with createElement
 // and textContent (no HTML strings), so nothing a display's name holds can
 // become markup; no inline script or style (the gateway's CSP forbids them).
-import { AdminApiError, AdminClient, type AuditView, type DisplayView, type PinView, type SessionView } from './adminClient.js';
+import { AdminApiError, AdminClient, type AuditView, type DisplayView, type PinView, type RoomView, type SessionView } from './adminClient.js';
+import { RoomsCard } from './roomsCard.js';
 import { actionWord, detailText, displayStateText, formatAgo, formatBytes, formatDuration, formatRate, formatTime, panelText, parseDesktopSize, shortFingerprint } from './adminFormat.js';
 
 const TOKEN_KEY = 'lanterna.adminToken';
@@ -61,6 +62,12 @@ class AdminPage {
   private auditBefore: number | undefined;
   private auditNext: number | undefined;
   private displays: DisplayView[] = [];
+  private readonly rooms = new RoomsCard(element('rooms'), element('rooms-empty'), {
+    change: (display, change, words) => { void this.act(words, () => this.client?.changeRoom(display.id, change) ?? Promise.resolve()); },
+    accept: (display, requestId, slot, words) => { void this.act(words, () => this.client?.acceptRequest(display.id, requestId, slot) ?? Promise.resolve()); },
+    decline: (display, requestId, words) => { void this.act(words, () => this.client?.declineRequest(display.id, requestId) ?? Promise.resolve()); },
+    end: (display, slot, words) => { void this.act(words, () => this.client?.endSource(display.id, slot) ?? Promise.resolve()); },
+  });
 
   start(): void {
     element<HTMLFormElement>('sign-in-form').addEventListener('submit', (event) => {
@@ -152,13 +159,13 @@ class AdminPage {
     if (!client) return;
     try {
       const [{ displays }, { sessions }] = await Promise.all([client.displays(), client.sessions()]);
-      // How full each showing display's room is (a page with slots shows up to four sources): asked only of displays that show something.
-      const rooms = new Map(await Promise.all(displays.filter((display) => display.online && display.sessionId !== undefined).map(async (display) => {
-        const room = await client.room(display.id).catch(() => undefined);
-        return [display.id, room && { capacity: room.capacity, sources: room.slots.length }] as const;
-      })));
+      // Each online display's room (a page with slots shows up to four sources): how full it is, who waits.
+      const online = displays.filter((display) => display.online);
+      const views = await Promise.all(online.map(async (display) => ({ display, room: await client.room(display.id).catch((): RoomView | undefined => undefined) })));
+      const rooms = new Map(views.map(({ display, room }) => [display.id, room && { capacity: room.capacity, sources: room.slots.length }] as const));
       this.displays = displays;
       this.renderDisplays(displays, rooms);
+      this.rooms.render(views.flatMap(({ display, room }) => (room ? [{ display, room }] : [])));
       this.renderSessions(sessions);
       if (element('status').dataset.tone === 'error' && element('status').textContent.startsWith('The gateway did not answer')) this.say('Connected again.');
     } catch (error) {

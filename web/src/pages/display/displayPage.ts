@@ -86,7 +86,7 @@ const renderer = new RenderWorkerClient(screen.canvas, new URL('./render.worker.
   },
   onstatistics: (stats, surface) => {
     const source = sources.get(surface);
-    hud.onRender(stats);
+    hud.onRender(stats, surface);
     source?.figures.onPresent(stats.rects > 0);
     // Instrumentation hook for benchmarks and tests outside the page (they listen on window); `slot`: whose picture.
     window.dispatchEvent(new CustomEvent('lanterna:render', { detail: { ...stats, slot: surface } }));
@@ -218,6 +218,11 @@ function showLabels(): void {
     states.push({ slot: entry.slot, label: entry.label, rect: entry, status });
   }
   labels.show(states);
+  // The HUD's line per source names it as its label does.
+  hud.setSources([...sources.values()].map((source) => ({
+    slot: source.slot, traffic: source.host.traffic,
+    label: layout?.slots.find((entry) => entry.slot === source.slot)?.label ?? source.project.target.name,
+  })));
 }
 
 let panelTimer: ReturnType<typeof setTimeout> | null = null;
@@ -325,7 +330,7 @@ function onSessionEvent(event: SessionEvent, source: Source): void {
       hud.onRoundTrip(event.ms);
       break;
     case 'decoded':
-      hud.onDecode(event.decodeMs, event.latencyMs);
+      hud.onDecode(event.decodeMs, event.latencyMs, source.slot);
       // bytesIn: what the data socket has brought so far (benchmarks compare codecs by it)
       window.dispatchEvent(new CustomEvent('lanterna:decode', { detail: { decodeMs: event.decodeMs, bytesIn: source.host.traffic.bytesIn, slot: source.slot } }));
       break;

@@ -1,5 +1,7 @@
 // The heads-up display of live figures (toggled with "h" or ?hud=1). Counters
 // accumulate between one-second ticks; the HUD shows rates and averages.
+// With two or more sources in a room it adds a line per source (its own
+// frames per second, decode and upload ms, bytes per second).
 // Latency, and the HUD says which kind it shows:
 // - "strip": measured glass-to-glass, when the presenter's screen carries the
 //   timestamp strip (the lab's scenes with it on): presenter screen → the end
@@ -17,8 +19,22 @@ export interface TrafficSource {
   readonly pdusIn: number;
 }
 
+/** One source of a room (several presenters side by side), as the HUD names it. */
+export interface HudSource {
+  readonly slot: number;
+  readonly label: string;
+  readonly traffic: TrafficSource;
+}
+
+/** Per source, between ticks: its presents, its decodes, and the bytes its data socket had brought at the last tick. */
+interface SlotCounters { frames: number; decodeMs: number; decodes: number; uploadMs: number; lastBytes: number }
+
 export class Hud {
   private readonly element: HTMLElement;
+  /** The per-source lines (a room showing two or more sources): `data-hud-slot` = the slot. */
+  private readonly perSource: HTMLElement;
+  private sources: readonly HudSource[] = [];
+  private readonly slotCounters = new Map<number, SlotCounters>();
   private readonly rows = new Map<string, HTMLElement>();
   private frames = 0;
   private uploadMs = 0;
@@ -63,6 +79,10 @@ export class Hud {
       this.element.append(row);
       this.rows.set(key, value);
     }
+    this.perSource = document.createElement('section');
+    this.perSource.className = 'hud-sources';
+    this.perSource.hidden = true;
+    this.element.append(this.perSource);
     container.append(this.element);
     setInterval(() => this.tick(), 1000);
   }
@@ -83,7 +103,26 @@ export class Hud {
     this.lastPdus = source?.pdusIn ?? 0;
   }
 
-  onRender(stats: RenderStats): void {
+  /**
+   * The room's sources: with two or more the HUD adds a line per source —
+   * its frames per second, decode and upload ms, bytes per second — so a
+   * slow source is told from a slow page.
+   */
+  setSources(sources: readonly HudSource[]): void {
+    this.sources = [...sources].sort((a, b) => a.slot - b.slot);
+    const slots = new Set(sources.map((source) => source.slot));
+    for (const slot of this.slotCounters.keys()) if (!slots.has(slot)) this.slotCounters.delete(slot);
+    for (const source of sources) {
+      if (!this.slotCounters.has(source.slot)) this.slotCounters.set(source.slot, { frames: 0, decodeMs: 0, decodes: 0, uploadMs: 0, lastBytes: source.traffic.bytesIn });
+    }
+  }
+
+  onRender(stats: RenderStats, slot?: number): void {
+    const counters = slot === undefined ? undefined : this.slotCounters.get(slot);
+    if (counters) {
+      counters.frames += 1;
+      counters.uploadMs += stats.uploadMs;
+    }
     this.frames += 1;
     if (stats.receiveToDrawMs !== undefined) {
       this.receiveToDrawMs += stats.receiveToDrawMs;
@@ -101,7 +140,12 @@ export class Hud {
     this.roundTripMs = ms;
   }
 
-  onDecode(decodeMs: number, latencyMs?: number): void {
+  onDecode(decodeMs: number, latencyMs?: number, slot?: number): void {
+    const counters = slot === undefined ? undefined : this.slotCounters.get(slot);
+    if (counters) {
+      counters.decodeMs += decodeMs;
+      counters.decodes += 1;
+    }
     this.decodeMs += decodeMs;
     this.decodes += 1;
     if (latencyMs !== undefined) this.latencyMs = latencyMs;
@@ -125,6 +169,7 @@ export class Hud {
       this.set('pdus', '—');
     }
     this.set('renderer', this.rendererKind);
+    this.tickSources();
     this.frames = 0;
     this.uploadMs = 0;
     this.drawMs = 0;
@@ -134,6 +179,25 @@ export class Hud {
     this.timedFrames = 0;
     this.stripLatencyMs = 0;
     this.stripFrames = 0;
+  }
+
+  private tickSources(): void {
+    const lines = this.sources.length >= 2 ? this.sources.map((source) => {
+      const counters = this.slotCounters.get(source.slot) ?? { frames: 0, decodeMs: 0, decodes: 0, uploadMs: 0, lastBytes: source.traffic.bytesIn };
+      const line = document.createElement('div');
+      line.dataset.hudSlot = String(source.slot);
+      const name = document.createElement('span');
+      name.textContent = `place ${String(source.slot + 1)} · ${source.label}`;
+      const value = document.createElement('b');
+      const decode = counters.decodes > 0 ? (counters.decodeMs / counters.decodes).toFixed(1) : '—';
+      const upload = counters.frames > 0 ? (counters.uploadMs / counters.frames).toFixed(1) : '—';
+      value.textContent = `${String(counters.frames)} frames/s · decode ${decode} ms · upload ${upload} ms · ${formatBytes(source.traffic.bytesIn - counters.lastBytes)}/s`;
+      line.append(name, value);
+      this.slotCounters.set(source.slot, { frames: 0, decodeMs: 0, decodes: 0, uploadMs: 0, lastBytes: source.traffic.bytesIn });
+      return line;
+    }) : [];
+    this.perSource.hidden = lines.length === 0;
+    this.perSource.replaceChildren(...lines);
   }
 
   /** The strip's measurement wins; then an engine's own figure; otherwise gateway→screen as estimated here, once both halves are known. */

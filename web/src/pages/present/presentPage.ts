@@ -10,6 +10,7 @@ import {
   sentenceForProjectionEnd,
   waitInWords,
   type PresenterRefusal,
+  type PresenterSocket,
   type ProjectionRequestBody,
   type ProjectionStarted,
   type ProjectionStatus,
@@ -21,6 +22,7 @@ import { LaserView } from './laserView.js';
 import { captureSize, pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
 import type { ShareEnd, ShareFigures, ShareSoundState, ShareWorkerReply } from './shareWorkerProtocol.js';
 import { fetchWhiteboard, InkPictureView, ProjectionInk } from './inkReceiver.js';
+import { waitForModerator } from './moderatorWait.js';
 
 /** How often the list of displays is read again. */
 const LIST_EVERY_MS = 5000;
@@ -43,6 +45,9 @@ const password = byId('password', HTMLInputElement);
 const invitation = byId('invitation', HTMLInputElement);
 const invitationPassword = byId('invitation-password', HTMLInputElement);
 const pin = byId('pin', HTMLInputElement);
+const nameInput = byId('name', HTMLInputElement);
+const takeOverBox = byId('take-over-box', HTMLParagraphElement);
+const takeOver = byId('take-over', HTMLInputElement);
 const startButton = byId('start', HTMLButtonElement);
 const shareButton = byId('share', HTMLButtonElement);
 const shareNote = byId('share-note', HTMLParagraphElement);
@@ -78,8 +83,30 @@ function say(text: string, tone: Tone): void {
   if (box.top < 0 || box.bottom > window.innerHeight) statusPanel.scrollIntoView({ block: 'nearest' });
 }
 
+/**
+ * A display whose every place is taken (several presenters in an open room)
+ * refuses `display-busy`: the page then offers to take a place over (the
+ * gateway replaces the source on screen longest, never the room's host), and
+ * the next request asks so. The choice goes with the display it was made for.
+ */
+function offerTakeOver(refusal: PresenterRefusal): void {
+  if (refusal.code !== 'display-busy') return;
+  takeOverBox.hidden = false;
+  takeOverBox.dataset.display = picker.selected?.id ?? '';
+}
+
+/** `takeOver` when the presenter ticked it for this display. */
+function takeOverAsk(displayId: string): { takeOver?: true } {
+  return !takeOverBox.hidden && takeOver.checked && takeOverBox.dataset.display === displayId ? { takeOver: true } : {};
+}
+
 function refusalWords(refusal: PresenterRefusal): string {
   if (refusal.code === UNREACHABLE) return 'The gateway cannot be reached. Check your network connection and try again.';
+  if (refusal.code === 'display-busy' && /every slot/.test(refusal.message)) {
+    return takeOver.checked && !takeOverBox.hidden
+      ? 'Every place on that display is taken, and none can be taken over (the room\'s host keeps its place).'
+      : 'Every place on that display is taken. Wait until someone stops, or tick "replace the source that has been on it longest" and press Share again.';
+  }
   let words = sentenceForPresenterCode(refusal.code);
   if (refusal.retryAfterSeconds !== undefined) words += ` Try again in ${waitInWords(refusal.retryAfterSeconds)}.`;
   if (refusal.code === 'pin-wrong' && refusal.attemptsLeft !== undefined) {
@@ -105,18 +132,37 @@ for (const radio of form.querySelectorAll<HTMLInputElement>('input[name="kind"]'
   });
 }
 
+/** Where the page keeps the name the presenter gave, for the next time. */
+const NAME_KEY = 'lanterna.presenterName';
+try {
+  nameInput.value = localStorage.getItem(NAME_KEY) ?? '';
+} catch {
+  // storage refused (a private window's policy): the field starts empty
+}
+
+/** The label the display shows over this source (several presenters in a room), when one was given; kept for the next time. */
+function presenterName(): { name?: string } {
+  const name = nameInput.value.trim().slice(0, 100);
+  try {
+    localStorage.setItem(NAME_KEY, name);
+  } catch {
+    // not kept: asked again next time
+  }
+  return name === '' ? {} : { name };
+}
+
 /** The request from the form, or the sentence that says what is missing. */
 async function request(): Promise<ProjectionRequestBody | string> {
   const typedPin = pin.value.trim();
   if (kind() === 'invitation') {
     const file = invitation.files?.[0];
     if (!file) return 'Choose the invitation file (.msrcIncident) your computer made.';
-    return { pin: typedPin, assistance: { invitation: await file.text(), password: invitationPassword.value } };
+    return { pin: typedPin, ...presenterName(), assistance: { invitation: await file.text(), password: invitationPassword.value } };
   }
   const target = parseEndpoint(endpoint.value);
   if ('error' in target) return target.error;
   const user = username.value.trim();
-  return { pin: typedPin, target, ...(user === '' ? {} : { credentials: { username: user, password: password.value } }) };
+  return { pin: typedPin, ...presenterName(), target, ...(user === '' ? {} : { credentials: { username: user, password: password.value } }) };
 }
 
 // The projection this page started: its display, stop token, and the state last read.
@@ -129,14 +175,42 @@ function showRunning(active: boolean): void {
   shareButton.disabled = active;
 }
 
-function describe(status: ProjectionStatus, displayName: string): { text: string; tone: Tone; done: boolean } {
+/** "declined by the moderator (admin@10.0.0.2)"; words that already name who decided ("ended by admin@…") stay as they are. */
+function withActor(words: string, by: string | undefined): string {
+  return by === undefined || words.includes(by) ? words : `${words} (${by})`;
+}
+
+/**
+ * How a display stands once this presenter's source has left it: free, or —
+ * other presenters still showing beside where it was — with a free place.
+ */
+type Freed = 'is free again' | 'has a free place again';
+
+/**
+ * Whether other sources remain on the display once this one has ended: its
+ * own end is awaited first (at most 2 s; a stop reaches the relay and the
+ * store a moment after the page), then the public list says whether the
+ * display still shows something.
+ */
+async function freedAfter(displayId: string, stopToken: string): Promise<Freed> {
+  for (let tries = 0; tries < 10; tries++) {
+    const status = await projectionStatus(displayId, stopToken);
+    if (!status.ok || status.value.state === 'ended') break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const listing = await listDisplays();
+  const state = listing.ok ? listing.value.displays.find((listed) => listed.id === displayId)?.state : undefined;
+  return state === 'presenting' ? 'has a free place again' : 'is free again';
+}
+
+function describe(status: ProjectionStatus, displayName: string, freed: Freed = 'is free again'): { text: string; tone: Tone; done: boolean } {
   const { request } = status;
   // Where the request stands in the room (several presenters, moderation: docs/presenter-api.md) says more than the session's state.
   if (request?.state === 'declined' || request?.state === 'withdrawn') {
-    return { text: `${displayName}: ${request.reason ?? request.state}${request.by ? ` (${request.by})` : ''}.`, tone: request.state === 'declined' ? 'error' : 'info', done: true };
+    return { text: `${displayName}: ${withActor(request.reason ?? request.state, request.by)}.`, tone: request.state === 'declined' ? 'error' : 'info', done: true };
   }
   if (request?.state === 'ended' && request.by !== undefined && request.by !== 'gateway' && request.by !== 'presenter') {
-    return { text: `${displayName}: ${request.reason ?? 'ended'} (${request.by}).`, tone: 'info', done: true };
+    return { text: `${displayName}: ${withActor(request.reason ?? 'ended', request.by)}.`, tone: 'info', done: true };
   }
   switch (status.state) {
     case 'waiting':
@@ -149,7 +223,7 @@ function describe(status: ProjectionStatus, displayName: string): { text: string
       return { text: `${displayName} is showing your screen${request?.slot !== undefined && request.slot > 0 ? ` (place ${String(request.slot + 1)})` : ''}.`, tone: 'ok', done: false };
     case 'ended': {
       const why = sentenceForProjectionEnd(status.endReason ?? 'stopped');
-      return { text: status.endReason === 'stopped' ? `Stopped. ${displayName} is free again.` : `${displayName}: ${why}`, tone: status.endReason === 'stopped' ? 'info' : 'error', done: true };
+      return { text: status.endReason === 'stopped' ? `Stopped. ${displayName} ${freed}.` : `${displayName}: ${why}`, tone: status.endReason === 'stopped' ? 'info' : 'error', done: true };
     }
   }
 }
@@ -192,7 +266,9 @@ async function follow(): Promise<void> {
     say(status.refusal.code === 'no-projection' ? `${current.displayName}: ${sentenceForPresenterCode('no-projection')}` : refusalWords(status.refusal), 'error');
     if (status.refusal.code !== UNREACHABLE) return finish();
   } else {
-    const words = describe(status.value, current.displayName);
+    const stopped = status.value.state === 'ended' && status.value.endReason === 'stopped';
+    const words = describe(status.value, current.displayName, stopped ? await freedAfter(current.started.displayId, current.started.stopToken) : undefined);
+    if (running !== current) return;
     say(words.text, words.tone);
     showTouch(status.value.state === 'active' ? status.value.touch === true : null);
     if (words.done) return finish();
@@ -222,13 +298,16 @@ startButton.addEventListener('click', () => {
     }
     startButton.disabled = true;
     say(`Asking the gateway to show your screen on ${display.name}…`, 'busy');
-    const started = await startProjection(display.id, body);
+    const started = await startProjection(display.id, { ...body, ...takeOverAsk(display.id) });
     if (!started.ok) {
       startButton.disabled = false;
       if (started.refusal.code === 'pin-wrong' || started.refusal.code === 'pin-locked') pin.select();
+      offerTakeOver(started.refusal);
       return say(refusalWords(started.refusal), 'error');
     }
     pin.value = '';
+    takeOver.checked = false;
+    takeOverBox.hidden = true;
     running = { started: started.value, displayName: display.name, timer: null };
     showRunning(true);
     say(`Starting on ${display.name}…`, 'busy');
@@ -274,7 +353,7 @@ const shareEngine: Promise<ShareEngine | null> = (async () => {
 const shareCodec = new URLSearchParams(window.location.search).get('codec') === 'planar' ? 'planar' : 'auto';
 
 // The share this page runs, and its display's name.
-let sharing: { share: ScreenShare; displayName: string; stream: MediaStream; inkPoll: ReturnType<typeof setInterval> } | null = null;
+let sharing: { share: ScreenShare; displayId: string; displayName: string; stopToken: string; stream: MediaStream; inkPoll: ReturnType<typeof setInterval> } | null = null;
 
 const shareWorkerUrl = new URL('./share.worker.js', import.meta.url);
 /** A share worker loading the RDP server while the PIN is typed, for the next Share. */
@@ -310,7 +389,7 @@ void shareEngine.then((engine) => {
 });
 
 /** Instrumentation hook for tests and benchmarks outside the page (they listen on window), as the display page has. */
-function announce(detail: ShareWorkerReply | { type: 'ended-words'; text: string }): void {
+function announce(detail: ShareWorkerReply | { type: 'ended-words'; text: string } | { type: 'waiting-for-moderator' } | { type: 'accepted'; slot: number | undefined }): void {
   window.dispatchEvent(new CustomEvent('lanterna:share', { detail }));
 }
 
@@ -333,20 +412,21 @@ function figuresWords(active: Extract<ShareWorkerReply, { type: 'active' }>, fig
 /** While a share runs the form asks for nothing: one share at a time, stopped from the panel. */
 function lockForm(locked: boolean): void {
   pin.disabled = locked;
+  nameInput.disabled = locked;
   shareButton.textContent = locked ? 'Sharing…' : 'Share my screen';
   shareNote.textContent = locked ? 'You are sharing now. Press "Stop sharing" to end it, or to share something else.' : shareNoteText;
 }
 
-function endWords(end: ShareEnd | { readonly by: 'browser' }, displayName: string): { text: string; tone: Tone } {
+function endWords(end: ShareEnd | { readonly by: 'browser' }, displayName: string, freed: Freed): { text: string; tone: Tone } {
   switch (end.by) {
     case 'presenter':
-      return { text: `Stopped. ${displayName} is free again.`, tone: 'info' };
+      return { text: `Stopped. ${displayName} ${freed}.`, tone: 'info' };
     case 'browser':
-      return { text: `You stopped sharing from the browser. ${displayName} is free again.`, tone: 'info' };
+      return { text: `You stopped sharing from the browser. ${displayName} ${freed}.`, tone: 'info' };
     case 'gateway':
-      if (end.reason === 'stopped') return { text: `An administrator stopped your presentation on ${displayName}. It is free again.`, tone: 'info' };
+      if (end.reason === 'stopped') return { text: `An administrator stopped your presentation on ${displayName}. It ${freed}.`, tone: 'info' };
       if (end.reason === 'client-closed') return { text: `${displayName} closed the presentation (its page was closed or reloaded).`, tone: 'error' };
-      if (end.reason === 'server-closed') return { text: `Stopped. ${displayName} is free again.`, tone: 'info' };
+      if (end.reason === 'server-closed') return { text: `Stopped. ${displayName} ${freed}.`, tone: 'info' };
       return { text: `${displayName}: ${sentenceForProjectionEnd(end.reason)}`, tone: 'error' };
     case 'error':
       return { text: `${displayName} stopped showing your screen: ${sentenceForCode(end.code)} (${end.message})`, tone: 'error' };
@@ -355,15 +435,39 @@ function endWords(end: ShareEnd | { readonly by: 'browser' }, displayName: strin
   }
 }
 
+/**
+ * Words for a share the gateway ended when someone in the room decided it
+ * (its request `ended` by a moderator or a take-over: "replaced by "Bob"
+ * (presenter@…)", or an administrator's end); undefined when it ended by
+ * itself, which endWords says.
+ */
+async function roomEndWords(current: { displayId: string; displayName: string; stopToken: string }): Promise<{ text: string; tone: Tone } | undefined> {
+  const status = await projectionStatus(current.displayId, current.stopToken);
+  const request = status.ok ? status.value.request : undefined;
+  if (!status.ok || request?.state !== 'ended' || request.by === undefined || request.by === 'gateway' || request.by === 'presenter') return undefined;
+  // An administrator's end (the admin API or page) says so whatever the relay saw first (the display may close its
+  // data socket before the relay's stop lands: "client-closed").
+  if (request.by.startsWith('admin') && /^ended by /.test(request.reason ?? '')) {
+    return { text: `An administrator stopped your presentation on ${current.displayName}. It ${await freedAfter(current.displayId, current.stopToken)}.`, tone: 'info' };
+  }
+  return describe(status.value, current.displayName);
+}
+
 function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
   const current = sharing;
   if (!current) return;
   sharing = null;
   clearInterval(current.inkPoll);
   laserView.stop();
-  const words = endWords(end, current.displayName);
-  say(words.text, words.tone);
-  announce({ type: 'ended-words', text: words.text });
+  const generation = ++shareGeneration;
+  void (async () => {
+    // Someone in the room ended it (a moderator, a take-over): the request says who, in more words than the relay's end can.
+    const words = (end.by === 'gateway' ? await roomEndWords(current) : undefined)
+      ?? endWords(end, current.displayName, end.by === 'error' || end.by === 'lost' ? 'is free again' : await freedAfter(current.displayId, current.stopToken));
+    if (generation !== shareGeneration) return;
+    say(words.text, words.tone);
+    announce({ type: 'ended-words', text: words.text });
+  })();
   shareFigures.hidden = true;
   shareSound.hidden = true;
   muteButton.hidden = true;
@@ -377,7 +481,7 @@ function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
 }
 
 async function share(): Promise<void> {
-  if (running || sharing) return;
+  if (running || sharing || waiting) return;
   const display = picker.selected;
   if (!display) return say('Choose a display first.', 'error');
   const typedPin = pin.value.trim();
@@ -401,18 +505,103 @@ async function share(): Promise<void> {
   say(`Asking the gateway to show your screen on ${display.name}…`, 'busy');
   // the capture's first frame says its size while the gateway answers
   const sizing = captureSize(stream);
-  const started = await startProjection(display.id, { pin: typedPin, source: 'browser' });
-  if (!started.ok || started.value.presenter === undefined) {
+  const started = await startProjection(display.id, { pin: typedPin, ...presenterName(), ...takeOverAsk(display.id), source: 'browser' });
+  const waits = started.ok && started.value.presenter === undefined && started.value.state === 'waiting';
+  if (!started.ok || (started.value.presenter === undefined && !waits)) {
     for (const track of stream.getTracks()) track.stop();
     shareButton.disabled = false;
     if (!started.ok && (started.refusal.code === 'pin-wrong' || started.refusal.code === 'pin-locked')) pin.select();
+    if (!started.ok) offerTakeOver(started.refusal);
     return say(started.ok ? 'The gateway answered without a presenter socket: it may be an older version.' : refusalWords(started.refusal), 'error');
   }
   pin.value = '';
-  const displayName = display.name;
+  takeOver.checked = false;
+  takeOverBox.hidden = true;
+  const { stopToken } = started.value;
+  if (started.value.presenter !== undefined) return beginShare({ displayId: display.id, displayName: display.name, stopToken, stream, size: await sizing, presenter: started.value.presenter, engine, slot: started.value.slot });
+  await waitThenShare({ displayId: display.id, displayName: display.name, stopToken, stream, sizing, engine }, started.value.position);
+}
+
+/** Counts shares begun and ended: words that arrive after the next share began are not said over it. */
+let shareGeneration = 0;
+
+// A share waiting for a moderated room's moderator: its capture, kept, and how to stop waiting.
+let waiting: { displayId: string; displayName: string; stopToken: string; stream: MediaStream; abort: AbortController } | null = null;
+
+function waitingWords(displayName: string, position: number | undefined): string {
+  return `Waiting for ${displayName}'s moderator${position ? ` (place ${String(position)} in the queue)` : ''}… Your screen is shared as soon as the moderator accepts.`;
+}
+
+/** Shows the capture and waits for the moderator; accepted, the share starts with the capture the person already chose (no second picker). */
+async function waitThenShare(ask: { displayId: string; displayName: string; stopToken: string; stream: MediaStream; sizing: Promise<{ width: number; height: number }>; engine: ShareEngine }, position: number | undefined): Promise<void> {
+  const { displayName, stream } = ask;
+  const abort = new AbortController();
+  shareGeneration += 1;
+  const current = { displayId: ask.displayId, displayName, stopToken: ask.stopToken, stream, abort };
+  waiting = current;
+  sharePreview.srcObject = stream;
+  sharePreviewBox.hidden = false;
+  void sharePreview.play().catch(() => undefined);
+  stopButton.textContent = 'Stop waiting';
+  showRunning(true);
+  lockForm(true);
+  shareNote.textContent = 'Waiting for the moderator. Press "Stop waiting" to take your request back.';
+  say(waitingWords(displayName, position), 'busy');
+  announce({ type: 'waiting-for-moderator' });
+  // the browser's "Stop sharing" while waiting takes the request back
+  const ended = (): void => stopWaiting('browser');
+  for (const track of stream.getVideoTracks()) track.addEventListener('ended', ended, { once: true });
+  const decision = await waitForModerator(ask.displayId, ask.stopToken, abort.signal, (status) => say(waitingWords(displayName, status.request?.position), 'busy'));
+  for (const track of stream.getVideoTracks()) track.removeEventListener('ended', ended);
+  if (waiting !== current) return;
+  waiting = null;
+  if (decision.kind === 'accepted') {
+    announce({ type: 'accepted', slot: decision.status.request?.slot });
+    return beginShare({ displayId: ask.displayId, displayName, stopToken: ask.stopToken, stream, size: await ask.sizing, presenter: decision.presenter, engine: ask.engine, slot: decision.status.request?.slot });
+  }
+  const words = decision.kind === 'over'
+    ? describe(decision.status, displayName)
+    : { text: decision.kind === 'lost' ? `${displayName}: ${refusalWords(decision.refusal)}` : `You stopped waiting for ${displayName}.`, tone: 'info' as Tone };
+  endWaiting(current, words.text, words.tone);
+}
+
+/** The wait is over without a share: the capture is given back and the form offered again. */
+function endWaiting(current: { stream: MediaStream }, text: string, tone: Tone): void {
+  for (const track of current.stream.getTracks()) track.stop();
+  say(text, tone);
+  announce({ type: 'ended-words', text });
+  sharePreviewBox.hidden = true;
+  sharePreview.srcObject = null;
+  stopButton.disabled = false;
+  stopButton.textContent = 'Stop presenting';
+  showRunning(false);
+  lockForm(false);
+  void refreshDisplays();
+}
+
+/** The presenter (the page's button, or the browser's bar) takes its waiting request back. */
+function stopWaiting(by: 'page' | 'browser'): void {
+  const current = waiting;
+  if (!current) return;
+  waiting = null;
+  current.abort.abort();
+  stopButton.disabled = true;
+  void stopProjection(current.displayId, current.stopToken).then((stopped) => {
+    // accepted meanwhile, the stop ended the source it had just become: either way nothing is shown now
+    const gone = stopped.ok || stopped.refusal.code === 'no-projection';
+    const text = !gone
+      ? refusalWords(stopped.refusal)
+      : by === 'browser' ? `You stopped sharing from the browser: your request to ${current.displayName} was taken back.` : `You stopped waiting: your request to ${current.displayName} was taken back.`;
+    endWaiting(current, text, gone ? 'info' : 'error');
+  });
+}
+
+/** The share itself, once the gateway gave the page its presenter socket (at once in an open room, on acceptance in a moderated one). */
+function beginShare(ask: { displayId: string; displayName: string; stopToken: string; stream: MediaStream; size: { width: number; height: number }; presenter: PresenterSocket; engine: ShareEngine; slot?: number | undefined }): void {
+  const { displayName, stream, presenter, engine, stopToken } = ask;
+  shareGeneration += 1;
   let active: Extract<ShareWorkerReply, { type: 'active' }> | null = null;
-  const size = await sizing;
-  const shareSession = new ScreenShare(stream, { socketUrl: started.value.presenter.socketUrl, token: started.value.presenter.token, engine, codec: shareCodec, size, shown: started.value.presenter.desktop }, takeShareWorker(engine), {
+  const shareSession = new ScreenShare(stream, { socketUrl: presenter.socketUrl, token: presenter.token, engine, codec: shareCodec, size: ask.size, shown: presenter.desktop }, takeShareWorker(engine), {
     onwaiting: () => {
       say(`Waiting for ${displayName} to connect…`, 'busy');
       announce({ type: 'waiting' });
@@ -425,7 +614,8 @@ async function share(): Promise<void> {
       announce(info);
     },
     onfirstpicture: () => {
-      say(`${displayName} is showing your screen.`, 'ok');
+      // where it stands in a room of several sources: which place (the first needs no number)
+      say(`${displayName} is showing your screen${ask.slot !== undefined && ask.slot > 0 ? ` (place ${String(ask.slot + 1)})` : ''}.`, 'ok');
       announce({ type: 'first-picture' });
     },
     onsound: (state) => {
@@ -438,10 +628,9 @@ async function share(): Promise<void> {
     },
     onended: (end) => endShare(end),
   });
-  const stopToken = started.value.stopToken;
-  const inkPoll = setInterval(() => void projectionInk.check(display.id, stopToken), RUNNING_POLL_MS);
-  laserView.start((after, waitMs) => laserPoints(display.id, stopToken, after, waitMs));
-  sharing = { share: shareSession, displayName, stream, inkPoll };
+  const inkPoll = setInterval(() => void projectionInk.check(ask.displayId, stopToken), RUNNING_POLL_MS);
+  laserView.start((after, waitMs) => laserPoints(ask.displayId, stopToken, after, waitMs));
+  sharing = { share: shareSession, displayId: ask.displayId, displayName, stopToken, stream, inkPoll };
   soundMuted = false;
   showSound(shareSession.hasSound ? 'starting' : 'none', displayName);
   sharePreview.srcObject = stream;
@@ -498,6 +687,10 @@ form.addEventListener('submit', (event) => {
   void share();
 });
 stopButton.addEventListener('click', () => {
+  if (waiting) {
+    stopWaiting('page');
+    return;
+  }
   if (sharing) {
     stopButton.disabled = true;
     sharing.share.stop();
@@ -506,11 +699,13 @@ stopButton.addEventListener('click', () => {
   const current = running;
   if (!current) return;
   stopButton.disabled = true;
-  void stopProjection(current.started.displayId, current.started.stopToken).then((stopped) => {
+  void stopProjection(current.started.displayId, current.started.stopToken).then(async (stopped) => {
     stopButton.disabled = false;
     if (running !== current) return;
     if (stopped.ok || stopped.refusal.code === 'no-projection') {
-      say(`Stopped. ${current.displayName} is free again.`, 'info');
+      const freed = await freedAfter(current.started.displayId, current.started.stopToken);
+      if (running !== current) return;
+      say(`Stopped. ${current.displayName} ${freed}.`, 'info');
       finish();
     } else {
       say(refusalWords(stopped.refusal), 'error');

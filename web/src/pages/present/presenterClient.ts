@@ -57,8 +57,10 @@ export function startProjection(displayId: string, body: ProjectionRequestBody):
   }, projectionStartedSchema);
 }
 
-export function projectionStatus(displayId: string, stopToken: string): Promise<ApiResult<ProjectionStatus>> {
-  return call(projectionPath(displayId), { headers: { [PRESENTER_STOP_TOKEN_HEADER]: stopToken } }, projectionStatusSchema);
+/** The projection's state; with `since` (the last answer's tag) the gateway answers at the next change or after `waitMs`. */
+export function projectionStatus(displayId: string, stopToken: string, follow: { since?: string | undefined; waitMs?: number; signal?: AbortSignal } = {}): Promise<ApiResult<ProjectionStatus>> {
+  const query = follow.since === undefined ? '' : `?since=${encodeURIComponent(follow.since)}&waitMs=${String(follow.waitMs ?? 0)}`;
+  return call(`${projectionPath(displayId)}${query}`, { headers: { [PRESENTER_STOP_TOKEN_HEADER]: stopToken }, ...(follow.signal === undefined ? {} : { signal: follow.signal }) }, projectionStatusSchema);
 }
 
 /** The presenter's permission for people at the display to control the computer (issue 30): on or off, at once. */
