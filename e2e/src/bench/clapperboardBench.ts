@@ -26,6 +26,7 @@ import { openPresenterPage, pressShare, startShareRig, stopSharing, type ShareRi
 import { hook, soundState } from '../kiosk/soundTap.js';
 import { channel } from '../kiosk/toneAnalysis.js';
 import { quantile } from './benchFigures.js';
+import { runBench } from './benchRun.js';
 
 const TITLE = 'Lanterna clapperboard';
 const FLASH_MS = 100;
@@ -215,7 +216,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => { process.exitCode = code; }, (error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -14,7 +14,6 @@
 // (the table's header names the renderer the page got); --gpu-sync: a present
 // ends when the GPU has drawn it (a pixel read back) instead of when its draw
 // calls are issued. Exits 1 when a cell reads no stamp at all.
-import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Lab, SCENE_NAMES, type SceneName } from '@lanterna/lab';
@@ -22,6 +21,7 @@ import type { WebGlBackend } from '@lanterna/testkit';
 import { quantile } from './benchFigures.js';
 import { selectCodecs, type ServerCodec } from './glassToGlassCodecs.js';
 import { startGlassToGlassSession } from './glassToGlassSession.js';
+import { runBench, writeTable } from './benchRun.js';
 
 const BENCH_SCENES: readonly SceneName[] = ['terminal', 'animation', 'reference'];
 
@@ -118,13 +118,8 @@ async function main(): Promise<number> {
     '| scene | codec | frames shown/s | latency p50 ms | p95 ms | p99 ms | stamps | presents/s | load at start |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
-  const table = [...header, ...rows, ''].join('\n');
-  await writeFile(options.out, table);
-  console.log(`\n${table}\nwritten to ${options.out}`);
+  await writeTable(options.out, header, rows);
   return emptyCells > 0 ? 1 : 0;
 }
 
-main().then((code) => { process.exitCode = code; }, (error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

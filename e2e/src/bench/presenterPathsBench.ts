@@ -17,7 +17,6 @@
 //
 // --codecs: the shadow server's codecs (glassToGlassCodecs.ts) to run beside
 // the browser path. Exits 1 when a cell read no stamp at all.
-import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Browser } from 'playwright-core';
@@ -27,6 +26,7 @@ import { quantile } from './benchFigures.js';
 import { selectCodecs, type ServerCodec } from './glassToGlassCodecs.js';
 import { startGlassToGlassSession } from './glassToGlassSession.js';
 import { installStripSampler, startStripSampling, stripSamples, type StripSamples } from './stripSampler.js';
+import { runBench, writeTable } from './benchRun.js';
 
 interface Options {
   seconds: number;
@@ -174,13 +174,8 @@ async function main(): Promise<number> {
     '| scene | path | frames shown/s | latency p50 ms | p95 ms | p99 ms | stamps | presents/s | presenter (browser path) | load at start |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  const table = [...header, ...rows, ''].join('\n');
-  await writeFile(options.out, table);
-  console.log(`\n${table}\nwritten to ${options.out}`);
+  await writeTable(options.out, header, rows);
   return emptyCells > 0 ? 1 : 0;
 }
 
-main().then((code) => { process.exitCode = code; }, (error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);
