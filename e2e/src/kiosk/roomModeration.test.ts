@@ -239,8 +239,10 @@ test("the admin page's Rooms card with real requests waiting: its menus set who 
   await pressShare(ann, gateway, 'Cem');
   const cemRow = roomRow(adminPage, 'room-queue', 'Cem');
   await cemRow.waitFor({ timeout: 30_000 });
+  // with the moderator's reason, typed beside the button: the presenter's page says it
+  await cemRow.getByRole('textbox', { name: /^Reason for declining "Cem"/ }).fill('the room is full today');
   await cemRow.getByRole('button', { name: /^Decline "Cem"/ }).click();
-  const words = await outcome(ann.page, new RegExp(`${displayName}: declined by the moderator \\(admin@`), 15_000);
+  const words = await outcome(ann.page, new RegExp(`${displayName}: the room is full today \\(admin@`), 15_000);
   console.log(`# declined from the admin page, the presenter's page: ${words}`);
   await waitFor('the declined capture given back', () => capturesEnded(ann.page), 5000);
   const audit = await admin(gateway, 'GET', '/v1/admin/audit?limit=100');

@@ -65,7 +65,7 @@ class AdminPage {
   private readonly rooms = new RoomsCard(element('rooms'), element('rooms-empty'), {
     change: (display, change, words) => { void this.act(words, () => this.client?.changeRoom(display.id, change) ?? Promise.resolve()); },
     accept: (display, requestId, slot, words) => { void this.act(words, () => this.client?.acceptRequest(display.id, requestId, slot) ?? Promise.resolve()); },
-    decline: (display, requestId, words) => { void this.act(words, () => this.client?.declineRequest(display.id, requestId) ?? Promise.resolve()); },
+    decline: (display, requestId, words, reason) => { void this.act(words, () => this.client?.declineRequest(display.id, requestId, reason) ?? Promise.resolve()); },
     end: (display, slot, words) => { void this.act(words, () => this.client?.endSource(display.id, slot) ?? Promise.resolve()); },
   });
 

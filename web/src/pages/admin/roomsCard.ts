@@ -12,7 +12,8 @@ import { formatAgo } from './adminFormat.js';
 export interface RoomActions {
   change(display: DisplayView, change: RoomChange, words: string): void;
   accept(display: DisplayView, requestId: string, slot: number | undefined, words: string): void;
-  decline(display: DisplayView, requestId: string, words: string): void;
+  /** `reason`: the moderator's words for the presenter's page (empty: none). */
+  decline(display: DisplayView, requestId: string, words: string, reason: string): void;
   end(display: DisplayView, slot: number, words: string): void;
 }
 
@@ -149,6 +150,12 @@ export class RoomsCard {
         const where = select('Into', into, '', () => undefined);
         where.classList.add('accept-into');
         const menu = where.querySelector('select');
+        // what the presenter's page says beside "declined" ("one at a time, please"), optional
+        const reason = make('input', undefined, 'decline-reason');
+        reason.type = 'text';
+        reason.maxLength = 200;
+        reason.placeholder = 'Reason (optional)';
+        reason.setAttribute('aria-label', `Reason for declining "${request.label}"`);
         actions.append(
           where,
           actionButton('Accept', () => {
@@ -156,7 +163,8 @@ export class RoomsCard {
             const slot = value === '' ? undefined : Number(value);
             this.actions.accept(display, request.requestId, slot, `${display.name}: "${request.label}" accepted${slot === undefined ? '' : ` into place ${String(slot + 1)}`}.`);
           }, '', `Accept "${request.label}" on ${display.name}`),
-          actionButton('Decline', () => this.actions.decline(display, request.requestId, `${display.name}: "${request.label}" declined.`), 'danger', `Decline "${request.label}" on ${display.name}`),
+          reason,
+          actionButton('Decline', () => this.actions.decline(display, request.requestId, `${display.name}: "${request.label}" declined.`, reason.value.trim()), 'danger', `Decline "${request.label}" on ${display.name}`),
         );
         const from = `${request.target === 'browser' ? 'shares from a browser' : request.target}${request.requestedBy?.address ? ` · ${request.requestedBy.address}` : ''}${request.takeOver === true ? ' · asks to take a place over' : ''}`;
         return [td(String(request.position ?? ''), 'num'), td(request.label), td(from), td(formatAgo(request.at), 'nowrap'), actions];
