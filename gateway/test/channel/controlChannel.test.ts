@@ -137,7 +137,7 @@ test('`figures`: a display reports what it showed of its own session; kept for t
   t.after(() => gateway.close());
   const control = await connectControl(gateway.url, 'room', TOKEN);
   t.after(() => control.close());
-  assert.deepEqual(control.welcome.features, ['figures', 'panel', 'ink-save'], 'the welcome says the gateway reads figures (and panel reports), and keeps ink (ink.saving is on by default)');
+  assert.deepEqual(control.welcome.features, ['figures', 'panel', 'laser', 'ink-save'], 'the welcome says the gateway reads figures (and panel reports), relays a browser source\'s laser points, and keeps ink (ink.saving is on by default)');
   const hall = await connectControl(gateway.url, 'hall', `${TOKEN}-hall`);
   t.after(() => hall.close());
   const asked = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
