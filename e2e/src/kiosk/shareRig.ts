@@ -158,9 +158,14 @@ export async function pressShare(presenter: Page, rig: ShareRig, firstPictureWit
 
 /**
  * Resolves once the display has drawn nothing new for `quietMs` (a still
- * source has arrived whole), or throws after `deadlineMs`.
+ * source has arrived whole), or throws after `deadlineMs`. 3 s: the page's
+ * last refinements of a still picture wait for the display's acknowledgement
+ * of the one before, and one that never comes frees its place only after 2 s
+ * (pictureSender.ts ACK_TIMEOUT_MS). With 1.5 s of quiet a clean-clone run
+ * once judged the terminal at 32.9 dB (47–58 in other runs), most likely
+ * before its refinements had come; not reproduced since.
  */
-export async function displaySettled(display: Page, quietMs = 1500, deadlineMs = 20_000): Promise<void> {
+export async function displaySettled(display: Page, quietMs = 3000, deadlineMs = 30_000): Promise<void> {
   await waitFor(`the display still for ${quietMs} ms`, async () => {
     const last = await display.evaluate(() => (window as unknown as { lanternaSeen: { renders: number[] } }).lanternaSeen.renders.at(-1) ?? 0);
     return Date.now() - last >= quietMs;
