@@ -471,13 +471,7 @@ function endShare(end: ShareEnd | { readonly by: 'browser' }): void {
   shareFigures.hidden = true;
   shareSound.hidden = true;
   muteButton.hidden = true;
-  sharePreviewBox.hidden = true;
-  sharePreview.srcObject = null;
-  stopButton.disabled = false;
-  stopButton.textContent = 'Stop presenting';
-  showRunning(false);
-  lockForm(false);
-  void refreshDisplays();
+  offerFormAgain();
 }
 
 async function share(): Promise<void> {
@@ -565,11 +559,8 @@ async function waitThenShare(ask: { displayId: string; displayName: string; stop
   endWaiting(current, words.text, words.tone);
 }
 
-/** The wait is over without a share: the capture is given back and the form offered again. */
-function endWaiting(current: { stream: MediaStream }, text: string, tone: Tone): void {
-  for (const track of current.stream.getTracks()) track.stop();
-  say(text, tone);
-  announce({ type: 'ended-words', text });
+/** The share panel put away and the form offered again (after a share, or a wait that ended without one). */
+function offerFormAgain(): void {
   sharePreviewBox.hidden = true;
   sharePreview.srcObject = null;
   stopButton.disabled = false;
@@ -577,6 +568,14 @@ function endWaiting(current: { stream: MediaStream }, text: string, tone: Tone):
   showRunning(false);
   lockForm(false);
   void refreshDisplays();
+}
+
+/** The wait is over without a share: the capture is given back and the form offered again. */
+function endWaiting(current: { stream: MediaStream }, text: string, tone: Tone): void {
+  for (const track of current.stream.getTracks()) track.stop();
+  say(text, tone);
+  announce({ type: 'ended-words', text });
+  offerFormAgain();
 }
 
 /** The presenter (the page's button, or the browser's bar) takes its waiting request back. */
