@@ -54,6 +54,29 @@ if (files.length === 0) {
 
 const tag = `lanterna-test-${process.pid}-${Date.now()}`;
 
+/** Every failed test's name, place and first error lines, repeated at the end: CI shows only the output's tail. */
+const failures = [];
+
+/** The failed tests of a TAP report: `not ok` lines (subtests indented) with their YAML block's location and error. */
+function failuresIn(tap) {
+  const lines = tap.split('\n');
+  const out = [];
+  lines.forEach((line, at) => {
+    const failed = /^(\s*)not ok \d+ - (.*)$/.exec(line);
+    if (!failed) return;
+    const block = [];
+    for (let next = at + 1; next < lines.length && block.length < 40; next += 1) {
+      if (/^\s*(not )?ok \d+ /.test(lines[next]) || /^\s*\.\.\.$/.test(lines[next])) break;
+      block.push(lines[next].trim());
+    }
+    const location = block.find((l) => l.startsWith('location:')) ?? '';
+    const errorAt = block.findIndex((l) => l.startsWith('error:'));
+    const error = errorAt < 0 ? [] : block.slice(errorAt, errorAt + 6);
+    out.push([`${failed[2]} ${location}`, ...error.map((l) => `    ${l.slice(0, 300)}`)].join('\n'));
+  });
+  return out;
+}
+
 /** One node:test run over `testFiles`; returns its counts from the TAP summary. */
 function runPass(testFiles, extraEnv) {
   const tap = join(mkdtempSync(join(tmpdir(), 'lanterna-tests-')), 'results.tap');
@@ -67,6 +90,7 @@ function runPass(testFiles, extraEnv) {
   const summary = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (key) => Number((summary.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
   const failed = count('fail') + count('cancelled');
+  failures.push(...failuresIn(summary));
   return {
     passed: count('pass'),
     // the runner itself failed outside any test
@@ -145,5 +169,6 @@ if (leaks.length > 0) {
   console.log('ok - no test-lab process left running after the suite');
 }
 
+if (failures.length > 0) console.log(`# failed:\n${failures.map((f) => `  ${f}`).join('\n')}`);
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(failed === 0 ? 0 : 1);
