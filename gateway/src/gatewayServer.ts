@@ -24,9 +24,6 @@ import { RoomRequests } from './broker/roomRequests.js';
 import type { GatewayBus } from './cluster/gatewayBus.js';
 import type { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { ControlChannels } from './channel/controlChannel.js';
-import { DataChannels } from './channel/dataChannel.js';
-import { PresenterChannels } from './channel/presenterChannel.js';
-import { PresenterLegs } from './channel/presenterLegs.js';
 import { capUnread } from './channel/unreadCap.js';
 import { boundCloseHandshake } from './channel/closeDeadline.js';
 import { AdminApi } from './api/adminApi.js';
@@ -48,12 +45,8 @@ import { closeWithError } from './channel/closeWithError.js';
 import { SessionError } from './session/sessionError.js';
 import { handleWsdRequest, type WsdHttpDeps } from './wsd/wsdHttpEndpoint.js';
 import { deviceSeedOf, readDeviceSeed } from './wsd/wsdIdentity.js';
-import { NativeDataChannels } from './dataplane/nativeDataChannels.js';
-import { DataPlaneProcess, dataPlaneBinary } from './dataplane/dataPlaneProcess.js';
-import { chooseRelayEngine, type RelayEngine } from './dataplane/relayEngine.js';
-import { dataPlaneConfiguration } from './dataplane/dataPlaneConfig.js';
-import { listenOnPrivateSocket, type PrivateSocket } from './dataplane/privateSocket.js';
-import { siblingDirectory } from './dataplane/siblingDirectory.js';
+import type { RelayEngine } from './dataplane/relayEngine.js';
+import { createDataEngine, type SocketRoute } from './engine/dataEngine.js';
 import { KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES, presenterSocketPath } from '@lanterna/protocol';
 
 const CONTROL_MAX_PAYLOAD = MAX_JSON_FRAME_BYTES;
@@ -78,12 +71,12 @@ export interface GatewayServerDeps {
   /** This gateway instance's tag: the presences its workers record name it (broker/presenceOwner.ts). */
   instanceTag?: string | undefined;
   /**
-   * relay.engine "native": the data plane exited while the gateway ran (its
+   * The native engine: the data plane exited while the gateway ran (its
    * sessions are gone). By default the process exits 1 after logging it (the
    * cluster primary or the container starts another).
    */
   onDataPlaneExit?: ((error: Error) => void) | undefined;
-  /** The data plane's binary (relay.engine "native"); by default dataplane/dataPlaneProcess.ts's. */
+  /** The data plane's binary (the native engine); by default dataplane/dataPlaneProcess.ts's. */
   dataPlaneBinary?: string | undefined;
 }
 
@@ -146,14 +139,20 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       logger.warn({ event: 'pin-changed', changes }, "a presenter's certificate changed since it was pinned");
       broker.pinChanged(changes.map((change) => ({ ...change, at: Date.now() }))).catch((error: unknown) => logger.warn({ err: error }, 'the changed pin could not be recorded'));
     });
-  const engine = chooseRelayEngine(config.relay.engine, deps.dataPlaneBinary ?? dataPlaneBinary());
-  if (engine.fallback !== undefined) logger.warn({ event: 'relay-engine-fallback', reason: engine.fallback }, 'the native data plane is not built: the data sockets relay in Node (slower); build it with gateway/dataplane/build.sh');
-  const native = engine.engine === 'native';
-  // With the native engine every request comes over our Unix socket from the data plane, naming its peer last.
-  const proxies = new TrustedProxies(config.listen.trustedProxies, { localProxy: native });
-  const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
   // Every token a client shows is checked under one budget per address and IPv6 /64, shared through the store.
   const guesses = new TokenGuesses(store, config.tokenGuesses, Date.now, (check) => metrics.tokenChecksRefused.inc({ check }));
+  const hosts = new HostGuard(config.listen.allowedHosts);
+  const limits = new ConnectionLimits(config.limits);
+  let draining = false;
+  // One engine carries the data sockets: this process's, or the data plane's with the decisions made here.
+  const engine = createDataEngine({
+    config, tls: identity.tls, ca, broker, policy, certificates, bus, metrics, logger, lookup, guesses, hosts,
+    onAuthenticated: (ws) => limits.authenticated(ws), draining: () => draining,
+    dataPlaneBinary: deps.dataPlaneBinary, onDataPlaneExit: deps.onDataPlaneExit,
+  });
+  // An engine that owns the port passes every request on over our Unix socket, naming its peer last.
+  const proxies = new TrustedProxies(config.listen.trustedProxies, { localProxy: !engine.ownsPort });
+  const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
   const roomRequests = new RoomRequests({ broker, store, sealer: new SealedBox(identity.sessionSecret, 'room request'), publish: (event) => bus.publish(event) });
   const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins, rooms: roomRequests }, {
     allowedOrigins: config.listen.allowedOrigins,
@@ -167,7 +166,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const openApi = JSON.stringify(openApiDocument());
   const roomPins = new RoomPins({ store, settings: config.roomPin, limits: config.roomPin, publish: (event) => bus.publish(event) });
   // Both engines join a presenter page's socket to its display's session; across a cluster's workers only the native data planes do (docs/browser-presenter.md).
-  const browserSource = cluster.isWorker && !native
+  const browserSource = cluster.isWorker && !engine.joinsAcrossWorkers
     ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 or the native relay engine for that' : true;
   const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource, rooms: roomRequests });
   const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
@@ -179,19 +178,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const presenterSocketUrl = (sessionId: string, host: string | undefined): string =>
     `${config.listen.tls ? 'wss' : 'ws'}://${host ?? `localhost:${config.listen.port}`}${presenterSocketPath(sessionId)}`;
   const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
-  const limits = new ConnectionLimits(config.limits);
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
   const laser = new LaserFeed(bus);
   const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, guesses, onAuthenticated, roomView: (displayId) => roomRequests.view(displayId) });
-  const hosts = new HostGuard(config.listen.allowedHosts);
-  let draining = false;
-  // One engine carries the data sockets: this process's, or the data plane's with the decisions made here.
-  const presenterLegs = native ? undefined : new PresenterLegs();
-  const data = native ? undefined : new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated, presenterLegs });
-  const presenterChannels = presenterLegs ? new PresenterChannels({ config, broker, legs: presenterLegs, bus, metrics, logger, guesses, onAuthenticated }) : undefined;
-  const nativeData = native ? new NativeDataChannels({ config, broker, policy, certificates, bus, metrics, logger, hosts, lookup, guesses, draining: () => draining }) : undefined;
-  let dataPlane: DataPlaneProcess | undefined;
-  let privateSocket: PrivateSocket | undefined;
   const webRoot = config.webRoot ?? defaultWebRoot();
   let deviceSeed: string | undefined;
   const wsd: WsdHttpDeps | undefined = config.wsd.enabled ? {
@@ -209,10 +198,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   // Control messages are small; a large one is a misbehaving client.
   const controlSockets = socketServer(CONTROL_MAX_PAYLOAD);
   // Until a data socket has authenticated it carries only JSON: the RDP frame
-  // size (relay.maxFrameBytes) is granted after `open` (channel/frameLimit.ts).
-  const dataSockets = socketServer(MAX_JSON_FRAME_BYTES);
-  // Presenter sockets likewise: JSON until `present` is accepted, then RDP frames.
-  const presenterSockets = socketServer(MAX_JSON_FRAME_BYTES);
+  // size (relay.maxFrameBytes) is granted after `open` (channel/frameLimit.ts);
+  // presenter sockets likewise, after `present` is accepted.
+  const engineSockets = socketServer(MAX_JSON_FRAME_BYTES);
 
   async function onRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     for (const [name, value] of Object.entries(securityHeaders)) response.setHeader(name, value);
@@ -265,9 +253,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     socket.on('error', (error) => logger.debug({ err: error, event: 'upgrade-socket-error' }, 'upgrade socket error'));
     const path = new URL(request.url ?? '/', 'http://gateway').pathname;
     const controlMatch = /^\/v1\/displays\/([A-Za-z0-9._-]{1,64})\/control$/.exec(path);
-    // With the native engine the data plane serves data sockets itself: one reaching us is not ours.
-    const dataMatch = data ? /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/data$/.exec(path) : null;
-    const presentMatch = presenterChannels ? /^\/v1\/sessions\/([A-Za-z0-9_-]{1,64})\/present$/.exec(path) : null;
+    const engineMatch = controlMatch ? undefined : routeOf(engine.routes, path);
     if (!hosts.allows(request.headers.host)) {
       refuseUpgrade(socket, '421 Misdirected Request');
       return;
@@ -277,11 +263,11 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       refuseUpgrade(socket, '403 Forbidden');
       return;
     }
-    if (draining || (!controlMatch && !dataMatch && !presentMatch)) {
+    if (draining || (!controlMatch && !engineMatch)) {
       refuseUpgrade(socket, draining ? '503 Service Unavailable' : '404 Not Found');
       return;
     }
-    const target = controlMatch ? controlSockets : presentMatch ? presenterSockets : dataSockets;
+    const target = controlMatch ? controlSockets : engineSockets;
     const address = clientAddress(request);
     target.handleUpgrade(request, socket, head, (ws: WebSocket) => {
       // No upgrade is refused for want of a place: a stranger's oldest pending socket gives its place up (api/pendingSockets.ts).
@@ -295,8 +281,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       boundCloseHandshake(ws, config.timeouts.writeMs);
       capUnread(ws, config.relay.maxBacklogBytes, (unreadBytes) => logger.warn({ event: 'peer-not-reading', unreadBytes, path: request.url }, 'a websocket peer stopped reading: cut'));
       if (controlMatch?.[1]) void control.handle(ws, controlMatch[1], request.headers.host, address);
-      else if (dataMatch?.[1]) void data?.handle(ws, dataMatch[1]);
-      else if (presentMatch?.[1]) void presenterChannels?.handle(ws, presentMatch[1], address);
+      else if (engineMatch) engineMatch.route.handle(ws, engineMatch.id, address);
     });
   }
 
@@ -304,7 +289,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const maxHeaderSize = config.limits.maxHeaderBytes;
   // Node looks for requests past their deadlines only this often (30 s by default).
   const connectionsCheckingInterval = Math.min(1000, Math.floor(config.timeouts.httpHeadersMs / 2));
-  const server = config.listen.tls && !native
+  const server = config.listen.tls && engine.ownsPort
     ? createHttpsServer({ cert: identity.tls.cert, key: identity.tls.key, handshakeTimeout: config.timeouts.tlsHandshakeMs, connectionsCheckingInterval, maxHeaderSize })
     : createHttpServer({ connectionsCheckingInterval, maxHeaderSize });
   server.maxConnections = config.limits.maxConnections;
@@ -325,68 +310,34 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   server.headersTimeout = config.timeouts.httpHeadersMs;
   server.requestTimeout = config.timeouts.httpRequestMs;
 
-  const onDataPlaneExit = deps.onDataPlaneExit ?? ((error: Error): void => {
-    logger.fatal({ err: error, event: 'dataplane-exited' }, 'the data plane exited: this gateway process ends with it');
-    process.exit(1);
-  });
-
-  /** The native engine: our HTTP on a private Unix socket, the data plane on the port; resolves with the port. */
-  async function listenNative(decisions: NativeDataChannels): Promise<number> {
-    privateSocket = await listenOnPrivateSocket(server);
-    try {
-      const child = new DataPlaneProcess({
-        logger, binary: deps.dataPlaneBinary,
-        onRequest: (op, message) => decisions.handle(op, message),
-        onNotification: (op, message) => decisions.notice(op, message),
-        onExit: (error) => { if (!draining) onDataPlaneExit(error); },
-      });
-      dataPlane = child;
-      decisions.attach(child.rpc);
-      return await child.configure(dataPlaneConfiguration({
-        config, tls: identity.tls, caPem: ca, upstreamSocket: privateSocket.path, reusePort: cluster.isWorker,
-        // a presenter page and its display may reach different workers: their data planes join them (docs/native-data-plane.md, "Presenter sockets")
-        peerDir: cluster.isWorker ? siblingDirectory(config.stateDir) : undefined,
-      }));
-    } catch (error) {
-      await dataPlane?.stop();
-      server.close();
-      privateSocket.remove();
-      throw error;
-    }
-  }
-
   return {
-    relayEngine: engine.engine,
+    relayEngine: engine.name,
     server,
-    listen: () => (nativeData ? listenNative(nativeData) : new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.listen.port, config.listen.host, () => {
-        server.off('error', reject);
-        const address = server.address();
-        resolve(typeof address === 'object' && address ? address.port : config.listen.port);
-      });
-    })),
+    listen: () => engine.listen(server),
     close: async (drainMs) => {
       draining = true;
-      // With the native engine our socket stays open until the data plane has passed the control sockets' goodbyes on.
-      if (!native) server.close();
-      await (nativeData ? nativeData.drain(drainMs) : data?.drain(drainMs));
+      await engine.drain(server, drainMs);
       control.closeAll(1001, 'gateway-shutdown');
       // Give close frames a moment to reach the kiosks before cutting what is left.
-      const open = [...controlSockets.clients, ...dataSockets.clients, ...presenterSockets.clients];
+      const open = [...controlSockets.clients, ...engineSockets.clients];
       await Promise.race([
         Promise.all(open.map((client) => new Promise((resolve) => { if (client.readyState === client.CLOSED) resolve(null); else client.once('close', resolve); }))),
         new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS)),
       ]);
       for (const client of open) client.terminate();
-      if (native) {
-        await dataPlane?.stop();
-        server.close();
-        privateSocket?.remove();
-      }
+      await engine.stop(server);
       server.closeAllConnections();
     },
   };
+}
+
+/** The engine's route for an upgrade's path, and the id its pattern names. */
+function routeOf(routes: readonly SocketRoute[], path: string): { route: SocketRoute; id: string } | undefined {
+  for (const route of routes) {
+    const id = route.path.exec(path)?.[1];
+    if (id !== undefined) return { route, id };
+  }
+  return undefined;
 }
 
 /** Answers a refused upgrade if the client is still there, then lets the socket go. */

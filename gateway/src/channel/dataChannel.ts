@@ -4,7 +4,6 @@ import type { GatewayConfig } from '../config/configSchema.js';
 import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
 import type { SessionBroker } from '../broker/sessionBroker.js';
-import type { SessionSample } from '../broker/brokerStore.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { CertificatePolicy } from '../policy/certificatePolicy.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
@@ -17,7 +16,7 @@ import { HandshakeReader } from './handshakeReader.js';
 import { closeWithError, sendJson } from './closeWithError.js';
 import { DataSocketControl } from './dataSocketControl.js';
 import { raiseMaxPayload } from './frameLimit.js';
-import { SessionRates } from './sessionRates.js';
+import { ledgerError, type SessionLedger, type LedgerEntry } from './sessionLedger.js';
 import { joinPresenter, type ServerLeg } from './presenterJoin.js';
 import type { PresenterLegs } from './presenterLegs.js';
 
@@ -48,8 +47,6 @@ export class DataChannels {
   private readonly onIdle = new Set<() => void>();
   /** Sessions claimed and still in their server handshake (sampled too: their bookings must not lapse). */
   private readonly handshaking = new Map<string, SessionGrant>();
-  /** Each relaying session's totals at the previous sample, for the rates. */
-  private readonly rates = new SessionRates();
   private readonly sampler: NodeJS.Timeout;
   /** Each claimed session's slice of the sample, from its handshake to its end. */
   private readonly sampleSlots = new Map<string, number>();
@@ -71,6 +68,8 @@ export class DataChannels {
     onAuthenticated?: ((socket: WebSocket) => void) | undefined;
     /** Where browser-source sessions find their presenter page's socket. */
     presenterLegs?: PresenterLegs | undefined;
+    /** The broker's calls, metrics and log lines of each session's life (shared with the native engine's decisions). */
+    ledger: SessionLedger;
   }) {
     deps.bus.subscribe((event) => this.onBusEvent(event));
     this.sampler = setInterval(() => this.sample(), SESSION_SAMPLE_MS / SESSION_SAMPLE_SLICES);
@@ -98,8 +97,7 @@ export class DataChannels {
       this.handshaking.set(sessionId, grant);
       this.sampleSlots.set(sessionId, this.nextSlot);
       this.nextSlot = (this.nextSlot + 1) % SESSION_SAMPLE_SLICES;
-      // The first sample at once (not awaited): from here the display's booking is a short lease, renewed each second.
-      this.sample([sessionId]);
+      this.deps.ledger.opened(grant);
       this.deps.onAuthenticated?.(socket);
       raiseMaxPayload(socket, this.deps.config.relay.maxFrameBytes);
       if (this.admitted >= this.deps.config.limits.maxSessions) {
@@ -113,24 +111,20 @@ export class DataChannels {
         reader.detach();
         sendJson(socket, { type: 'ended', reason: 'client-closed' });
         socket.close(1000, 'client-closed');
-        this.recordEnd(grant, 'client-closed', log);
+        this.deps.ledger.ended(grant, { reason: 'client-closed', secured: false }, log);
         return;
       }
       if (connected === 'client-gone') {
-        log.info({ event: 'client-gone' }, 'display left during the handshake');
-        this.recordEnd(grant, 'client-closed', log);
+        this.deps.ledger.ended(grant, { reason: 'client-closed', secured: false }, log);
         return;
       }
       await this.relay(socket, connected, grant, log);
     } catch (error) {
       reader.detach();
       const sessionError = error instanceof SessionError ? error : new SessionError('relay', 'internal', undefined, {}, { error: String(error) });
-      if (sessionError.code === 'internal') log.error({ err: error }, 'internal error');
-      else log.info({ event: 'session-error', phase: sessionError.phase, code: sessionError.code, detail: sessionError.detail, internal: sessionError.internal }, sessionError.message);
-      this.deps.metrics.errors.inc({ phase: sessionError.phase, code: sessionError.code });
+      this.deps.ledger.ended(grant, { reason: 'error', error: { ...ledgerError(sessionError), cause: error }, secured: false }, log);
       if (error instanceof NegotiationFailure && socket.readyState === socket.OPEN) socket.send(error.confirm);
       closeWithError(socket, sessionError);
-      if (grant) this.recordEnd(grant, sessionError.code, log);
     } finally {
       this.handshaking.delete(sessionId);
       this.sampleSlots.delete(sessionId);
@@ -139,29 +133,22 @@ export class DataChannels {
   }
 
   /**
-   * Once a second for each session this process carries (one slice of them
-   * each tick, or `only` those named), one call to the broker: its figures
-   * (bytes, frames/s) for the admin's live view, and a renewed booking, so a
-   * session whose gateway dies lets its display go within SESSION_LEASE_MS.
-   * Never per message.
+   * Each tick, one slice of the sessions this process carries (each once a
+   * second) to the ledger: relaying ones with their figures, ones in their
+   * handshake without (their bookings must not lapse either).
    */
-  private sample(only?: readonly string[]): void {
-    const now = Date.now();
-    const slice = only ? -1 : this.nextSlice;
-    if (!only) this.nextSlice = (this.nextSlice + 1) % SESSION_SAMPLE_SLICES;
-    const inSlice = (sessionId: string): boolean => slice < 0 || this.sampleSlots.get(sessionId) === slice;
-    const samples: SessionSample[] = [];
+  private sample(): void {
+    const slice = this.nextSlice;
+    this.nextSlice = (this.nextSlice + 1) % SESSION_SAMPLE_SLICES;
+    const inSlice = (sessionId: string): boolean => this.sampleSlots.get(sessionId) === slice;
+    const entries: LedgerEntry[] = [];
     for (const [sessionId, grant] of this.handshaking) {
-      if (this.active.has(sessionId) || (only && !only.includes(sessionId)) || !inSlice(sessionId)) continue;
-      samples.push({ sessionId, displayId: grant.displayId, bytesToDisplay: 0, bytesToServer: 0, pdusToDisplay: 0, framesToDisplay: 0, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: now });
+      if (!this.active.has(sessionId) && inSlice(sessionId)) entries.push({ grant });
     }
-    for (const [sessionId, { relay, grant }] of only ? [] : this.active) {
-      if (!inSlice(sessionId)) continue;
-      const figures = relay.figures;
-      samples.push({ sessionId, displayId: grant.displayId, ...figures, ...this.rates.next(sessionId, figures, now), sampledAt: now });
+    for (const [sessionId, { relay, grant }] of this.active) {
+      if (inSlice(sessionId)) entries.push({ grant, totals: relay.figures });
     }
-    if (samples.length === 0) return;
-    this.deps.broker.sampleSessions(samples).catch((error: unknown) => this.deps.logger.debug({ err: error }, 'session sample not recorded'));
+    this.deps.ledger.sample(entries);
   }
 
   /**
@@ -291,7 +278,7 @@ export class DataChannels {
   }
 
   private async relay(socket: WebSocket, connected: ServerLeg, grant: SessionGrant, log: Logger): Promise<void> {
-    const { config, metrics, broker } = this.deps;
+    const { config, metrics, broker, ledger } = this.deps;
     const control = new DataSocketControl();
     const relay: RelaySession = new RelaySession(connected.socket, socket, { ...config.relay, protocol: connected.secured.protocol, writeStallMs: config.timeouts.writeMs }, metrics, (data) => {
       const verdict = control.judge(data.toString('utf8'), Date.now());
@@ -308,8 +295,7 @@ export class DataChannels {
     broker.touchAllowed(grant.sessionId).then((allowed) => {
       if (!active.touchHeard) relay.setInputAllowed(allowed);
     }).catch((error: unknown) => log.warn({ err: error }, 'the presenter\'s touch permission could not be read: input stays off'));
-    metrics.activeSessions.inc();
-    metrics.sessionsTotal.inc();
+    ledger.secured(grant, log);
     const startedAt = Date.now();
     if (this.shutdown.signal.aborted) {
       // Secured after the drain stopped the running sessions (a handshake that
@@ -319,29 +305,19 @@ export class DataChannels {
       relay.start();
       sendJson(socket, connected.secured);
       socket.send(connected.confirm);
-      broker.sessionSecured(grant.sessionId).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session as active'));
     }
     const end = await relay.done;
     connected.ended?.(end);
     this.active.delete(grant.sessionId);
-    this.rates.forget(grant.sessionId);
-    metrics.activeSessions.dec();
     const seconds = (Date.now() - startedAt) / 1000;
+    ledger.ended(grant, { reason: end.reason, error: end.reason === 'error' ? ledgerError(end.error) : undefined, secured: true, seconds }, log);
     if (end.reason === 'error') {
-      log.info({ event: 'session-ended', reason: 'error', code: end.error.code, detail: end.error.detail, internal: end.error.internal, seconds }, end.error.message);
-      metrics.errors.inc({ phase: end.error.phase, code: end.error.code });
       closeWithError(socket, end.error);
     } else {
-      log.info({ event: 'session-ended', reason: end.reason, seconds }, 'session ended');
       sendJson(socket, { type: 'ended', reason: end.reason });
       if (socket.readyState === socket.OPEN) socket.close(end.reason === 'gateway-shutdown' ? 1001 : 1000, end.reason);
     }
-    this.recordEnd(grant, end.reason === 'error' ? end.error.code : end.reason, log);
     if (this.active.size === 0) for (const wake of [...this.onIdle]) wake();
-  }
-
-  private recordEnd(grant: SessionGrant, reason: string, log: Logger): void {
-    this.deps.broker.sessionEnded(grant, reason).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session end'));
   }
 
   private onBusEvent(event: BusEvent): void {

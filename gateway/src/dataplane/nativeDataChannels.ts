@@ -7,14 +7,13 @@ import type { GatewayConfig } from '../config/configSchema.js';
 import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
 import type { SessionBroker } from '../broker/sessionBroker.js';
-import type { SessionSample } from '../broker/brokerStore.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { CertificatePolicy } from '../policy/certificatePolicy.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics, RelayTally } from '../metrics/gatewayMetrics.js';
 import type { LookupAll } from '../connect/hostResolver.js';
 import { resolveAllowed, judgeServerCertificate } from '../connect/targetConnector.js';
-import { SessionRates } from '../channel/sessionRates.js';
+import type { SessionLedger, LedgerEntry } from '../channel/sessionLedger.js';
 import { originAllowed, type HostGuard } from '../api/requestGuards.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import { admitPresenter, presenterFingerprint } from '../channel/presenterAdmission.js';
@@ -48,6 +47,8 @@ export interface NativeDataChannelsDeps {
   lookup?: LookupAll | undefined;
   /** The token-guess budget a presenter's `present` counts under (as a display's hello). */
   guesses?: TokenGuesses | undefined;
+  /** The broker's calls, metrics and log lines of each session's life (shared with the Node engine). */
+  ledger: SessionLedger;
 }
 
 /** A session the broker granted here, from `open` to `ended`. */
@@ -73,7 +74,6 @@ const DRAIN_ANSWER_GRACE_MS = 5000;
 export class NativeDataChannels {
   private readonly sessions = new Map<string, GrantedSession>();
   private readonly refusedOpens = new Map<string, SessionError>();
-  private readonly rates = new SessionRates();
   /** Presenter sockets admitted and not yet ended (a stop reaches them while they wait for their display). */
   private readonly presenters = new Set<string>();
   private commands: DataPlaneCommands | undefined;
@@ -172,8 +172,7 @@ export class NativeDataChannels {
     }
     this.sessions.set(sessionId, { grant, log, secured: false });
     log.info({ event: 'session-opened', displayId: grant.displayId, clientAddress: message.clientAddress }, 'data socket opened');
-    // The first sample at once (not awaited): from here the display's booking is a short lease, renewed each second.
-    this.record([{ sessionId, displayId: grant.displayId, ...ZERO_FIGURES, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: Date.now() }]);
+    this.deps.ledger.opened(grant);
     // A browser source's server leg is its presenter page's socket (docs/browser-presenter.md): the data plane joins them.
     const answer: OpenAnswer = grant.source === 'browser' ? { displayId: grant.displayId, presenter: true } : { displayId: grant.displayId };
     return { ok: answer };
@@ -272,9 +271,7 @@ export class NativeDataChannels {
       event: 'secured', target: grant.source === 'browser' ? 'browser' : `${grant.target.host}:${grant.target.port}`, address: message.address,
       protocol: message.protocol, tls: message.tlsVersion, trust: message.trust, fingerprint: message.fingerprint,
     }, 'server leg secured');
-    this.deps.metrics.activeSessions.inc();
-    this.deps.metrics.sessionsTotal.inc();
-    this.deps.broker.sessionSecured(grant.sessionId).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session as active'));
+    this.deps.ledger.secured(grant, log);
     // The presenter may have allowed control before the display connected; the data plane drops input until told.
     this.deps.broker.touchAllowed(grant.sessionId).then((allowed) => {
       if (allowed && !session.touchHeard && this.sessions.get(grant.sessionId) === session) this.commands?.notify('input', { sessionId: grant.sessionId, allowed });
@@ -290,23 +287,9 @@ export class NativeDataChannels {
     const session = beforeGrant ? undefined : this.sessions.get(sessionId);
     const log = session?.log ?? this.deps.logger.child({ sessionId, channel: 'data' });
     const known = session ? session.refusal : this.takeRefusal(sessionId);
-    const internal = { ...reported?.internal, ...(known?.code === reported?.code ? known?.internal : {}) };
-    const { metrics } = this.deps;
-    if (reported) {
-      metrics.errors.inc({ phase: reported.phase, code: reported.code });
-      if (session?.secured) log.info({ event: 'session-ended', reason: 'error', code: reported.code, detail: reported.detail, internal, seconds }, reported.message);
-      else if (reported.code === 'internal') log.error({ internal }, 'internal error');
-      else log.info({ event: 'session-error', phase: reported.phase, code: reported.code, detail: reported.detail, internal }, reported.message);
-    } else if (session?.secured) {
-      log.info({ event: 'session-ended', reason, seconds }, 'session ended');
-    } else {
-      log.info({ event: 'client-gone', reason }, 'display left during the handshake');
-    }
-    if (!session) return;
-    if (session.secured) metrics.activeSessions.dec();
-    this.sessions.delete(sessionId);
-    this.rates.forget(sessionId);
-    this.deps.broker.sessionEnded(session.grant, reported ? reported.code : reason).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session end'));
+    const error = reported && { ...reported, internal: { ...reported.internal, ...(known?.code === reported.code ? known.internal : {}) } };
+    this.deps.ledger.ended(session?.grant, { reason, error, secured: session?.secured ?? false, seconds }, log);
+    if (session) this.sessions.delete(sessionId);
   }
 
   /**
@@ -315,28 +298,14 @@ export class NativeDataChannels {
    * latency observations into the metrics.
    */
   private sample(message: SampleNotice): void {
-    const now = Date.now();
-    const samples: SessionSample[] = [];
+    const entries: LedgerEntry[] = [];
     for (const figures of message.sessions) {
       const session = this.sessions.get(figures.sessionId);
-      if (!session) continue;
-      const { sessionId, displayId } = session.grant;
-      if (!session.secured) {
-        samples.push({ sessionId, displayId, ...ZERO_FIGURES, bytesPerSecond: 0, framesPerSecond: 0, sampledAt: now });
-        continue;
-      }
-      const { bytesToDisplay, bytesToServer, pdusToDisplay, framesToDisplay } = figures;
-      const totals = { bytesToDisplay, bytesToServer, pdusToDisplay, framesToDisplay };
-      samples.push({ sessionId, displayId, ...totals, ...this.rates.next(sessionId, totals, now), sampledAt: now });
+      if (session) entries.push({ grant: session.grant, totals: session.secured ? figures : undefined });
     }
-    this.record(samples);
+    this.deps.ledger.sample(entries);
     this.addTally(message.tally);
     this.addLatency(message.latency);
-  }
-
-  private record(samples: SessionSample[]): void {
-    if (samples.length === 0) return;
-    this.deps.broker.sampleSessions(samples).catch((error: unknown) => this.deps.logger.debug({ err: error }, 'session sample not recorded'));
   }
 
   private addTally(tally: SampleNotice['tally']): void {
@@ -397,8 +366,6 @@ export class NativeDataChannels {
 function refused(error: SessionError): RpcAnswer {
   return { error: { phase: error.phase, code: error.code, message: error.message, detail: error.detail } };
 }
-
-const ZERO_FIGURES = { bytesToDisplay: 0, bytesToServer: 0, pdusToDisplay: 0, framesToDisplay: 0 } as const;
 
 /** A decision's failure as the display gets it; anything not a SessionError is an internal error, logged here. */
 function asSessionError(error: unknown, log: Logger): SessionError {
