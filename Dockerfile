@@ -126,7 +126,7 @@ ENV NODE_ENV=production \
 # server certificates: keep them across upgrades.
 VOLUME ["/var/lib/lanterna"]
 # 8443/tcp: HTTPS + WSS for displays, pages and the admin API.
-# 3702/udp: WS-Discovery (a later release); multicast needs --network host.
+# 3702/udp: WS-Discovery when turned on (LANTERNA_WSD=true); multicast needs --network host.
 EXPOSE 8443/tcp 3702/udp
 USER 10001:10001
 WORKDIR /app

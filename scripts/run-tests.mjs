@@ -40,8 +40,9 @@ function sourceIsGone(file) {
 
 // Workspaces' compiled TypeScript tests (a workspace's own project in dist/,
 // tests that need the test kit in test/dist/, e.g. gateway/test, fuzz targets'
-// short runs in fuzz/dist/, e.g. gateway/fuzz), plus wasm/'s plain ESM tests.
-const found = [...workspaces.flatMap((ws) => [join(root, ws, 'dist'), join(root, ws, 'test', 'dist'), join(root, ws, 'fuzz', 'dist')]), join(root, 'wasm', 'test')]
+// short runs in fuzz/dist/, e.g. gateway/fuzz), plus wasm/'s plain ESM tests
+// and the repository's own (scripts/test: the README and docs' links).
+const found = [...workspaces.flatMap((ws) => [join(root, ws, 'dist'), join(root, ws, 'test', 'dist'), join(root, ws, 'fuzz', 'dist')]), join(root, 'wasm', 'test'), join(root, 'scripts', 'test')]
   .flatMap((dir) => findTests(dir))
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)));
 const stale = found.filter(sourceIsGone);

@@ -102,7 +102,7 @@ function warnIfAnonymous(connection: RedisConnection, logger: Logger | undefined
     connection.servesAnonymousClients().then((open) => {
       if (open) {
         logger?.warn({ event: 'redis-unauthenticated' },
-          'redis serves clients without a password: anyone who reaches it can read and change the broker\'s state; set requirepass and broker.redisPasswordFile (README "Redis")');
+          'redis serves clients without a password: anyone who reaches it can read and change the broker\'s state; set requirepass and broker.redisPasswordFile (docs/scale-out.md, "Securing the Redis")');
       }
     }).catch((error: unknown) => logger?.debug({ err: error }, 'could not ask redis whether it requires a password'));
   };

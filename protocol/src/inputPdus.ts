@@ -17,7 +17,7 @@
 //   the TLS client) leaves no RDP-level encryption to hide it: a Standard RDP
 //   Security session could, and the gateway never negotiates one.
 // Not covered: a dynamic virtual channel such as RDPEI (touch contacts),
-// which no server runnable here offers (README "Ink and touch").
+// which no server runnable here offers (docs/ink-and-touch.md).
 import { TPKT_VERSION } from './framingMode.js';
 
 const X224_DATA = 0xf0;

@@ -1,4 +1,4 @@
-// The presenter API's JSON (README "Presenter page"): what the presenter page,
+// The presenter API's JSON (docs/presenter-api.md): what the presenter page,
 // a CLI or any client sends to project onto a display, and what the gateway
 // answers. The gateway reads requests with these schemas and the page reads
 // the answers with them, so both sides agree on one shape.

@@ -288,7 +288,7 @@ export class RdpSession {
    * Touch or mouse from the display as RDP mouse input (issue 30): FreeRDP's
    * PTR_FLAGS_* at desktop pixel (x, y), sent by the RDP thread at once.
    * False: not connected, or its queue is full (the event is lost). Whether
-   * it may reach the server is the gateway's to enforce (README "Ink and touch").
+   * it may reach the server is the gateway's to enforce (docs/ink-and-touch.md).
    */
   sendMouse(flags, x, y) {
     if (this.state !== 'connected') return false;

@@ -186,7 +186,7 @@ export class FilePinStore implements PinStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
       throw new PinStoreError(`cannot read the certificate pins in ${this.path}: ${(error as Error).message}`);
     }
-    // An admin may empty the file to forget every pin (README, "Clearing a changed certificate pin").
+    // An admin may empty the file to forget every pin (docs/security.md, "Clearing a changed certificate pin").
     if (text.trim() === '') return {};
     let parsed: unknown;
     try {

@@ -23,7 +23,7 @@
 //   P attempts:<key>   hash: a wrong-PIN counter's window id (w), attempts (a), given back (s); expires when its window ends
 //   P ink:<key>        a display's saved ink PNG (base64), expires after ink.keepMs (issue 30)
 //
-// Nothing secret is kept in clear (README "Redis"): a room PIN is sealed with
+// Nothing secret is kept in clear (docs/scale-out.md, "Securing the Redis"): a room PIN is sealed with
 // the session secret (the display page must be shown it, so it cannot be a
 // hash alone) beside its keyed digest, which is what the compare-and-set
 // compares inside Redis; the sealed record names its display, so it cannot be
