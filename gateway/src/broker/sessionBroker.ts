@@ -601,8 +601,11 @@ export class SessionBroker {
     if (await this.displayState(displayId) === 'presenting') return undefined;
     const { store } = this.deps;
     await store.setReprojection(displayId, projectedAt(await store.getReprojection(displayId), this.clock()));
-    const { credentials, ...target } = autoProject;
-    return this.project({ displayId, target, credentials, requestedBy: { kind: 'signage' } });
+    const { credentials, touch, ...target } = autoProject;
+    const sessionId = await this.project({ displayId, target, credentials, requestedBy: { kind: 'signage' } });
+    // Allowed before the display connects: the engine reads it from the store when the session is secured.
+    if (touch === true) await this.setTouch(displayId, sessionId, true, { kind: 'signage' });
+    return sessionId;
   }
 
   /** A session of the display ended: how long to wait before projecting it again, or undefined for no signage. */
