@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/configSchema.js';
 import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
-import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { CertificatePolicy } from '../policy/certificatePolicy.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
@@ -35,7 +35,8 @@ export interface DataPlaneCommands {
 
 export interface NativeDataChannelsDeps {
   config: GatewayConfig;
-  broker: SessionBroker;
+  /** The session token's one claim, the presenter leg's, and the touch permission when a session is secured. */
+  sessions: Pick<SessionLifecycle, 'openSession' | 'openPresenterLeg' | 'touchAllowed'>;
   policy: TargetPolicy;
   certificates: CertificatePolicy;
   bus: GatewayBus;
@@ -164,7 +165,7 @@ export class NativeDataChannels {
     const log = this.deps.logger.child({ sessionId, channel: 'data' });
     let grant: SessionGrant;
     try {
-      grant = await this.deps.broker.openSession(sessionId, message.token);
+      grant = await this.deps.sessions.openSession(sessionId, message.token);
     } catch (error) {
       const refusal = asSessionError(error, log);
       this.rememberRefusal(sessionId, refusal);
@@ -273,7 +274,7 @@ export class NativeDataChannels {
     }, 'server leg secured');
     this.deps.ledger.secured(grant, log);
     // The presenter may have allowed control before the display connected; the data plane drops input until told.
-    this.deps.broker.touchAllowed(grant.sessionId).then((allowed) => {
+    this.deps.sessions.touchAllowed(grant.sessionId).then((allowed) => {
       if (allowed && !session.touchHeard && this.sessions.get(grant.sessionId) === session) this.commands?.notify('input', { sessionId: grant.sessionId, allowed });
     }).catch((error: unknown) => log.warn({ err: error }, 'the presenter\'s touch permission could not be read: input stays off'));
   }

@@ -9,7 +9,7 @@ import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/configSchema.js';
 import type { GatewayIdentity } from '../config/gatewayIdentity.js';
-import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { TargetPolicy } from '../policy/targetPolicy.js';
 import type { CertificatePolicy } from '../policy/certificatePolicy.js';
 import type { GatewayBus } from '../cluster/gatewayBus.js';
@@ -58,7 +58,8 @@ export interface DataEngineDeps {
   tls: GatewayIdentity['tls'];
   /** Extra CAs for the RDP servers' certificates (certificates.caFile). */
   ca: string | undefined;
-  broker: SessionBroker;
+  /** The broker's session lifecycle: claims, secured, samples, ended, touch (the engines need no other part). */
+  sessions: SessionLifecycle;
   policy: TargetPolicy;
   certificates: CertificatePolicy;
   bus: GatewayBus;
@@ -83,9 +84,9 @@ export interface DataEngineDeps {
  * session ledger the engine reports every session's life to.
  */
 export function createDataEngine(deps: DataEngineDeps): DataEngine {
-  const { config, logger, broker, metrics } = deps;
+  const { config, logger, sessions, metrics } = deps;
   const choice = chooseRelayEngine(config.relay.engine, deps.dataPlaneBinary ?? dataPlaneBinary());
   if (choice.fallback !== undefined) logger.warn({ event: 'relay-engine-fallback', reason: choice.fallback }, 'the native data plane is not built: the data sockets relay in Node (slower); build it with gateway/dataplane/build.sh');
-  const ledger = new SessionLedger({ broker, metrics, logger });
+  const ledger = new SessionLedger({ sessions, metrics, logger });
   return choice.engine === 'native' ? nativeDataEngine(deps, ledger) : nodeDataEngine(deps, ledger);
 }
