@@ -570,7 +570,7 @@ func TestADisplayThatStopsReadingPausesItsServerLosesNothingAndHoldsUpNoOtherSes
 	h.engine.mu.Lock()
 	session := h.engine.byID["s1"]
 	h.engine.mu.Unlock()
-	if session == nil || !session.looped.Load() {
+	if session == nil || !session.pump.looped.Load() {
 		t.Fatal("the relaying session's legs are not on the event loop")
 	}
 	// far more than the sockets hold (loopback's buffers grow to megabytes):
@@ -590,7 +590,7 @@ func TestADisplayThatStopsReadingPausesItsServerLosesNothingAndHoldsUpNoOtherSes
 		sending <- nil
 	}()
 	deadline := time.Now().Add(wait)
-	for session.totals().pauses == 0 {
+	for session.figures.totals().pauses == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the display's backlog never paused the server leg")
 		}
@@ -601,7 +601,7 @@ func TestADisplayThatStopsReadingPausesItsServerLosesNothingAndHoldsUpNoOtherSes
 	// and so the display's writes wait
 	most := 0
 	for range 20 {
-		most = max(most, session.kiosk.Backlog(), session.serverSocket.Backlog())
+		most = max(most, session.display.socket.Backlog(), session.server.socket.Backlog())
 		time.Sleep(10 * time.Millisecond)
 	}
 	if most > 128<<10 {
@@ -631,7 +631,7 @@ func TestADisplayThatStopsReadingPausesItsServerLosesNothingAndHoldsUpNoOtherSes
 	if err := <-sending; err != nil {
 		t.Fatal(err)
 	}
-	if backlog := session.kiosk.Backlog() + session.serverSocket.Backlog(); backlog != 0 {
+	if backlog := session.display.socket.Backlog() + session.server.socket.Backlog(); backlog != 0 {
 		t.Fatalf("%d bytes still kept after everything arrived", backlog)
 	}
 }
