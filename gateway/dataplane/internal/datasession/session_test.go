@@ -336,6 +336,12 @@ func TestSecuredThenTheConfirmThenPdusBothWaysPingsAndAPoliteClose(t *testing.T)
 	if got := k.read(websocket.BinaryMessage); len(got) != 14 {
 		t.Fatalf("echo of two pdus: %x", got)
 	}
+	// the server's bytes are counted just after their batch is written: the
+	// display can read the echo before the count (6 of 300 runs failed without this wait)
+	h.engine.mu.Lock()
+	session := h.engine.byID["s1"]
+	h.engine.mu.Unlock()
+	waitFor(t, func() bool { return session.figures.live.bytesToKiosk.Load() == 21 }, "the echo counted")
 	sample := h.engine.Sample()
 	if len(sample.Sessions) != 1 || sample.Sessions[0].BytesToServer != 21 || sample.Sessions[0].BytesToDisplay != 21 ||
 		sample.Tally.PdusToServer != 3 || sample.Tally.FramesToServer != 2 || sample.Tally.BytesToKiosk != 21 {
