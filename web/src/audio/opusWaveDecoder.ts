@@ -4,8 +4,8 @@
 // AudioWorklet reads (playbackRing.ts): the same queue, jitter buffer and
 // confirms as PCM. Bounded: at most DECODE_QUEUE_CAP packets wait in the
 // decoder (more are dropped); a packet the decoder refuses closes it
-// (WebCodecs' rule), is counted with whatever waited in it, and the next
-// packet opens a fresh one, so bad input costs that sound and nothing else.
+// (WebCodecs' rule): that packet is counted, and the good ones that waited
+// behind it go to a fresh decoder, so bad input costs its own sound only.
 //
 // Knows Opus packets, the decoder and the queue: nothing of RDP.
 import { queuedDelayMs, ringRunning, writePlanes, RING, type PlaybackRingViews } from './playbackRing.js';
@@ -25,16 +25,20 @@ export async function opusDecodable(): Promise<boolean> {
   }
 }
 
+interface PendingPacket {
+  readonly packet: Uint8Array;
+  readonly frames: number;
+}
+
 export class OpusWaveDecoder {
   private decoder: AudioDecoder | null = null;
   private channels = 0;
   /** Timestamps of the chunks (µs): Opus packets follow each other; the decoder only carries them through. */
   private nextTimestampUs = 0;
-  /** Frames handed to the decoder and not yet out of it, and how many packets. */
-  private pendingFrames = 0;
-  private pendingPackets = 0;
+  /** Packets handed to the decoder and not yet out of it, oldest first (outputs come in order). */
+  private pending: PendingPacket[] = [];
   private readonly planes: Float32Array[] = [];
-  /** Packets the decoder refused or that were lost with it, and packets dropped at the queue's cap. */
+  /** Packets the decoder refused, and packets dropped at the cap. */
   errors = 0;
   overflows = 0;
 
@@ -53,53 +57,57 @@ export class OpusWaveDecoder {
       Atomics.add(this.ring.header, RING.dropped, frames);
       return 0;
     }
-    const decoder = this.open(channels);
-    if (!decoder) {
-      this.lose(1);
-      return 0;
-    }
-    if (decoder.decodeQueueSize >= DECODE_QUEUE_CAP) {
+    if (this.pending.length >= DECODE_QUEUE_CAP) {
+      // the decoder is behind: this packet's sound is thrown away as a full queue's is
       this.overflows++;
+      Atomics.add(this.ring.header, RING.dropped, frames);
       this.dropped(1);
-      return queuedDelayMs(this.ring, this.pendingFrames, OPUS_RATE);
-    }
-    const durationUs = Math.round((frames * 1_000_000) / OPUS_RATE);
-    try {
-      decoder.decode(new EncodedAudioChunk({ type: 'key', timestamp: this.nextTimestampUs, duration: durationUs, data: packet }));
-    } catch {
-      // the decoder closed under us (an error not yet reported): this packet and those in it are lost
-      const lost = 1 + this.pendingPackets;
-      this.fail(decoder);
-      this.lose(lost);
-      return 0;
-    }
-    this.nextTimestampUs += durationUs;
-    this.pendingFrames += frames;
-    this.pendingPackets++;
-    return queuedDelayMs(this.ring, this.pendingFrames, OPUS_RATE);
+    } else this.submit({ packet, frames }, channels);
+    return queuedDelayMs(this.ring, this.pendingFrames(), OPUS_RATE);
   }
 
   close(): void {
     const decoder = this.decoder;
     this.decoder = null;
+    this.pending = [];
     if (decoder && decoder.state !== 'closed') decoder.close();
+  }
+
+  private pendingFrames(): number {
+    let frames = 0;
+    for (const item of this.pending) frames += item.frames;
+    return frames;
+  }
+
+  private submit(item: PendingPacket, channels: number): void {
+    const decoder = this.open(channels);
+    if (!decoder) {
+      this.lose(1);
+      return;
+    }
+    const durationUs = Math.round((item.frames * 1_000_000) / OPUS_RATE);
+    try {
+      decoder.decode(new EncodedAudioChunk({ type: 'key', timestamp: this.nextTimestampUs, duration: durationUs, data: item.packet }));
+    } catch {
+      // the decoder closed under us: it refused a packet waiting in it (its error is on its way),
+      // so recover now and give this one to the fresh decoder; with none waiting, this one is the
+      // packet it cannot take (counted, not retried: each round drops a packet, so it ends)
+      const waiting = this.pending.length;
+      this.recover(decoder);
+      if (waiting > 0) this.submit(item, channels);
+      return;
+    }
+    this.nextTimestampUs += durationUs;
+    this.pending.push(item);
   }
 
   private open(channels: number): AudioDecoder | null {
     if (this.decoder && this.channels === channels && this.decoder.state === 'configured') return this.decoder;
     this.close();
-    this.pendingFrames = 0;
-    this.pendingPackets = 0;
     try {
       const decoder: AudioDecoder = new AudioDecoder({
         output: (data) => this.output(decoder, data),
-        error: () => {
-          // the packet it refused and those waiting behind it are lost with it
-          if (decoder !== this.decoder) return;
-          const lost = Math.max(1, this.pendingPackets);
-          this.fail(decoder);
-          this.lose(lost);
-        },
+        error: () => this.recover(decoder),
       });
       decoder.configure({ codec: 'opus', sampleRate: OPUS_RATE, numberOfChannels: channels });
       this.decoder = decoder;
@@ -110,12 +118,26 @@ export class OpusWaveDecoder {
     }
   }
 
+  /**
+   * The decoder refused a packet and closed (WebCodecs' rule): the oldest packet still in it is the
+   * one (those before it came out, in order). It is counted; the good ones behind it go to a fresh
+   * decoder, so a bad packet costs its own sound only. Bounded: each call drops one packet.
+   */
+  private recover(decoder: AudioDecoder): void {
+    if (decoder !== this.decoder) return;
+    const [, ...behind] = this.pending;
+    this.decoder = null;
+    this.pending = [];
+    if (decoder.state !== 'closed') decoder.close();
+    this.lose(1);
+    for (const item of behind) this.submit(item, this.channels);
+  }
+
   private output(decoder: AudioDecoder, data: AudioData): void {
     try {
       if (decoder !== this.decoder) return;
+      this.pending.shift();
       const frames = data.numberOfFrames;
-      this.pendingFrames = Math.max(0, this.pendingFrames - frames);
-      this.pendingPackets = Math.max(0, this.pendingPackets - 1);
       const planes = Math.min(2, data.numberOfChannels);
       for (let c = 0; c < planes; c++) {
         let plane = this.planes[c];
@@ -131,18 +153,9 @@ export class OpusWaveDecoder {
     }
   }
 
-  /** The decoder is gone (its error, or a decode it refused): the next packet opens a new one. */
-  private fail(decoder: AudioDecoder): void {
-    if (decoder !== this.decoder) return;
-    this.decoder = null;
-    if (decoder.state !== 'closed') decoder.close();
-  }
-
   private lose(count: number): void {
     this.errors += count;
     Atomics.add(this.ring.header, RING.decodeErrors, count);
-    this.pendingFrames = 0;
-    this.pendingPackets = 0;
     this.dropped(count);
   }
 }
