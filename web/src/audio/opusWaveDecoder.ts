@@ -48,8 +48,9 @@ export class OpusWaveDecoder {
   /**
    * One packet of `frames` (48 kHz) and `channels` (1 or 2). Returns the ms until
    * its last frame is heard: the queue ahead of it, what the decoder still holds,
-   * this packet, and the output's latency (the decode itself takes well under a
-   * millisecond, so that is what the client's Wave Confirm reports).
+   * this packet, and the output's latency (the decode itself is short beside the
+   * queue: about 13 ms per second of sound, docs/sound.md), which the client's
+   * Wave Confirm reports.
    */
   decode(packet: Uint8Array, frames: number, channels: number): number {
     if (!ringRunning(this.ring)) {

@@ -155,6 +155,10 @@ function opusAllowed(extra: Readonly<Record<string, unknown>> | undefined): bool
 
 async function start(request: Extract<SessionWorkerRequest, { type: 'start' }>): Promise<void> {
   const transport = openTransport(request.dataUrl, request.sessionToken);
+  // Opus is claimed where this worker's AudioDecoder takes it, unless the display's ?audiocodecs
+  // leaves it out; asked now, while the engine loads, so the answer costs the connection no time
+  const audio = request.audioRing !== undefined;
+  const opusAnswer = audio && opusAllowed(request.settings.extra) ? opusDecodable() : Promise.resolve(false);
   if (request.engineUrl === null) {
     reply({ type: 'engine-missing', message: 'this build of the page has no wasm client bundle' });
     transport.close();
@@ -170,9 +174,7 @@ async function start(request: Extract<SessionWorkerRequest, { type: 'start' }>):
   }
   engine = await module.createEngine();
   reply({ type: 'engine-loaded' });
-  const audio = request.audioRing !== undefined;
-  // Opus is claimed where this worker's AudioDecoder takes it, unless the display's ?audiocodecs leaves it out
-  const audioOpus = audio && opusAllowed(request.settings.extra) && await opusDecodable();
+  const audioOpus = await opusAnswer;
   await engine.connect({ ...request.settings, audio, audioOpus }, transport, renderSink(request.renderPort, request.audioRing));
 }
 
