@@ -242,9 +242,13 @@ export const adminRoutes: AdminRoute[] = [
     method: 'DELETE', path: '/v1/admin/displays/{displayId}/sessions/{sessionId}', operationId: 'stopDisplaySession',
     summary: "Stops a display's session (kept for older clients; see DELETE /v1/admin/sessions/{sessionId})",
     responses: { 202: 'the stop was sent' },
-    handle: ({ deps, params }) => {
-      deps.sessions.stopSession(params.displayId ?? '', params.sessionId ?? '', 'stopped by an administrator');
-      return Promise.resolve({ status: 202, body: { stopping: true } });
+    handle: async ({ deps, params, requester }) => {
+      const displayId = params.displayId ?? '';
+      const sessionId = params.sessionId ?? '';
+      // As DELETE /v1/admin/sessions/{sessionId}: its presenter is told an administrator ended it, whichever
+      // end the relay saw first (the display may close its data socket before the stop reaches the relay)
+      if (!await deps.sessions.endSession(sessionId, requester, displayId)) deps.sessions.stopSession(displayId, sessionId, 'stopped by an administrator');
+      return { status: 202, body: { stopping: true } };
     },
   }),
   route({

@@ -147,10 +147,10 @@ export class SessionLifecycle {
     this.deps.publish({ kind: 'slots-changed', displayId });
   }
 
-  /** An administrator ends a session, wherever it relays; false when the store knows no such live session. */
-  async endSession(sessionId: string, by?: Requester): Promise<boolean> {
+  /** An administrator ends a session, wherever it relays; false when the store knows no such live session (of `displayId`, when named). */
+  async endSession(sessionId: string, by?: Requester, displayId?: string): Promise<boolean> {
     const record = await this.deps.store.getSession(sessionId);
-    if (!record || record.state === 'ended') return false;
+    if (!record || record.state === 'ended' || (displayId !== undefined && record.displayId !== displayId)) return false;
     // Its presenter's status says who ended it (the relay's end would say only "stopped").
     const request = record.requestId === undefined ? undefined : await this.deps.store.getRoomRequest(record.requestId);
     if (request?.state === 'on-screen') {
