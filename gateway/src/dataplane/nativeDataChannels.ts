@@ -17,14 +17,14 @@ import type { SessionLedger, LedgerEntry } from '../channel/sessionLedger.js';
 import { originAllowed, type HostGuard } from '../api/requestGuards.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import { admitPresenter, presenterFingerprint } from '../channel/presenterAdmission.js';
-import type { ZodType } from 'zod';
+import type { ZodMiniType } from 'zod/mini';
 import type { RpcAnswer } from './dataPlaneRpc.js';
 import {
   RPC_CONTRACT, readMessage,
   type AdmitAnswer, type AdmitRequest, type CertificateAnswer, type CertificateRequest, type DrainRequest, type EndedError, type EndedNotice,
   type OpenAnswer, type OpenRequest, type PhaseNotice, type PresentAnswer, type PresentRequest, type PresenterEndedNotice, type ResolveAnswer,
   type ResolveRequest, type SampleNotice, type SecuredNotice, type StopNotice, type InputNotice,
-} from './rpcContract.js';
+} from '@lanterna/protocol';
 
 /** What the decisions send the data plane (the RPC's other direction). */
 export interface DataPlaneCommands {
@@ -93,7 +93,7 @@ export class NativeDataChannels {
     return this.sessions.size;
   }
 
-  /** One request from the data plane, read through the contract's schema for its op (rpcContract.ts). */
+  /** One request from the data plane, read through the contract's schema for its op (protocol's dataPlaneContract.ts). */
   async handle(op: string, message: Record<string, unknown>): Promise<RpcAnswer> {
     const { request } = RPC_CONTRACT;
     switch (op) {
@@ -122,14 +122,14 @@ export class NativeDataChannels {
   }
 
   /** A request off the contract is the data plane's fault: an internal error for that session, logged with what was wrong. */
-  private async answerTo<T>(op: string, schema: ZodType<T>, message: unknown, answer: (read: T) => RpcAnswer | Promise<RpcAnswer>): Promise<RpcAnswer> {
+  private async answerTo<T>(op: string, schema: ZodMiniType<T>, message: unknown, answer: (read: T) => RpcAnswer | Promise<RpcAnswer>): Promise<RpcAnswer> {
     const read = readMessage(schema, op, message);
     if (read.ok) return answer(read.value);
     this.deps.logger.error({ event: 'dataplane-rpc-off-contract', op }, read.problem);
     return refused(new SessionError('relay', 'internal', undefined, {}, { problem: read.problem }));
   }
 
-  private takeNotice<T>(op: string, schema: ZodType<T>, message: unknown, take: (read: T) => void): void {
+  private takeNotice<T>(op: string, schema: ZodMiniType<T>, message: unknown, take: (read: T) => void): void {
     const read = readMessage(schema, op, message);
     if (read.ok) take(read.value);
     else this.deps.logger.error({ event: 'dataplane-rpc-off-contract', op }, read.problem);
