@@ -17,7 +17,7 @@ import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } fro
 import { replayTimingChannel, type ReplayFrameTiming } from './replayProbe.js';
 
 type CreateSession = (this: H264Totals, options?: { freerdpSettings?: Record<string, unknown> }) => unknown;
-interface H264Totals { readonly h264?: { readonly stats: { readonly pictures: number; readonly decodeMs: number } } }
+interface H264Totals { readonly h264?: { readonly stats: { readonly pictures: number; readonly decodeMs: number; readonly skipped: number; readonly failures: number } } }
 interface LanternaRdpModule { LanternaRdp: { prototype: { createSession: CreateSession } } }
 
 const wasmJs = new URL('../wasm/js/', import.meta.url);
@@ -60,7 +60,7 @@ function timed(engine: RdpClientEngine): RdpClientEngine {
             const h264 = client?.h264?.stats;
             const timing: ReplayFrameTiming = {
               decodeMs, handBackMs: busySince - paintedAt, rects: rects.length, pixels: area,
-              ...(h264 && h264.pictures > 0 ? { h264: { pictures: h264.pictures, decodeMs: h264.decodeMs } } : {}),
+              ...(h264 && h264.pictures > 0 ? { h264: { pictures: h264.pictures, decodeMs: h264.decodeMs, skipped: h264.skipped, failures: h264.failures } } : {}),
             };
             channel.postMessage(timing);
             release();

@@ -18,8 +18,13 @@ export interface ReplayFrameTiming {
   readonly handBackMs: number;
   readonly rects: number;
   readonly pixels: number;
-  /** The module's H.264 totals so far (WebCodecs decode → picture in the heap), when it has decoded any. */
-  readonly h264?: { readonly pictures: number; readonly decodeMs: number };
+  /**
+   * The module's H.264 totals so far (WebCodecs decode → picture in the heap),
+   * when it has decoded any: access units skipped (waiting for an IDR after a
+   * decoder failed) and decoder failures (an error, or no picture within the
+   * output deadline) say why a picture stopped following the stream.
+   */
+  readonly h264?: { readonly pictures: number; readonly decodeMs: number; readonly skipped: number; readonly failures: number };
 }
 
 /** One present of the render worker that uploaded something (its own statistics). */

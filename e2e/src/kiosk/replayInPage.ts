@@ -6,7 +6,7 @@
 import type { RecordedPdu } from '@lanterna/lab';
 import type { RgbImage } from '@lanterna/lab';
 import { GatewayStandIn, labDir, publicDir, replayRecording, startStaticServer } from '@lanterna/testkit';
-import type { ReplayProbe } from '../../../web/lab/replayProbe.js';
+import type { ReplayFrameTiming, ReplayProbe } from '../../../web/lab/replayProbe.js';
 import { serverBursts } from '../bench/replayBursts.js';
 import { openKiosk } from './kioskBrowser.js';
 import { pageScreenshot } from './pageScreenshot.js';
@@ -17,6 +17,8 @@ export interface PageReplay {
   /** The engine's end reason, or null when the session was still up when the replay was over. */
   readonly ended: string | null;
   readonly problems: readonly string[];
+  /** The page's H.264 decoder totals at the end (the last frame's), when it decoded any. */
+  readonly h264?: ReplayFrameTiming['h264'];
 }
 
 const QUIET_MS = 3000;
@@ -25,8 +27,14 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Replays the records at 1920×1080; done when the session ended or drew nothing new for QUIET_MS. */
-export async function replayInPage(records: readonly RecordedPdu[], name: string, query = ''): Promise<PageReplay> {
+/**
+ * Replays the records at 1920×1080; done when the session ended or drew
+ * nothing new for QUIET_MS — and, given `expectFrames` (what native FreeRDP
+ * drew from the same records), not before it drew that many: on a loaded
+ * machine the page may pause longer than QUIET_MS mid-replay (a clean clone's
+ * run judged a picture 28 frames short of the end).
+ */
+export async function replayInPage(records: readonly RecordedPdu[], name: string, query = '', expectFrames = 0): Promise<PageReplay> {
   const web = await startStaticServer(publicDir, labDir);
   const recording = replayRecording(serverBursts(records));
   const gateway = new GatewayStandIn(web.server, { dataScript: recording.dataScript });
@@ -45,12 +53,12 @@ export async function replayInPage(records: readonly RecordedPdu[], name: string
         });
         const idleMs = (probe as ReplayProbe & { idleMs: number | null }).idleMs;
         if (probe.ended !== null || Date.now() > deadline) break;
-        if (input.sent && idleMs !== null && idleMs >= QUIET_MS) break;
+        if (input.sent && idleMs !== null && idleMs >= QUIET_MS && probe.frames.length >= expectFrames) break;
         if (input.sent && idleMs === null && Date.now() > deadline - 150_000) break; // nothing drawn within 30 s
         await sleep(250);
       }
       const picture = await pageScreenshot(kiosk.page);
-      return { picture, frames: probe.frames.length, ended: probe.ended, problems: [...probe.problems, ...kiosk.problems] };
+      return { picture, frames: probe.frames.length, ended: probe.ended, problems: [...probe.problems, ...kiosk.problems], h264: probe.frames.at(-1)?.h264 };
     } finally {
       await kiosk.close();
     }
