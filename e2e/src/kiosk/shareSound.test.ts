@@ -21,6 +21,7 @@ import { amplitude, discontinuities, frequency, longestRun, onset, peak } from '
 import { hook, readTap, soundState } from './soundTap.js';
 import { keepScreenshot } from './keepScreenshot.js';
 import { openPresenterPage, pressShare, shareReports, startShareRig, type ShareRig } from './shareRig.js';
+import { sharedRig } from './sharedRig.js';
 
 const displayId = 'room-share-sound';
 const displayName = 'Sound share room';
@@ -50,22 +51,14 @@ interface Rig extends ShareRig {
   presenterBrowser: Browser;
 }
 
-let rigPromise: Promise<Rig> | null = null;
-function rig(): Promise<Rig> {
-  rigPromise ??= (async () => {
-    const [share, presenterBrowser] = await Promise.all([
-      startShareRig({ width: WIDTH, height: HEIGHT, displayId, displayName, displayQuery: 'audiotap=4' }),
-      launchChromium([`--auto-select-tab-capture-source-by-title=${TONE_TITLE}`], { audible: true }),
-    ]);
-    await waitFor('the display\'s sound running', async () => (await soundState(share.display.page)) === 'running', 10_000);
-    return { ...share, presenterBrowser };
-  })();
-  return rigPromise;
-}
-
-test.after(async () => {
-  if (!rigPromise) return;
-  const r = await rigPromise;
+const rig = sharedRig(async (): Promise<Rig> => {
+  const [share, presenterBrowser] = await Promise.all([
+    startShareRig({ width: WIDTH, height: HEIGHT, displayId, displayName, displayQuery: 'audiotap=4' }),
+    launchChromium([`--auto-select-tab-capture-source-by-title=${TONE_TITLE}`], { audible: true }),
+  ]);
+  await waitFor('the display\'s sound running', async () => (await soundState(share.display.page)) === 'running', 10_000);
+  return { ...share, presenterBrowser };
+}, async (r) => {
   await r.presenterBrowser.close();
   await r.close();
 });
