@@ -46,6 +46,7 @@ export {
   KIOSK_SUBPROTOCOL,
   MAX_JSON_FRAME_BYTES,
   parseGatewayControlMessage,
+  readGatewayControlMessage,
   parseGatewayDataMessage,
   parseKioskControlMessage,
   parseKioskDataMessage,
