@@ -164,10 +164,7 @@ export class ControlChannel {
   }
 
   private receive(socket: WebSocket, text: string): void {
-    const message = readGatewayControlMessage(text, (closeCode, reason) => {
-      this.lastError = 'bad-message';
-      socket.close(closeCode, reason);
-    });
+    const message = readGatewayControlMessage(text, (closeCode, reason) => { this.lastError = 'bad-message'; socket.close(closeCode, reason); });
     if (message === undefined) return;
     switch (message.type) {
       case 'welcome':
