@@ -11,39 +11,20 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/lanterna/loadtest-generator/internal/servetest"
 )
 
 // echoTarget: a TLS server that sends back what it reads (the echo host's tls-first mode, minus X.224).
 func echoTarget(t *testing.T) string {
 	t.Helper()
-	listener, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}})
+	listener, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{servetest.SelfSigned(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = listener.Close() })
-	go serveEach(listener, func(conn net.Conn) { _, _ = io.Copy(conn, conn) })
+	go servetest.EachConn(listener, func(conn net.Conn) { _, _ = io.Copy(conn, conn) })
 	return listener.Addr().String()
-}
-
-// selfSigned: httptest's self-signed certificate.
-func selfSigned(t *testing.T) tls.Certificate {
-	t.Helper()
-	server := httptest.NewUnstartedServer(nil)
-	server.StartTLS() // only for its certificate
-	defer server.Close()
-	return server.TLS.Certificates[0]
-}
-
-// serveEach runs handle on each connection listener accepts, closing it
-// after, until the listener closes.
-func serveEach(listener net.Listener, handle func(net.Conn)) {
-	for {
-		conn, err := listener.Accept()
-		if err != nil {
-			return
-		}
-		go func() { defer conn.Close(); handle(conn) }()
-	}
 }
 
 // relayAt: a pipe relay to target and a WebSocket to it, both closed after
