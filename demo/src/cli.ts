@@ -24,9 +24,10 @@ const options = new Command()
   .option('--no-kiosk', 'never open a kiosk window, only print the URL')
   .option('--discovery-interface <name...>', 'announce the display over WS-Discovery on these interfaces only (default: every one but loopback)')
   .option('--no-discovery', 'do not announce the display over WS-Discovery')
+  .option('--touch', 'a finger (or the mouse) on the display page controls the demo presenter, as a presenter allows it with the presenter page\'s switch')
   .option('--display-size <WxH>', 'the demo presenter\'s screen, up to 3840x2160 (2160x3840 upright); open the display page on a panel that size (a 4K one: 3840x2160) to see it at its own pixels', '1920x1080')
   .parse()
-  .opts<{ port: string; host: string; scene: string; auth: string; kiosk: boolean; discovery: boolean; discoveryInterface?: string[]; displaySize: string }>();
+  .opts<{ port: string; host: string; scene: string; auth: string; kiosk: boolean; discovery: boolean; discoveryInterface?: string[]; displaySize: string; touch?: boolean }>();
 
 const stops: (() => void)[] = [];
 
@@ -51,14 +52,18 @@ async function main(): Promise<void> {
   const stateDir = demoStateDir();
   const token = demoDisplayToken(stateDir);
   const discovery = options.discovery ? options.discoveryInterface ?? [] : false;
-  const configPath = writeDemoGatewayConfig(stateDir, { host: options.host, port: Number(options.port), token, presenter, discovery });
+  const touch = options.touch === true;
+  const configPath = writeDemoGatewayConfig(stateDir, { host: options.host, port: Number(options.port), token, presenter, discovery, touch });
   console.log('starting the gateway…');
   const gateway = await startGatewayProcess(configPath, { showLogs: process.env.LANTERNA_DEMO_LOGS === '1' });
   stops.push(() => gateway.kill('SIGTERM'));
 
   const local = `https://127.0.0.1:${options.port}/display/${DEMO_DISPLAY_ID}#token=${token}`;
   console.log(`\nLanterna is running.\n  display page:  ${local}\n  on the LAN:    https://${hostname()}:${options.port}/display/${DEMO_DISPLAY_ID}#token=${token}`);
-  console.log(`  presenter:     RDP ${presenter.host}:${presenter.port} (user ${presenter.username}), showing the "${scene}" scene`);
+  console.log(`  presenter:     RDP ${presenter.host}:${presenter.port} (user ${presenter.username}), showing the "${scene}" scene on X display ${screen.name}`);
+  console.log(touch
+    ? '  touch:         a finger or the mouse on the display page controls the presenter'
+    : '  touch:         off (the display only shows; --touch lets it control the presenter)');
   if (discovery !== false) {
     console.log(`  discovery:     announced as "Demo display" over WS-Discovery${discovery.length > 0 ? ` on ${discovery.join(', ')}` : ''}; from another computer: lanterna-present list`);
   }

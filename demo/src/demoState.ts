@@ -28,6 +28,8 @@ export interface DemoGatewaySettings {
   presenter: RdpEndpoint;
   /** WS-Discovery: off, or the interfaces to announce the display on ([] = every one but loopback). */
   discovery: false | readonly string[];
+  /** A finger on the display page controls the demo presenter. */
+  touch?: boolean | undefined;
 }
 
 /** A certificate's SHA-256 fingerprint as the gateway writes pins: `sha256:AA:BB:…`. */
@@ -48,7 +50,10 @@ export function writeDemoGatewayConfig(stateDir: string, settings: DemoGatewaySe
     wsd: settings.discovery === false ? { enabled: false } : { enabled: true, interfaces: settings.discovery, ipv6: settings.host === '::' },
     displays: [{
       id: DEMO_DISPLAY_ID, name: 'Demo display', location: 'Demo room', token: settings.token,
-      autoProject: { host: presenter.host, port: presenter.port, name: 'Demo presenter', credentials: { username: presenter.username, password: presenter.password } },
+      autoProject: {
+        host: presenter.host, port: presenter.port, name: 'Demo presenter', credentials: { username: presenter.username, password: presenter.password },
+        ...(settings.touch === true ? { touch: true } : {}),
+      },
     }],
     // The default private ranges and loopback: the demo presenter here, presenters on the LAN.
     policy: { allowPorts: ['1024-65535'] },

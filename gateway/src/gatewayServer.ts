@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from './config/configSchema.js';
 import type { GatewayIdentity } from './config/gatewayIdentity.js';
 import { DisplayDirectory } from './broker/displayDirectory.js';
-import { SessionBroker } from './broker/sessionBroker.js';
+import { composeBroker } from './broker/brokerParts.js';
 import type { BrokerStore } from './broker/brokerStore.js';
 import { MemoryBrokerStore } from './broker/memoryBrokerStore.js';
 import { resolveHost, type LookupAll } from './connect/hostResolver.js';
@@ -121,7 +121,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const ca = config.certificates.caFile ? readFileSync(config.certificates.caFile, 'utf8') : undefined;
   const { lookup } = deps;
   const store = deps.store ?? new MemoryBrokerStore();
-  const broker = new SessionBroker({
+  // The broker's parts (broker/brokerParts.ts): each adapter below is handed the ones its deps name, no more.
+  const broker = composeBroker({
     directory: new DisplayDirectory(config.displays),
     store,
     signer: new SessionTokenSigner(identity.sessionSecret),
@@ -132,12 +133,12 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     timeouts: { ...config.timeouts, resumeGraceMs: config.broker.resumeGraceMs },
     instanceTag: deps.instanceTag,
   });
-  broker.seedDisplays().catch((error: unknown) => logger.error({ err: error, event: 'seed-failed' }, 'configured displays not yet in the broker store: tried again on first use'));
+  broker.displays.seedDisplays().catch((error: unknown) => logger.error({ err: error, event: 'seed-failed' }, 'configured displays not yet in the broker store: tried again on first use'));
   const certificates = new CertificatePolicy(config.certificates.mode, config.certificates.pins, pins,
     (error) => logger.error({ event: 'pin-store-failed', err: error }, 'certificate pins unusable: every first-use session is refused'),
     (changes) => {
       logger.warn({ event: 'pin-changed', changes }, "a presenter's certificate changed since it was pinned");
-      broker.pinChanged(changes.map((change) => ({ ...change, at: Date.now() }))).catch((error: unknown) => logger.warn({ err: error }, 'the changed pin could not be recorded'));
+      broker.pinConflicts.changed(changes.map((change) => ({ ...change, at: Date.now() }))).catch((error: unknown) => logger.warn({ err: error }, 'the changed pin could not be recorded'));
     });
   // Every token a client shows is checked under one budget per address and IPv6 /64, shared through the store.
   const guesses = new TokenGuesses(store, config.tokenGuesses, Date.now, (check) => metrics.tokenChecksRefused.inc({ check }));
@@ -146,15 +147,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   let draining = false;
   // One engine carries the data sockets: this process's, or the data plane's with the decisions made here.
   const engine = createDataEngine({
-    config, tls: identity.tls, ca, broker, policy, certificates, bus, metrics, logger, lookup, guesses, hosts,
+    config, tls: identity.tls, ca, sessions: broker.sessions, policy, certificates, bus, metrics, logger, lookup, guesses, hosts,
     onAuthenticated: (ws) => limits.authenticated(ws), draining: () => draining,
     dataPlaneBinary: deps.dataPlaneBinary, onDataPlaneExit: deps.onDataPlaneExit,
   });
   // An engine that owns the port passes every request on over our Unix socket, naming its peer last.
   const proxies = new TrustedProxies(config.listen.trustedProxies, { localProxy: !engine.ownsPort });
   const clientAddress = (request: IncomingMessage): string | undefined => proxies.clientAddress(request);
-  const roomRequests = new RoomRequests({ broker, store, sealer: new SealedBox(identity.sessionSecret, 'room request'), publish: (event) => bus.publish(event) });
-  const admin = new AdminApi({ adminToken: identity.adminToken, broker, pins, rooms: roomRequests }, {
+  const roomRequests = new RoomRequests({ ...broker, store, sealer: new SealedBox(identity.sessionSecret, 'room request'), publish: (event) => bus.publish(event) });
+  const admin = new AdminApi({ adminToken: identity.adminToken, ...broker, pins, rooms: roomRequests }, {
     allowedOrigins: config.listen.allowedOrigins,
     clientAddress,
     guesses,
@@ -168,7 +169,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   // Both engines join a presenter page's socket to its display's session; across a cluster's workers only the native data planes do (docs/browser-presenter.md).
   const browserSource = cluster.isWorker && !engine.joinsAcrossWorkers
     ? 'a presenter page and its display may reach different workers of this gateway: run it with workers: 1 or the native relay engine for that' : true;
-  const presenters = new PresenterProjections({ broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource, rooms: roomRequests });
+  const presenters = new PresenterProjections({ ...broker, store, pins: roomPins, stopTokens: new StopTokens(identity.sessionSecret), browserSource, rooms: roomRequests });
   const presenterLimiter = new RequestRateLimiter(config.presenter.requestsPerMinute);
   const presenterUrl = (displayId: string, host: string | undefined): string => {
     const url = new URL(config.presenter.url ?? `${config.listen.tls ? 'https' : 'http'}://${host ?? `localhost:${config.listen.port}`}/present`);
@@ -180,11 +181,11 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
   const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
   const laser = new LaserFeed(bus);
-  const control = new ControlChannels({ config, broker, bus, metrics, logger, rooms, guesses, onAuthenticated, roomView: (displayId) => roomRequests.view(displayId) });
+  const control = new ControlChannels({ config, ...broker, bus, metrics, logger, rooms, guesses, onAuthenticated, roomView: (displayId) => roomRequests.view(displayId) });
   const webRoot = config.webRoot ?? defaultWebRoot();
   let deviceSeed: string | undefined;
   const wsd: WsdHttpDeps | undefined = config.wsd.enabled ? {
-    broker, presenters, clientAddress, tls: config.listen.tls, metrics, version: gatewayVersion(),
+    ...broker, presenters, clientAddress, tls: config.listen.tls, metrics, version: gatewayVersion(),
     deviceSeed: () => (deviceSeed ??= deviceSeedOf(config.broker.store === 'redis', identity.sessionSecret, () => readDeviceSeed(config.stateDir))),
   } : undefined;
 
@@ -238,7 +239,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     }
     if (wsd && await handleWsdRequest(wsd, request, response, path)) return;
     if (await admin.handle(request, response, url)) return;
-    if (await handleInk({ settings: config.ink, store, broker, presenters, pins: roomPins, guesses, limiter: presenterLimiter, logger, clientAddress }, request, response, path)) return;
+    if (await handleInk({ settings: config.ink, store, displays: broker.displays, presenters, pins: roomPins, guesses, limiter: presenterLimiter, logger, clientAddress }, request, response, path)) return;
     if (await handlePresenter({ presenters, rooms: roomRequests, adminToken: identity.adminToken, guesses, limiter: presenterLimiter, allowedOrigins: config.listen.allowedOrigins, logger, clientAddress, presenterSocketUrl, laser }, request, response, path)) return;
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'method not allowed\n');
     const page = /^\/display\/[A-Za-z0-9._-]{1,64}\/?$/.test(path) ? '/display.html' : /^\/admin\/?$/.test(path) ? '/admin.html' : /^\/present\/?$/.test(path) ? '/present.html' : path;

@@ -162,3 +162,10 @@ export {
   type PanelOutput,
 } from './panelSize.js';
 export { INK_MAX_PNG_BYTES, INK_PIN_HEADER, inkPath, sentenceForInkCode, whiteboardPath, type InkPictureKind, type InkRefusalCode } from './inkPictures.js';
+// The Node <-> Go data plane's messages (docs/native-data-plane.md, "The contract"): one schema per op, the examples both sides check in contract/.
+export {
+  RPC_CONTRACT, readMessage, configureConfigSchema, endedNoticeSchema,
+  type AdmitAnswer, type AdmitRequest, type CertificateAnswer, type CertificateRequest, type ConfigureConfig, type DrainRequest, type EndedError,
+  type EndedNotice, type InputNotice, type OpenAnswer, type OpenRequest, type PhaseNotice, type PresentAnswer, type PresentRequest,
+  type PresenterEndedNotice, type ResolveAnswer, type ResolveRequest, type SampleNotice, type SecuredNotice, type StopNotice,
+} from './dataPlaneContract.js';

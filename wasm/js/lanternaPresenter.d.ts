@@ -41,6 +41,11 @@ export interface PresenterAudioOptions {
   readonly sampleRate: number;
   /** 1 or 2. */
   readonly channels: number;
+  /**
+   * The page can encode Opus (WebCodecs AudioEncoder): Opus (FreeRDP's tag 0x704F, 48 kHz, these
+   * channels) is offered before the PCM, and a client that lists it gets sendAudioPacket's packets.
+   */
+  readonly opus?: boolean;
 }
 
 export interface PresenterAudioReady {
@@ -49,6 +54,8 @@ export interface PresenterAudioReady {
   /** The client's rdpsnd version (8 and up: Wave2 PDUs, one per sendAudio piece). */
   readonly clientVersion: number;
   readonly channel: 'static' | 'dynamic';
+  /** What the client chose: 'opus' (send sendAudioPacket; sampleRate is 48000) or 'pcm' (sendAudio). */
+  readonly codec: 'opus' | 'pcm';
 }
 
 export declare class PresenterError extends Error {
@@ -68,7 +75,7 @@ export declare class PresenterSession {
   onframeacked: (ack: { frameId: number; framesSent: number; queueDepth: number }) => void;
   onframedropped: (drop: { frameId: number; reason: 'replaced' | 'send-failed' | 'bad-frame' | 'avc-not-allowed' | 'unknown' }) => void;
   onended: (end: PresenterEnd) => void;
-  /** The display's client chose the PCM format: sendAudio is sent from now on. */
+  /** The display's client chose a format (info.codec): sendAudio or sendAudioPacket is sent from now on. */
   onaudioready: (info: PresenterAudioReady) => void;
   /** No sound this session: the client lists no such format (or the channel did not open, clientFormats 0). */
   onaudiorefused: (info: { clientFormats: number; clientVersion: number }) => void;
@@ -99,6 +106,11 @@ export declare class PresenterSession {
    * timestampMs; copied at once. 'queued', or why not. Throws PresenterError 'bad-audio' on bad input.
    */
   sendAudio(samples: Int16Array, sampleRate: number, channels: number, timestampMs: number): 'queued' | 'off' | 'not-ready' | 'full';
+  /**
+   * One Opus packet of `frames` (48 kHz, ≤ 5760) and ≤ 7680 bytes, starting at timestampMs, once the client
+   * chose Opus; copied at once and sent as it is (one Wave2 PDU). Throws PresenterError 'bad-audio' on bad input.
+   */
+  sendAudioPacket(packet: Uint8Array, frames: number, timestampMs: number): 'queued' | 'off' | 'not-ready' | 'full';
   /** What onactive reported, once the graphics channel is up. */
   readonly active: PresenterActive | null;
   stop(): void;

@@ -25,6 +25,9 @@ const AUDIO_CHANNELS = Object.freeze({ static: 1, dynamic: 2 });
 const AUDIO_REFUSALS = Object.freeze({ 0: 'queued', 1: 'off', 2: 'not-ready', 3: 'full', 4: 'bad-audio' });
 /** What one sendAudio may carry: 4 s at 48 kHz (lp_presenter_send_audio takes at most 192000 frames). */
 const MAX_AUDIO_FRAMES = 192000;
+/** One Opus packet at most: 7,680 bytes, 120 ms at 48 kHz (LP_OPUS_MAX_BYTES, LP_OPUS_MAX_FRAMES). */
+const MAX_OPUS_BYTES = 7680;
+const MAX_OPUS_FRAMES = 5760;
 /** Frames in one Wave2 PDU at most (LP_WAVE2_MAX_DATA bytes of 16-bit frames): how a long call is cut. */
 const WAVE2_MAX_FRAMES = (channels) => Math.floor(65523 / (2 * channels));
 const DROP_REASONS = Object.freeze({ 1: 'replaced', 2: 'send-failed', 3: 'bad-frame', 4: 'avc-not-allowed' });
@@ -68,9 +71,11 @@ export class LanternaPresenter {
    * A server for one display's client, drawing a width×height desktop. Call
    * start() on it, then feed() it the gateway's bytes.
    * @param {{ width: number, height: number, connectTimeoutMs?: number, freerdpSettings?: Record<string, string | number | boolean>,
-   *   audio?: { channel: 'static' | 'dynamic', sampleRate: number, channels: number } }} options
+   *   audio?: { channel: 'static' | 'dynamic', sampleRate: number, channels: number, opus?: boolean } }} options
    *   connectTimeoutMs: from start() to the client's activation (default 20 s), then the session ends 'timeout'
-   *   audio: sound on the audio output channel, as 16-bit PCM at this rate and channel count (sendAudio)
+   *   audio: sound on the audio output channel, as 16-bit PCM at this rate and channel count (sendAudio);
+   *     opus: Opus (48 kHz, these channels) is offered first, and a client that takes it gets
+   *     sendAudioPacket's packets instead (onaudioready's codec says which)
    */
   createSession({ width, height, connectTimeoutMs = 20000, freerdpSettings = {}, audio }) {
     if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0 || width > MAX_SIDE || height > MAX_SIDE) {
@@ -89,11 +94,11 @@ export class LanternaPresenter {
     }
     if (audio) {
       const mode = AUDIO_CHANNELS[audio.channel];
-      if (!mode || !this.module._lp_presenter_configure_audio(handle, mode, audio.sampleRate, audio.channels)) {
+      if (!mode || !this.module._lp_presenter_configure_audio(handle, mode, audio.sampleRate, audio.channels, audio.opus === true ? 1 : 0)) {
         this.module._lp_presenter_free(handle);
         throw new PresenterError('bad-audio', `audio ${JSON.stringify(audio)}: channel static or dynamic, 8000..192000 Hz, 1 or 2 channels`);
       }
-      session.audio = { channel: audio.channel, sampleRate: audio.sampleRate, channels: audio.channels };
+      session.audio = { channel: audio.channel, sampleRate: audio.sampleRate, channels: audio.channels, opus: audio.opus === true };
     }
     this.sessions.set(handle, session);
     return session;
@@ -274,6 +279,7 @@ export class PresenterSession {
     if (sampleRate !== this.audio.sampleRate || channels !== this.audio.channels) {
       throw new PresenterError('bad-audio', `sound at ${sampleRate} Hz × ${channels}; this session sends ${this.audio.sampleRate} Hz × ${this.audio.channels}`);
     }
+    if (this.audioReady?.codec === 'opus') throw new PresenterError('bad-audio', 'the display\'s client chose Opus: send sendAudioPacket');
     const frames = samples.length / channels;
     if (frames > MAX_AUDIO_FRAMES || !Number.isFinite(timestampMs) || timestampMs < 0) {
       throw new PresenterError('bad-audio', `at most ${MAX_AUDIO_FRAMES} frames per call, and a timestamp ≥ 0 ms`);
@@ -286,6 +292,36 @@ export class PresenterSession {
     const rc = m._lp_presenter_send_audio(this.handle, ptr, frames, sampleRate, channels, Math.floor(timestampMs));
     const result = AUDIO_REFUSALS[rc] ?? 'bad-audio';
     if (result === 'bad-audio') throw new PresenterError('bad-audio', 'the sound was refused');
+    return result;
+  }
+
+  /**
+   * One Opus packet (as WebCodecs' AudioEncoder makes it) of `frames` at 48 kHz, starting at
+   * timestampMs; once the display's client chose Opus (onaudioready's codec 'opus'). Copied at
+   * once; sent as it is, one Wave2 PDU. 'queued', or why not (as sendAudio).
+   * @param {Uint8Array} packet @param {number} frames @param {number} timestampMs
+   * @returns {'queued' | 'off' | 'not-ready' | 'full'}
+   */
+  sendAudioPacket(packet, frames, timestampMs) {
+    if (this.state === 'ended' || this.state === 'new') throw new PresenterError('not-running', `cannot send sound in state ${this.state}`);
+    if (!this.audio) return 'off';
+    if (!(packet instanceof Uint8Array) || packet.length === 0 || packet.length > MAX_OPUS_BYTES) {
+      throw new PresenterError('bad-audio', `an Opus packet is a Uint8Array of 1..${MAX_OPUS_BYTES} bytes`);
+    }
+    if (!Number.isInteger(frames) || frames <= 0 || frames > MAX_OPUS_FRAMES || !Number.isFinite(timestampMs) || timestampMs < 0) {
+      throw new PresenterError('bad-audio', `an Opus packet holds 1..${MAX_OPUS_FRAMES} frames, and a timestamp ≥ 0 ms`);
+    }
+    if (this.audioReady && this.audioReady.codec !== 'opus') {
+      throw new PresenterError('bad-audio', 'the display\'s client chose PCM: send sendAudio');
+    }
+    const m = this.module;
+    const ptr = m._malloc(packet.length);
+    if (!ptr) return 'full';
+    m.HEAPU8.set(packet, ptr);
+    // the C side owns ptr from here, also when it refuses the packet
+    const rc = m._lp_presenter_send_audio_packet(this.handle, ptr, packet.length, frames, Math.floor(timestampMs));
+    const result = AUDIO_REFUSALS[rc] ?? 'bad-audio';
+    if (result === 'bad-audio') throw new PresenterError('bad-audio', 'the packet was refused');
     return result;
   }
 
@@ -328,7 +364,7 @@ export class PresenterSession {
         this.onframedropped({ frameId: a >>> 0, reason: DROP_REASONS[b] ?? 'unknown' });
         break;
       case EVENT.AUDIO_READY:
-        this.audioReady = { sampleRate: a, channels: b, clientVersion: c, channel: d === 1 ? 'dynamic' : 'static' };
+        this.audioReady = { sampleRate: a, channels: b, clientVersion: c, channel: (d & 1) === 1 ? 'dynamic' : 'static', codec: (d & 2) === 2 ? 'opus' : 'pcm' };
         this.onaudioready({ ...this.audioReady });
         break;
       case EVENT.AUDIO_REFUSED:
@@ -338,6 +374,7 @@ export class PresenterSession {
         // one wave per block; a call may have made several (64 KiB each) or, for
         // a client before version 8, none yet (FreeRDP cuts its own blocks)
         for (let i = 0; i < b; i++) {
+          // (an Opus packet is one wave: i is 0)
           const offsetMs = (this.audioReady?.clientVersion ?? 0) >= 8 ? Math.floor(i * WAVE2_MAX_FRAMES(this.audio.channels) * 1000 / this.audio.sampleRate) : 0;
           this.audioBlocks.set((a + i) & 0xff, (c + offsetMs) & 0xffff);
         }

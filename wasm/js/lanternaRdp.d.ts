@@ -70,12 +70,20 @@ export interface SessionOptions {
    * opens it) with onaudio as its device: the server's PCM formats, handed on as 16-bit.
    */
   readonly audio?: boolean;
+  /**
+   * With audio: the page decodes Opus (WebCodecs AudioDecoder), so the client also takes Opus
+   * (FreeRDP's tag 0x704F, 48 kHz, 1–2 channels, one packet per wave) and hands each packet on
+   * as it is (OpusWave). Default off: PCM only.
+   */
+  readonly audioOpus?: boolean;
   /** How long a wave waits for onaudio to return before the channel goes on (default 500 ms). */
   readonly audioAckTimeoutMs?: number;
 }
 
-/** One wave of sound as the server sent it, decoded to PCM. `samples` is a copy. */
-export interface AudioWave {
+/** One wave of sound as the server sent it: PCM (`samples`, a copy) or an Opus packet (`packet`, a copy). */
+export type AudioWave = PcmWave | OpusWave;
+
+interface WaveTimes {
   /** Waves of this session, from 1, in the server's order. */
   readonly seq: number;
   /** The server's wTimeStamp (ms, modulo 65536) of the wave. */
@@ -84,6 +92,18 @@ export interface AudioWave {
   readonly audioTimestamp: number;
   /** The server's block number (cBlockNo), 0–255. */
   readonly block: number;
+  /** Frames the wave holds (Opus: at 48 kHz, from the packet's TOC byte). */
+  readonly frames: number;
+}
+
+/** One Opus packet ([RFC 6716]), as the server sent it: the page decodes it. */
+export interface OpusWave extends WaveTimes {
+  readonly format: { readonly encoding: 'opus'; readonly channels: number; readonly sampleRate: 48000 };
+  readonly packet: Uint8Array;
+}
+
+/** One wave of sound as the server sent it, as 16-bit PCM. `samples` is a copy. */
+export interface PcmWave extends WaveTimes {
   readonly format: { readonly encoding: 'pcm'; readonly channels: number; readonly sampleRate: number; readonly bitsPerSample: 16 };
   /** Interleaved samples, frames × channels. */
   readonly samples: Int16Array;
@@ -127,6 +147,8 @@ export declare class RdpSession {
   readonly lateAudioAcks: number;
   /** rdpsnd PDUs the client dropped (malformed, too long, past its queue's bound) and waves its device could not take. */
   readonly droppedAudio: number;
+  /** The page could not play `count` waves onaudio took (an Opus packet its decoder refused): counted in droppedAudio. */
+  audioDropped(count?: number): void;
   /** Resolves with the end, like ondisconnected. */
   readonly closed: Promise<SessionEnd>;
   /** Whether AVC420/AVC444 were advertised, and why not when they were asked for and left out. */

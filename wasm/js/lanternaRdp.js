@@ -32,7 +32,9 @@ const CODECS = ['planar', 'remotefx', 'progressive', 'avc420', 'avc444'];
 const FRAME_HEADER_WORDS = 7;
 const POINTER_HEADER_WORDS = 4;
 /** A wave record's header (wasm/src/audio_output.h); the PCM follows it. */
-const AUDIO_HEADER_WORDS = 8;
+const AUDIO_HEADER_WORDS = 10;
+/** Record word 8: the wave's format tag (WAVE_FORMAT_PCM, WAVE_FORMAT_OPUS as FreeRDP names it). */
+const WAVE_FORMAT_OPUS = 0x704f;
 const LAYOUTS = { bgrx: 1, rgbx: 2 };
 const LAYOUT_NAMES = { 1: 'bgrx', 2: 'rgbx' };
 
@@ -172,6 +174,8 @@ export class RdpSession {
     this.desktop = { width: 0, height: 0 };
     this.frames = 0;
     this.waves = 0;
+    /** Waves the page could not play after onaudio took them (an Opus packet its decoder refused). */
+    this.pageDroppedAudio = 0;
     /** Callbacks; assign the ones you need. */
     this.onsend = (_bytes) => {};
     this.onconnected = (_desktop) => {};
@@ -252,7 +256,8 @@ export class RdpSession {
     // sound: rdpsnd with the page's device (wasm/src/audio_output.c); without it
     // FreeRDP's silent one answers the server, as before
     if (options.audio) {
-      if (!this.module._lt_session_configure_audio(this.handle, options.audioAckTimeoutMs ?? 500)) {
+      // audioOpus: the page decodes Opus (WebCodecs), so the device claims FreeRDP's tag 0x704F
+      if (!this.module._lt_session_configure_audio(this.handle, options.audioAckTimeoutMs ?? 500, options.audioOpus === true ? 1 : 0)) {
         throw new RdpSessionError('internal', 'the audio channel could not be set up');
       }
     }
@@ -352,7 +357,12 @@ export class RdpSession {
    * allows, or past its queue's bound: patch 0015) and waves its device could not take.
    */
   get droppedAudio() {
-    return this.state === 'ended' ? this.finalDroppedAudio : this.module._lt_session_dropped_audio(this.handle);
+    return (this.state === 'ended' ? this.finalDroppedAudio : this.module._lt_session_dropped_audio(this.handle)) + this.pageDroppedAudio;
+  }
+
+  /** The page could not play `count` waves it took from onaudio (a decoder's error): counted in droppedAudio. */
+  audioDropped(count = 1) {
+    if (Number.isInteger(count) && count > 0) this.pageDroppedAudio += count;
   }
 
   get lateFrameAcks() {
@@ -436,19 +446,20 @@ export class RdpSession {
 
   #wave(ptr) {
     const m = this.module;
-    const [seq, timestamp, audioTimestamp, block, channels, sampleRate, bitsPerSample, length] =
+    const [seq, timestamp, audioTimestamp, block, channels, sampleRate, bitsPerSample, length, tag, frames] =
       new Int32Array(m.HEAP32.buffer, ptr, AUDIO_HEADER_WORDS);
     // a copy: the RDP thread's next wave reuses nothing, but the record is freed now
     const start = ptr + AUDIO_HEADER_WORDS * 4;
-    const samples = new Int16Array(m.HEAPU8.slice(start, start + length).buffer);
+    const bytes = m.HEAPU8.slice(start, start + length);
     m._free(ptr);
     this.waves += 1;
+    // an Opus packet goes on as the server sent it (the page decodes it); PCM as 16-bit samples
+    const wave = tag === WAVE_FORMAT_OPUS
+      ? { seq, timestamp, audioTimestamp, block, frames, packet: bytes, format: { encoding: 'opus', channels, sampleRate } }
+      : { seq, timestamp, audioTimestamp, block, frames, samples: new Int16Array(bytes.buffer), format: { encoding: 'pcm', channels, sampleRate, bitsPerSample } };
     let delayMs = 0;
     try {
-      const result = this.onaudio({
-        seq, timestamp, audioTimestamp, block, samples,
-        format: { encoding: 'pcm', channels, sampleRate, bitsPerSample },
-      });
+      const result = this.onaudio(wave);
       if (typeof result === 'number' && Number.isFinite(result) && result > 0) delayMs = Math.min(Math.round(result), 60000);
     } finally {
       // the channel's Wave Confirm reports this moment (+ delayMs) to the server

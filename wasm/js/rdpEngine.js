@@ -45,7 +45,7 @@ class WasmRdpEngine {
       videoDecoder,
       // sound (settings.audio: the page has an output): rdpsnd with our device; each
       // wave goes to the sink, whose answer (ms until heard) the Wave Confirm reports
-      ...(settings.audio ? { audio: true } : {}),
+      ...(settings.audio ? { audio: true, audioOpus: settings.audioOpus === true } : {}),
     });
     this.session = session;
     session.onsend = (bytes) => transport.send(bytes.buffer);
@@ -64,7 +64,11 @@ class WasmRdpEngine {
       } else if (p.kind === 'hidden') sink.onPointer(null);
       else if (p.kind === 'position') sink.onPointerMove(p.x, p.y);
     };
-    if (settings.audio) session.onaudio = (wave) => sink.onAudio?.({ samples: wave.samples, format: wave.format }) ?? 0;
+    if (settings.audio) {
+      session.onaudio = (wave) => sink.onAudio?.(wave.format.encoding === 'opus'
+        ? { packet: wave.packet, frames: wave.frames, format: wave.format }
+        : { samples: wave.samples, format: wave.format }) ?? 0;
+    }
     session.ondisconnected = (end) => {
       sink.onEvent({ type: 'disconnected', reason: end.reason });
       transport.close();
@@ -84,6 +88,11 @@ class WasmRdpEngine {
   /** Display Control: false when the server never opened the channel (the page letterboxes). */
   requestSize(width, height) {
     return this.session?.requestSize(width, height) ?? false;
+  }
+
+  /** The page could not play `count` waves it took: counted in the session's droppedAudio. */
+  audioDropped(count) {
+    this.session?.audioDropped(count);
   }
 
   /** One pointer event as RDP mouse input (FreeRDP's PTR_FLAGS_*, desktop pixels): false when not sent. */

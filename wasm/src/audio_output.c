@@ -21,12 +21,17 @@
 /* One Wave2 PDU carries at most 64 KiB (128 KiB once 8-bit PCM is widened); a
  * Wave PDU's body size is 16 bits too: anything bigger is not a wave */
 #define LT_AUDIO_MAX_WAVE_BYTES (256u * 1024u)
+/* An Opus packet ([RFC 6716] 3): at most 120 ms, and frames of at most 1,275
+ * bytes; six 20 ms frames at the codec's top rate fit in this */
+#define LT_AUDIO_MAX_OPUS_BYTES 7680u
+/* 120 ms at Opus's 48 kHz clock */
+#define LT_AUDIO_MAX_OPUS_FRAMES 5760u
 
 typedef struct
 {
 	rdpsndDevicePlugin device; /* first: FreeRDP's */
 	LtContext* lt;
-	AUDIO_FORMAT format; /* what Open was given: the PCM the waves arrive in */
+	AUDIO_FORMAT format; /* what Open was given: the PCM or Opus the waves arrive in */
 	BOOL open;
 } LtAudioDevice;
 
@@ -39,10 +44,61 @@ static BOOL is_playable_pcm(const AUDIO_FORMAT* format)
 	       (format->nBlockAlign == format->nChannels * 2);
 }
 
-static BOOL device_format_supported(WINPR_ATTR_UNUSED rdpsndDevicePlugin* device,
-                                    const AUDIO_FORMAT* format)
+/* Opus under FreeRDP's tag, one packet per wave (as FreeRDP's own encoder and
+ * decoder frame it), at Opus's 48 kHz clock: the page decodes it (WebCodecs
+ * AudioDecoder), so the device claims it only when the page said it can. */
+static BOOL is_opus(const AUDIO_FORMAT* format)
 {
-	return is_playable_pcm(format);
+	return (format->wFormatTag == WAVE_FORMAT_OPUS) && (format->nSamplesPerSec == 48000) &&
+	       (format->nChannels >= 1) && (format->nChannels <= 2);
+}
+
+static BOOL device_takes(const LtAudioDevice* dev, const AUDIO_FORMAT* format)
+{
+	return is_playable_pcm(format) || (dev->lt->audioOpus && is_opus(format));
+}
+
+static BOOL device_format_supported(rdpsndDevicePlugin* device, const AUDIO_FORMAT* format)
+{
+	return device_takes((LtAudioDevice*)device, format);
+}
+
+/* The frames (at 48 kHz) an Opus packet holds, from its TOC byte and frame
+ * count ([RFC 6716] 3.1, 3.2); 0 for what cannot be an Opus packet (empty, a
+ * frame count of 0, more than 120 ms, a code 1 packet of odd length). Nothing
+ * here decodes: a packet that parses can still fail in the page's decoder. */
+static UINT32 opus_packet_frames(const BYTE* data, size_t size)
+{
+	static const UINT32 silk[4] = { 480, 960, 1920, 2880 };
+	static const UINT32 celt[4] = { 120, 240, 480, 960 };
+	if ((size == 0) || (size > LT_AUDIO_MAX_OPUS_BYTES))
+		return 0;
+	const BYTE config = data[0] >> 3;
+	const UINT32 frameSize =
+	    (config < 12) ? silk[config & 3] : (config < 16) ? ((config & 1) ? 960u : 480u) : celt[config & 3];
+	UINT32 count = 1;
+	switch (data[0] & 3)
+	{
+		case 0:
+			break;
+		case 1:
+			if ((size - 1) % 2 != 0)
+				return 0;
+			count = 2;
+			break;
+		case 2:
+			if (size < 2)
+				return 0;
+			count = 2;
+			break;
+		default:
+			if (size < 2)
+				return 0;
+			count = data[1] & 0x3F;
+			break;
+	}
+	const UINT32 frames = count * frameSize;
+	return ((count == 0) || (frames > LT_AUDIO_MAX_OPUS_FRAMES)) ? 0 : frames;
 }
 
 /* For a format the device does not take as it is: the 16-bit PCM it is handed
@@ -66,7 +122,7 @@ static BOOL device_open(rdpsndDevicePlugin* device, const AUDIO_FORMAT* format,
                         WINPR_ATTR_UNUSED UINT32 latency)
 {
 	LtAudioDevice* dev = (LtAudioDevice*)device;
-	if (!is_playable_pcm(format))
+	if (!device_takes(dev, format))
 		return FALSE;
 	dev->format = *format;
 	dev->format.cbSize = 0;
@@ -109,11 +165,15 @@ static UINT device_play_wave(rdpsndDevicePlugin* device, const AUDIO_FORMAT* wir
 	LtContext* lt = dev->lt;
 	/* 8-bit PCM (unsigned, [MS-RDPEA] via WAVEFORMATEX) is handed on as 16-bit */
 	const BOOL widen = (wire->wFormatTag == WAVE_FORMAT_PCM) && (wire->wBitsPerSample == 8);
+	const BOOL opus = dev->open && (dev->format.wFormatTag == WAVE_FORMAT_OPUS);
 	const size_t bytes = widen ? size * 2 : size;
 	if (atomic_load(&lt->stopRequested))
 		return 0;
-	if (!dev->open || (size == 0) || (bytes > LT_AUDIO_MAX_WAVE_BYTES) ||
-	    (bytes % dev->format.nBlockAlign != 0))
+	/* a packet the page's decoder would refuse is dropped here, counted, before it costs a hand-over */
+	const UINT32 frames = opus ? opus_packet_frames(data, size)
+	                           : (dev->open ? (UINT32)(bytes / dev->format.nBlockAlign) : 0);
+	if (!dev->open || (size == 0) || (bytes > LT_AUDIO_MAX_WAVE_BYTES) || (frames == 0) ||
+	    (!opus && (bytes % dev->format.nBlockAlign != 0)))
 	{
 		atomic_fetch_add(&lt->droppedAudio, 1);
 		return 0;
@@ -133,6 +193,8 @@ static UINT device_play_wave(rdpsndDevicePlugin* device, const AUDIO_FORMAT* wir
 	record[5] = (int32_t)dev->format.nSamplesPerSec;
 	record[6] = dev->format.wBitsPerSample;
 	record[7] = (int32_t)bytes;
+	record[8] = dev->format.wFormatTag;
+	record[9] = (int32_t)frames;
 	if (widen)
 	{
 		INT16* out = (INT16*)&record[LT_AUDIO_HEADER_WORDS];

@@ -62,11 +62,13 @@ EMSCRIPTEN_KEEPALIVE void lt_session_configure(intptr_t handle, int pixelLayout,
 }
 
 /* Sound (audio_output.h): joins rdpsnd with the page's device; before start.
- * ackTimeoutMs: how long a wave waits for lt_session_audio_played (<= 0: 500 ms). */
-EMSCRIPTEN_KEEPALIVE int lt_session_configure_audio(intptr_t handle, int ackTimeoutMs)
+ * ackTimeoutMs: how long a wave waits for lt_session_audio_played (<= 0: 500 ms);
+ * opus: 1 when the page decodes Opus (the device then claims it). */
+EMSCRIPTEN_KEEPALIVE int lt_session_configure_audio(intptr_t handle, int ackTimeoutMs, int opus)
 {
 	LtContext* lt = from_handle(handle);
 	lt->audioAckTimeoutMs = (ackTimeoutMs > 0) ? (UINT32)ackTimeoutMs : 500;
+	lt->audioOpus = (opus == 1);
 	lt->audio = lt_audio_output_settings(lt->common.context.settings);
 	return lt->audio;
 }

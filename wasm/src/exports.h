@@ -12,7 +12,7 @@ int lt_session_set(intptr_t handle, const char* name, const char* value);
 int lt_session_set_assistance(intptr_t handle, const char* invitation, const char* password);
 void lt_session_configure(intptr_t handle, int pixelLayout, int waitFrameAck,
                           int frameAckTimeoutMs, int connectTimeoutMs);
-int lt_session_configure_audio(intptr_t handle, int ackTimeoutMs);
+int lt_session_configure_audio(intptr_t handle, int ackTimeoutMs, int opus);
 void lt_session_audio_played(intptr_t handle, int seq, int delayMs);
 int lt_session_late_audio_acks(intptr_t handle);
 int lt_session_dropped_audio(intptr_t handle);

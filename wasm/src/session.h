@@ -79,6 +79,7 @@ typedef struct
 	atomic_uint lateFrameAcks;
 
 	BOOL audio;                 /* rdpsnd joined with the page's device (audio_output.h) */
+	BOOL audioOpus;             /* the page decodes Opus: the device claims tag 0x704F */
 	UINT32 audioAckTimeoutMs;   /* how long a wave waits for JS to hand it on */
 	HANDLE audioPlayed;         /* set by JS (lt_session_audio_played) */
 	atomic_uint audioSeq;       /* the wave JS is handed now (record word 0) */

@@ -31,9 +31,9 @@ const goodWave = (block, fill = 0) => wave2Pdu({ timestamp: block * 20, formatNo
  * replaces the presenter's Server Audio Formats PDU on the way. Resolves once the
  * picture's channel is up (and the sound's, unless the formats were rewritten).
  */
-async function joined(t, { rewriteFormats, onaudio = () => 0 } = {}) {
-  const client = rdp.createSession({ width: WIDTH, height: HEIGHT, connectTimeoutMs: 15000, username: 'display', password: 'unused', audio: true });
-  const presenter = presenters.createSession({ width: WIDTH, height: HEIGHT, audio: { channel: 'static', sampleRate: RATE, channels: 2 } });
+async function joined(t, { rewriteFormats, onaudio = () => 0, opus = false } = {}) {
+  const client = rdp.createSession({ width: WIDTH, height: HEIGHT, connectTimeoutMs: 15000, username: 'display', password: 'unused', audio: true, audioOpus: opus });
+  const presenter = presenters.createSession({ width: WIDTH, height: HEIGHT, audio: { channel: 'static', sampleRate: RATE, channels: 2, opus } });
   const seen = { waves: [], frames: 0, end: null, rdpsnd: null };
   client.onaudio = (wave) => { seen.waves.push(wave); return onaudio(wave); };
   client.onframe = () => { seen.frames += 1; };
@@ -96,6 +96,28 @@ test('a Wave2 with a format index out of range, one that is not whole frames, an
   assert.equal(seen.waves.length, 1);
   assert.equal(seen.waves[0].block, 3);
   assert.equal(client.droppedAudio, 2, 'the two bad waves are counted (the unknown type is not sound)');
+  await pictureGoesOn(presenter, seen);
+});
+
+test('Opus packets that cannot be Opus (a frame count of 0, more than 120 ms, a code 1 packet of odd length, one past 7,680 bytes) are dropped with a count; the next good packet plays, the picture goes on', async (t) => {
+  const { client, presenter, seen } = await joined(t, { opus: true });
+  assert.equal(presenter.audioReady?.codec, 'opus');
+  // through the presenter's real server, which sends what the page gives it as it is
+  assert.equal(presenter.sendAudioPacket(new Uint8Array([0xff, 0x00, 1, 2]), 960, 0), 'queued'); // code 3, no frames
+  assert.equal(presenter.sendAudioPacket(new Uint8Array([0xff, 0xff, 1, 2]), 960, 20), 'queued'); // code 3, 63 × 20 ms
+  assert.equal(presenter.sendAudioPacket(new Uint8Array([0xfd, 1, 2, 3]), 960, 40), 'queued'); // code 1: two equal frames in 3 bytes
+  // past the display's cap (the presenter refuses these itself: written on the channel here)
+  inject(client, seen, wave2Pdu({ timestamp: 60, formatNo: 0, block: 9, data: new Uint8Array(7681).fill(0xfc) }));
+  const good = new Uint8Array([0xfc, 0xff, 0xfe, 0x01, 0x02]);
+  assert.equal(presenter.sendAudioPacket(good, 960, 80), 'queued');
+  await until('the good packet after the bad ones', () => seen.waves.length >= 1 && client.droppedAudio >= 4);
+  assert.equal(seen.waves.length, 1);
+  assert.deepEqual(seen.waves[0].packet, good);
+  assert.equal(seen.waves[0].frames, 960);
+  assert.equal(client.droppedAudio, 4, 'the four bad packets are counted');
+  // what the page's decoder refuses later is counted there too
+  client.audioDropped(2);
+  assert.equal(client.droppedAudio, 6);
   await pictureGoesOn(presenter, seen);
 });
 

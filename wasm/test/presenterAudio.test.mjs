@@ -42,9 +42,9 @@ function percentile(values, p) {
 }
 
 /** A display client with sound joined to a presenter with sound; resolves when the presenter may send it. */
-async function joinedWithSound(t, { channel, sampleRate, clientOptions = {}, onaudio = () => undefined }) {
+async function joinedWithSound(t, { channel, sampleRate, clientOptions = {}, opus = false, onaudio = () => undefined }) {
   const client = rdp.createSession({ width: 320, height: 240, connectTimeoutMs: 15000, username: 'display', password: 'unused', audio: true, ...clientOptions });
-  const presenter = presenters.createSession({ width: 320, height: 240, audio: { channel, sampleRate, channels: 2 } });
+  const presenter = presenters.createSession({ width: 320, height: 240, audio: { channel, sampleRate, channels: 2, opus } });
   const seen = { waves: [], sent: [], confirms: [], dropped: [], refused: null, clientEnd: null };
   client.onaudio = (wave) => {
     seen.waves.push({ ...wave, at: performance.now() });
@@ -89,7 +89,7 @@ function joinWaves(waves) {
 test('sound on the static rdpsnd channel arrives sample for sample, in order, with its timestamps, and is confirmed', async (t) => {
   const sampleRate = 48000;
   const { presenter, seen, pipe, audio } = await joinedWithSound(t, { channel: 'static', sampleRate });
-  assert.deepEqual(audio, { sampleRate, channels: 2, clientVersion: 8, channel: 'static' });
+  assert.deepEqual(audio, { sampleRate, channels: 2, clientVersion: 8, channel: 'static', codec: 'pcm' });
 
   // 50 chunks of 20 ms, sent in real time like a capture would; timestamps from 65000 ms wrap at 65536
   const signal = sineAndChirp(sampleRate);
@@ -142,7 +142,7 @@ test('sound on the dynamic channel (AUDIO_PLAYBACK_DVC) arrives whole, a long ch
   const sampleRate = 44100;
   // the page's player says each wave is heard 40 ms after it took it: the confirms carry that
   const { presenter, seen, audio } = await joinedWithSound(t, { channel: 'dynamic', sampleRate, onaudio: () => 40 });
-  assert.deepEqual(audio, { sampleRate, channels: 2, clientVersion: 8, channel: 'dynamic' });
+  assert.deepEqual(audio, { sampleRate, channels: 2, clientVersion: 8, channel: 'dynamic', codec: 'pcm' });
   const signal = sineAndChirp(sampleRate);
   // in a burst: 10 chunks of 10 ms, then the rest (0.9 s, 158760 bytes) in one call
   const small = 441;
@@ -162,6 +162,69 @@ test('sound on the dynamic channel (AUDIO_PLAYBACK_DVC) arrives whole, a long ch
   const handedOn = seen.confirms.filter((_, i) => i % 2 === 1);
   assert.equal(handedOn.length, 13);
   for (const c of handedOn) assert.ok(c.delayMs >= 40 && c.delayMs < 1040, `block ${c.block} confirmed ${c.delayMs} ms after its time`);
+});
+
+/**
+ * `count` Opus-shaped packets of 20 ms (TOC 0xFC: CELT fullband, 20 ms, stereo, one frame) with
+ * seeded bytes after it, 60–400 bytes long: nothing in Node decodes them, the client must hand
+ * each on as it is.
+ */
+function opusPackets(count, seed = 1) {
+  let state = seed;
+  const next = () => { state = (state * 1103515245 + 12345) >>> 0; return state >>> 16; };
+  return Array.from({ length: count }, () => {
+    const packet = new Uint8Array(60 + (next() % 341));
+    packet[0] = 0xfc;
+    for (let i = 1; i < packet.length; i += 1) packet[i] = next() & 0xff;
+    return packet;
+  });
+}
+
+test('Opus: a presenter that offers it and a client that takes it; each packet arrives as it was sent, one wave each, with its frames and times, and is confirmed', async (t) => {
+  const { presenter, seen, audio } = await joinedWithSound(t, { channel: 'static', sampleRate: 44100, opus: true, clientOptions: { audioOpus: true }, onaudio: () => 30 });
+  // Opus's clock is 48 kHz whatever the capture's rate (44.1 kHz here)
+  assert.deepEqual(audio, { sampleRate: 48000, channels: 2, clientVersion: 8, channel: 'static', codec: 'opus' });
+  // the page must send packets now: PCM is refused with a reason
+  assert.throws(() => presenter.sendAudio(new Int16Array(882 * 2), 44100, 2, 0), { code: 'bad-audio' });
+  const packets = opusPackets(50);
+  for (let k = 0; k < packets.length; k += 1) {
+    assert.equal(presenter.sendAudioPacket(packets[k], 960, 65000 + k * 20), 'queued');
+    await new Promise((resolve) => { setTimeout(resolve, 20); });
+  }
+  await waitForWaves(seen, 50);
+  assert.equal(seen.waves.length, 50, `waves: ${seen.waves.length}`);
+  assert.deepEqual(seen.dropped, []);
+  for (let k = 0; k < 50; k += 1) {
+    const wave = seen.waves[k];
+    assert.deepEqual(wave.format, { encoding: 'opus', channels: 2, sampleRate: 48000 });
+    assert.equal(wave.frames, 960);
+    assert.equal(wave.samples, undefined);
+    assert.deepEqual(wave.packet, packets[k], `packet ${k} arrives byte for byte`);
+    assert.equal(wave.timestamp, (65000 + k * 20) % 65536);
+    assert.equal(wave.audioTimestamp, 65000 + k * 20);
+  }
+  // the comparison can fail: another run of the generator differs
+  assert.notDeepEqual(opusPackets(1, 2)[0], packets[0]);
+  await new Promise((resolve) => { setTimeout(resolve, 200); });
+  const handedOn = seen.confirms.filter((_, i) => i % 2 === 1);
+  assert.equal(seen.confirms.length, 100, `confirms: ${seen.confirms.length}`);
+  for (const c of handedOn) assert.ok(c.delayMs >= 30 && c.delayMs < 1030, `block ${c.block} confirmed ${c.delayMs} ms after its time (the page said 30)`);
+  // a packet past the caps never leaves the presenter
+  assert.throws(() => presenter.sendAudioPacket(new Uint8Array(7681).fill(0xfc), 960, 0), { code: 'bad-audio' });
+  assert.throws(() => presenter.sendAudioPacket(packets[0], 5761, 0), { code: 'bad-audio' });
+});
+
+test('Opus offered to a client that does not take it (no decoder in its page): PCM, as before', async (t) => {
+  const sampleRate = 48000;
+  const { presenter, seen, audio } = await joinedWithSound(t, { channel: 'static', sampleRate, opus: true });
+  assert.deepEqual(audio, { sampleRate, channels: 2, clientVersion: 8, channel: 'static', codec: 'pcm' });
+  assert.throws(() => presenter.sendAudioPacket(opusPackets(1)[0], 960, 0), { code: 'bad-audio' });
+  const signal = sineAndChirp(sampleRate).subarray(0, 960 * 2 * 5);
+  for (let k = 0; k < 5; k += 1) assert.equal(presenter.sendAudio(signal.subarray(k * 1920, (k + 1) * 1920), sampleRate, 2, k * 20), 'queued');
+  await waitForWaves(seen, 5);
+  assert.equal(seen.waves.length, 5);
+  for (const wave of seen.waves) assert.equal(wave.format.encoding, 'pcm');
+  assert.equal(differing(joinWaves(seen.waves), signal), 0);
 });
 
 test('a page that takes too long over a wave holds the sound only until the deadline; nothing is lost', async (t) => {
@@ -200,6 +263,7 @@ test('sound the presenter cannot send yet, or in another format, is refused befo
   presenter.start();
   // before the client chose the format
   assert.equal(presenter.sendAudio(new Int16Array(960 * 2), 48000, 2, 0), 'not-ready');
+  assert.equal(presenter.sendAudioPacket(new Uint8Array([0xfc, 1, 2]), 960, 0), 'not-ready');
   assert.throws(() => presenter.sendAudio(new Int16Array(960 * 2), 44100, 2, 0), { code: 'bad-audio' });
   assert.throws(() => presenter.sendAudio(new Int16Array(3), 48000, 2, 0), { code: 'bad-audio' });
   assert.throws(() => presenters.createSession({ width: 320, height: 240, audio: { channel: 'udp', sampleRate: 48000, channels: 2 } }), { code: 'bad-audio' });

@@ -13,7 +13,10 @@
 // (positive: the sound is late). A real screen shows a present about a frame
 // later than the draw calls that the picture's time marks.
 //
-//   node e2e/dist/bench/clapperboardBench.js [--seconds 20] [--width 1280] [--height 720] [--out clapperboard.md]
+//   node e2e/dist/bench/clapperboardBench.js [--seconds 20] [--width 1280] [--height 720] [--audiocodecs pcm] [--out clapperboard.md]
+//
+// The sound goes as the two pages agree (Opus where both Chromiums' WebCodecs can, which is
+// here); --audiocodecs pcm gives the display page ?audiocodecs=pcm, so it takes PCM only.
 //
 // Exits 1 when fewer than half the flashes were paired with a click.
 import { writeFile } from 'node:fs/promises';
@@ -21,7 +24,7 @@ import { cpus, loadavg } from 'node:os';
 import type { Browser, Page } from 'playwright-core';
 import { stripStamp, stripWhiteRects, TIMESTAMP_STRIP, type StripRect } from '@lanterna/protocol';
 import { launchChromium, waitFor } from '@lanterna/testkit';
-import { openPresenterPage, pressShare, startShareRig, stopSharing, type ShareRig } from '../kiosk/shareRig.js';
+import { openPresenterPage, pressShare, shareReports, startShareRig, stopSharing, type ShareRig } from '../kiosk/shareRig.js';
 import { hook, soundState } from '../kiosk/soundTap.js';
 import { channel } from '../kiosk/toneAnalysis.js';
 import { quantile } from './benchFigures.js';
@@ -85,12 +88,12 @@ canvas{position:fixed;left:0;top:0}</style></head><body><div id="flash"></div>
   };
 </script></body></html>`;
 
-interface Options { seconds: number; width: number; height: number; out: string }
+interface Options { seconds: number; width: number; height: number; out: string; audioCodecs: string | undefined }
 
 function parseOptions(argv: readonly string[]): Options {
-  const values = benchFlags({ seconds: '20', width: '1280', height: '720', out: 'clapperboard.md' }, argv);
+  const values = benchFlags({ seconds: '20', width: '1280', height: '720', out: 'clapperboard.md', audiocodecs: undefined }, argv);
   const whole = (name: 'seconds' | 'width' | 'height'): number => Math.round(positiveFlag(values[name], name));
-  return { seconds: whole('seconds'), width: whole('width'), height: whole('height'), out: values.out };
+  return { seconds: whole('seconds'), width: whole('width'), height: whole('height'), out: values.out, audioCodecs: values.audiocodecs };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -128,7 +131,7 @@ async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const loadBefore = loadavg()[0] ?? 0;
   const tapSeconds = Math.min(60, options.seconds + 8);
-  const rig: ShareRig = await startShareRig({ width: options.width, height: options.height, displayId: 'room-clapper', displayQuery: `audiotap=${tapSeconds}` });
+  const rig: ShareRig = await startShareRig({ width: options.width, height: options.height, displayId: 'room-clapper', displayQuery: `audiotap=${tapSeconds}${options.audioCodecs === undefined ? '' : `&audiocodecs=${encodeURIComponent(options.audioCodecs)}`}` });
   let presenterBrowser: Browser | undefined;
   try {
     const display = rig.display.page;
@@ -164,6 +167,7 @@ async function main(): Promise<number> {
     const tap = { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4), rate: raw.sampleRate, startFrame: raw.startFrame, clock: raw.clock };
     const clicks = clicksHeard(tap);
     const counters = await hook(display, (sound) => sound.counters());
+    const codec = (await shareReports(presenter.page)).findLast((report) => report.type === 'sound' && typeof report.codec === 'string')?.codec;
     await stopSharing(presenter.page, rig).catch(() => undefined);
 
     // pair: the present that first showed flash k (its stamp), and the click heard within a second of it
@@ -185,7 +189,7 @@ async function main(): Promise<number> {
     const f = (value: number): string => (Number.isNaN(value) ? '—' : value.toFixed(0));
     const row = (name: string, values: number[]): string => `| ${name} | ${f(quantile(values, 0.5))} | ${f(quantile(values, 0.95))} | ${f(Math.min(...values))} | ${f(Math.max(...values))} |`;
     const table = [
-      `Clapperboard through the browser presenter (tab ${options.width}×${options.height}, H.264 + rdpsnd PCM, ${options.seconds} flashes a second apart; ${offsets.length} paired, ${pictures} pictures read, ${clicks.length} clicks heard, ${fired.length} fired); display context ${tap.rate} Hz; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} cores; jitter target ${counters.targetMs} ms, ${counters.underruns} underruns, ${counters.dropped} frames dropped`,
+      `Clapperboard through the browser presenter (tab ${options.width}×${options.height}, H.264 + rdpsnd ${typeof codec === 'string' ? codec : 'unknown format'}, ${options.seconds} flashes a second apart; ${offsets.length} paired, ${pictures} pictures read, ${clicks.length} clicks heard, ${fired.length} fired); display context ${tap.rate} Hz; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} cores; jitter target ${counters.targetMs} ms, ${counters.underruns} underruns, ${counters.dropped} frames dropped`,
       '',
       '| ms | p50 | p95 | min | max |',
       '|---|---|---|---|---|',

@@ -37,6 +37,15 @@ export class Touch {
     await pause(BETWEEN_GESTURES_MS);
   }
 
+  /** Two fingers side by side (`gap` CSS px apart, centred on `at`) put down together and moved `dy` px together in `steps` moves. */
+  async twoFingerSwipe(at: { x: number; y: number }, dy: number, steps = 10, gap = 60): Promise<void> {
+    const fingers = (y: number): { x: number; y: number; id: number }[] => [{ x: at.x - gap / 2, y, id: 0 }, { x: at.x + gap / 2, y, id: 1 }];
+    await this.send('touchStart', fingers(at.y));
+    for (let step = 1; step <= steps; step++) await this.send('touchMove', fingers(at.y + (dy * step) / steps));
+    await this.send('touchEnd', []);
+    await pause(BETWEEN_GESTURES_MS);
+  }
+
   /** A finger drawn through the points (CSS pixels), with `steps` moves between each two. */
   async stroke(points: readonly { x: number; y: number }[], steps = 8): Promise<void> {
     const [first, ...rest] = points;

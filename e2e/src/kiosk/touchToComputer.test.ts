@@ -5,13 +5,14 @@
 // xdotool, is the truth:
 // - with the presenter's permission on (the presenter page's switch, or the
 //   presenter API's PATCH), a tap moves it to the desktop pixel under the
-//   finger, through the letterbox and through a slot of a two-source room;
+//   finger, through the letterbox and through a slot of a two-source room,
+//   and two fingers swiped up scroll (xev on the server's screen: button 5);
 // - off (the default, and after a revoke), a tap sends nothing, and input
 //   forced into the session worker as a hostile page would (the page's own
 //   check bypassed) does not reach the server either: the gateway drops it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
@@ -35,6 +36,31 @@ async function pointerOf(display: LabDisplay): Promise<{ x: number; y: number }>
   const y = /^Y=(\d+)/m.exec(stdout)?.[1];
   if (x === undefined || y === undefined) throw new Error(`xdotool said ${stdout}`);
   return { x: Number(x), y: Number(y) };
+}
+
+/** FreeRDP's PTR_FLAGS_WHEEL | PTR_FLAGS_WHEEL_NEGATIVE with −120: one notch towards the user. */
+const WHEEL_TOWARDS_YOU = 0x0388;
+
+/**
+ * The X buttons pressed on the server's screen from now on: xev's own window
+ * over the whole screen (the root's button events are another client's to
+ * select), gone with stop().
+ */
+async function watchButtons(display: LabDisplay): Promise<{ pressed: () => number[]; said: () => string; stop: () => void }> {
+  // line-buffered: into a pipe, xev's stdio would hold its lines until it exits
+  const xev = spawn('stdbuf', ['-oL', 'xev', '-event', 'button', '-geometry', `${display.width}x${display.height}+0+0`], { env: { ...process.env, ...display.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  xev.stdout.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
+  xev.stderr.setEncoding('utf8').on('data', (chunk: string) => { text += chunk; });
+  // its window mapped: a moment (the control click below proves it)
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  if (xev.exitCode !== null) throw new Error(`xev exited ${xev.exitCode}`);
+  return {
+    said: () => text,
+    // xev prints one block per event, blank lines between: "ButtonPress event, …", then "…, button N, …" two lines on
+    pressed: () => text.split(/\n\s*\n/).filter((block) => block.trimStart().startsWith('ButtonPress')).map((block) => Number(/button (\d+)/.exec(block)?.[1])),
+    stop: () => { if (xev.exitCode === null) xev.kill(); },
+  };
 }
 
 async function park(display: LabDisplay, x: number, y: number): Promise<void> {
@@ -164,6 +190,23 @@ test('one source, letterboxed: off, taps and forced input leave the pointer; on 
   // a tap on the letterbox's bar is no desktop pixel: nothing is sent
   await tapAt(touch, page, 80, 300);
   assert.equal((await sentByPage(page)).length, sent.length, 'nothing sent for a tap on the bar');
+
+  // Two fingers swiped up 200 px scroll: five notches towards the user (X's button 5), no click.
+  const buttons = await watchButtons(screen);
+  t.after(() => buttons.stop());
+  // the control: a wheel notch made on the server's screen itself is seen
+  await run('xdotool', ['click', '4'], { env: { ...process.env, ...screen.env }, timeout: 10_000 });
+  await waitFor('the watcher sees a button made on the server', () => buttons.pressed().includes(4), 10_000, 100)
+    .catch((error: unknown) => { throw new Error(`${(error as Error).message} (xev: ${buttons.said().slice(-400)})`); });
+  await touch.twoFingerSwipe({ x: 640, y: 500 }, -200);
+  const swipe = (await sentByPage(page)).slice(sent.length);
+  assert.deepEqual(swipe.filter((event) => event.flags !== PTR_MOVE).map((event) => event.flags), Array(5).fill(WHEEL_TOWARDS_YOU), 'five wheel notches and no button from the page');
+  await waitFor('the server gets five notches of button 5', () => buttons.pressed().filter((button) => button === 5).length >= 5, 30_000, 100)
+    .catch(() => { throw new Error(`the server's buttons: ${JSON.stringify(buttons.pressed())} (xev: ${buttons.said().slice(-400)})`); });
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  assert.deepEqual(buttons.pressed(), [4, 5, 5, 5, 5, 5], 'only the scroll reached the server, no click');
+  buttons.stop();
+  sent.push(...swipe);
 
   // Revoked: at once, the mark goes; forced input is dropped again.
   await presenter.page.uncheck('#touch');

@@ -7,7 +7,11 @@ import { z } from 'zod';
 import { targetSchema } from '../config/configSchema.js';
 import { DESKTOP_MAX_LONG_SIDE, DESKTOP_MIN_SIDE, DESKTOP_SCALE_MAX, DESKTOP_SCALE_MIN, sessionSettingsSchema } from '@lanterna/protocol';
 import { MAX_INVITATION_CHARS } from '../assistance/raInvitation.js';
-import { SESSION_LEASE_MS, type DisplayChange, type ProjectionRefusal, type SessionBroker } from '../broker/sessionBroker.js';
+import type { AuditLog } from '../broker/auditLog.js';
+import type { DisplayChange, DisplayRegistry } from '../broker/displayRegistry.js';
+import type { PinConflicts } from '../broker/pinConflicts.js';
+import type { ProjectionDesk, ProjectionRefusal } from '../broker/projectionDesk.js';
+import { SESSION_LEASE_MS, type SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { Requester, SessionRecord } from '../broker/brokerStore.js';
 import type { PinStore } from '../policy/pinStore.js';
 import { canonicalPinKey } from '../policy/pinKey.js';
@@ -35,7 +39,12 @@ const noRooms: RouteAnswer = { status: 404, body: { code: 'not-found', message: 
 
 export interface AdminDeps {
   adminToken: string;
-  broker: SessionBroker;
+  displays: DisplayRegistry;
+  projections: Pick<ProjectionDesk, 'requestProjection'>;
+  sessions: Pick<SessionLifecycle, 'listSessions' | 'endSession' | 'stopSession'>;
+  auditLog: Pick<AuditLog, 'list'>;
+  /** Certificates that changed since their pin (the pins themselves are `pins`'). */
+  pinConflicts: Pick<PinConflicts, 'list' | 'cleared'>;
   /** The rooms' slots, queue and moderation (issue 29); without it the room endpoints answer 404. */
   rooms?: RoomRequests | undefined;
   pins: PinStore;
@@ -186,7 +195,7 @@ export const adminRoutes: AdminRoute[] = [
     method: 'GET', path: '/v1/admin/displays', operationId: 'listDisplays',
     summary: 'Displays with their online state and the session each is booked for',
     responses: { 200: 'the displays' },
-    handle: async ({ deps }) => ({ status: 200, body: { displays: await deps.broker.listDisplays() } }),
+    handle: async ({ deps }) => ({ status: 200, body: { displays: await deps.displays.listDisplays() } }),
   }),
   route({
     method: 'POST', path: '/v1/admin/displays', operationId: 'createDisplay',
@@ -194,7 +203,7 @@ export const adminRoutes: AdminRoute[] = [
     body: createDisplayBody,
     responses: { 201: 'created, with its token (shown once)', 409: 'the id is taken' },
     handle: async ({ deps, body, requester }) => changeAnswer(
-      await deps.broker.createDisplay(body, requester), 201,
+      await deps.displays.createDisplay(body, requester), 201,
       ({ display, token }) => ({ display: { id: display.id, name: display.name, location: display.location, managedBy: display.managedBy, desktop: display.desktop }, token }),
     ),
   }),
@@ -204,7 +213,7 @@ export const adminRoutes: AdminRoute[] = [
     body: updateDisplayBody,
     responses: { 200: 'changed', 404: 'no such display', 409: 'the display is managed by the configuration file' },
     handle: async ({ deps, body, params, requester }) => changeAnswer(
-      await deps.broker.updateDisplay(params.displayId ?? '', body, requester), 200,
+      await deps.displays.updateDisplay(params.displayId ?? '', body, requester), 200,
       (display) => ({ display: { id: display.id, name: display.name, location: display.location, managedBy: display.managedBy, desktop: display.desktop } }),
     ),
   }),
@@ -214,28 +223,32 @@ export const adminRoutes: AdminRoute[] = [
     body: displaySoundBody,
     responses: { 200: 'the volume and mute now', 404: 'no such display' },
     handle: async ({ deps, body, params, requester }) => changeAnswer(
-      await deps.broker.setDisplaySound(params.displayId ?? '', body, requester), 200, (sound) => ({ sound }),
+      await deps.displays.setDisplaySound(params.displayId ?? '', body, requester), 200, (sound) => ({ sound }),
     ),
   }),
   route({
     method: 'DELETE', path: '/v1/admin/displays/{displayId}', operationId: 'deleteDisplay',
     summary: 'Deletes a display made through the API; its socket is closed and its session stopped',
     responses: { 200: 'deleted', 404: 'no such display', 409: 'the display is managed by the configuration file' },
-    handle: async ({ deps, params, requester }) => changeAnswer(await deps.broker.deleteDisplay(params.displayId ?? '', requester), 200, () => ({ deleted: true })),
+    handle: async ({ deps, params, requester }) => changeAnswer(await deps.displays.deleteDisplay(params.displayId ?? '', requester), 200, () => ({ deleted: true })),
   }),
   route({
     method: 'POST', path: '/v1/admin/displays/{displayId}/token', operationId: 'rotateDisplayToken',
     summary: 'Gives a display a new token (shown once); the old one stops working at once',
     responses: { 200: 'the new token', 404: 'no such display', 409: 'the display is managed by the configuration file' },
-    handle: async ({ deps, params, requester }) => changeAnswer(await deps.broker.rotateDisplayToken(params.displayId ?? '', requester), 200, ({ token }) => ({ token })),
+    handle: async ({ deps, params, requester }) => changeAnswer(await deps.displays.rotateDisplayToken(params.displayId ?? '', requester), 200, ({ token }) => ({ token })),
   }),
   route({
     method: 'DELETE', path: '/v1/admin/displays/{displayId}/sessions/{sessionId}', operationId: 'stopDisplaySession',
     summary: "Stops a display's session (kept for older clients; see DELETE /v1/admin/sessions/{sessionId})",
     responses: { 202: 'the stop was sent' },
-    handle: ({ deps, params }) => {
-      deps.broker.stopSession(params.displayId ?? '', params.sessionId ?? '', 'stopped by an administrator');
-      return Promise.resolve({ status: 202, body: { stopping: true } });
+    handle: async ({ deps, params, requester }) => {
+      const displayId = params.displayId ?? '';
+      const sessionId = params.sessionId ?? '';
+      // As DELETE /v1/admin/sessions/{sessionId}: its presenter is told an administrator ended it, whichever
+      // end the relay saw first (the display may close its data socket before the stop reaches the relay)
+      if (!await deps.sessions.endSession(sessionId, requester, displayId)) deps.sessions.stopSession(displayId, sessionId, 'stopped by an administrator');
+      return { status: 202, body: { stopping: true } };
     },
   }),
   route({
@@ -245,7 +258,7 @@ export const adminRoutes: AdminRoute[] = [
     responses: { 200: 'the sessions, newest last' },
     handle: async ({ deps, query }) => {
       const at = now(deps);
-      const sessions = (await deps.broker.listSessions()).map((record) => sessionView(record, at));
+      const sessions = (await deps.sessions.listSessions()).map((record) => sessionView(record, at));
       return { status: 200, body: { sessions: query.state === 'live' ? sessions.filter((session) => session.live) : sessions } };
     },
   }),
@@ -255,7 +268,7 @@ export const adminRoutes: AdminRoute[] = [
     body: projectBody,
     responses: { 202: 'minted; the display was told', 400: 'a bad invitation', 403: 'the target is not allowed', 404: 'no such display', 409: 'the display is busy' },
     handle: async ({ deps, body, requester }) => {
-      const outcome = await deps.broker.requestProjection(body, requester);
+      const outcome = await deps.projections.requestProjection(body, requester);
       if (!outcome.ok) return { status: refusalStatus[outcome.code], body: { code: outcome.code, message: outcome.reason } };
       return { status: 202, body: { sessionId: outcome.sessionId, displayId: body.displayId, target: outcome.target } };
     },
@@ -266,7 +279,7 @@ export const adminRoutes: AdminRoute[] = [
     responses: { 202: 'the stop was sent', 404: 'no such live session' },
     handle: async ({ deps, params, requester }) => {
       const sessionId = params.sessionId ?? '';
-      if (!await deps.broker.endSession(sessionId, requester)) return { status: 404, body: { code: 'unknown-session', message: `no live session "${sessionId}"` } };
+      if (!await deps.sessions.endSession(sessionId, requester)) return { status: 404, body: { code: 'unknown-session', message: `no live session "${sessionId}"` } };
       return { status: 202, body: { stopping: true } };
     },
   }),
@@ -275,7 +288,7 @@ export const adminRoutes: AdminRoute[] = [
     summary: 'Certificate pins (trust on first use): `lastUsedAt` when a session last went through with the pin (ms since the epoch, noted at most once a minute), `changed` when a server has since shown another certificate',
     responses: { 200: 'the pins' },
     handle: async ({ deps }) => {
-      const [pins, conflicts, used] = await Promise.all([deps.pins.list(), deps.broker.listPinConflicts(), deps.pins.lastUsed().catch(() => new Map<string, number>())]);
+      const [pins, conflicts, used] = await Promise.all([deps.pins.list(), deps.pinConflicts.list(), deps.pins.lastUsed().catch(() => new Map<string, number>())]);
       const changed = new Map(conflicts.map((conflict) => [conflict.key, conflict]));
       const body = [...pins].sort(([a], [b]) => a.localeCompare(b)).map(([key, fingerprint]) => {
         const conflict = changed.get(key);
@@ -298,7 +311,7 @@ export const adminRoutes: AdminRoute[] = [
       if (!key) return { status: 400, body: { code: 'bad-request', message: `"${params.key ?? ''}" is not host:port` } };
       const cleared = await deps.pins.clear([key]);
       if (cleared === 0) return { status: 404, body: { code: 'unknown-pin', message: `no pin for ${key}` } };
-      await deps.broker.pinCleared(key, requester);
+      await deps.pinConflicts.cleared(key, requester);
       return { status: 200, body: { cleared: key } };
     },
   }),
@@ -309,7 +322,7 @@ export const adminRoutes: AdminRoute[] = [
     handle: async ({ deps, params }) => {
       if (!deps.rooms) return noRooms;
       const displayId = params.displayId ?? '';
-      if (!(await deps.broker.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+      if (!(await deps.displays.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
       return { status: 200, body: await deps.rooms.view(displayId) };
     },
   }),
@@ -321,7 +334,7 @@ export const adminRoutes: AdminRoute[] = [
     handle: async ({ deps, params, body, requester }) => {
       if (!deps.rooms) return noRooms;
       const displayId = params.displayId ?? '';
-      if (!(await deps.broker.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+      if (!(await deps.displays.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
       await deps.rooms.change(displayId, { mode: body.mode, layout: body.layout, large: body.large, hostRequestId: body.host }, requester);
       return { status: 200, body: await deps.rooms.view(displayId) };
     },
@@ -365,6 +378,6 @@ export const adminRoutes: AdminRoute[] = [
     summary: 'The audit log, newest first, a page at a time (`before`: the `next` of the previous page)',
     query: auditQuery,
     responses: { 200: 'a page of entries' },
-    handle: async ({ deps, query }) => ({ status: 200, body: await deps.broker.listAudit(query) }),
+    handle: async ({ deps, query }) => ({ status: 200, body: await deps.auditLog.list(query) }),
   }),
 ];

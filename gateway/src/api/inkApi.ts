@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { INK_MAX_PNG_BYTES, INK_PIN_HEADER, PRESENTER_STOP_TOKEN_HEADER, type InkRefusalCode } from '@lanterna/protocol';
 import type { BrokerStore } from '../broker/brokerStore.js';
-import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { DisplayRegistry } from '../broker/displayRegistry.js';
 import type { PresenterProjections } from '../broker/presenterProjections.js';
 import type { RoomPins } from '../broker/roomPins.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
@@ -30,7 +30,7 @@ export interface InkSettings {
 export interface InkApiDeps {
   settings: InkSettings;
   store: BrokerStore;
-  broker: Pick<SessionBroker, 'authenticateDisplay'>;
+  displays: Pick<DisplayRegistry, 'authenticateDisplay'>;
   presenters: Pick<PresenterProjections, 'lookup'>;
   pins: Pick<RoomPins, 'check'>;
   /** The display token's check counts with every other token check. */
@@ -119,7 +119,7 @@ export async function handleInk(deps: InkApiDeps, request: IncomingMessage, resp
 
 async function save(deps: InkApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, kind: 'session' | 'whiteboard', address: string | undefined, log: Logger): Promise<void> {
   // The token first: a stranger learns nothing, not even whether saving is on.
-  const display = await deps.broker.authenticateDisplay(displayId, bearer(request));
+  const display = await deps.displays.authenticateDisplay(displayId, bearer(request));
   const verdict = await deps.guesses.check(address, 'display', display !== undefined);
   if (!verdict.allowed) {
     refuse(response, 'rate-limited', 'too many wrong tokens from this address', verdict.retryAfterMs);

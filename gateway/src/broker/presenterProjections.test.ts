@@ -4,7 +4,7 @@
 // stopping with the stop token.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SessionBroker } from './sessionBroker.js';
+import { composeBroker } from './brokerParts.js';
 import { DisplayDirectory } from './displayDirectory.js';
 import { MemoryBrokerStore } from './memoryBrokerStore.js';
 import type { BrokerEvent } from './brokerEvents.js';
@@ -25,7 +25,7 @@ async function setup() {
   const events: BrokerEvent[] = [];
   const store = new MemoryBrokerStore(() => clock.now);
   const publish = (event: BrokerEvent): void => { events.push(event); };
-  const broker = new SessionBroker({
+  const broker = composeBroker({
     directory: new DisplayDirectory([
       { id: 'room', token: TOKEN, name: 'Room 1', location: 'Floor 2' },
       { id: 'dark', token: TOKEN, name: 'Dark room' },
@@ -45,9 +45,9 @@ async function setup() {
     limits: { perDisplay: { max: 10, windowMs: 600_000 }, perSource: { max: 5, windowMs: 300_000 } },
   });
   const stopTokens = new StopTokens(SECRET);
-  const rooms = new RoomRequests({ broker, store, sealer: new SealedBox(SECRET, 'room request'), publish, clock: () => clock.now });
-  const presenters = new PresenterProjections({ broker, store, pins, stopTokens, rooms, clock: () => clock.now });
-  await broker.displayOnline('room');
+  const rooms = new RoomRequests({ ...broker, store, sealer: new SealedBox(SECRET, 'room request'), publish, clock: () => clock.now });
+  const presenters = new PresenterProjections({ ...broker, store, pins, stopTokens, rooms, clock: () => clock.now });
+  await broker.presence.displayOnline('room');
   events.length = 0;
   return { broker, store, pins, presenters, events, clock, stopTokens };
 }
@@ -106,7 +106,7 @@ test('the right PIN projects, rotates the PIN, and makes the display busy until 
   assert.deepEqual(events.findLast((event) => event.kind === 'stop-session'), { kind: 'stop-session', displayId: 'room', sessionId: started.sessionId, reason: 'stopped by the presenter' });
   assert.deepEqual(events.at(-1), { kind: 'slots-changed', displayId: 'room' }, 'the page hears its slot is free');
   assert.equal((await presenters.listDisplays()).find((display) => display.id === 'room')?.state, 'idle');
-  assert.equal(await broker.displayState('room'), 'idle');
+  assert.equal(await broker.presence.displayState('room'), 'idle');
   assert.equal(await store.getBooking('room'), undefined, 'the booking is released with the session');
   const again = await presenters.stop('room', started.stopToken);
   assert.equal(again.ok ? 'stopped' : again.code, 'no-projection');
@@ -120,7 +120,7 @@ test('an administrator projects without a PIN (and leaves it alone), but not ont
   assert.equal((await pins.current('room')).pin, pin);
   const project = events.find((event) => event.kind === 'project');
   assert.ok(project?.kind === 'project');
-  await broker.openSession(started.sessionId, project.message.sessionToken);
+  await broker.sessions.openSession(started.sessionId, project.message.sessionToken);
   assert.equal(refused(await presenters.request({ displayId: 'room', target, source: 'a', admin: true })), 'display-busy');
   const lookup = await presenters.lookup('room', started.stopToken);
   assert.ok(lookup.ok);
@@ -131,7 +131,7 @@ test('a signage display showing its own target is idle to presenters and gives w
   const clock = { now: 5_000_000 };
   const store = new MemoryBrokerStore(() => clock.now);
   const publish = (): void => { /* no workers to tell */ };
-  const broker = new SessionBroker({
+  const broker = composeBroker({
     directory: new DisplayDirectory([{ id: 'sign', token: TOKEN, name: 'Lobby', autoProject: { host: '10.0.0.9', port: 3389 } }]),
     store, signer: new SessionTokenSigner(SECRET), publish,
     policy: new TargetPolicy({ allowNetworks: ['10.0.0.0/8'], allowPorts: ['3389'], ownPorts: [8443] }),
@@ -144,21 +144,21 @@ test('a signage display showing its own target is idle to presenters and gives w
     settings: { digits: 6, rotateMs: 600_000, graceMs: 0 },
     limits: { perDisplay: { max: 10, windowMs: 600_000 }, perSource: { max: 5, windowMs: 300_000 } },
   });
-  const rooms = new RoomRequests({ broker, store, sealer: new SealedBox(SECRET, 'room request'), publish, clock: () => clock.now });
-  const presenters = new PresenterProjections({ broker, store, pins, stopTokens: new StopTokens(SECRET), rooms, clock: () => clock.now });
-  await broker.displayOnline('sign');
-  assert.ok(await broker.projectSignage('sign'), 'the signage is projected');
+  const rooms = new RoomRequests({ ...broker, store, sealer: new SealedBox(SECRET, 'room request'), publish, clock: () => clock.now });
+  const presenters = new PresenterProjections({ ...broker, store, pins, stopTokens: new StopTokens(SECRET), rooms, clock: () => clock.now });
+  await broker.presence.displayOnline('sign');
+  assert.ok(await broker.projections.projectSignage('sign'), 'the signage is projected');
   assert.equal((await presenters.listDisplays())[0]?.state, 'idle');
   const { pin } = await pins.current('sign');
   const refusedWrong = await presenters.request({ displayId: 'sign', target, pin: pin === '000000' ? '000001' : '000000', source: '10.1.1.1', requestedBy: { kind: 'wsd', address: '10.1.1.1', name: 'alice' } });
   assert.equal(refused(refusedWrong), 'pin-wrong');
   const started = await presenters.request({ displayId: 'sign', target, pin, source: '10.1.1.1', requestedBy: { kind: 'wsd', address: '10.1.1.1', name: 'alice' } });
   assert.ok(started.ok, refused(started));
-  assert.equal(await broker.displayState('sign'), 'presenting');
+  assert.equal(await broker.presence.displayState('sign'), 'presenting');
   assert.deepEqual((await store.getSession(started.sessionId))?.requestedBy, { kind: 'wsd', address: '10.1.1.1', name: 'alice' });
   const page = await presenters.request({ displayId: 'sign', target, pin, source: '10.2.2.2' });
   assert.equal(refused(page), 'display-busy');
-  const entries = (await broker.listAudit({ limit: 10 })).entries.map(({ actor, action, detail }) => ({ actor, action, code: detail?.code, via: detail?.via }));
+  const entries = (await broker.auditLog.list({ limit: 10 })).entries.map(({ actor, action, detail }) => ({ actor, action, code: detail?.code, via: detail?.via }));
   assert.deepEqual(entries.filter((entry) => entry.action.startsWith('projection-re')).reverse(), [
     { actor: 'wsd@10.1.1.1', action: 'projection-refused', code: 'pin-wrong', via: 'wsd' },
     { actor: 'wsd@10.1.1.1', action: 'projection-requested', code: undefined, via: 'wsd' },

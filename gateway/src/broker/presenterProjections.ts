@@ -7,7 +7,12 @@
 import type { ListedDisplay, DisplayState } from '@lanterna/protocol';
 import { slotPixels } from '@lanterna/protocol';
 import type { BrokerStore, Requester, SessionRecord } from './brokerStore.js';
-import { BROWSER_TARGET, type ProjectionAsk, type ProjectionRefusal, type SessionBroker } from './sessionBroker.js';
+import type { AuditLog } from './auditLog.js';
+import type { DisplayRegistry } from './displayRegistry.js';
+import type { OnlineDisplays } from './onlineDisplays.js';
+import type { ProjectionAsk, ProjectionDesk, ProjectionRefusal } from './projectionDesk.js';
+import type { SessionLifecycle } from './sessionLifecycle.js';
+import { BROWSER_TARGET } from './sessionMint.js';
 import type { PinCheck, RoomPins } from './roomPins.js';
 import type { StopTokens } from './stopTokens.js';
 import type { PublicRequest, RoomRequests } from './roomRequests.js';
@@ -59,7 +64,12 @@ export type ProjectionLookup =
   | { readonly ok: false; readonly code: 'stop-token-wrong' | 'no-projection' | 'bad-request'; readonly reason: string };
 
 export interface PresenterDeps {
-  broker: SessionBroker;
+  displays: Pick<DisplayRegistry, 'listDisplays'>;
+  presence: Pick<OnlineDisplays, 'slotCapacity'>;
+  /** The admin API's checks (display, target policy), before the PIN is used. */
+  projections: Pick<ProjectionDesk, 'checkProjection'>;
+  sessions: Pick<SessionLifecycle, 'listSessions' | 'presenterToken' | 'setTouch' | 'stopSession' | 'slotsChanged'>;
+  auditLog: AuditLog;
   store: BrokerStore;
   pins: RoomPins;
   stopTokens: StopTokens;
@@ -100,7 +110,7 @@ export class PresenterProjections {
 
   /** Every display and what it is doing; nothing secret (no tokens, PINs, targets or presenters). */
   async listDisplays(): Promise<ListedDisplay[]> {
-    const [displays, sessions] = await Promise.all([this.deps.broker.listDisplays(), this.deps.broker.listSessions()]);
+    const [displays, sessions] = await Promise.all([this.deps.displays.listDisplays(), this.deps.sessions.listSessions()]);
     const now = this.clock();
     // A signage display showing its own target is idle for presenters (displayState says the same).
     const busy = new Set(sessions.filter((session) => holdsDisplay(session, now) && session.requestedBy?.kind !== 'signage').map((session) => session.displayId));
@@ -119,19 +129,19 @@ export class PresenterProjections {
     const outcome = await this.decide(ask, requestedBy);
     const via = requestedBy.kind;
     if (outcome.ok) {
-      await this.deps.broker.audit(requestedBy, 'projection-requested', {
+      await this.deps.auditLog.record(requestedBy, 'projection-requested', {
         displayId: ask.displayId, sessionId: outcome.sessionId,
         detail: { target: outcome.presenter ? 'browser' : `${outcome.target.host}:${outcome.target.port}`, via, pin: ask.admin ? 'admin' : 'used' },
       });
     } else {
-      await this.deps.broker.audit(requestedBy, 'projection-refused', { displayId: ask.displayId, detail: { code: outcome.code, reason: outcome.reason, via } });
+      await this.deps.auditLog.record(requestedBy, 'projection-refused', { displayId: ask.displayId, detail: { code: outcome.code, reason: outcome.reason, via } });
     }
     return outcome;
   }
 
   private async decide(ask: PresenterAsk, requestedBy: Requester): Promise<PresenterOutcome> {
-    const { broker, pins } = this.deps;
-    const display = (await broker.listDisplays()).find((candidate) => candidate.id === ask.displayId);
+    const { displays, projections, sessions, pins } = this.deps;
+    const display = (await displays.listDisplays()).find((candidate) => candidate.id === ask.displayId);
     if (!display) return { ok: false, code: 'unknown-display', reason: `no display "${ask.displayId}"` };
     if (!display.online) return { ok: false, code: 'display-offline', reason: `display "${ask.displayId}" is not connected` };
     if (ask.browser === true && this.deps.browserSource !== true) {
@@ -145,7 +155,7 @@ export class PresenterProjections {
     }
     const pin = ask.admin ? undefined : await pins.check(ask.displayId, ask.pin, ask.source);
     if (pin && !pin.ok) return pinRefusal(pin);
-    const check = await broker.checkProjection(ask, requestedBy);
+    const check = await projections.checkProjection(ask, requestedBy);
     if (!check.ok) return { ok: false, code: check.code, reason: check.reason };
     // Two presenters with the same PIN at the same moment: the store lets one use it.
     if (pin && !(await pins.use(ask.displayId, pin.record))) {
@@ -159,7 +169,7 @@ export class PresenterProjections {
       return { ok: true, state: 'waiting', sessionId: entry.requestId, displayId: ask.displayId, stopToken, target: { host, port }, position: entry.position };
     }
     const presenter = check.request.browser === true
-      ? { ...broker.presenterToken({ sessionId: entry.sessionId, displayId: ask.displayId }), desktop: await this.sourceDesktop(ask.displayId, entry.slot, display.sessionDesktop) }
+      ? { ...sessions.presenterToken({ sessionId: entry.sessionId, displayId: ask.displayId }), desktop: await this.sourceDesktop(ask.displayId, entry.slot, display.sessionDesktop) }
       : undefined;
     return { ok: true, state: 'on-screen', slot: entry.slot, sessionId: entry.sessionId, displayId: ask.displayId, stopToken, target: { host, port }, presenter };
   }
@@ -191,15 +201,15 @@ export class PresenterProjections {
     if (request?.target !== 'browser' || request.state !== 'on-screen' || !session || session.target.host !== BROWSER_TARGET.host) return undefined;
     if (session.state !== 'minted' && session.state !== 'claimed') return undefined;
     if (!holdsDisplay(session, this.clock())) return undefined;
-    const display = (await this.deps.broker.listDisplays()).find((candidate) => candidate.id === displayId);
+    const display = (await this.deps.displays.listDisplays()).find((candidate) => candidate.id === displayId);
     const desktop = await this.sourceDesktop(displayId, session.slot ?? 0, display?.sessionDesktop);
-    return { ...this.deps.broker.presenterToken({ sessionId: session.sessionId, displayId }), desktop };
+    return { ...this.deps.sessions.presenterToken({ sessionId: session.sessionId, displayId }), desktop };
   }
 
   /** Whether a slot the display's page can show is free (a signage session counts as free: it gives way). */
   private async hasFreeSlot(displayId: string): Promise<boolean> {
-    const { broker, store } = this.deps;
-    const [capacity, bookings] = await Promise.all([broker.slotCapacity(displayId), store.listBookings(displayId)]);
+    const { presence, store } = this.deps;
+    const [capacity, bookings] = await Promise.all([presence.slotCapacity(displayId), store.listBookings(displayId)]);
     const sessions = await Promise.all(bookings.map((booking) => store.getSession(booking.sessionId)));
     const held = bookings.filter((booking, index) => (booking.slot ?? 0) < capacity && sessions[index]?.requestedBy?.kind !== 'signage' && sessions[index]?.state !== 'ended');
     return held.length < capacity;
@@ -238,7 +248,7 @@ export class PresenterProjections {
     if (session.target.host === BROWSER_TARGET.host && session.target.name === BROWSER_TARGET.name) {
       return { ok: false, code: 'bad-request', reason: 'a browser cannot be controlled from the display: its touch is a pointer drawn on the picture' };
     }
-    const changed = await this.deps.broker.setTouch(displayId, session.sessionId, allowed, by);
+    const changed = await this.deps.sessions.setTouch(displayId, session.sessionId, allowed, by);
     if (!changed) return { ok: false, code: 'no-projection', reason: 'the projection has ended already' };
     return { ok: true, session: changed, request: found.request };
   }
@@ -281,14 +291,14 @@ export class PresenterProjections {
         await this.deps.store.updateRoomRequest(request.requestId, ['on-screen'], { ...request, state: 'ended', decidedAt: this.clock(), decidedBy: 'presenter', reason: 'stopped by the presenter' });
       }
     }
-    this.deps.broker.stopSession(displayId, session.sessionId, 'stopped by the presenter');
+    this.deps.sessions.stopSession(displayId, session.sessionId, 'stopped by the presenter');
     // A session the display has not opened yet has no relay to end it: end its record here, so the display (its slot) is free at once.
     const ended = session.state === 'minted'
       ? await this.deps.store.updateSession(session.sessionId, { state: 'ended', endedAt: this.clock(), endReason: 'stopped' })
       : session;
     if (session.state === 'minted') {
       await this.deps.store.releaseDisplay(displayId, session.sessionId);
-      this.deps.broker.slotsChanged(displayId);
+      this.deps.sessions.slotsChanged(displayId);
     }
     return { ok: true, session: ended ?? session };
   }

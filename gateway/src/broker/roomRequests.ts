@@ -10,7 +10,11 @@ import type { SealedBox } from '../session/sealedBox.js';
 import { SessionTokenSigner } from '../session/sessionToken.js';
 import type { BrokerStore, DisplayBooking, Requester, RoomRequest, RoomSettings, SessionRecord } from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
-import { actorName, type ProjectionRequest, type SessionBroker } from './sessionBroker.js';
+import { actorName, type AuditLog } from './auditLog.js';
+import type { ProjectionRequest } from './sessionMint.js';
+import type { ProjectionDesk } from './projectionDesk.js';
+import type { OnlineDisplays } from './onlineDisplays.js';
+import type { SessionLifecycle } from './sessionLifecycle.js';
 
 /** Most requests one display's queue holds; past it a request is refused `queue-full`. */
 export const MAX_WAITING_REQUESTS = 8;
@@ -58,7 +62,11 @@ export interface RoomView {
 export type PublicRequest = Omit<RoomRequest, 'sealed'> & { readonly position?: number | undefined };
 
 export interface RoomRequestsDeps {
-  broker: SessionBroker;
+  /** Books and mints a source's session: a free slot, or a take-over. */
+  projections: Pick<ProjectionDesk, 'joinFreeSlot' | 'takeOverSlot'>;
+  presence: Pick<OnlineDisplays, 'slotCapacity'>;
+  sessions: Pick<SessionLifecycle, 'stopSession'>;
+  auditLog: AuditLog;
   store: BrokerStore;
   /** Seals the waiting request (credentials) until the moderator accepts it; without it a moderated room cannot queue. */
   sealer?: SealedBox | undefined;
@@ -95,7 +103,7 @@ export class RoomRequests {
    * else `display-busy`. Moderated room: the request waits in the queue.
    */
   async enter(request: ProjectionRequest, options: { name?: string | undefined; takeOver?: boolean | undefined; slot?: number | undefined; admin?: boolean | undefined }): Promise<RoomEntry> {
-    const { store, broker } = this.deps;
+    const { store, projections, auditLog } = this.deps;
     const settings = await this.settings(request.displayId);
     const requestId = SessionTokenSigner.newSessionId();
     const now = this.clock();
@@ -112,27 +120,27 @@ export class RoomRequests {
         return { ok: false, code: 'queue-full', reason: `${String(MAX_WAITING_REQUESTS)} requests already wait for this display's moderator` };
       }
       const position = (await this.queue(request.displayId)).findIndex((entry) => entry.requestId === requestId) + 1;
-      await broker.audit(request.requestedBy, 'room-request-queued', { displayId: request.displayId, detail: { request: requestId, label: base.label, words: `${actor} asked to present "${base.label}" and waits for the moderator (place ${String(position)})` } });
+      await auditLog.record(request.requestedBy, 'room-request-queued', { displayId: request.displayId, detail: { request: requestId, label: base.label, words: `${actor} asked to present "${base.label}" and waits for the moderator (place ${String(position)})` } });
       return { ok: true, state: 'waiting', requestId, position };
     }
     const withId: ProjectionRequest = { ...request, requestId };
     // The record first, so the session's end always finds it.
     const onScreen: RoomRequest = { ...base, state: 'on-screen', sessionId: requestId };
     if (!await store.createRoomRequest(onScreen, MAX_WAITING_REQUESTS)) return { ok: false, code: 'queue-full', reason: 'the gateway keeps too many requests' };
-    const joined = await broker.joinFreeSlot(withId);
+    const joined = await projections.joinFreeSlot(withId);
     if (joined) {
       await store.updateRoomRequest(requestId, ['on-screen'], { ...onScreen, slot: joined.slot });
-      await broker.audit(request.requestedBy, 'room-request-accepted', { displayId: request.displayId, sessionId: requestId, detail: { request: requestId, slot: joined.slot, words: `${actor} joined free slot ${String(joined.slot + 1)} as "${base.label}" (open room)` } });
+      await auditLog.record(request.requestedBy, 'room-request-accepted', { displayId: request.displayId, sessionId: requestId, detail: { request: requestId, slot: joined.slot, words: `${actor} joined free slot ${String(joined.slot + 1)} as "${base.label}" (open room)` } });
       return { ok: true, state: 'on-screen', requestId, sessionId: joined.sessionId, slot: joined.slot };
     }
     if (options.takeOver === true) {
       const victim = await this.takeOverTarget(request.displayId, options.slot);
       if (victim) {
         const words = `taken over by "${base.label}" (${actor})`;
-        const taken = await broker.takeOverSlot(withId, victim.slot ?? 0, victim.sessionId, `taken over by ${base.label}`, (holder) => this.sourceReplaced(holder, actor, words));
+        const taken = await projections.takeOverSlot(withId, victim.slot ?? 0, victim.sessionId, `taken over by ${base.label}`, (holder) => this.sourceReplaced(holder, actor, words));
         if (taken) {
           await store.updateRoomRequest(requestId, ['on-screen'], { ...onScreen, slot: taken.slot });
-          await broker.audit(request.requestedBy, 'room-slot-taken-over', { displayId: request.displayId, sessionId: requestId, detail: { request: requestId, slot: taken.slot, previous: victim.sessionId, words: `${actor} took slot ${String(taken.slot + 1)} over as "${base.label}" (open room)` } });
+          await auditLog.record(request.requestedBy, 'room-slot-taken-over', { displayId: request.displayId, sessionId: requestId, detail: { request: requestId, slot: taken.slot, previous: victim.sessionId, words: `${actor} took slot ${String(taken.slot + 1)} over as "${base.label}" (open room)` } });
           return { ok: true, state: 'on-screen', requestId, sessionId: taken.sessionId, slot: taken.slot, tookOver: victim.sessionId };
         }
       }
@@ -164,13 +172,13 @@ export class RoomRequests {
 
   /** The moderator lets a waiting request on screen: into `slot` (taking it over when held), else the lowest free slot. */
   async accept(displayId: string, requestId: string, slot: number | undefined, by: Requester): Promise<{ ok: true; request: PublicRequest } | RoomRefusal> {
-    const { store, broker } = this.deps;
+    const { store, projections, presence, auditLog } = this.deps;
     const request = await store.getRoomRequest(requestId);
     if (request?.displayId !== displayId) return { ok: false, code: 'no-request', reason: `no request "${requestId}" for display "${displayId}"` };
     if (request.state !== 'waiting' || request.sealed === undefined) return { ok: false, code: 'not-waiting', reason: `the request is ${request.state}, not waiting` };
     const opened = this.deps.sealer?.open(request.sealed) as ProjectionRequest | undefined;
     if (!opened) return { ok: false, code: 'no-request', reason: 'the request cannot be opened by this gateway (another session secret?)' };
-    const capacity = await broker.slotCapacity(displayId);
+    const capacity = await presence.slotCapacity(displayId);
     if (slot !== undefined && slot >= capacity) return { ok: false, code: 'bad-slot', reason: `the display shows ${String(capacity)} source${capacity === 1 ? '' : 's'} at once: slots 0..${String(capacity - 1)}` };
     // The decision is taken first (one moderator wins), then the slot; a slot that cannot be had puts the request back.
     const actor = actorName(by);
@@ -180,18 +188,18 @@ export class RoomRequests {
     let placed: { sessionId: string; slot: number } | undefined;
     let previous: string | undefined;
     if (slot === undefined) {
-      placed = await broker.joinFreeSlot(withId);
+      placed = await projections.joinFreeSlot(withId);
     } else {
       previous = (await store.getBooking(displayId, slot))?.sessionId;
       const words = `replaced by "${request.label}" (${actor})`;
-      placed = await broker.takeOverSlot(withId, slot, previous, words, (holder) => this.sourceReplaced(holder, actor, words));
+      placed = await projections.takeOverSlot(withId, slot, previous, words, (holder) => this.sourceReplaced(holder, actor, words));
     }
     if (!placed) {
       await store.updateRoomRequest(requestId, ['on-screen'], request);
       return { ok: false, code: 'room-full', reason: 'every slot is taken: name the slot to replace, or end a source first' };
     }
     const onScreen = await store.updateRoomRequest(requestId, ['on-screen'], { ...taking, slot: placed.slot, sealed: undefined }) ?? taking;
-    await broker.audit(by, 'room-request-accepted', {
+    await auditLog.record(by, 'room-request-accepted', {
       displayId, sessionId: requestId,
       detail: { request: requestId, slot: placed.slot, words: `${actor} accepted "${request.label}" into slot ${String(placed.slot + 1)}${previous === undefined ? '' : ', replacing the source there'}` },
     });
@@ -207,7 +215,7 @@ export class RoomRequests {
       ...request, state: 'declined', sealed: undefined, decidedAt: this.clock(), decidedBy: actor, reason: reason ?? 'declined by the moderator',
     });
     if (!declined) return { ok: false, code: 'not-waiting', reason: `the request is ${request.state}, not waiting` };
-    await this.deps.broker.audit(by, 'room-request-declined', { displayId, detail: { request: requestId, words: `${actor} declined "${request.label}"${reason ? `: ${reason}` : ''}` } });
+    await this.deps.auditLog.record(by, 'room-request-declined', { displayId, detail: { request: requestId, words: `${actor} declined "${request.label}"${reason ? `: ${reason}` : ''}` } });
     return { ok: true, request: publicRequest(declined) };
   }
 
@@ -218,7 +226,7 @@ export class RoomRequests {
     const withdrawn = await this.deps.store.updateRoomRequest(requestId, ['waiting'], {
       ...request, state: 'withdrawn', sealed: undefined, decidedAt: this.clock(), decidedBy: actorName(by), reason: 'withdrawn by the presenter',
     });
-    if (withdrawn) await this.deps.broker.audit(by, 'room-request-withdrawn', { displayId, detail: { request: requestId, words: `"${request.label}" stopped waiting` } });
+    if (withdrawn) await this.deps.auditLog.record(by, 'room-request-withdrawn', { displayId, detail: { request: requestId, words: `"${request.label}" stopped waiting` } });
     return withdrawn ? publicRequest(withdrawn) : undefined;
   }
 
@@ -229,8 +237,8 @@ export class RoomRequests {
     const actor = actorName(by);
     const why = words ?? `ended by ${actor}`;
     await this.sourceReplaced(booking.sessionId, actor, why);
-    this.deps.broker.stopSession(displayId, booking.sessionId, why);
-    await this.deps.broker.audit(by, 'room-source-ended', { displayId, sessionId: booking.sessionId, detail: { slot, words: `${actor} ended the source in slot ${String(slot + 1)}` } });
+    this.deps.sessions.stopSession(displayId, booking.sessionId, why);
+    await this.deps.auditLog.record(by, 'room-source-ended', { displayId, sessionId: booking.sessionId, detail: { slot, words: `${actor} ended the source in slot ${String(slot + 1)}` } });
     return { ok: true, sessionId: booking.sessionId };
   }
 
@@ -246,13 +254,13 @@ export class RoomRequests {
     };
     await this.deps.store.putRoomSettings(displayId, after);
     const actor = actorName(by);
-    const { broker } = this.deps;
-    if (after.mode !== before.mode) await broker.audit(by, 'room-mode-changed', { displayId, detail: { from: before.mode, to: after.mode, words: `${actor} made the room ${after.mode}` } });
+    const { auditLog } = this.deps;
+    if (after.mode !== before.mode) await auditLog.record(by, 'room-mode-changed', { displayId, detail: { from: before.mode, to: after.mode, words: `${actor} made the room ${after.mode}` } });
     if (after.layout !== before.layout || after.large !== before.large) {
-      await broker.audit(by, 'room-layout-changed', { displayId, detail: { layout: after.layout, large: after.large, words: `${actor} set the layout to ${after.layout}, slot ${String(after.large + 1)} large` } });
+      await auditLog.record(by, 'room-layout-changed', { displayId, detail: { layout: after.layout, large: after.large, words: `${actor} set the layout to ${after.layout}, slot ${String(after.large + 1)} large` } });
     }
     if (after.hostRequestId !== before.hostRequestId) {
-      await broker.audit(by, 'room-host-changed', { displayId, detail: { host: after.hostRequestId ?? '', words: after.hostRequestId ? `${actor} made request ${after.hostRequestId} the room's host` : `${actor} took the host's role back` } });
+      await auditLog.record(by, 'room-host-changed', { displayId, detail: { host: after.hostRequestId ?? '', words: after.hostRequestId ? `${actor} made request ${after.hostRequestId} the room's host` : `${actor} took the host's role back` } });
     }
     this.deps.publish({ kind: 'slots-changed', displayId });
     return after;
@@ -280,8 +288,8 @@ export class RoomRequests {
 
   /** The room as the admin and the display see it. */
   async view(displayId: string): Promise<RoomView> {
-    const { store, broker } = this.deps;
-    const [settings, bookings, capacity, queue] = await Promise.all([this.settings(displayId), store.listBookings(displayId), broker.slotCapacity(displayId), this.queue(displayId)]);
+    const { store, presence } = this.deps;
+    const [settings, bookings, capacity, queue] = await Promise.all([this.settings(displayId), store.listBookings(displayId), presence.slotCapacity(displayId), this.queue(displayId)]);
     const sessions = await Promise.all(bookings.map((booking) => store.getSession(booking.sessionId)));
     const requests = await Promise.all(sessions.map((session) => (session?.requestId === undefined ? Promise.resolve(undefined) : store.getRoomRequest(session.requestId))));
     const rects = slotRects(settings.layout, bookings.map((booking) => booking.slot ?? 0), settings.large);

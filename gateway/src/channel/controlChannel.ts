@@ -2,7 +2,11 @@ import type { WebSocket, RawData } from 'ws';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/configSchema.js';
 import { SessionError } from '../session/sessionError.js';
-import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { DisplayRegistry } from '../broker/displayRegistry.js';
+import type { OnlineDisplays } from '../broker/onlineDisplays.js';
+import type { ProjectionDesk } from '../broker/projectionDesk.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
+import type { SessionResume } from '../broker/sessionResume.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 import { FIGURES_MIN_INTERVAL_MS, GATEWAY_FEATURES, KIOSK_FEATURES, KIOSK_PROTOCOL_VERSION, LASER_MIN_INTERVAL_MS, parseKioskControlMessage, type FiguresMessage, type LaserMessage, type PanelMessage } from '@lanterna/protocol';
@@ -44,7 +48,14 @@ export class ControlChannels {
 
   constructor(private readonly deps: {
     config: GatewayConfig;
-    broker: SessionBroker;
+    /** The display's token, sound and panel. */
+    displays: Pick<DisplayRegistry, 'authenticateDisplay' | 'displaySound' | 'recordPanel'>;
+    presence: Pick<OnlineDisplays, 'displayOnline' | 'displayOffline'>;
+    /** What a display that came online shows: a resumed session, or its signage. */
+    resume: Pick<SessionResume, 'displayReady'>;
+    /** A signage display projected again after its session ended. */
+    projections: Pick<ProjectionDesk, 'reprojectionDelay' | 'projectSignage'>;
+    sessions: Pick<SessionLifecycle, 'recordShown'>;
     bus: GatewayBus;
     metrics: GatewayMetrics;
     logger: Logger;
@@ -66,7 +77,7 @@ export class ControlChannels {
    * which its token check counts under.
    */
   async handle(socket: WebSocket, displayId: string, host?: string, address?: string): Promise<void> {
-    const { config, broker, logger } = this.deps;
+    const { config, displays, presence, logger } = this.deps;
     const log = logger.child({ displayId, channel: 'control' });
     const reader = new HandshakeReader(socket);
     const first = await reader.next(config.timeouts.helloMs);
@@ -102,10 +113,10 @@ export class ControlChannels {
       closeWithError(socket, new SessionError('hello', 'bad-message', 'unexpected message on the control socket'));
     };
     socket.on('message', onMessage);
-    let display: Awaited<ReturnType<SessionBroker['authenticateDisplay']>>;
+    let display: Awaited<ReturnType<DisplayRegistry['authenticateDisplay']>>;
     let owner: string;
     try {
-      display = await broker.authenticateDisplay(displayId, hello.token);
+      display = await displays.authenticateDisplay(displayId, hello.token);
       const verdict = await this.deps.guesses?.check(address, 'display', display !== undefined);
       if (verdict?.allowed === false) {
         const retryAfterSeconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
@@ -120,14 +131,14 @@ export class ControlChannels {
       }
       this.deps.onAuthenticated?.(socket);
       // A page that shows several sources at once says so; the broker then fills up to MAX_ROOM_SLOTS slots for it.
-      owner = await broker.displayOnline(displayId, hello.features?.includes(KIOSK_FEATURES.slots) ? MAX_ROOM_SLOTS : 1);
+      owner = await presence.displayOnline(displayId, hello.features?.includes(KIOSK_FEATURES.slots) ? MAX_ROOM_SLOTS : 1);
     } catch (error) {
       log.error({ err: error }, 'the broker could not record the display');
       closeWithError(socket, new SessionError('hello', 'internal'));
       return;
     }
     if (socket.readyState !== socket.OPEN) {
-      void broker.displayOffline(displayId, owner).catch((error: unknown) => log.error({ err: error }, 'the broker could not record the display offline'));
+      void presence.displayOffline(displayId, owner).catch((error: unknown) => log.error({ err: error }, 'the broker could not record the display offline'));
       return;
     }
     const previous = this.connections.get(displayId);
@@ -156,7 +167,7 @@ export class ControlChannels {
       if (this.connections.get(displayId) === connection) this.connections.delete(displayId);
       this.deps.metrics.displaysOnline.dec();
       log.info({ event: 'display-offline' }, 'display offline');
-      void broker.displayOffline(displayId, owner).catch((error: unknown) => log.error({ err: error }, 'the broker could not record the display offline'));
+      void presence.displayOffline(displayId, owner).catch((error: unknown) => log.error({ err: error }, 'the broker could not record the display offline'));
     });
     this.whenReady(connection, false);
   }
@@ -167,8 +178,8 @@ export class ControlChannels {
    * alive elsewhere, asks again once that session's lease would have lapsed.
    */
   private whenReady(connection: ControlConnection, retry: boolean): void {
-    const { broker, logger } = this.deps;
-    broker.displayReady(connection.displayId, retry).then((outcome) => {
+    const { resume, logger } = this.deps;
+    resume.displayReady(connection.displayId, retry).then((outcome) => {
       logger.debug({ displayId: connection.displayId, event: 'display-ready', retry, ...outcome }, 'display ready');
       if (outcome.action === 'resumed') logger.info({ displayId: connection.displayId, event: 'projection-resumed' }, 'projection resumed after its gateway was lost');
       if (outcome.retryInMs === undefined) return;
@@ -192,7 +203,7 @@ export class ControlChannels {
     const { sessionId, intervalMs, presents, frames, messages, bytes, sound } = message;
     // Frames are presents that brought new pixels: never more than the presents.
     const newPictures = frames === undefined ? {} : { frames: Math.min(frames, presents) };
-    this.deps.broker.recordShown(sessionId, connection.displayId, { intervalMs, presents, ...newPictures, messages, bytes, ...(sound ? { sound } : {}) })
+    this.deps.sessions.recordShown(sessionId, connection.displayId, { intervalMs, presents, ...newPictures, messages, bytes, ...(sound ? { sound } : {}) })
       .catch((error: unknown) => this.deps.logger.debug({ err: error, displayId: connection.displayId, sessionId }, 'display figures not recorded'))
       .finally(() => { connection.figuresPending = false; });
   }
@@ -228,7 +239,7 @@ export class ControlChannels {
 
   /** The display's volume and mute as the store has them (on welcome: an admin may have set them while it was away). */
   private sendSound(connection: ControlConnection): void {
-    this.deps.broker.displaySound(connection.displayId).then((sound) => {
+    this.deps.displays.displaySound(connection.displayId).then((sound) => {
       if (this.connections.get(connection.displayId) === connection) sendJson(connection.socket, { type: 'sound', volume: sound.volume, muted: sound.muted });
     }).catch((error: unknown) => this.deps.logger.error({ err: error, displayId: connection.displayId }, 'the display\'s sound could not be read'));
   }
@@ -241,7 +252,7 @@ export class ControlChannels {
     connection.panelPending = true;
     const { width, height, devicePixelRatio, orientation } = message.panel;
     this.deps.logger.info({ displayId: connection.displayId, event: 'display-panel', width, height, devicePixelRatio, orientation }, 'display panel');
-    this.deps.broker.recordPanel(connection.displayId, message.panel)
+    this.deps.displays.recordPanel(connection.displayId, message.panel)
       .catch((error: unknown) => this.deps.logger.debug({ err: error, displayId: connection.displayId }, 'display panel not recorded'))
       .finally(() => { connection.panelPending = false; });
   }
@@ -268,12 +279,12 @@ export class ControlChannels {
 
   /** Asks the broker when to project a signage display again, and does it then if the same socket still holds it. */
   private async reprojectLater(connection: ControlConnection): Promise<void> {
-    const { broker } = this.deps;
-    const delayMs = await broker.reprojectionDelay(connection.displayId);
+    const { projections } = this.deps;
+    const delayMs = await projections.reprojectionDelay(connection.displayId);
     if (delayMs === undefined) return;
     setTimeout(() => {
       if (this.connections.get(connection.displayId) !== connection) return;
-      void broker.projectSignage(connection.displayId).catch((error: unknown) => this.deps.logger.error({ err: error, displayId: connection.displayId }, 'signage projection failed'));
+      void projections.projectSignage(connection.displayId).catch((error: unknown) => this.deps.logger.error({ err: error, displayId: connection.displayId }, 'signage projection failed'));
     }, delayMs).unref();
   }
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/configSchema.js';
 import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { BusEvent } from '../cluster/gatewayBus.js';
 import type { LookupAll } from '../connect/hostResolver.js';
 import { connectTarget, NegotiationFailure } from '../connect/targetConnector.js';
@@ -52,6 +53,8 @@ export class DataChannels {
 
   constructor(private readonly deps: SessionServices & {
     config: GatewayConfig;
+    /** The session token's one claim, and the presenter's touch permission when the session is secured. */
+    sessions: Pick<SessionLifecycle, 'openSession' | 'touchAllowed'>;
     ca?: string | undefined;
     /** The name resolver for targets (the system's by default). */
     lookup?: LookupAll | undefined;
@@ -177,7 +180,7 @@ export class DataChannels {
     const parsed = first.kind === 'text' ? parseKioskDataMessage(first.text) : undefined;
     const open = parsed?.ok ? parsed.message : undefined;
     if (open?.type !== 'open') throw new SessionError('open', 'bad-message', 'the first message must be open');
-    return this.deps.broker.openSession(sessionId, open.token);
+    return this.deps.sessions.openSession(sessionId, open.token);
   }
 
   /** The Connection Request, or 'close' when the display changed its mind politely. */
@@ -269,7 +272,7 @@ export class DataChannels {
   }
 
   private async relay(socket: WebSocket, connected: ServerLeg, grant: SessionGrant, log: Logger): Promise<void> {
-    const { config, metrics, broker, ledger } = this.deps;
+    const { config, metrics, sessions, ledger } = this.deps;
     const control = new DataSocketControl();
     const relay: RelaySession = new RelaySession(connected.socket, socket, { ...config.relay, protocol: connected.secured.protocol, writeStallMs: config.timeouts.writeMs }, metrics, (data) => {
       const verdict = control.judge(data.toString('utf8'), Date.now());
@@ -283,7 +286,7 @@ export class DataChannels {
     const active: ActiveSession = { relay, grant, touchHeard: false };
     this.active.set(grant.sessionId, active);
     // The presenter may have allowed control before the display connected: the store says (input stays dropped until then).
-    broker.touchAllowed(grant.sessionId).then((allowed) => {
+    sessions.touchAllowed(grant.sessionId).then((allowed) => {
       if (!active.touchHeard) relay.setInputAllowed(allowed);
     }).catch((error: unknown) => log.warn({ err: error }, 'the presenter\'s touch permission could not be read: input stays off'));
     ledger.secured(grant, log);

@@ -6,7 +6,7 @@
 // (dataplane/nativeDataChannels.ts, `present`).
 import { createHash } from 'node:crypto';
 import { parsePresenterLegMessage } from '@lanterna/protocol';
-import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
@@ -29,7 +29,7 @@ export interface AdmittedPresenter extends PresenterIdentity {
  * address's token-guess budget. Throws the `open` phase's SessionError.
  */
 export async function admitPresenter(
-  deps: { broker: SessionBroker; guesses?: TokenGuesses | undefined },
+  deps: { sessions: Pick<SessionLifecycle, 'openPresenterLeg'>; guesses?: TokenGuesses | undefined },
   sessionId: string, first: string | undefined, address: string | undefined,
 ): Promise<AdmittedPresenter> {
   const parsed = first === undefined ? undefined : parsePresenterLegMessage(first);
@@ -39,7 +39,7 @@ export async function admitPresenter(
   let grant: SessionGrant | undefined;
   let refusal: unknown;
   try {
-    grant = await deps.broker.openPresenterLeg(sessionId, present.token);
+    grant = await deps.sessions.openPresenterLeg(sessionId, present.token);
   } catch (error) {
     refusal = error;
   }

@@ -8,7 +8,7 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/configSchema.js';
-import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
@@ -24,7 +24,7 @@ export class PresenterChannels {
 
   constructor(private readonly deps: {
     config: GatewayConfig;
-    broker: SessionBroker;
+    sessions: Pick<SessionLifecycle, 'openPresenterLeg'>;
     legs: PresenterLegs;
     bus: GatewayBus;
     metrics: GatewayMetrics;

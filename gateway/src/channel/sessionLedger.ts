@@ -6,7 +6,7 @@
 // and the logs read the same on either engine.
 import type { Logger } from 'pino';
 import type { SessionGrant } from '../session/sessionToken.js';
-import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { SessionSample } from '../broker/brokerStore.js';
 import type { SessionError } from '../session/sessionError.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
@@ -41,7 +41,7 @@ export interface LedgerEntry {
 }
 
 export interface SessionLedgerDeps {
-  broker: Pick<SessionBroker, 'sessionSecured' | 'sessionEnded' | 'sampleSessions'>;
+  sessions: Pick<SessionLifecycle, 'sessionSecured' | 'sessionEnded' | 'sampleSessions'>;
   metrics: Pick<GatewayMetrics, 'activeSessions' | 'sessionsTotal' | 'errors'>;
   logger: Logger;
 }
@@ -70,10 +70,10 @@ export class SessionLedger {
 
   /** The server leg is secured: the session counts as active from here. */
   secured(grant: SessionGrant, log: Logger): void {
-    const { metrics, broker } = this.deps;
+    const { metrics, sessions } = this.deps;
     metrics.activeSessions.inc();
     metrics.sessionsTotal.inc();
-    broker.sessionSecured(grant.sessionId).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session as active'));
+    sessions.sessionSecured(grant.sessionId).catch((error: unknown) => log.warn({ err: error }, 'the broker could not record the session as active'));
   }
 
   /**
@@ -81,7 +81,7 @@ export class SessionLedger {
    * records the session's end (a socket refused before its grant has none).
    */
   ended(grant: SessionGrant | undefined, end: LedgerEnd, log: Logger): void {
-    const { metrics, broker } = this.deps;
+    const { metrics, sessions } = this.deps;
     const { error, secured, seconds } = end;
     if (error) {
       metrics.errors.inc({ phase: error.phase, code: error.code });
@@ -96,7 +96,7 @@ export class SessionLedger {
     if (!grant) return;
     if (secured) metrics.activeSessions.dec();
     this.rates.forget(grant.sessionId);
-    broker.sessionEnded(grant, error ? error.code : end.reason).catch((failure: unknown) => log.warn({ err: failure }, 'the broker could not record the session end'));
+    sessions.sessionEnded(grant, error ? error.code : end.reason).catch((failure: unknown) => log.warn({ err: failure }, 'the broker could not record the session end'));
   }
 
   /**
@@ -113,6 +113,6 @@ export class SessionLedger {
       const figures = { bytesToDisplay, bytesToServer, pdusToDisplay, framesToDisplay };
       return { sessionId, displayId, ...figures, ...this.rates.next(sessionId, figures, now), sampledAt: now };
     });
-    this.deps.broker.sampleSessions(samples).catch((error: unknown) => this.deps.logger.debug({ err: error }, 'session sample not recorded'));
+    this.deps.sessions.sampleSessions(samples).catch((error: unknown) => this.deps.logger.debug({ err: error }, 'session sample not recorded'));
   }
 }

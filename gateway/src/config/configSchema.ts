@@ -26,7 +26,15 @@ const displaySchema = z.object({
   /** Where the display is ("Building 2, floor 3"): on its idle screen and in the presenters' list. */
   location: z.string().min(1).max(200).optional(),
   token: z.string().min(16, 'display token must be at least 16 characters'),
-  autoProject: targetSchema.extend({ credentials: credentials.optional() }).optional(),
+  autoProject: targetSchema.extend({
+    credentials: credentials.optional(),
+    /**
+     * A finger on the display controls this computer (an interactive signage
+     * display: the administrator's decision, made here, as a presenter makes
+     * it with the presenter page's switch). Off by default.
+     */
+    touch: z.boolean().optional(),
+  }).optional(),
   /** The display's desktop, where the panel's own is not wanted: `scale` (100–500 %), `width` and `height` together (docs/kiosk-protocol.md). */
   desktop: z.optional(desktopPreferenceSchema),
 });

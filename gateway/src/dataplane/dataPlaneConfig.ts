@@ -1,11 +1,11 @@
 // The data plane's `configure` message (docs/native-data-plane.md,
 // "RPC"): everything it needs to run the port and the data sockets as this
 // gateway would, from the gateway's own configuration and tables. Its shape
-// is the contract's (rpcContract.ts `configureConfigSchema`, bound to Go's
+// is the contract's (protocol's dataPlaneContract.ts `configureConfigSchema`, bound to Go's
 // rpc.Config by contract.json).
 import { ERROR_CODES, KIOSK_SUBPROTOCOL, MAX_JSON_FRAME_BYTES } from '@lanterna/protocol';
 import type { GatewayConfig } from '../config/configSchema.js';
-import type { ConfigureConfig } from './rpcContract.js';
+import type { ConfigureConfig } from '@lanterna/protocol';
 
 export interface DataPlaneSetting {
   config: GatewayConfig;

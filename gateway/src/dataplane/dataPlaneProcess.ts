@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { DataPlaneRpc, type RpcAnswer } from './dataPlaneRpc.js';
-import type { ConfigureConfig } from './rpcContract.js';
+import type { ConfigureConfig } from '@lanterna/protocol';
 
 /** Where the built binary is (gateway/dataplane/bin), unless LANTERNA_DATAPLANE_BIN names another. */
 export function dataPlaneBinary(env: NodeJS.ProcessEnv = process.env): string {

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/configSchema.js';
 import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { BusEvent } from '../cluster/gatewayBus.js';
 import type { RelayTally } from '../metrics/gatewayMetrics.js';
 import type { LookupAll } from '../connect/hostResolver.js';
@@ -15,14 +16,14 @@ import type { SessionServices } from '../channel/sessionServices.js';
 import { originAllowed, type HostGuard } from '../api/requestGuards.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import { admitPresenter, presenterFingerprint } from '../channel/presenterAdmission.js';
-import type { ZodType } from 'zod';
+import type { ZodMiniType } from 'zod/mini';
 import type { RpcAnswer } from './dataPlaneRpc.js';
 import {
   RPC_CONTRACT, readMessage,
   type AdmitAnswer, type AdmitRequest, type CertificateAnswer, type CertificateRequest, type DrainRequest, type EndedError, type EndedNotice,
   type OpenAnswer, type OpenRequest, type PhaseNotice, type PresentAnswer, type PresentRequest, type PresenterEndedNotice, type ResolveAnswer,
   type ResolveRequest, type SampleNotice, type SecuredNotice, type StopNotice, type InputNotice,
-} from './rpcContract.js';
+} from '@lanterna/protocol';
 
 /** What the decisions send the data plane (the RPC's other direction). */
 export interface DataPlaneCommands {
@@ -33,6 +34,8 @@ export interface DataPlaneCommands {
 
 export interface NativeDataChannelsDeps extends SessionServices {
   config: GatewayConfig;
+  /** The session token's one claim, the presenter leg's, and the touch permission when a session is secured. */
+  sessions: Pick<SessionLifecycle, 'openSession' | 'openPresenterLeg' | 'touchAllowed'>;
   hosts: HostGuard;
   /** The gateway is draining: new data sockets are refused with 503. */
   draining: () => boolean;
@@ -84,7 +87,7 @@ export class NativeDataChannels {
     return this.sessions.size;
   }
 
-  /** One request from the data plane, read through the contract's schema for its op (rpcContract.ts). */
+  /** One request from the data plane, read through the contract's schema for its op (protocol's dataPlaneContract.ts). */
   async handle(op: string, message: Record<string, unknown>): Promise<RpcAnswer> {
     const { request } = RPC_CONTRACT;
     switch (op) {
@@ -113,14 +116,14 @@ export class NativeDataChannels {
   }
 
   /** A request off the contract is the data plane's fault: an internal error for that session, logged with what was wrong. */
-  private async answerTo<T>(op: string, schema: ZodType<T>, message: unknown, answer: (read: T) => RpcAnswer | Promise<RpcAnswer>): Promise<RpcAnswer> {
+  private async answerTo<T>(op: string, schema: ZodMiniType<T>, message: unknown, answer: (read: T) => RpcAnswer | Promise<RpcAnswer>): Promise<RpcAnswer> {
     const read = readMessage(schema, op, message);
     if (read.ok) return answer(read.value);
     this.deps.logger.error({ event: 'dataplane-rpc-off-contract', op }, read.problem);
     return refused(new SessionError('relay', 'internal', undefined, {}, { problem: read.problem }));
   }
 
-  private takeNotice<T>(op: string, schema: ZodType<T>, message: unknown, take: (read: T) => void): void {
+  private takeNotice<T>(op: string, schema: ZodMiniType<T>, message: unknown, take: (read: T) => void): void {
     const read = readMessage(schema, op, message);
     if (read.ok) take(read.value);
     else this.deps.logger.error({ event: 'dataplane-rpc-off-contract', op }, read.problem);
@@ -156,7 +159,7 @@ export class NativeDataChannels {
     const log = this.deps.logger.child({ sessionId, channel: 'data' });
     let grant: SessionGrant;
     try {
-      grant = await this.deps.broker.openSession(sessionId, message.token);
+      grant = await this.deps.sessions.openSession(sessionId, message.token);
     } catch (error) {
       const refusal = asSessionError(error, log);
       this.rememberRefusal(sessionId, refusal);
@@ -265,7 +268,7 @@ export class NativeDataChannels {
     }, 'server leg secured');
     this.deps.ledger.secured(grant, log);
     // The presenter may have allowed control before the display connected; the data plane drops input until told.
-    this.deps.broker.touchAllowed(grant.sessionId).then((allowed) => {
+    this.deps.sessions.touchAllowed(grant.sessionId).then((allowed) => {
       if (allowed && !session.touchHeard && this.sessions.get(grant.sessionId) === session) this.commands?.notify('input', { sessionId: grant.sessionId, allowed });
     }).catch((error: unknown) => log.warn({ err: error }, 'the presenter\'s touch permission could not be read: input stays off'));
   }

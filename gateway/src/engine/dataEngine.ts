@@ -9,6 +9,7 @@ import type { WebSocket } from 'ws';
 import type { GatewayConfig } from '../config/configSchema.js';
 import type { GatewayIdentity } from '../config/gatewayIdentity.js';
 import type { LookupAll } from '../connect/hostResolver.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import type { HostGuard } from '../api/requestGuards.js';
 import { SessionLedger } from '../channel/sessionLedger.js';
@@ -53,6 +54,8 @@ export interface DataEngineDeps extends SessionServices {
   tls: GatewayIdentity['tls'];
   /** Extra CAs for the RDP servers' certificates (certificates.caFile). */
   ca: string | undefined;
+  /** The broker's session lifecycle: claims, secured, samples, ended, touch (the engines need no other part). */
+  sessions: SessionLifecycle;
   lookup: LookupAll | undefined;
   guesses: TokenGuesses;
   hosts: HostGuard;
@@ -72,9 +75,9 @@ export interface DataEngineDeps extends SessionServices {
  * session ledger the engine reports every session's life to.
  */
 export function createDataEngine(deps: DataEngineDeps): DataEngine {
-  const { config, logger, broker, metrics } = deps;
+  const { config, logger, sessions, metrics } = deps;
   const choice = chooseRelayEngine(config.relay.engine, deps.dataPlaneBinary ?? dataPlaneBinary());
   if (choice.fallback !== undefined) logger.warn({ event: 'relay-engine-fallback', reason: choice.fallback }, 'the native data plane is not built: the data sockets relay in Node (slower); build it with gateway/dataplane/build.sh');
-  const ledger = new SessionLedger({ broker, metrics, logger });
+  const ledger = new SessionLedger({ sessions, metrics, logger });
   return choice.engine === 'native' ? nativeDataEngine(deps, ledger) : nodeDataEngine(deps, ledger);
 }

@@ -13,8 +13,8 @@ import { siblingDirectory } from '../dataplane/siblingDirectory.js';
 import type { DataEngine, DataEngineDeps } from './dataEngine.js';
 
 export function nativeDataEngine(deps: DataEngineDeps, ledger: SessionLedger): DataEngine {
-  const { config, broker, policy, certificates, bus, metrics, logger, hosts, lookup, guesses, draining } = deps;
-  const decisions = new NativeDataChannels({ config, broker, policy, certificates, bus, metrics, logger, hosts, lookup, guesses, draining, ledger });
+  const { config, sessions, policy, certificates, bus, metrics, logger, hosts, lookup, guesses, draining } = deps;
+  const decisions = new NativeDataChannels({ config, sessions, policy, certificates, bus, metrics, logger, hosts, lookup, guesses, draining, ledger });
   const onExit = deps.onDataPlaneExit ?? ((error: Error): void => {
     logger.fatal({ err: error, event: 'dataplane-exited' }, 'the data plane exited: this gateway process ends with it');
     process.exit(1);

@@ -9,10 +9,10 @@ import { PresenterLegs } from '../channel/presenterLegs.js';
 import type { DataEngine, DataEngineDeps } from './dataEngine.js';
 
 export function nodeDataEngine(deps: DataEngineDeps, ledger: SessionLedger): DataEngine {
-  const { config, broker, policy, certificates, ca, bus, metrics, logger, lookup, guesses, onAuthenticated } = deps;
+  const { config, sessions, policy, certificates, ca, bus, metrics, logger, lookup, guesses, onAuthenticated } = deps;
   const presenterLegs = new PresenterLegs();
-  const data = new DataChannels({ config, broker, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated, presenterLegs, ledger });
-  const presenters = new PresenterChannels({ config, broker, legs: presenterLegs, bus, metrics, logger, guesses, onAuthenticated });
+  const data = new DataChannels({ config, sessions, policy, certificates, ca, bus, metrics, logger, lookup, onAuthenticated, presenterLegs, ledger });
+  const presenters = new PresenterChannels({ config, sessions, legs: presenterLegs, bus, metrics, logger, guesses, onAuthenticated });
   return {
     name: 'node',
     ownsPort: true,

@@ -11,7 +11,9 @@ import {
   ANONYMOUS, DEVICE_TYPE, DISPLAY_TYPE, MAX_WSD_MESSAGE_BYTES, PROJECTOR_TYPE, projectorFault, readWsdMessage, writeWsdMessage,
   type ConnectRequest, type DisconnectRequest, type ProjectorFault, type SoapFault, type WsdMessage,
 } from '@lanterna/protocol/wsd';
-import type { SessionBroker } from '../broker/sessionBroker.js';
+import type { DisplayRegistry } from '../broker/displayRegistry.js';
+import type { OnlineDisplays } from '../broker/onlineDisplays.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { PresenterOutcome, PresenterProjections, PresenterRefusalCode } from '../broker/presenterProjections.js';
 import { sourceKey } from '../broker/pinAttempts.js';
 import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
@@ -19,7 +21,10 @@ import { displayEndpoint } from './wsdIdentity.js';
 import { randomUUID } from 'node:crypto';
 
 export interface WsdHttpDeps {
-  readonly broker: SessionBroker;
+  readonly displays: Pick<DisplayRegistry, 'listDisplays'>;
+  readonly presence: Pick<OnlineDisplays, 'displayState'>;
+  /** A Disconnect for a session that ended already is answered as stopped. */
+  readonly sessions: Pick<SessionLifecycle, 'getSession'>;
   readonly presenters: PresenterProjections;
   /** The requester's address (the proxy's client when the peer is a trusted proxy): the wrong-PIN limit's key. */
   readonly clientAddress: (request: IncomingMessage) => string | undefined;
@@ -78,11 +83,11 @@ export async function handleWsdRequest(deps: WsdHttpDeps, request: IncomingMessa
   metrics.wsdHttpMessages.inc({ direction: 'in', kind: message.kind });
   const relatesTo = message.header.messageId;
   const reply = (kind: 'fault', fault: SoapFault, status: number): true => answer(deps, response, { kind, header: { messageId: newId(), relatesTo, to: ANONYMOUS }, fault }, status);
-  const display = (await deps.broker.listDisplays()).find((candidate) => candidate.id === displayId);
+  const display = (await deps.displays.listDisplays()).find((candidate) => candidate.id === displayId);
   if (!display) return reply('fault', projectorFault('UnknownDisplay', `no display "${displayId}" on this gateway`), 404);
 
   if (service === 'device' && message.kind === 'get') {
-    const state = await deps.broker.displayState(displayId);
+    const state = await deps.presence.displayState(displayId);
     const host = request.headers.host ?? 'localhost';
     const base = `${deps.tls ? 'https' : 'http'}://${host}`;
     return answer(deps, response, {
@@ -149,7 +154,7 @@ async function disconnect(deps: WsdHttpDeps, http: IncomingMessage, displayId: s
   if (stopped.ok) return 'stopped';
   switch (stopped.code) {
     case 'no-projection': {
-      const session = await deps.broker.getSession(request.sessionId);
+      const session = await deps.sessions.getSession(request.sessionId);
       return session?.displayId === displayId ? 'stopped' : unknown;
     }
     case 'pin-required': case 'pin-wrong': case 'pin-locked':

@@ -283,7 +283,7 @@ void test('refusals: a changed certificate with what the display may see, a reso
 
   const unknown = await driver.request('resolve', { sessionId: 'never-opened' });
   assert.deepEqual(unknown.error, { phase: 'connect', code: 'internal', message: 'an internal error in the gateway', detail: {} });
-  // off the contract (rpcContract.ts): a request without the field its op needs is an internal error, not a field read as undefined
+  // off the contract (the protocol package's dataPlaneContract.ts): a request without the field its op needs is an internal error, not a field read as undefined
   const offContract = await driver.request('resolve', { session: 'renamed' });
   assert.deepEqual(offContract.error, { phase: 'relay', code: 'internal', message: 'an internal error in the gateway', detail: {} });
   driver.send({ op: 'ended', sessionId: second.sessionId, reason: 'error' });

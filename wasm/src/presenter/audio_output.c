@@ -19,12 +19,21 @@
 #define LP_WAVE2_MAX_DATA (UINT16_MAX - 12u)
 /* Queued and not yet sent: about 5 s of 48 kHz stereo; past it the page is told no */
 #define LP_AUDIO_QUEUE_CAP (1024u * 1024u)
+/* ... and about 5 s of sound in frames, whatever the format (an Opus packet is small) */
+#define LP_AUDIO_QUEUE_FRAMES (5u * 48000u)
 /* FreeRDP's Wave (pre-8) path cuts the stream into blocks of this many ms */
 #define LP_AUDIO_BLOCK_MS 50
+/* One Opus packet: at most 120 ms ([RFC 6716] 3), 7,680 bytes (the display's cap too) */
+#define LP_OPUS_MAX_BYTES 7680u
+#define LP_OPUS_MAX_FRAMES 5760u
+/* What the Opus format claims per second (its nAvgBytesPerSec): the page's bitrate is its own */
+#define LP_OPUS_AVG_BYTES_PER_SEC 12000u
 
 typedef struct LpAudioChunk
 {
-	INT16* samples;
+	INT16* samples; /* PCM: frames × channels; Opus: NULL */
+	BYTE* packet;   /* Opus: one packet of packetBytes, sent as it is */
+	size_t packetBytes;
 	size_t frames;
 	UINT32 timestampMs;
 	struct LpAudioChunk* next;
@@ -33,26 +42,31 @@ typedef struct LpAudioChunk
 struct LpAudio
 {
 	int mode;
-	AUDIO_FORMAT format; /* the PCM JS sends and the one format offered */
+	AUDIO_FORMAT format; /* the PCM JS sends, offered last */
+	AUDIO_FORMAT opus;   /* offered first when the page encodes Opus (offerOpus) */
+	BOOL offerOpus;
 	RdpsndServerContext* snd;
 	BOOL started;
-	atomic_int ready; /* the client chose our format */
-	UINT16 formatNo;  /* its index in the client's list */
+	atomic_int ready;     /* the client chose one of our formats */
+	atomic_int opusChosen; /* ... and it is Opus: JS sends packets, not PCM */
+	UINT16 formatNo;      /* its index in the client's list */
 
 	pthread_mutex_t lock;
 	LpAudioChunk* head;
 	LpAudioChunk* tail;
 	size_t queuedBytes;
+	size_t queuedFrames;
 	HANDLE queued; /* set while chunks wait */
 };
 
 static void chunk_free(LpAudioChunk* chunk)
 {
 	free(chunk->samples);
+	free(chunk->packet);
 	free(chunk);
 }
 
-BOOL lp_audio_configure(LpContext* lp, int mode, UINT32 sampleRate, UINT32 channels)
+BOOL lp_audio_configure(LpContext* lp, int mode, UINT32 sampleRate, UINT32 channels, BOOL opus)
 {
 	if ((mode != LP_AUDIO_STATIC) && (mode != LP_AUDIO_DYNAMIC))
 		return FALSE;
@@ -69,20 +83,32 @@ BOOL lp_audio_configure(LpContext* lp, int mode, UINT32 sampleRate, UINT32 chann
 		                            .nAvgBytesPerSec = sampleRate * channels * 2u,
 		                            .nBlockAlign = (UINT16)(channels * 2u),
 		                            .wBitsPerSample = 16 };
+	/* FreeRDP's tag and framing (one packet per wave); Opus's clock is 48 kHz whatever the capture's */
+	audio->opus = (AUDIO_FORMAT){ .wFormatTag = WAVE_FORMAT_OPUS,
+		                          .nChannels = (UINT16)channels,
+		                          .nSamplesPerSec = 48000,
+		                          .nAvgBytesPerSec = LP_OPUS_AVG_BYTES_PER_SEC,
+		                          .nBlockAlign = (UINT16)(channels * 2u),
+		                          .wBitsPerSample = 16 };
+	audio->offerOpus = opus;
 	pthread_mutex_init(&audio->lock, NULL);
 	audio->queued = CreateEventA(NULL, TRUE, FALSE, NULL);
 	audio->snd = rdpsnd_server_context_new(lp->vcm);
 	lp->audio = audio;
 	/* the context frees its formats list: it must be its own allocation */
+	const size_t formats = opus ? 2 : 1;
 	if (audio->snd)
-		audio->snd->server_formats = audio_formats_new(1);
+		audio->snd->server_formats = audio_formats_new(formats);
 	if (!audio->queued || !audio->snd || !audio->snd->server_formats)
 	{
 		lp_audio_free(lp);
 		return FALSE;
 	}
-	audio->snd->server_formats[0] = audio->format;
-	audio->snd->num_server_formats = 1;
+	/* the client lists what it takes in our order: Opus first, PCM for a client without it */
+	if (opus)
+		audio->snd->server_formats[0] = audio->opus;
+	audio->snd->server_formats[formats - 1] = audio->format;
+	audio->snd->num_server_formats = formats;
 	audio->snd->src_format = &audio->format;
 	audio->snd->latency = LP_AUDIO_BLOCK_MS;
 	audio->snd->use_dynamic_virtual_channel = (mode == LP_AUDIO_DYNAMIC);
@@ -115,24 +141,43 @@ void lp_audio_free(LpContext* lp)
 	lp->audio = NULL;
 }
 
-/* The client listed its formats (and, from version 7, its quality mode): ours
- * is taken only when the client lists it exactly, or nothing is sent. */
+/* The index of `want` in the client's list, or -1. */
+static int client_format_index(const RdpsndServerContext* snd, const AUDIO_FORMAT* want)
+{
+	for (UINT16 i = 0; i < snd->num_client_formats; i++)
+	{
+		if (audio_format_compatible(want, &snd->client_formats[i]) &&
+		    (snd->client_formats[i].wBitsPerSample == want->wBitsPerSample))
+			return i;
+	}
+	return -1;
+}
+
+/* The client listed its formats (and, from version 7, its quality mode): Opus
+ * when offered and listed (Wave2 PDUs only: version 8 and up), else our PCM
+ * when listed exactly, or nothing is sent. */
 static void on_activated(RdpsndServerContext* snd)
 {
 	LpContext* lp = snd->data;
 	LpAudio* audio = lp->audio;
-	for (UINT16 i = 0; i < snd->num_client_formats; i++)
+	int index = -1;
+	BOOL opus = FALSE;
+	if (audio->offerOpus && (snd->clientVersion >= LP_RDPSND_VERSION_WIN_8))
 	{
-		if (!audio_format_compatible(&audio->format, &snd->client_formats[i]) ||
-		    (snd->client_formats[i].wBitsPerSample != 16))
-			continue;
-		if (snd->SelectFormat(snd, i) != CHANNEL_RC_OK)
-			break;
-		audio->formatNo = i;
+		index = client_format_index(snd, &audio->opus);
+		opus = (index >= 0);
+	}
+	if (index < 0)
+		index = client_format_index(snd, &audio->format);
+	if ((index >= 0) && (snd->SelectFormat(snd, (UINT16)index) == CHANNEL_RC_OK))
+	{
+		audio->formatNo = (UINT16)index;
+		atomic_store(&audio->opusChosen, opus);
 		atomic_store(&audio->ready, 1);
-		lt_post_event(lp->id, LP_EVENT_AUDIO_READY, (intptr_t)audio->format.nSamplesPerSec,
-		              (intptr_t)audio->format.nChannels, snd->clientVersion,
-		              audio->mode == LP_AUDIO_DYNAMIC);
+		const AUDIO_FORMAT* chosen = opus ? &audio->opus : &audio->format;
+		lt_post_event(lp->id, LP_EVENT_AUDIO_READY, (intptr_t)chosen->nSamplesPerSec,
+		              (intptr_t)chosen->nChannels, snd->clientVersion,
+		              (audio->mode == LP_AUDIO_DYNAMIC) | (opus << 1));
 		return;
 	}
 	lt_post_event(lp->id, LP_EVENT_AUDIO_REFUSED, (intptr_t)snd->num_client_formats, 0,
@@ -210,6 +255,29 @@ BOOL lp_audio_matches(LpContext* lp, UINT32 sampleRate, UINT32 channels)
 	       (audio->format.nChannels == channels);
 }
 
+/* Appends a chunk unless the queue holds its caps (bytes, and about 5 s of frames): 0 or a refusal. */
+static int queue_chunk(LpAudio* audio, LpAudioChunk* chunk, size_t bytes)
+{
+	pthread_mutex_lock(&audio->lock);
+	if ((audio->queuedBytes + bytes > LP_AUDIO_QUEUE_CAP) ||
+	    (audio->queuedFrames + chunk->frames > LP_AUDIO_QUEUE_FRAMES))
+	{
+		pthread_mutex_unlock(&audio->lock);
+		chunk_free(chunk);
+		return LP_AUDIO_REFUSED_FULL;
+	}
+	if (audio->tail)
+		audio->tail->next = chunk;
+	else
+		audio->head = chunk;
+	audio->tail = chunk;
+	audio->queuedBytes += bytes;
+	audio->queuedFrames += chunk->frames;
+	(void)SetEvent(audio->queued); /* wakes the peer thread */
+	pthread_mutex_unlock(&audio->lock);
+	return 0;
+}
+
 int lp_audio_queue(LpContext* lp, INT16* samples, size_t frames, UINT32 timestampMs)
 {
 	LpAudio* audio = lp->audio;
@@ -223,7 +291,11 @@ int lp_audio_queue(LpContext* lp, INT16* samples, size_t frames, UINT32 timestam
 		free(samples);
 		return LP_AUDIO_REFUSED_NOT_READY;
 	}
-	const size_t bytes = frames * audio->format.nBlockAlign;
+	if (atomic_load(&audio->opusChosen))
+	{
+		free(samples); /* the client chose Opus: the page must send packets */
+		return LP_AUDIO_REFUSED_BAD;
+	}
 	LpAudioChunk* chunk = calloc(1, sizeof(LpAudioChunk));
 	if (!chunk)
 	{
@@ -233,22 +305,40 @@ int lp_audio_queue(LpContext* lp, INT16* samples, size_t frames, UINT32 timestam
 	chunk->samples = samples;
 	chunk->frames = frames;
 	chunk->timestampMs = timestampMs;
-	pthread_mutex_lock(&audio->lock);
-	if (audio->queuedBytes + bytes > LP_AUDIO_QUEUE_CAP)
+	return queue_chunk(audio, chunk, frames * audio->format.nBlockAlign);
+}
+
+int lp_audio_queue_packet(LpContext* lp, BYTE* packet, size_t length, size_t frames,
+                          UINT32 timestampMs)
+{
+	LpAudio* audio = lp->audio;
+	if (!audio || (audio->mode == LP_AUDIO_OFF))
 	{
-		pthread_mutex_unlock(&audio->lock);
-		chunk_free(chunk);
+		free(packet);
+		return LP_AUDIO_REFUSED_OFF;
+	}
+	if (!atomic_load(&audio->ready))
+	{
+		free(packet);
+		return LP_AUDIO_REFUSED_NOT_READY;
+	}
+	if (!atomic_load(&audio->opusChosen) || (length == 0) || (length > LP_OPUS_MAX_BYTES) ||
+	    (frames == 0) || (frames > LP_OPUS_MAX_FRAMES))
+	{
+		free(packet);
+		return LP_AUDIO_REFUSED_BAD;
+	}
+	LpAudioChunk* chunk = calloc(1, sizeof(LpAudioChunk));
+	if (!chunk)
+	{
+		free(packet);
 		return LP_AUDIO_REFUSED_FULL;
 	}
-	if (audio->tail)
-		audio->tail->next = chunk;
-	else
-		audio->head = chunk;
-	audio->tail = chunk;
-	audio->queuedBytes += bytes;
-	(void)SetEvent(audio->queued); /* wakes the peer thread */
-	pthread_mutex_unlock(&audio->lock);
-	return 0;
+	chunk->packet = packet;
+	chunk->packetBytes = length;
+	chunk->frames = frames;
+	chunk->timestampMs = timestampMs;
+	return queue_chunk(audio, chunk, length);
 }
 
 /* One chunk: Wave2 pieces of at most 64 KiB, each with its own start time;
@@ -259,7 +349,14 @@ static BOOL send_chunk(LpContext* lp, const LpAudioChunk* chunk)
 	RdpsndServerContext* snd = audio->snd;
 	const size_t frameBytes = audio->format.nBlockAlign;
 	const BYTE firstBlock = snd->block_no;
-	if (snd->clientVersion < LP_RDPSND_VERSION_WIN_8)
+	if (chunk->packet)
+	{
+		/* one Opus packet, one Wave2 PDU, the bytes as the page's encoder made them */
+		if (snd->SendSamples2(snd, audio->formatNo, chunk->packet, chunk->packetBytes,
+		                      (UINT16)(chunk->timestampMs & 0xFFFFu), chunk->timestampMs) != CHANNEL_RC_OK)
+			return FALSE;
+	}
+	else if (snd->clientVersion < LP_RDPSND_VERSION_WIN_8)
 	{
 		if (snd->SendSamples(snd, chunk->samples, chunk->frames,
 		                     (UINT16)(chunk->timestampMs & 0xFFFFu)) != CHANNEL_RC_OK)
@@ -300,7 +397,8 @@ void lp_audio_send_pending(LpContext* lp)
 			audio->head = chunk->next;
 			if (!audio->head)
 				audio->tail = NULL;
-			audio->queuedBytes -= chunk->frames * audio->format.nBlockAlign;
+			audio->queuedBytes -= chunk->packet ? chunk->packetBytes : chunk->frames * audio->format.nBlockAlign;
+			audio->queuedFrames -= chunk->frames;
 		}
 		else
 			(void)ResetEvent(audio->queued);

@@ -13,7 +13,8 @@ enum lp_event_kind
 	LP_EVENT_FRAME_ACKED = 4,      /* a: frame id the client acknowledged, b: frames sent so far */
 	LP_EVENT_ENDED = 5,            /* a: enum lp_reason, b: FreeRDP's last error code */
 	LP_EVENT_FRAME_DROPPED = 6,    /* a: frame id, b: why (enum lp_drop) */
-	/* a: sample rate, b: channels, c: the client's rdpsnd version, d: 1 when dynamic */
+	/* a: sample rate, b: channels, c: the client's rdpsnd version,
+	 * d: bit 0 set when dynamic, bit 1 set when the client chose Opus (else PCM) */
 	LP_EVENT_AUDIO_READY = 7,
 	/* no sound: a: the client's format count (0: the channel did not open), c: its version */
 	LP_EVENT_AUDIO_REFUSED = 8,
@@ -29,7 +30,8 @@ enum lp_audio_refusal
 	LP_AUDIO_REFUSED_OFF = 1,       /* no sound channel configured, or it could not open */
 	LP_AUDIO_REFUSED_NOT_READY = 2, /* the client has not chosen the format yet */
 	LP_AUDIO_REFUSED_FULL = 3,      /* the queue holds its cap already (or out of memory) */
-	LP_AUDIO_REFUSED_BAD = 4        /* length, rate or channels do not match the configuration */
+	LP_AUDIO_REFUSED_BAD = 4        /* length, rate or channels do not match the configuration,
+	                                   or PCM for a client that chose Opus (and the reverse) */
 };
 
 /* Why the presenter's session ended; names in wasm/js/lanternaPresenter.js. */

@@ -119,14 +119,30 @@ EMSCRIPTEN_KEEPALIVE int lp_presenter_send_avc420(intptr_t handle, int x, int y,
 	return 1;
 }
 
-/* Sound, before start: mode 1 static rdpsnd, 2 dynamic; the PCM the page will send. */
+/* Sound, before start: mode 1 static rdpsnd, 2 dynamic; the PCM the page will
+ * send; opus 1 when it can send Opus packets instead (offered first). */
 EMSCRIPTEN_KEEPALIVE int lp_presenter_configure_audio(intptr_t handle, int mode, int sampleRate,
-                                                      int channels)
+                                                      int channels, int opus)
 {
 	LpContext* lp = from_handle(handle);
 	if ((sampleRate <= 0) || (channels <= 0))
 		return 0;
-	return lp_audio_configure(lp, mode, (UINT32)sampleRate, (UINT32)channels);
+	return lp_audio_configure(lp, mode, (UINT32)sampleRate, (UINT32)channels, opus == 1);
+}
+
+/* One Opus packet (malloc'd by JS, taken over: freed on every path) of `frames`
+ * at 48 kHz, once the client chose Opus. 0 when queued, else enum lp_audio_refusal. */
+EMSCRIPTEN_KEEPALIVE int lp_presenter_send_audio_packet(intptr_t handle, BYTE* packet, int length,
+                                                        int frames, double timestampMs)
+{
+	LpContext* lp = from_handle(handle);
+	if ((length <= 0) || (frames <= 0) || (timestampMs < 0))
+	{
+		free(packet);
+		return lp->audio ? LP_AUDIO_REFUSED_BAD : LP_AUDIO_REFUSED_OFF;
+	}
+	return lp_audio_queue_packet(lp, packet, (size_t)length, (size_t)frames,
+	                             (UINT32)((UINT64)timestampMs & 0xFFFFFFFFu));
 }
 
 /* Interleaved int16 PCM (malloc'd by JS, taken over here: freed on every path)

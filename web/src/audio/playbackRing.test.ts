@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RING, createPlaybackRing, ringFill, ringViews, writeWave } from './playbackRing.js';
+import { RING, createPlaybackRing, queuedDelayMs, ringFill, ringViews, writePlanes, writeWave } from './playbackRing.js';
 
 function running(capacity: number) {
   const ring = ringViews(createPlaybackRing(capacity));
@@ -37,4 +37,20 @@ test('while the context is not running nothing is queued and nothing is claimed'
   assert.equal(writeWave(ring, { samples: new Int16Array(20), channels: 2, sampleRate: 1000 }), 0);
   assert.equal(ringFill(ring.header), 0);
   assert.equal(Atomics.load(ring.header, RING.dropped), 10);
+});
+
+test('decoded float planes (a decoder\'s output) are queued as they are; mono is doubled; the delay counts frames still in the decoder', () => {
+  const ring = running(1024);
+  const left = Float32Array.from([0.5, -0.25, 0.125]);
+  const right = Float32Array.from([-1, 0.75, 0]);
+  assert.equal(writePlanes(ring, [left, right], 3, 1000), 3 + 12);
+  assert.deepEqual(Array.from(ring.samples.subarray(0, 6)), [0.5, -1, -0.25, 0.75, 0.125, 0]);
+  assert.equal(writePlanes(ring, [Float32Array.from([0.5, 0.25])], 2, 1000), 5 + 12);
+  assert.deepEqual(Array.from(ring.samples.subarray(6, 10)), [0.5, 0.5, 0.25, 0.25]);
+  assert.equal(Atomics.load(ring.header, RING.rate), 1000);
+  // 5 frames queued and 20 more waiting in a decoder, at 1 kHz: 25 ms, plus the output's 12
+  assert.equal(queuedDelayMs(ring, 20, 1000), 25 + 12);
+  // a plane shorter than the frames claimed bounds what is read
+  assert.equal(writePlanes(ring, [Float32Array.from([0.1])], 4, 1000), 6 + 12);
+  assert.equal(ringFill(ring.header), 6);
 });

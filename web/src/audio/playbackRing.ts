@@ -5,7 +5,7 @@
 // the write position, the worklet only the read position (Atomics on both).
 // Frames are stereo float32 at the source's rate; the worklet resamples.
 //
-// Knows PCM frames and counters only: nothing of RDP, nothing of the page.
+// Knows frames and counters only: nothing of RDP, nothing of the page.
 
 /** Header words (Int32) before the samples. */
 export const RING = {
@@ -43,8 +43,10 @@ export const RING = {
   running: 15,
   /** The context's frame (the worklet's currentFrame) of the tap's first frame (tests: the A/V offset bench). */
   tapStartFrame: 16,
+  /** Compressed packets the worker's decoder refused, or lost with it (opusWaveDecoder.ts). */
+  decodeErrors: 17,
 } as const;
-export const RING_HEADER_WORDS = 17;
+export const RING_HEADER_WORDS = 18;
 export const RING_CHANNELS = 2;
 /** 2^17 frames: 2.7 s at 48 kHz, far above the jitter buffer's bound; 1 MiB of samples. */
 export const RING_CAPACITY_FRAMES = 1 << 17;
@@ -91,34 +93,63 @@ export interface PcmWave {
  * client adds it to the moment the wave was handed on).
  */
 export function writeWave(ring: PlaybackRingViews, wave: PcmWave): number {
-  const { header, samples, capacity } = ring;
   const channels = wave.channels;
   const frames = channels < 1 ? 0 : Math.floor(wave.samples.length / channels);
-  if (frames === 0) return 0;
+  const source = wave.samples;
+  const right = channels > 1 ? 1 : 0;
+  return queueFrames(ring, frames, wave.sampleRate, (samples, at, i) => {
+    const base = i * channels;
+    samples[at] = (source[base] ?? 0) / 32768;
+    samples[at + 1] = (source[base + right] ?? 0) / 32768;
+  });
+}
+
+/**
+ * Decoded float sound (a decoder's planes: one for mono, left and right for
+ * stereo; further planes are left out) into the queue; as writeWave.
+ */
+export function writePlanes(ring: PlaybackRingViews, planes: readonly Float32Array[], frames: number, sampleRate: number): number {
+  const left = planes[0];
+  if (!left) return 0;
+  const right = planes[1] ?? left;
+  return queueFrames(ring, Math.min(frames, left.length, right.length), sampleRate, (samples, at, i) => {
+    samples[at] = left[i] ?? 0;
+    samples[at + 1] = right[i] ?? 0;
+  });
+}
+
+/** The ms until `frames` more at `sampleRate`, queued after what the queue holds now, are heard. */
+export function queuedDelayMs(ring: PlaybackRingViews, frames: number, sampleRate: number): number {
+  return ((ringFill(ring.header) + frames) * 1000) / sampleRate + Atomics.load(ring.header, RING.outputLatencyUs) / 1000;
+}
+
+/** Whether the queue plays now (the AudioContext runs): sound for a queue that does not is dropped, not kept. */
+export function ringRunning(ring: PlaybackRingViews): boolean {
+  return Atomics.load(ring.header, RING.running) === 1;
+}
+
+type FrameWriter = (samples: Float32Array, at: number, frame: number) => void;
+
+function queueFrames(ring: PlaybackRingViews, frames: number, sampleRate: number, write: FrameWriter): number {
+  const { header, samples, capacity } = ring;
+  if (frames <= 0) return 0;
   // A context the browser keeps suspended plays nothing: queueing would only
   // grow the delay the confirms report (to seconds) and play stale sound later.
   if (Atomics.load(header, RING.running) !== 1) {
     Atomics.add(header, RING.dropped, frames);
     return 0;
   }
-  Atomics.store(header, RING.rate, wave.sampleRate);
+  Atomics.store(header, RING.rate, sampleRate);
   const fill = ringFill(header);
   // A full queue drops the wave's tail: the queue never grows past its capacity.
   const room = Math.max(0, capacity - fill);
   const take = Math.min(frames, room);
   if (take < frames) Atomics.add(header, RING.dropped, frames - take);
-  const write = Atomics.load(header, RING.write);
-  const source = wave.samples;
-  const right = channels > 1 ? 1 : 0;
-  for (let i = 0; i < take; i++) {
-    const at = (((write + i) >>> 0) % capacity) * RING_CHANNELS;
-    const base = i * channels;
-    samples[at] = (source[base] ?? 0) / 32768;
-    samples[at + 1] = (source[base + right] ?? 0) / 32768;
-  }
+  const start = Atomics.load(header, RING.write);
+  for (let i = 0; i < take; i++) write(samples, (((start + i) >>> 0) % capacity) * RING_CHANNELS, i);
   // Release: the samples are in place before the worklet can see the new position.
-  Atomics.store(header, RING.write, (write + take) | 0);
+  Atomics.store(header, RING.write, (start + take) | 0);
   Atomics.add(header, RING.waves, 1);
-  const queuedMs = ((fill + take) * 1000) / wave.sampleRate;
+  const queuedMs = ((fill + take) * 1000) / sampleRate;
   return queuedMs + Atomics.load(header, RING.outputLatencyUs) / 1000;
 }

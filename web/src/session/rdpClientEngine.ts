@@ -18,14 +18,24 @@ export interface RdpSessionSettings {
   readonly extra?: Record<string, unknown>;
   /** Join the audio output channel (rdpsnd) and hand its waves to RdpFrameSink.onAudio. */
   readonly audio?: boolean;
+  /** With audio: the page decodes Opus, so the client takes it too (waves with encoding 'opus'). */
+  readonly audioOpus?: boolean;
 }
 
-/** One wave of the server's sound, as 16-bit PCM (wasm/README.md, "Sound"). */
-export interface RdpAudioWave {
-  /** Interleaved little-endian int16. */
-  readonly samples: Int16Array;
-  readonly format: { readonly channels: number; readonly sampleRate: number };
-}
+/** One wave of the server's sound (wasm/README.md, "Sound"): 16-bit PCM, or one Opus packet for the page to decode. */
+export type RdpAudioWave =
+  | {
+    /** Interleaved little-endian int16. */
+    readonly samples: Int16Array;
+    readonly format: { readonly encoding: 'pcm'; readonly channels: number; readonly sampleRate: number };
+  }
+  | {
+    /** One Opus packet as the server sent it ([RFC 6716]). */
+    readonly packet: Uint8Array;
+    /** The frames it holds at 48 kHz (its TOC byte's count). */
+    readonly frames: number;
+    readonly format: { readonly encoding: 'opus'; readonly channels: number; readonly sampleRate: number };
+  };
 
 /** The data socket as the engine sees it. */
 export interface RdpTransport {
@@ -78,6 +88,8 @@ export interface RdpClientEngine {
    * the presenter allowed control.
    */
   sendMouse?(flags: number, x: number, y: number): boolean;
+  /** The page could not play `count` waves it took (an Opus packet its decoder refused): the session counts them (droppedAudio). */
+  audioDropped?(count: number): void;
 }
 
 /** What the wasm bundle's ES module must export. */

@@ -7,6 +7,7 @@ import { parseGatewayDataMessage, type PingMessage } from '@lanterna/protocol';
 import type { RdpClientEngine, RdpEngineModule, RdpFrameSink, RdpTransport } from './rdpClientEngine.js';
 import { DataChannel } from './dataChannel.js';
 import { ringViews, writeWave } from '../audio/playbackRing.js';
+import { opusDecodable, OpusWaveDecoder } from '../audio/opusWaveDecoder.js';
 import type { SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -102,6 +103,8 @@ function openTransport(url: string, sessionToken: string): RdpTransport {
 function renderSink(port: MessagePort, audioRing: SharedArrayBuffer | undefined): RdpFrameSink {
   // Waves go straight into the queue the page's AudioWorklet reads: no message, no page thread.
   const ring = audioRing ? ringViews(audioRing) : null;
+  // Opus packets (when this page claimed Opus) are decoded here, into the same queue
+  const opus = ring ? new OpusWaveDecoder(ring, (count) => engine?.audioDropped?.(count)) : null;
   let nextId = 0;
   let width = 0;
   let height = 0;
@@ -136,12 +139,26 @@ function renderSink(port: MessagePort, audioRing: SharedArrayBuffer | undefined)
       if (event.type === 'disconnected') engineEnded = true;
       reply(event);
     },
-    ...(ring ? { onAudio: (wave) => writeWave(ring, { samples: wave.samples, channels: wave.format.channels, sampleRate: wave.format.sampleRate }) } : {}),
+    ...(ring && opus ? {
+      onAudio: (wave) => ('packet' in wave
+        ? opus.decode(wave.packet, wave.frames, wave.format.channels)
+        : writeWave(ring, { samples: wave.samples, channels: wave.format.channels, sampleRate: wave.format.sampleRate })),
+    } : {}),
   };
+}
+
+/** The display's own list of sound formats (?audiocodecs=pcm,opus; absent: all it can decode). */
+function opusAllowed(extra: Readonly<Record<string, unknown>> | undefined): boolean {
+  const codecs = extra?.audioCodecs;
+  return !Array.isArray(codecs) || codecs.includes('opus');
 }
 
 async function start(request: Extract<SessionWorkerRequest, { type: 'start' }>): Promise<void> {
   const transport = openTransport(request.dataUrl, request.sessionToken);
+  // Opus is claimed where this worker's AudioDecoder takes it, unless the display's ?audiocodecs
+  // leaves it out; asked now, while the engine loads, so the answer costs the connection no time
+  const audio = request.audioRing !== undefined;
+  const opusAnswer = audio && opusAllowed(request.settings.extra) ? opusDecodable() : Promise.resolve(false);
   if (request.engineUrl === null) {
     reply({ type: 'engine-missing', message: 'this build of the page has no wasm client bundle' });
     transport.close();
@@ -157,7 +174,8 @@ async function start(request: Extract<SessionWorkerRequest, { type: 'start' }>):
   }
   engine = await module.createEngine();
   reply({ type: 'engine-loaded' });
-  await engine.connect({ ...request.settings, audio: request.audioRing !== undefined }, transport, renderSink(request.renderPort, request.audioRing));
+  const audioOpus = await opusAnswer;
+  await engine.connect({ ...request.settings, audio, audioOpus }, transport, renderSink(request.renderPort, request.audioRing));
 }
 
 self.onmessage = (event: MessageEvent<SessionWorkerRequest>) => {

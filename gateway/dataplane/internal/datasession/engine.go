@@ -93,13 +93,6 @@ type Engine struct {
 	loopTurn  atomic.Uint32
 }
 
-// SampleSlices: the sample goes to Node in this many slices, each with the
-// sessions of its slot, so each session's figures go once per SampleSlices
-// slices. All sessions in one go was a burst on the relay's core each
-// second (the data plane's JSON, then Node's bookkeeping: 6–18 ms at 1,600
-// sessions), as long as the p99 of a load of ten messages a second.
-const SampleSlices = 10
-
 // NewEngine makes an engine; nothing runs until Serve is given a socket.
 func NewEngine(options Options, node Node, log *slog.Logger) *Engine {
 	if options.CloseGrace == 0 {
@@ -129,7 +122,7 @@ func (e *Engine) Serve(ws *websocket.Conn, sessionID, clientAddress string, gran
 	defer func() {
 		e.mu.Lock()
 		delete(e.sessions, s)
-		e.retired.add(s.unsampled())
+		e.retired.add(s.figures.unsampled())
 		e.mu.Unlock()
 		e.running.Done()
 	}()
@@ -159,7 +152,7 @@ func (e *Engine) grant(s *session) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.byID[s.id] = s
-	s.sampleSlot = e.nextSlot
+	s.figures.sampleSlot = e.nextSlot
 	e.nextSlot = (e.nextSlot + 1) % SampleSlices
 }
 
@@ -209,7 +202,7 @@ func (e *Engine) SetInput(sessionID string, allowed bool) {
 	s := e.byID[sessionID]
 	e.mu.Unlock()
 	if s != nil {
-		s.inputAllowed.Store(allowed)
+		s.input.allowed.Store(allowed)
 	}
 }
 
@@ -250,8 +243,8 @@ func (e *Engine) ending(s *session) {
 	if e.byID[s.id] == s {
 		delete(e.byID, s.id)
 	}
-	if s.relaying {
-		s.relaying = false
+	if s.life.relaying {
+		s.life.relaying = false
 		e.relaying--
 		select {
 		case e.relayEnded <- struct{}{}:
@@ -264,7 +257,7 @@ func (e *Engine) ending(s *session) {
 func (e *Engine) startRelay(s *session) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s.relaying = true
+	s.life.relaying = true
 	e.relaying++
 }
 
@@ -292,44 +285,4 @@ func (e *Engine) Sessions() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.sessions)
-}
-
-// Sample is the once-a-second report: every granted session's totals, the
-// tallies and latency observations since the previous Sample.
-func (e *Engine) Sample() rpc.Sample { return e.sample(-1) }
-
-// SampleSlice is Sample with only the sessions of one slot (0 ≤ slot <
-// SampleSlices); the tallies and latencies are everything since the last
-// slice, so they add up whichever slices carry them.
-func (e *Engine) SampleSlice(slot int) rpc.Sample { return e.sample(slot) }
-
-func (e *Engine) sample(slot int) rpc.Sample {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	size := len(e.byID)
-	if slot >= 0 {
-		size = size/SampleSlices + 1
-	}
-	sample := rpc.Sample{Sessions: make([]rpc.SessionSample, 0, size)}
-	delta := e.retired
-	e.retired = counters{}
-	for id, s := range e.byID {
-		if slot >= 0 && s.sampleSlot != slot {
-			continue
-		}
-		totals := s.totals()
-		sample.Sessions = append(sample.Sessions, rpc.SessionSample{
-			SessionID: id, BytesToDisplay: totals.bytesToKiosk, BytesToServer: totals.bytesToServer,
-			PdusToDisplay: totals.pdusToKiosk, FramesToDisplay: totals.framesToKiosk,
-		})
-		delta.add(s.unsampledFrom(totals))
-	}
-	sample.Tally = &rpc.Tally{
-		BytesToKiosk: delta.bytesToKiosk, PdusToKiosk: delta.pdusToKiosk, FramesToKiosk: delta.framesToKiosk,
-		BytesToServer: delta.bytesToServer, PdusToServer: delta.pdusToServer, FramesToServer: delta.framesToServer,
-		CopiedBytes: delta.copiedBytes, Pauses: delta.pauses,
-	}
-	latency := e.latency.take()
-	sample.Latency = &latency
-	return sample
 }

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync/atomic"
 	"time"
-	"unicode/utf8"
-
-	"github.com/gorilla/websocket"
 
 	"lanterna/dataplane/edgeloop"
 	"lanterna/dataplane/internal/rpc"
@@ -24,22 +22,31 @@ import (
 // sessions: half the reads, an eighth of the data plane's CPU, and the
 // scheduler's share on top).
 
-// controlWait bounds gorilla's wait for its own write lock on a control frame.
-const controlWait = time.Second
+// relayPump is the event loop's hold on both legs. loop and looped are
+// set by handOver (looped publishes the legs' sockets to finish); the
+// paused flags are the loop's own, read and written on its goroutine: a
+// leg is not read while the other's backlog is pressed (the backpressure),
+// and the other's relief reads it again.
+type relayPump struct {
+	loop *edgeloop.Loop
+	// looped: the legs are the loop's (reads end with endReader)
+	looped                    atomic.Bool
+	serverPaused, kioskPaused bool
+}
 
 // handOver moves both legs to a loop: the silence's reader stopped, both
 // sockets out of Go's poller, what TLS already holds read, then the loop
 // reads them. false when the session ended before it could start.
 func (s *session) handOver() bool {
-	s.handingOver.Store(true)
-	_ = s.ws.NetConn().SetReadDeadline(time.Unix(1, 0))
+	s.display.handingOver.Store(true)
+	s.display.stopReads()
 	select {
-	case <-s.readerStopped:
-	case <-s.readerDone:
+	case <-s.display.readerStopped:
+	case <-s.display.readerDone:
 		// the display left as the reader stopped: kioskGone has finished the session
 		return false
 	}
-	kiosk, server := socketUnder(s.ws.NetConn()), socketUnder(s.server.Conn.NetConn())
+	kiosk, server := socketUnder(s.display.ws.NetConn()), socketUnder(s.server.conn.Conn.NetConn())
 	loop, err := s.engine.nextLoop()
 	switch {
 	case err != nil:
@@ -56,15 +63,15 @@ func (s *session) handOver() bool {
 	if err != nil {
 		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeInternal, "").WithInternal("error", err.Error())})
 		// the goodbye's close frame is answered, if at all, to no one: the grace ends the socket
-		s.endReader()
+		s.display.endReader()
 		return false
 	}
-	s.loop, s.kiosk, s.serverSocket, s.frames = loop, kiosk, server, wsread.New(s.engine.options.Relay.MaxFrameBytes)
-	s.framer = pdu.NewFramer(pdu.ModeFor(s.server.Secured.Protocol, true), s.engine.options.Relay.MaxFrameBytes)
-	s.looped.Store(true)
-	if s.ended.Load() {
+	s.pump.loop, s.display.socket, s.server.socket, s.display.frames = loop, kiosk, server, wsread.New(s.engine.options.Relay.MaxFrameBytes)
+	s.server.framer = pdu.NewFramer(pdu.ModeFor(s.server.conn.Secured.Protocol, true), s.engine.options.Relay.MaxFrameBytes)
+	s.pump.looped.Store(true)
+	if s.life.ended.Load() {
 		// finish may have looked before looped was set: the grace is armed here too
-		time.AfterFunc(s.engine.options.CloseGrace, s.endReader)
+		time.AfterFunc(s.engine.options.CloseGrace, s.display.endReader)
 	}
 	return true
 }
@@ -72,18 +79,18 @@ func (s *session) handOver() bool {
 // startLoop: records the handshake's reads took in bring no readiness edge,
 // so they are read here first; then the loop has both legs.
 func (s *session) startLoop() {
-	loop := s.loop
+	loop := s.pump.loop
 	buf := make([]byte, serverReadBytes)
-	s.kiosk.Drained()
-	s.serverSocket.Drained()
+	s.display.socket.Drained()
+	s.server.socket.Drained()
 	s.serveServer(buf)
 	s.serveKiosk(buf)
-	if err := loop.Add(s.serverSocket, s.serveServer); err != nil && !s.ended.Load() {
+	if err := loop.Add(s.server.socket, s.serveServer); err != nil && !s.life.ended.Load() {
 		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeInternal, "").WithInternal("error", err.Error())})
 	}
-	if err := loop.Add(s.kiosk, s.serveKiosk); err != nil {
+	if err := loop.Add(s.display.socket, s.serveKiosk); err != nil {
 		// closed already (the grace, or the end of the reader)
-		s.endReader()
+		s.display.endReader()
 	}
 }
 
@@ -116,12 +123,12 @@ func socketUnder(conn net.Conn) *edgeloop.Socket {
 // display. It stops while the display's backlog is pressed (kioskRelieved
 // goes on).
 func (s *session) serveServer(buf []byte) bool {
-	for !s.ended.Load() {
-		if s.kiosk.Pressed() {
-			s.serverPaused = true
+	for !s.life.ended.Load() {
+		if s.display.socket.Pressed() {
+			s.pump.serverPaused = true
 			return true
 		}
-		n, err := s.server.Conn.Read(buf)
+		n, err := s.server.conn.Conn.Read(buf)
 		if n > 0 && !s.serverBytes(buf[:n]) {
 			return false
 		}
@@ -139,26 +146,24 @@ func (s *session) serveServer(buf []byte) bool {
 // serverBytes: one TLS read through the framer; false when the session ended.
 func (s *session) serverBytes(data []byte) bool {
 	now := s.engine.now()
-	s.readAtNs = now
-	s.lastActive.Store(now)
+	leg := &s.server
+	leg.readAtNs = now
+	s.idle.touch(now)
 	// the display's first TPKT ended NLA: the server's side too (relayCore.ts)
-	if s.toRDP.Load() && s.framer.Mode() != pdu.ModeRDP {
-		s.framer.SetMode(pdu.ModeRDP)
+	if s.input.toRDP.Load() && leg.framer.Mode() != pdu.ModeRDP {
+		leg.framer.SetMode(pdu.ModeRDP)
 	}
-	if failure := s.framer.Push(data, s.emitBatch); failure != nil {
+	if failure := leg.framer.Push(data, leg.emit); failure != nil {
 		s.finish(end{reason: rpc.ReasonError, err: framingFailure(failure, false)})
 		return false
 	}
-	s.live.bytesToKiosk.Add(uint64(len(data)))
-	if copied := s.framer.Stats().CopiedBytes; copied != s.copiedSeen {
-		s.live.copiedBytes.Add(copied - s.copiedSeen)
-		s.copiedSeen = copied
-	}
-	return !s.ended.Load()
+	s.figures.live.bytesToKiosk.Add(uint64(len(data)))
+	s.figures.copied(leg.framer.Stats().CopiedBytes)
+	return !s.life.ended.Load()
 }
 
 func (s *session) serverEnded(err error) {
-	if s.ended.Load() {
+	if s.life.ended.Load() {
 		return
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -170,103 +175,16 @@ func (s *session) serverEnded(err error) {
 
 // kioskRelieved: the display read its backlog down; the server is read again.
 func (s *session) kioskRelieved(buf []byte) {
-	if s.serverPaused {
-		s.serverPaused = false
+	if s.pump.serverPaused {
+		s.pump.serverPaused = false
 		s.serveServer(buf)
 	}
 }
 
 // serverRelieved: the server read its backlog down; the display is read again.
 func (s *session) serverRelieved(buf []byte) {
-	if s.kioskPaused {
-		s.kioskPaused = false
+	if s.pump.kioskPaused {
+		s.pump.kioskPaused = false
 		s.serveKiosk(buf)
 	}
-}
-
-// serveKiosk reads the display until a read would wait: its frames parsed
-// here (gorilla's reader treats a would-block as the connection's end).
-// While relaying it stops while the server's backlog is pressed; after the
-// end it reads on to the display's close frame.
-func (s *session) serveKiosk(buf []byte) bool {
-	for !s.readEnded.Load() {
-		if !s.ended.Load() && s.serverSocket.Pressed() {
-			s.kioskPaused = true
-			return true
-		}
-		n, err := s.ws.NetConn().Read(buf)
-		if n > 0 {
-			if failure := s.frames.Feed(buf[:n], s.kioskMessage); failure != nil {
-				s.kioskBrokeProtocol(failure)
-				return false
-			}
-		}
-		if err != nil {
-			if errors.Is(err, edgeloop.ErrWouldBlock) {
-				return true
-			}
-			if !s.readEnded.Load() {
-				s.kioskGone(err)
-				s.endReader()
-			}
-			return false
-		}
-	}
-	return false
-}
-
-// kioskMessage is one whole message or control frame from the display, as
-// gorilla's reader and readKiosk take it.
-func (s *session) kioskMessage(kind wsread.Kind, payload []byte) bool {
-	switch kind {
-	case wsread.Binary, wsread.Text:
-		if s.state.Load() == stateRelaying {
-			if kind == wsread.Binary {
-				s.clientFrame(payload)
-			} else {
-				s.clientText(payload)
-			}
-		}
-	case wsread.Ping:
-		_ = s.ws.WriteControl(websocket.PongMessage, payload, time.Now().Add(controlWait))
-	case wsread.Close:
-		code, text := websocket.CloseNoStatusReceived, ""
-		if len(payload) >= 2 {
-			code, text = int(payload[0])<<8|int(payload[1]), string(payload[2:])
-		}
-		// gorilla's answer: the code echoed
-		_ = s.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, ""), time.Now().Add(controlWait))
-		s.kioskGone(&websocket.CloseError{Code: code, Text: text})
-		s.endReader()
-		return false
-	}
-	return !s.readEnded.Load()
-}
-
-// kioskBrokeProtocol answers as gorilla does (a close frame with the code and reason) and ends the reading.
-func (s *session) kioskBrokeProtocol(err error) {
-	var broken *wsread.ProtocolError
-	code, reason := websocket.CloseProtocolError, err.Error()
-	if errors.As(err, &broken) {
-		code, reason = broken.CloseCode, broken.Message
-	}
-	if code == websocket.CloseMessageTooBig {
-		reason = ""
-	}
-	data := websocket.FormatCloseMessage(code, reason)
-	for len(data) > 125 || !utf8.Valid(data[2:]) {
-		data = data[:len(data)-1]
-	}
-	_ = s.ws.WriteControl(websocket.CloseMessage, data, time.Now().Add(controlWait))
-	s.kioskGone(err)
-	s.endReader()
-}
-
-// endReader: the display's socket is read to its end (its close frame, its
-// end, or the goodbye's grace); waitForClose may close it.
-func (s *session) endReader() {
-	s.readerOnce.Do(func() {
-		s.readEnded.Store(true)
-		close(s.readerDone)
-	})
 }

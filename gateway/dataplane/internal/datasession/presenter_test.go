@@ -2,7 +2,6 @@ package datasession
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -13,93 +12,6 @@ import (
 	"lanterna/dataplane/internal/sessionerr"
 	"lanterna/dataplane/pdu"
 )
-
-// A presenter page's socket in these tests: the engine's /present, a gorilla client as the page.
-func (h *harness) presenterPage(t *testing.T) *kiosk {
-	t.Helper()
-	ws, _, err := websocket.DefaultDialer.Dial(strings.TrimSuffix(h.url, "/data")+"/present", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ws.Close() })
-	_ = ws.SetReadDeadline(time.Now().Add(wait))
-	return &kiosk{t, ws}
-}
-
-func (k *kiosk) present() { k.text(`{"type":"present","token":"p","publicKey":"AAAA"}`) }
-
-// dataTpkt is one X.224 Data TPDU of n bytes in all (n ≥ 7).
-func dataTpkt(n int, fill byte) []byte {
-	b := bytes.Repeat([]byte{fill}, n)
-	b[0], b[1], b[2], b[3], b[4], b[5], b[6] = 3, 0, byte(n>>8), byte(n), 2, 0xf0, 0x80
-	return b
-}
-
-// presenterHarness: a browser-source engine with its page waiting (present said) and its display opened.
-func presenterHarness(t *testing.T, node *fakeNode, configure func(*Options)) (*harness, *kiosk, *kiosk) {
-	t.Helper()
-	node.presenter = true
-	h := newHarness(t, node, configure)
-	page := h.presenterPage(t)
-	page.present()
-	waitFor(t, func() bool { return h.engine.desk.waitingCount() == 1 }, "the page waits on the desk")
-	display := h.kiosk(t)
-	display.text(`{"type":"open","token":"tok"}`)
-	return h, page, display
-}
-
-// joined: the display's Connection Request reaches the page whole, its Confirm the display after secured.
-func joined(t *testing.T, page, display *kiosk) {
-	t.Helper()
-	request := pdu.BuildConnectionRequest(pdu.ProtocolSSL|pdu.ProtocolHybrid, "")
-	display.send(websocket.BinaryMessage, request)
-	if got := page.read(websocket.BinaryMessage); !bytes.Equal(got, request) {
-		t.Fatalf("the page got %x, not the display's request", got)
-	}
-	page.send(websocket.BinaryMessage, sslConfirm)
-	secured := display.readJSON()
-	if secured["type"] != "secured" || secured["trust"] != "presenter" || secured["protocol"] != "ssl" || secured["publicKey"] != "AAAA" {
-		t.Fatalf("secured %v", secured)
-	}
-	if got := display.read(websocket.BinaryMessage); !bytes.Equal(got, sslConfirm) {
-		t.Fatalf("confirm %x", got)
-	}
-}
-
-func waitFor(t *testing.T, check func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !check() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s", wait, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func (d *presenterDesk) waitingCount() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.waiting)
-}
-
-func (n *fakeNode) presenterEnded(t *testing.T) rpc.PresenterEnded {
-	t.Helper()
-	var found *rpc.PresenterEnded
-	waitFor(t, func() bool {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		for _, got := range n.notices {
-			if got.op == rpc.OpPresenterEnded {
-				ended := got.params.(rpc.PresenterEnded)
-				found = &ended
-				return true
-			}
-		}
-		return false
-	}, "presenter-ended")
-	return *found
-}
 
 func TestPresenterLegJoinsTheDisplayAndRelaysWholePdusBothWaysUntilThePageClosesPolitely(t *testing.T) {
 	node := &fakeNode{}
@@ -386,96 +298,5 @@ func TestUploadRateIsATokenBucketOfOneSecond(t *testing.T) {
 	}
 	if wait := r.take(1, at.Add(time.Hour)); wait <= 0 {
 		t.Fatal("the bucket held more than one second's bytes")
-	}
-}
-
-func contains(values []string, want string) bool {
-	for _, value := range values {
-		if value == want {
-			return true
-		}
-	}
-	return false
-}
-
-func TestAPresenterPageAndItsDisplayOnSiblingDataPlanesMeetOverTheirPeerSockets(t *testing.T) {
-	dir := t.TempDir()
-	for _, pageFirst := range []bool{true, false} {
-		name := "the display first"
-		if pageFirst {
-			name = "the page first"
-		}
-		t.Run(name, func(t *testing.T) {
-			pageNode, displayNode := &fakeNode{presenter: true}, &fakeNode{presenter: true}
-			withPeers := func(o *Options) { o.Relay.PresenterBytesPerSecond = 1 << 20 }
-			pageSide, displaySide := newHarness(t, pageNode, withPeers), newHarness(t, displayNode, withPeers)
-			for _, h := range []*harness{pageSide, displaySide} {
-				listener, err := h.engine.ListenPeers(dir)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { _ = listener.Close() })
-			}
-			page := pageSide.presenterPage(t)
-			display := displaySide.kiosk(t)
-			request := pdu.BuildConnectionRequest(pdu.ProtocolSSL|pdu.ProtocolHybrid, "")
-			if pageFirst {
-				page.present()
-				waitFor(t, func() bool { return pageSide.engine.desk.waitingCount() == 1 }, "the page waits on its own desk")
-			}
-			display.text(`{"type":"open","token":"tok"}`)
-			display.send(websocket.BinaryMessage, request)
-			if !pageFirst {
-				time.Sleep(3 * peerPoll)
-				page.present()
-			}
-			if got := page.read(websocket.BinaryMessage); !bytes.Equal(got, request) {
-				t.Fatalf("the page got %x, not the display's request", got)
-			}
-			page.send(websocket.BinaryMessage, sslConfirm)
-			if secured := display.readJSON(); secured["type"] != "secured" || secured["trust"] != "presenter" || secured["publicKey"] != "AAAA" {
-				t.Fatalf("secured %v", secured)
-			}
-			if got := display.read(websocket.BinaryMessage); !bytes.Equal(got, sslConfirm) {
-				t.Fatalf("confirm %x", got)
-			}
-			up, down := dataTpkt(100, 1), dataTpkt(2000, 2)
-			display.send(websocket.BinaryMessage, up)
-			if got := page.read(websocket.BinaryMessage); !bytes.Equal(got, up) {
-				t.Fatalf("the page got %x", got)
-			}
-			page.send(websocket.BinaryMessage, down)
-			if got := display.read(websocket.BinaryMessage); !bytes.Equal(got, down) {
-				t.Fatalf("the display got %x", got)
-			}
-			// garbage from the page: its own error, said by its own data plane; the display's server-error
-			page.send(websocket.BinaryMessage, []byte{3, 0, 0x03, 0xe8, 1, 2})
-			page.expectError(sessionerr.PhaseRelay, sessionerr.CodeBadMessage, 4400)
-			display.expectError(sessionerr.PhaseRelay, sessionerr.CodeServerError, 4502)
-			if got := pageNode.presenterEnded(t); got.Error == nil || got.Error.Code != sessionerr.CodeBadMessage {
-				t.Fatalf("the page's data plane told its node %+v", got)
-			}
-		})
-	}
-}
-
-func TestASiblingAskingForAPageThatIsNotThereGetsNoAndTheWaitingPageStays(t *testing.T) {
-	dir := t.TempDir()
-	node := &fakeNode{presenter: true}
-	h := newHarness(t, node, nil)
-	listener, err := h.engine.ListenPeers(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = listener.Close() })
-	page := h.presenterPage(t)
-	page.present()
-	waitFor(t, func() bool { return h.engine.desk.waitingCount() == 1 }, "waiting")
-	other := &session{id: "another", engine: h.engine}
-	if p := h.engine.askSibling(context.Background(), h.engine.peers.Load().self, other); p != nil {
-		t.Fatal("a sibling handed over a page for another session")
-	}
-	if h.engine.desk.waitingCount() != 1 {
-		t.Fatal("the waiting page left the desk")
 	}
 }

@@ -61,12 +61,12 @@ func (s *session) joinPresenter(ctx context.Context, request []byte) (*targetcon
 			fmt.Sprintf("the presenter page did not connect within %d ms", timeouts.ConnectMs)).WithDetail("phase", sessionerr.PhaseConnect)
 	}
 	p.session = s
-	s.presenter = p
+	s.server.presenter = p
 	confirm, failure, fault := p.exchange(ctx, request, s.ms(timeouts.ConfirmMs))
 	if failure != nil {
 		switch {
 		case fault:
-			p.end(presenterGoodbye{err: sessionerr.New(sessionerr.PhaseX224, sessionerr.CodeBadMessage, s.messageOf(failure))})
+			p.end(presenterGoodbye{err: sessionerr.New(sessionerr.PhaseX224, sessionerr.CodeBadMessage, s.engine.messageOf(failure))})
 		case failure.Code == sessionerr.CodeGatewayShutdown:
 			p.end(presenterGoodbye{reason: rpc.ReasonGatewayShutdown})
 		default:
@@ -180,15 +180,13 @@ func parseOneConfirm(confirm []byte) (pdu.Confirm, error) {
 // the display, then both readers carry whole PDUs (no event loop: see above).
 func (s *session) relayPresenter(connected *targetconn.Connected) {
 	e := s.engine
-	p := s.presenter
+	p := s.server.presenter
 	if e.draining.Load() {
 		s.finish(end{reason: rpc.ReasonGatewayShutdown})
 		return
 	}
-	if s.idleTimer != nil {
-		s.idleTimer.Reset(s.ms(e.options.Relay.IdleTimeoutMs))
-	}
-	s.framer = pdu.NewFramer(pdu.ModeRDP, e.options.Relay.MaxFrameBytes)
+	s.idle.arm(s.ms(e.options.Relay.IdleTimeoutMs))
+	s.server.framer = pdu.NewFramer(pdu.ModeRDP, e.options.Relay.MaxFrameBytes)
 	ended, writeErr := s.sendSecured(connected)
 	if ended {
 		return
@@ -210,7 +208,7 @@ func (s *session) relayPresenter(connected *targetconn.Connected) {
 // Past its upload rate the reader waits before its next read, and the page
 // hears its `pace` once a second (presenterpace.go).
 func (s *session) presenterMessage(p *presenterLeg, message presenterMessage) {
-	if s.ended.Load() {
+	if s.life.ended.Load() {
 		return
 	}
 	if message.kind != websocket.BinaryMessage {
@@ -246,7 +244,7 @@ func (s *session) presenterMessage(p *presenterLeg, message presenterMessage) {
 		timer := time.NewTimer(wait)
 		select {
 		case <-timer.C:
-		case <-s.finished:
+		case <-s.life.finished:
 			timer.Stop()
 		}
 	}
@@ -265,10 +263,10 @@ func (s *session) presenterBroke(p *presenterLeg, fault *sessionerr.Error) {
 
 // writePresenter is clientFrame's write for a presenter's leg.
 func (s *session) writePresenter(frame []byte) {
-	p := s.presenter
+	p := s.server.presenter
 	err := p.writeBinary(frame)
 	switch {
-	case err == nil || s.ended.Load():
+	case err == nil || s.life.ended.Load():
 	case p.stalled():
 		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodePeerNotReading,
 			fmt.Sprintf("the presenter page took none of the gateway's writes for %d ms", s.engine.options.Timeouts.WriteMs)).WithDetail("side", "server")})
@@ -281,7 +279,7 @@ func (s *session) writePresenter(frame []byte) {
 // endPresenter): its own fault; an error of its side as it is; the
 // display's error as the reason it ended; or the reason.
 func (s *session) endPresenter(how end) {
-	p := s.presenter
+	p := s.server.presenter
 	if fault := p.fault.Load(); fault != nil {
 		p.end(presenterGoodbye{err: fault})
 		return

@@ -24,11 +24,7 @@ package datasession
 
 import (
 	"bufio"
-	"context"
-	"encoding/binary"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -40,7 +36,6 @@ import (
 	"github.com/gorilla/websocket"
 
 	"lanterna/dataplane/internal/rpc"
-	"lanterna/dataplane/internal/sessionerr"
 )
 
 const (
@@ -68,12 +63,6 @@ type peerTake struct {
 type peerAnswer struct {
 	OK       bool               `json:"ok"`
 	Identity *rpc.PresentAnswer `json:"identity,omitempty"`
-}
-
-type peerGoodbye struct {
-	Err    *rpc.EndedError `json:"err,omitempty"`
-	Reason string          `json:"reason,omitempty"`
-	Silent bool            `json:"silent,omitempty"`
 }
 
 // ListenPeers makes this engine reachable by its siblings at dir/<pid>-<n>.sock
@@ -170,196 +159,6 @@ func (p *presenterLeg) forwardMessage(message presenterMessage) {
 	if err := p.writeFrame(p.forward, kind, message.data); err != nil {
 		p.end(presenterGoodbye{reason: rpc.ReasonClientClosed})
 	}
-}
-
-// writeBinary sends the page one binary message: over its socket, or to the sibling that holds it.
-func (p *presenterLeg) writeBinary(data []byte) error {
-	return p.write(websocket.BinaryMessage, frameBinary, data)
-}
-
-// writeText sends the page one JSON message (its `pace`) the same way.
-func (p *presenterLeg) writeText(data []byte) error {
-	return p.write(websocket.TextMessage, frameText, data)
-}
-
-func (p *presenterLeg) write(message int, frame byte, data []byte) error {
-	if p.remote == nil {
-		return p.writeLocal(message, data)
-	}
-	if p.state.Load() == presenterEnded {
-		return errPresenterEnded
-	}
-	return p.writeFrame(p.remote, frame, data)
-}
-
-// findPresenter is the display's search: its own desk, and, with siblings,
-// theirs, until timeout or ctx ends.
-func (e *Engine) findPresenter(ctx context.Context, s *session, timeout time.Duration) *presenterLeg {
-	if e.peers.Load() == nil {
-		return e.desk.take(ctx, s, timeout)
-	}
-	searching, stop := context.WithTimeout(ctx, timeout)
-	defer stop()
-	found := make(chan *presenterLeg, 2)
-	go func() { found <- e.desk.take(searching, s, timeout) }()
-	go func() { found <- e.askSiblings(searching, s) }()
-	first := <-found
-	stop()
-	second := <-found
-	if first == nil {
-		return second
-	}
-	if second != nil {
-		// one presenter per session (its token is single-use): should two come, the second is refused
-		second.end(presenterGoodbye{err: sessionerr.New(sessionerr.PhaseOpen, sessionerr.CodeUnauthorized, "the session token was already used")})
-	}
-	return first
-}
-
-// askSiblings asks each sibling for the session's page, every peerPoll, until ctx ends.
-func (e *Engine) askSiblings(ctx context.Context, s *session) *presenterLeg {
-	ticker := time.NewTicker(peerPoll)
-	defer ticker.Stop()
-	for {
-		place := e.peers.Load()
-		paths, _ := filepath.Glob(filepath.Join(place.dir, "*.sock"))
-		for _, path := range paths {
-			if path == place.self || ctx.Err() != nil {
-				continue
-			}
-			if p := e.askSibling(ctx, path, s); p != nil {
-				return p
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-ticker.C:
-		}
-	}
-}
-
-// askSibling: one sibling's answer, and the remote leg when it had the page.
-func (e *Engine) askSibling(ctx context.Context, path string, s *session) *presenterLeg {
-	dialer := net.Dialer{Timeout: peerDial}
-	conn, err := dialer.DialContext(ctx, "unix", path)
-	if err != nil {
-		// a worker that ended left its socket behind, or is starting
-		return nil
-	}
-	_ = conn.SetDeadline(time.Now().Add(peerDial))
-	reader := bufio.NewReaderSize(conn, 16<<10)
-	var answer peerAnswer
-	if writeLine(conn, peerTake{Take: s.id}) != nil {
-		_ = conn.Close()
-		return nil
-	}
-	line, err := reader.ReadSlice('\n')
-	if err != nil || json.Unmarshal(line, &answer) != nil || !answer.OK || answer.Identity == nil {
-		_ = conn.Close()
-		return nil
-	}
-	_ = conn.SetDeadline(time.Time{})
-	p := &presenterLeg{
-		engine: e, id: s.id, log: e.log.With("sessionId", s.id, "channel", "presenter", "via", "sibling"),
-		identity: *answer.Identity, remote: conn, confirm: make(chan presenterMessage, 1), taken: make(chan struct{}),
-		withdrawn: make(chan presenterWithdrawal, 1), stopped: make(chan string, 1), started: make(chan struct{}),
-		ended: make(chan struct{}), readerDone: make(chan struct{}), session: s,
-	}
-	p.state.Store(presenterConfirming)
-	if rate := e.options.Relay.PresenterBytesPerSecond; rate > 0 {
-		p.rate = newUploadRate(rate, time.Now())
-		p.pace = newPresenterPace(time.Now())
-	}
-	go p.readRemote(reader)
-	return p
-}
-
-// readRemote is A's reader of a page on a sibling: its messages as a local page's.
-func (p *presenterLeg) readRemote(reader *bufio.Reader) {
-	defer close(p.readerDone)
-	for {
-		kind, payload, err := readFrame(reader, p.engine.options.Relay.MaxFrameBytes)
-		if err != nil {
-			p.readerEnded(err)
-			return
-		}
-		message := presenterMessage{kind: websocket.BinaryMessage, data: payload}
-		if kind == frameText {
-			message.kind = websocket.TextMessage
-		}
-		p.dispatch(message)
-	}
-}
-
-// remoteGoodbye is A's end of a page on a sibling: the goodbye for B to say.
-func (p *presenterLeg) remoteGoodbye(goodbye presenterGoodbye) {
-	frame := peerGoodbye{Reason: goodbye.reason, Silent: goodbye.silent}
-	if goodbye.err != nil {
-		frame.Err = &rpc.EndedError{Phase: goodbye.err.Phase, Code: goodbye.err.Code, Message: p.messageOf(goodbye.err), Detail: nonNil(goodbye.err.Detail)}
-	}
-	body, _ := json.Marshal(frame)
-	_ = p.writeFrame(p.remote, frameGoodbye, body)
-	_ = p.remote.Close()
-}
-
-func (g peerGoodbye) local() presenterGoodbye {
-	goodbye := presenterGoodbye{reason: g.Reason, silent: g.Silent}
-	if g.Err != nil {
-		goodbye.err = &sessionerr.Error{Phase: g.Err.Phase, Code: g.Err.Code, Message: g.Err.Message, Detail: nonNil(g.Err.Detail), Internal: map[string]any{}}
-	}
-	return goodbye
-}
-
-// writeFrame sends one frame under the leg's write lock, within timeouts.writeMs (or the close grace).
-func (p *presenterLeg) writeFrame(conn net.Conn, kind byte, payload []byte) error {
-	if conn == nil {
-		return errPresenterEnded
-	}
-	p.frameMu.Lock()
-	defer p.frameMu.Unlock()
-	limit := time.Duration(p.engine.options.Timeouts.WriteMs) * time.Millisecond
-	if limit <= 0 {
-		limit = p.engine.options.CloseGrace
-	}
-	_ = conn.SetWriteDeadline(time.Now().Add(limit))
-	var header [5]byte
-	header[0] = kind
-	binary.BigEndian.PutUint32(header[1:], uint32(len(payload)))
-	_, err := (&net.Buffers{header[:], payload}).WriteTo(conn)
-	if err != nil && isTimeout(err) {
-		p.remoteStalled.Store(true)
-	}
-	return err
-}
-
-// readFrame reads one frame of at most limit bytes (a goodbye's at most maxGoodbyeBytes).
-func readFrame(reader *bufio.Reader, limit int) (byte, []byte, error) {
-	var header [5]byte
-	if _, err := io.ReadFull(reader, header[:]); err != nil {
-		return 0, nil, err
-	}
-	kind, size := header[0], int(binary.BigEndian.Uint32(header[1:]))
-	if kind != frameBinary && kind != frameText && kind != frameGoodbye {
-		return 0, nil, fmt.Errorf("a peer frame of kind %q", kind)
-	}
-	if kind == frameGoodbye {
-		limit = maxGoodbyeBytes
-	}
-	if size > limit {
-		return 0, nil, fmt.Errorf("a peer frame of %d bytes, more than %d", size, limit)
-	}
-	payload := make([]byte, size)
-	if _, err := io.ReadFull(reader, payload); err != nil {
-		return 0, nil, err
-	}
-	return kind, payload, nil
-}
-
-func writeLine(conn net.Conn, value any) error {
-	body, _ := json.Marshal(value)
-	_, err := conn.Write(append(body, '\n'))
-	return err
 }
 
 // takeForward hands a page waiting here to a sibling's display: nil when none waits.

@@ -15,9 +15,6 @@ import (
 // minPingInterval: pings closer together than this get no answer (dataSocketControl.ts).
 const minPingInterval = 200 * time.Millisecond
 
-// minIdleCheck: idle checks closer together than this are not worth a timer (relaySession.ts).
-const minIdleCheck = time.Second
-
 // serverReadBytes: one TLS record's plaintext at most comes from one read.
 const serverReadBytes = 16 << 10
 
@@ -25,7 +22,7 @@ const serverReadBytes = 16 << 10
 // the Confirm to the display, then the loop carries the server's bytes to
 // the display and the display's frames to the server.
 func (s *session) relay(connected *targetconn.Connected) {
-	if s.presenter != nil {
+	if s.server.presenter != nil {
 		s.relayPresenter(connected)
 		return
 	}
@@ -35,9 +32,7 @@ func (s *session) relay(connected *targetconn.Connected) {
 		s.finish(end{reason: rpc.ReasonGatewayShutdown})
 		return
 	}
-	if s.idleTimer != nil {
-		s.idleTimer.Reset(s.ms(e.options.Relay.IdleTimeoutMs))
-	}
+	s.idle.arm(s.ms(e.options.Relay.IdleTimeoutMs))
 	if !s.handOver() {
 		return
 	}
@@ -61,15 +56,16 @@ func (s *session) relay(connected *targetconn.Connected) {
 
 // sendBatch is the framer's emit: one binary message, timed from the read.
 func (s *session) sendBatch(batch []byte, pdus int) {
-	s.writeMu.Lock()
-	if s.ended.Load() {
-		s.writeMu.Unlock()
+	d := &s.display
+	d.writeMu.Lock()
+	if s.life.ended.Load() {
+		d.writeMu.Unlock()
 		return
 	}
-	err := s.ws.WriteMessage(websocket.BinaryMessage, batch)
-	s.writeMu.Unlock()
+	err := d.ws.WriteMessage(websocket.BinaryMessage, batch)
+	d.writeMu.Unlock()
 	if err != nil {
-		if socket := socketUnder(s.ws.NetConn()); socket != nil && socket.Stalled() {
+		if socket := socketUnder(d.ws.NetConn()); socket != nil && socket.Stalled() {
 			// a blocking write (a presenter's leg, presenterjoin.go) that the display took none of within timeouts.writeMs
 			s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodePeerNotReading,
 				"the display took none of the gateway's writes for "+itoa(s.engine.options.Timeouts.WriteMs)+" ms").WithDetail("side", "client")})
@@ -79,15 +75,15 @@ func (s *session) sendBatch(batch []byte, pdus int) {
 		s.finish(end{reason: rpc.ReasonClientClosed})
 		return
 	}
-	s.engine.latency.observe(time.Duration(s.engine.now() - s.readAtNs))
-	s.live.pdusToKiosk.Add(uint64(pdus))
-	s.live.framesToKiosk.Add(1)
+	s.engine.latency.observe(time.Duration(s.engine.now() - s.server.readAtNs))
+	s.figures.live.pdusToKiosk.Add(uint64(pdus))
+	s.figures.live.framesToKiosk.Add(1)
 }
 
 // clientFrame: one binary message from the display, whole PDUs only, to the server as it is.
 func (s *session) clientFrame(frame []byte) {
-	s.lastActive.Store(s.engine.now())
-	count, next, err := pdu.CountWhole(frame, s.clientMode, 0)
+	s.idle.touch(s.engine.now())
+	frame, count, send, err := s.input.pass(frame)
 	if err != nil {
 		var framing *pdu.FramingError
 		if errors.As(err, &framing) {
@@ -97,30 +93,18 @@ func (s *session) clientFrame(frame []byte) {
 		}
 		return
 	}
-	if next != s.clientMode {
-		s.clientMode = next
-		if next == pdu.ModeRDP {
-			s.toRDP.Store(true)
-		}
+	if !send {
+		return
 	}
-	// the presenter's permission, enforced here whatever the display page does (pdu/input.go)
-	if s.clientMode == pdu.ModeRDP && !s.inputAllowed.Load() {
-		var dropped int
-		frame, dropped = pdu.DropInput(frame)
-		count -= dropped
-		if len(frame) == 0 {
-			return
-		}
-	}
-	s.live.bytesToServer.Add(uint64(len(frame)))
-	s.live.pdusToServer.Add(uint64(count))
-	s.live.framesToServer.Add(1)
-	if s.presenter != nil {
+	s.figures.live.bytesToServer.Add(uint64(len(frame)))
+	s.figures.live.pdusToServer.Add(uint64(count))
+	s.figures.live.framesToServer.Add(1)
+	if s.server.presenter != nil {
 		s.writePresenter(frame)
 		return
 	}
 	// a server that does not read keeps this in its backlog, and past the high mark the display is not read: the backpressure
-	if _, err := s.server.Conn.Write(frame); err != nil && !s.ended.Load() {
+	if _, err := s.server.conn.Conn.Write(frame); err != nil && !s.life.ended.Load() {
 		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeServerError, "").WithInternal("error", err.Error())})
 	}
 }
@@ -134,34 +118,17 @@ func (s *session) clientText(text []byte) {
 	case ok && message.kind == "close":
 		s.finish(end{reason: rpc.ReasonClientClosed})
 	case ok && message.kind == "ping":
-		now := s.engine.now()
-		if s.lastPongNs != 0 && time.Duration(now-s.lastPongNs) < minPingInterval {
+		if !s.display.pongDue(s.engine.now()) {
 			return
 		}
-		s.lastPongNs = now
-		s.writeMu.Lock()
-		if !s.ended.Load() {
-			_ = s.ws.WriteMessage(websocket.TextMessage, pongMessage(message.t))
+		s.display.writeMu.Lock()
+		if !s.life.ended.Load() {
+			_ = s.display.ws.WriteMessage(websocket.TextMessage, pongMessage(message.t))
 		}
-		s.writeMu.Unlock()
+		s.display.writeMu.Unlock()
 	default:
 		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeBadMessage, "the display sent an unexpected control message during the session")})
 	}
-}
-
-// checkIdle: the idle timer's one check; rearmed for the time left, never per message.
-func (s *session) checkIdle() {
-	if s.ended.Load() {
-		return
-	}
-	idle := s.ms(s.engine.options.Relay.IdleTimeoutMs)
-	idleFor := time.Duration(s.engine.now() - s.lastActive.Load())
-	if idleFor >= idle {
-		s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeTimeout,
-			"no traffic for "+itoa(s.engine.options.Relay.IdleTimeoutMs)+" ms").WithDetail("phase", sessionerr.PhaseRelay)})
-		return
-	}
-	s.idleTimer.Reset(max(idle-idleFor, minIdleCheck))
 }
 
 // framingFailure is relayCore.ts's framingFailure: the kiosk protocol's words for a malformed PDU.
@@ -184,14 +151,15 @@ func framingFailure(err error, fromClient bool) *sessionerr.Error {
 // the server's Confirm), under the write lock; ended: the session ended
 // meanwhile and nothing was sent. A TLS leg and a presenter page's alike.
 func (s *session) sendSecured(connected *targetconn.Connected) (ended bool, writeErr error) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if s.ended.Load() {
+	d := &s.display
+	d.writeMu.Lock()
+	defer d.writeMu.Unlock()
+	if s.life.ended.Load() {
 		return true, nil
 	}
-	writeErr = s.ws.WriteMessage(websocket.TextMessage, securedJSON(connected.Secured))
+	writeErr = d.ws.WriteMessage(websocket.TextMessage, securedJSON(connected.Secured))
 	if writeErr == nil {
-		writeErr = s.ws.WriteMessage(websocket.BinaryMessage, connected.Confirm)
+		writeErr = d.ws.WriteMessage(websocket.BinaryMessage, connected.Confirm)
 	}
 	return false, writeErr
 }

@@ -16,7 +16,7 @@ func TestSampleSlicesCarryEachSessionOnceAndTheTalliesAddUp(t *testing.T) {
 	for i := range sessions {
 		s := &session{engine: e, id: fmt.Sprintf("s_%d", i)}
 		e.grant(s)
-		s.live.bytesToServer.Add(uint64(100 + i))
+		s.figures.live.bytesToServer.Add(uint64(100 + i))
 		relayed += uint64(100 + i)
 	}
 	for round := range 2 {

@@ -8,9 +8,13 @@ import (
 	"testing"
 )
 
-// The contract's examples (testdata/contract.json), shared with Node's
-// schemas (gateway/src/dataplane/rpcContract.test.ts): each must fit its Go
-// type exactly — no field Go does not know, none lost on the way back out.
+// contractFile holds the contract's examples, beside its schemas in the
+// protocol package (protocol/src/dataPlaneContract.ts, whose test reads the same
+// file): each example fits its op's schema there and its Go type here.
+const contractFile = "../../../../protocol/contract/dataPlaneContract.json"
+
+// Each of the contract's examples must fit its Go type exactly — no field Go
+// does not know, none lost on the way back out.
 func TestEveryContractExampleRoundTripsThroughItsGoType(t *testing.T) {
 	types := map[string]map[string]func() any{
 		"request": {
@@ -31,7 +35,7 @@ func TestEveryContractExampleRoundTripsThroughItsGoType(t *testing.T) {
 			"input":     func() any { return &Input{} },
 		},
 	}
-	raw, err := os.ReadFile("testdata/contract.json")
+	raw, err := os.ReadFile(contractFile)
 	if err != nil {
 		t.Fatal(err)
 	}

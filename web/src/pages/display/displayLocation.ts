@@ -1,7 +1,8 @@
 // What the display page learns from its URL: /display/<id>#token=…&…, plus
 // ?hud=1, ?renderer=canvas2d, ?gpusync=1, and the display's own limits on what the RDP
-// client advertises: ?gfx=0 (no graphics pipeline) and ?codecs=planar,remotefx
-// (e.g. lossless only, for pixel-exact signage or tests). The token moves to localStorage and out of
+// client advertises: ?gfx=0 (no graphics pipeline), ?codecs=planar,remotefx
+// (e.g. lossless only, for pixel-exact signage or tests) and ?audiocodecs=pcm
+// (sound formats: pcm, opus; Opus is taken only where the browser decodes it). The token moves to localStorage and out of
 // the address bar, so a reload still works and the token is not left on show.
 
 import { tokenStorageKey } from '@lanterna/protocol';
@@ -23,6 +24,8 @@ function engineOptionsFrom(query: URLSearchParams): Record<string, unknown> {
   if (gfx !== null) options.gfx = gfx !== '0' && gfx !== 'false';
   const codecs = query.get('codecs');
   if (codecs !== null) options.codecs = codecs.split(',').map((c) => c.trim()).filter((c) => c !== '');
+  const audioCodecs = query.get('audiocodecs');
+  if (audioCodecs !== null) options.audioCodecs = audioCodecs.split(',').map((c) => c.trim().toLowerCase()).filter((c) => c !== '');
   return options;
 }
 

@@ -1,8 +1,8 @@
 // Touch and mouse on the picture, to the presenter's computer (issue 30): one
 // finger (or the mouse) on a source whose presenter allowed control becomes
 // RDP mouse input of that source's session — a tap is move + left button
-// down and up, a drag moves with the button held, the mouse wheel scrolls —
-// at the desktop pixel under it (touchMapping.ts: slot and letterbox). While
+// down and up, a drag moves with the button held, the mouse wheel and a
+// two-finger swipe scroll — at the desktop pixel under it (touchMapping.ts: slot and letterbox). While
 // the presenter's permission is off, nothing is sent from here; the gateway
 // drops input anyway (the page is not trusted with that decision: README
 // "Ink and touch"). When the ink layer is open its canvas lies over the
@@ -42,10 +42,26 @@ export interface RemoteTouchDeps {
 const WHEEL_STEP = 120;
 /** The laser's place goes to the gateway at most this often (it drops faster ones); a lift always goes. */
 const LASER_SEND_MS = 20;
+/**
+ * A finger's press waits this long, or until it moves TOUCH_SLOP_PX, before
+ * its button goes down: a second finger within it makes the two a scroll,
+ * with no click (the pointer has moved there already: only the button waits).
+ */
+const PRESS_WAIT_MS = 150;
+const TOUCH_SLOP_PX = 8;
+/** Two fingers moving this far together (CSS px) scroll one wheel notch. */
+const SCROLL_STEP_PX = 40;
+
+/** A touch press not yet sent as a button: it may still become a two-finger scroll. */
+interface PendingPress { timer: number; clientX: number; clientY: number }
+/** Two fingers scrolling a source: where their middle was when the last notch went. */
+interface Scroll { slot: number; fingers: Map<number, { x: number; y: number }>; lastY: number }
 
 export class RemoteTouch {
   /** The finger or mouse button down on a source now, and where it last was on that source's desktop. */
-  private active: { pointerId: number; slot: number; x: number; y: number } | null = null;
+  private active: { pointerId: number; slot: number; x: number; y: number; pending?: PendingPress | undefined } | null = null;
+  /** Two fingers scrolling now (until both have lifted). */
+  private scroll: Scroll | null = null;
   /** The finger pointing at a browser presenter's picture now, and when its place was last sent. */
   private pointing: { pointerId: number; slot: number; sentAt: number; x: number; y: number } | null = null;
   private readonly trail: LaserTrail;
@@ -137,19 +153,86 @@ export class RemoteTouch {
 
   private down(event: PointerEvent): void {
     if (this.point(event, 'down')) return;
-    if (this.active !== null || !event.isPrimary || event.button !== 0 || this.deps.inkOpen()) return;
+    if (this.secondFinger(event)) return;
+    if (this.active !== null || this.scroll !== null || !event.isPrimary || event.button !== 0 || this.deps.inkOpen()) return;
     const found = this.locate(event);
     if (found === null) return;
     this.active = { pointerId: event.pointerId, slot: found.target.slot, x: found.x, y: found.y };
     this.canvas.setPointerCapture(event.pointerId);
     this.send(found.target, PTR_FLAGS.MOVE, found.x, found.y);
-    this.send(found.target, PTR_FLAGS.BUTTON1 | PTR_FLAGS.DOWN, found.x, found.y);
+    if (event.pointerType !== 'touch') {
+      this.send(found.target, PTR_FLAGS.BUTTON1 | PTR_FLAGS.DOWN, found.x, found.y);
+      return;
+    }
+    const timer = window.setTimeout(() => this.press(), PRESS_WAIT_MS);
+    this.active.pending = { timer, clientX: event.clientX, clientY: event.clientY };
+  }
+
+  /** The waiting touch press goes down where the finger first was (it stayed a press, not a scroll). */
+  private press(): void {
+    const active = this.active;
+    if (active?.pending === undefined) return;
+    window.clearTimeout(active.pending.timer);
+    active.pending = undefined;
+    const target = this.deps.targets().find((entry) => entry.slot === active.slot);
+    if (target?.allowed === true) this.send(target, PTR_FLAGS.BUTTON1 | PTR_FLAGS.DOWN, active.x, active.y);
+  }
+
+  /**
+   * A second finger while the first one's press still waits: the two scroll
+   * that source (no button is sent). Anything else a second finger does is
+   * ignored. True when the event was this.
+   */
+  private secondFinger(event: PointerEvent): boolean {
+    const scroll = this.scroll;
+    if (scroll !== null) {
+      if (event.pointerType === 'touch' && scroll.fingers.size < 2) scroll.fingers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      return true;
+    }
+    const active = this.active;
+    if (event.pointerType !== 'touch' || active?.pending === undefined || event.pointerId === active.pointerId) return false;
+    window.clearTimeout(active.pending.timer);
+    const first = { x: active.pending.clientX, y: active.pending.clientY };
+    const fingers = new Map([[active.pointerId, first], [event.pointerId, { x: event.clientX, y: event.clientY }]]);
+    this.scroll = { slot: active.slot, fingers, lastY: (first.y + event.clientY) / 2 };
+    this.active = null;
+    this.canvas.setPointerCapture(event.pointerId);
+    return true;
+  }
+
+  /** Two fingers moved: a wheel notch for each SCROLL_STEP_PX their middle went, at the desktop point under it. */
+  private scrollMove(event: PointerEvent): boolean {
+    const scroll = this.scroll;
+    if (scroll === null) return false;
+    const finger = scroll.fingers.get(event.pointerId);
+    if (finger === undefined) return true;
+    finger.x = event.clientX;
+    finger.y = event.clientY;
+    if (scroll.fingers.size < 2) return true;
+    const [one, two] = [...scroll.fingers.values()];
+    if (one === undefined || two === undefined) return true;
+    const middle = { clientX: (one.x + two.x) / 2, clientY: (one.y + two.y) / 2 };
+    const found = this.locate(middle, scroll.slot);
+    while (Math.abs(middle.clientY - scroll.lastY) >= SCROLL_STEP_PX) {
+      // fingers going up push the content up: the page below comes into view, as a wheel turned towards you
+      const towardsYou = middle.clientY < scroll.lastY;
+      scroll.lastY += towardsYou ? -SCROLL_STEP_PX : SCROLL_STEP_PX;
+      if (found !== null) this.send(found.target, wheelFlags(towardsYou), found.x, found.y);
+    }
+    return true;
   }
 
   private move(event: PointerEvent): void {
     if (this.point(event, 'move')) return;
+    if (this.scrollMove(event)) return;
     const active = this.active;
     if (active?.pointerId !== event.pointerId) return;
+    const pending = active.pending;
+    if (pending !== undefined) {
+      // a finger that moves is a drag: its press goes down where it started, then it moves
+      if (Math.hypot(event.clientX - pending.clientX, event.clientY - pending.clientY) < TOUCH_SLOP_PX) return;
+      this.press();
+    }
     // a drag that leaves the picture stops moving the pointer there; it is released where it was last
     const found = this.locate(event, active.slot);
     if (found === null || (found.x === active.x && found.y === active.y)) return;
@@ -160,8 +243,16 @@ export class RemoteTouch {
 
   private up(event: PointerEvent): void {
     if (this.point(event, 'up')) return;
+    const scroll = this.scroll;
+    if (scroll !== null) {
+      scroll.fingers.delete(event.pointerId);
+      if (scroll.fingers.size === 0) this.scroll = null;
+      return;
+    }
     const active = this.active;
     if (active?.pointerId !== event.pointerId) return;
+    // a tap: its press goes down now, and up at once
+    if (active.pending !== undefined) this.press();
     this.active = null;
     const target = this.deps.targets().find((entry) => entry.slot === active.slot);
     // revoked meanwhile: nothing more is sent (the gateway would drop it too)
@@ -172,8 +263,15 @@ export class RemoteTouch {
     if (this.deps.inkOpen() || event.deltaY === 0) return;
     const found = this.locate(event);
     if (found === null) return;
-    // up (negative deltaY) is a positive rotation in RDP
-    const flags = event.deltaY < 0 ? PTR_FLAGS.WHEEL | WHEEL_STEP : PTR_FLAGS.WHEEL | PTR_FLAGS.WHEEL_NEGATIVE | (0x200 - WHEEL_STEP);
-    this.send(found.target, flags & 0xffff, found.x, found.y);
+    this.send(found.target, wheelFlags(event.deltaY > 0), found.x, found.y);
   }
+}
+
+/**
+ * One wheel notch: towards the user (deltaY > 0, the page scrolls down) is a
+ * negative rotation in RDP, a 9-bit two's complement beside WHEEL_NEGATIVE.
+ */
+export function wheelFlags(towardsYou: boolean): number {
+  const flags = towardsYou ? PTR_FLAGS.WHEEL | PTR_FLAGS.WHEEL_NEGATIVE | (0x200 - WHEEL_STEP) : PTR_FLAGS.WHEEL | WHEEL_STEP;
+  return flags & 0xffff;
 }

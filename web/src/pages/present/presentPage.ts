@@ -20,7 +20,7 @@ import { parseEndpoint } from './endpoint.js';
 import { laserPoints, listDisplays, projectionStatus, setProjectionTouch, startProjection, stopProjection, UNREACHABLE } from './presenterClient.js';
 import { LaserView } from './laserView.js';
 import { captureSize, pickScreen, ScreenShare, shareUnavailableReason, warmShareWorker, type ShareEngine } from './screenShare.js';
-import type { ShareEnd, ShareFigures, ShareSoundState, ShareWorkerReply } from './shareWorkerProtocol.js';
+import type { ShareEnd, ShareFigures, ShareSoundCodec, ShareSoundState, ShareWorkerReply } from './shareWorkerProtocol.js';
 import { fetchWhiteboard, InkPictureView, ProjectionInk } from './inkReceiver.js';
 import { waitForModerator } from './moderatorWait.js';
 
@@ -617,9 +617,10 @@ function beginShare(ask: { displayId: string; displayName: string; stopToken: st
       say(`${displayName} is showing your screen${ask.slot !== undefined && ask.slot > 0 ? ` (place ${String(ask.slot + 1)})` : ''}.`, 'ok');
       announce({ type: 'first-picture' });
     },
-    onsound: (state) => {
+    onsound: (state, codec) => {
+      soundCodec = codec ?? soundCodec;
       showSound(state, displayName);
-      announce({ type: 'sound', state });
+      announce({ type: 'sound', state, ...(codec === undefined ? {} : { codec }) });
     },
     onfigures: (figures) => {
       if (active) shareFigures.textContent = figuresWords(active, figures) + (active.fallbackReason === undefined ? '' : ` — ${active.fallbackReason}`);
@@ -631,6 +632,7 @@ function beginShare(ask: { displayId: string; displayName: string; stopToken: st
   laserView.start((after, waitMs) => laserPoints(ask.displayId, stopToken, after, waitMs));
   sharing = { share: shareSession, displayId: ask.displayId, displayName, stopToken, stream, inkPoll };
   soundMuted = false;
+  soundCodec = null;
   showSound(shareSession.hasSound ? 'starting' : 'none', displayName);
   sharePreview.srcObject = stream;
   sharePreviewBox.hidden = false;
@@ -646,6 +648,8 @@ function beginShare(ask: { displayId: string; displayName: string; stopToken: st
 let soundState: ShareSoundState | 'none' = 'none';
 /** Whether the presenter has muted: the state the worker reports next agrees (a mute before the sound starts is kept). */
 let soundMuted = false;
+/** The format the display's client chose for this share's sound, once it did. */
+let soundCodec: ShareSoundCodec | null = null;
 
 function showSound(state: ShareSoundState | 'none', displayName: string): void {
   soundState = state;
@@ -664,7 +668,7 @@ function soundWords(state: ShareSoundState | 'none', displayName: string): strin
     case 'starting':
       return `Sound: connecting to ${displayName}…`;
     case 'playing':
-      return `Sound: ${displayName} plays what you share.`;
+      return `Sound: ${displayName} plays what you share${soundCodec === null ? '' : soundCodec === 'opus' ? ' (Opus)' : ' (PCM)'}.`;
     case 'muted':
       return `Sound muted: ${displayName} shows the picture only.`;
     case 'refused':

@@ -5,7 +5,7 @@
 // away, the gateway's word). The capture's frames go to the worker without
 // a copy (MediaStreamTrackProcessor's stream, transferred; else VideoFrames
 // of a <video>, each transferred).
-import type { ShareEnd, ShareSoundSource, ShareSoundState, ShareWorkerReply, ShareWorkerRequest } from './shareWorkerProtocol.js';
+import type { ShareEnd, ShareSoundSource, ShareSoundCodec, ShareSoundState, ShareWorkerReply, ShareWorkerRequest } from './shareWorkerProtocol.js';
 
 /** Chromium's MediaStreamTrackProcessor (not in TypeScript's DOM types): VideoFrames for a video track, AudioData for a sound one. */
 interface TrackProcessor<T> { readonly readable: ReadableStream<T> }
@@ -55,7 +55,7 @@ export interface ShareEvents {
   onfirstpicture(): void;
   onfigures(figures: Extract<ShareWorkerReply, { type: 'figures' }>['figures']): void;
   /** The share's sound changed state (a share with sound only). */
-  onsound(state: ShareSoundState): void;
+  onsound(state: ShareSoundState, codec?: ShareSoundCodec): void;
   /** How it ended; `byBrowser`: the browser's own "Stop sharing" (the track ended). */
   onended(end: ShareEnd | { readonly by: 'browser' }): void;
 }
@@ -240,7 +240,7 @@ export class ScreenShare {
         this.events.onfigures(message.figures);
         break;
       case 'sound':
-        this.events.onsound(message.state);
+        this.events.onsound(message.state, message.codec);
         break;
       case 'capture-ended':
         this.finishByBrowser();

@@ -7,7 +7,7 @@
 import { KIOSK_SUBPROTOCOL, parseGatewayPresenterMessage, type PresentMessage, type PresenterCloseMessage } from '@lanterna/protocol';
 import type { LanternaPresenter, PresenterSession } from '../../../../wasm/js/lanternaPresenter.js';
 import { PduCoalescer } from './pduCoalescer.js';
-import { ShareSound } from './shareSound.js';
+import { opusEncodable, ShareSound } from './shareSound.js';
 import { h264Config, PictureSender } from './pictureSender.js';
 import type { ShareCodec, ShareEnd, ShareWorkerReply, ShareWorkerRequest } from './shareWorkerProtocol.js';
 
@@ -117,26 +117,33 @@ class Share {
   async run(): Promise<void> {
     const request = this.request;
     if (request.frames) void this.readFrames(request.frames);
+    const sound = request.sound;
+    // Opus is offered (before PCM) where this browser encodes it from the capture's rate and channels
+    const opusAnswer = sound ? opusEncodable(sound) : Promise.resolve(false);
+    let opus: boolean;
     try {
       this.presenter = await presenterModule(request);
+      opus = await opusAnswer;
     } catch (error) {
       this.finish({ by: 'lost', message: `the RDP server for this page could not be loaded: ${describe(error)}` });
       return;
     }
     if (this.finished) return;
-    const sound = request.sound;
     // the static rdpsnd channel: the one every RDP client joins (the dynamic one needs DRDYNVC up first)
     const session = this.presenter.createSession({
       width: request.width,
       height: request.height,
-      ...(sound ? { audio: { channel: 'static' as const, sampleRate: sound.sampleRate, channels: sound.channels } } : {}),
+      ...(sound ? { audio: { channel: 'static' as const, sampleRate: sound.sampleRate, channels: sound.channels, opus } } : {}),
     });
     this.session = session;
     if (sound) {
-      const shareSound = new ShareSound(session, sound, (state) => reply({ type: 'sound', state }));
+      const shareSound: ShareSound = new ShareSound(session, sound, (state) => {
+        const codec = shareSound.chosen();
+        reply({ type: 'sound', state, ...(codec === null ? {} : { codec }) });
+      });
       shareSound.setMuted(this.muted);
       this.sound = shareSound;
-      session.onaudioready = () => shareSound.onReady();
+      session.onaudioready = (info) => shareSound.onReady(info);
       session.onaudiorefused = () => shareSound.onRefused();
       void shareSound.read(sound.samples);
     }
@@ -252,7 +259,9 @@ class Share {
       canSend: () => this.queued() < SOCKET_HIGH_WATER,
       onfirstack: () => reply({ type: 'first-picture' }),
       onfigures: (figures) => {
-        reply({ type: 'figures', figures: { ...figures, bytesPerSecond: this.bytesOut } });
+        const codec = this.sound?.chosen() ?? null;
+        const sound = codec === null ? {} : { sound: { codec, bytesPerSecond: this.sound?.takeBytes() ?? 0 } };
+        reply({ type: 'figures', figures: { ...figures, bytesPerSecond: this.bytesOut, ...sound } });
         this.bytesOut = 0;
       },
       onfailure: (message) => void this.stop({ by: 'lost', message }),

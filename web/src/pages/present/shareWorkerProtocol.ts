@@ -46,6 +46,9 @@ export interface ShareSoundSource {
  */
 export type ShareSoundState = 'starting' | 'playing' | 'muted' | 'refused';
 
+/** The sound's format on the wire, as the display's client chose: Opus (WebCodecs AudioEncoder) or 16-bit PCM. */
+export type ShareSoundCodec = 'opus' | 'pcm';
+
 export interface ShareFigures {
   /** Frames the capture gave in the last second (a still screen gives few). */
   readonly capturedPerSecond: number;
@@ -69,6 +72,8 @@ export interface ShareFigures {
     /** Of the last second, the milliseconds a fresh frame waited behind pictures the gateway had not yet taken. */
     readonly heldMs: number;
   };
+  /** The share's sound, once the display's client chose its format: rdpsnd bytes (Wave2 PDUs) sent in the last second. */
+  readonly sound?: { readonly codec: ShareSoundCodec; readonly bytesPerSecond: number };
 }
 
 /** How a share ended, as the worker saw it. */
@@ -93,5 +98,5 @@ export type ShareWorkerReply =
   | { readonly type: 'first-picture' }
   | { readonly type: 'figures'; readonly figures: ShareFigures }
   /** The share's sound changed state (only for a share with sound). */
-  | { readonly type: 'sound'; readonly state: ShareSoundState }
+  | { readonly type: 'sound'; readonly state: ShareSoundState; readonly codec?: ShareSoundCodec }
   | { readonly type: 'ended'; readonly end: ShareEnd };

@@ -90,3 +90,45 @@ func (h *histogram) take() (latency rpc.Latency) {
 	latency.Sum = float64(h.sumNs.Swap(0)) / 1e9
 	return latency
 }
+
+// figures are what the sample reports of one session. live is added to by
+// each direction's goroutine; copiedSeen is the server reader's; sampled
+// and sampleSlot are the sampler's (under engine.mu).
+type figures struct {
+	live liveCounters
+	// pauses counts the writes to the display that had to wait (its socket's count)
+	pauses pauseCounter
+	// copiedSeen: the framer's copied bytes already added to live
+	copiedSeen uint64
+	sampled    counters
+	// sampleSlot: which of the sample's slices carries this session
+	sampleSlot int
+}
+
+// pauseCounter is a connection that counts the writes that had to wait (the display's socket).
+type pauseCounter interface{ Pauses() uint64 }
+
+func (f *figures) totals() counters {
+	totals := f.live.load()
+	if f.pauses != nil {
+		totals.pauses = f.pauses.Pauses()
+	}
+	return totals
+}
+
+// unsampledFrom is totals less what earlier samples took; they are taken now. Under engine.mu.
+func (f *figures) unsampledFrom(totals counters) counters {
+	delta := totals.minus(f.sampled)
+	f.sampled = totals
+	return delta
+}
+
+func (f *figures) unsampled() counters { return f.unsampledFrom(f.totals()) }
+
+// copied adds what the framer copied since the last look (its total is copied).
+func (f *figures) copied(copied uint64) {
+	if copied != f.copiedSeen {
+		f.live.copiedBytes.Add(copied - f.copiedSeen)
+		f.copiedSeen = copied
+	}
+}

@@ -3,34 +3,34 @@
 // (a message off the contract is one clear error, never a field read as
 // `undefined` further on), and what Node sends is typed by them. Go's side is
 // gateway/dataplane/internal/rpc/messages.go; both sides are held to the same
-// examples, gateway/dataplane/internal/rpc/testdata/contract.json (Go
-// round-trips each through its types, rejecting unknown fields; Node parses
-// each with the schema of its op, strict).
-import { z } from 'zod';
+// examples, ../contract/dataPlaneContract.json (Go round-trips each through
+// its types, rejecting unknown fields; Node parses each with the schema of its
+// op, strict). zod/mini, as the rest of this package (the page bundles it).
+import { z } from 'zod/mini';
 
 const text = z.string();
-const count = z.number().int().nonnegative();
+const count = z.int().check(z.minimum(0));
 const fields = z.record(z.string(), z.unknown());
 
 // ── The data plane's requests (Go → Node) and Node's answers ──
 
-export const admitRequestSchema = z.strictObject({ host: text, origin: text.optional(), clientAddress: text });
+export const admitRequestSchema = z.strictObject({ host: text, origin: z.optional(text), clientAddress: text });
 /** 0 lets the upgrade go on; 421, 403 or 503 refuse it with that status. */
 export const admitAnswerSchema = z.strictObject({ status: z.union([z.literal(0), z.literal(421), z.literal(403), z.literal(503)]) });
 
 export const openRequestSchema = z.strictObject({ sessionId: text, token: text, clientAddress: text });
 /** `presenter`: a browser source, whose server leg is its presenter page's socket. */
-export const openAnswerSchema = z.strictObject({ displayId: text, presenter: z.boolean().optional() });
+export const openAnswerSchema = z.strictObject({ displayId: text, presenter: z.optional(z.boolean()) });
 
 /** A presenter page's first message (absent when it sent binary). */
-export const presentRequestSchema = z.strictObject({ sessionId: text, message: text.optional(), clientAddress: text });
+export const presentRequestSchema = z.strictObject({ sessionId: text, message: z.optional(text), clientAddress: text });
 export const presentAnswerSchema = z.strictObject({ waitMs: count, certificates: z.array(text), publicKey: text, fingerprint: text });
 
 export const resolveRequestSchema = z.strictObject({ sessionId: text });
-export const resolveAnswerSchema = z.strictObject({ host: text, port: z.number().int().min(1).max(65_535), address: text });
+export const resolveAnswerSchema = z.strictObject({ host: text, port: z.int().check(z.minimum(1), z.maximum(65_535)), address: text });
 
 export const certificateRequestSchema = z.strictObject({
-  sessionId: text, host: text, port: z.number().int(), address: text, fingerprint: text, caVerified: z.boolean(), caError: text.optional(),
+  sessionId: text, host: text, port: z.int(), address: text, fingerprint: text, caVerified: z.boolean(), caError: z.optional(text),
 });
 export const certificateAnswerSchema = z.strictObject({ trust: text });
 
@@ -39,17 +39,17 @@ export const drainAnswerSchema = z.strictObject({});
 
 // ── The data plane's notifications (Go → Node) ──
 
-export const phaseNoticeSchema = z.strictObject({ phase: text, ms: z.number().nonnegative() });
+export const phaseNoticeSchema = z.strictObject({ phase: text, ms: z.number().check(z.minimum(0)) });
 
 export const securedNoticeSchema = z.strictObject({
   sessionId: text, address: text, protocol: text, tlsVersion: text, cipher: text, trust: text, fingerprint: text,
 });
 
 /** How a session that ended in an error ended (Go's nil maps arrive as null). */
-export const endedErrorSchema = z.strictObject({ phase: text, code: text, message: text, detail: fields.nullable(), internal: fields.nullable() });
+export const endedErrorSchema = z.strictObject({ phase: text, code: text, message: text, detail: z.nullable(fields), internal: z.nullable(fields) });
 
-export const endedNoticeSchema = z.strictObject({ sessionId: text, reason: text, seconds: z.number().nonnegative(), error: endedErrorSchema.optional() });
-export const presenterEndedNoticeSchema = z.strictObject({ sessionId: text, reason: text, error: endedErrorSchema.optional() });
+export const endedNoticeSchema = z.strictObject({ sessionId: text, reason: text, seconds: z.number().check(z.minimum(0)), error: z.optional(endedErrorSchema) });
+export const presenterEndedNoticeSchema = z.strictObject({ sessionId: text, reason: text, error: z.optional(endedErrorSchema) });
 
 export const sessionSampleSchema = z.strictObject({
   sessionId: text, bytesToDisplay: count, bytesToServer: count, pdusToDisplay: count, framesToDisplay: count,
@@ -57,11 +57,11 @@ export const sessionSampleSchema = z.strictObject({
 export const tallySchema = z.strictObject({
   bytesToKiosk: count, pdusToKiosk: count, framesToKiosk: count, bytesToServer: count, pdusToServer: count, framesToServer: count, copiedBytes: count, pauses: count,
 });
-export const latencySchema = z.strictObject({ bounds: z.array(z.number()), counts: z.array(count), sum: z.number().nonnegative() });
+export const latencySchema = z.strictObject({ bounds: z.array(z.number()), counts: z.array(count), sum: z.number().check(z.minimum(0)) });
 /** Once a second; when the sessions take several lines, only the first carries the tally and the latency. */
-export const sampleNoticeSchema = z.strictObject({ sessions: z.array(sessionSampleSchema), tally: tallySchema.optional(), latency: latencySchema.optional() });
+export const sampleNoticeSchema = z.strictObject({ sessions: z.array(sessionSampleSchema), tally: z.optional(tallySchema), latency: z.optional(latencySchema) });
 
-export const readyNoticeSchema = z.strictObject({ port: z.number().int().min(1).max(65_535) });
+export const readyNoticeSchema = z.strictObject({ port: z.int().check(z.minimum(1), z.maximum(65_535)) });
 export const fatalNoticeSchema = z.strictObject({ message: text });
 
 // ── Node's notifications and requests (Node → Go) ──
@@ -75,9 +75,9 @@ const bytes = count;
  */
 export const configureConfigSchema = z.strictObject({
   listen: z.strictObject({
-    host: text, port: z.number().int().min(0).max(65_535), tls: z.boolean(),
+    host: text, port: z.int().check(z.minimum(0), z.maximum(65_535)), tls: z.boolean(),
     // Go's Listen always writes both (empty without TLS)
-    certPem: text.optional(), keyPem: text.optional(), reusePort: z.boolean(),
+    certPem: z.optional(text), keyPem: z.optional(text), reusePort: z.boolean(),
   }),
   upstreamSocket: text,
   relay: z.strictObject({
@@ -91,11 +91,11 @@ export const configureConfigSchema = z.strictObject({
     maxSessions: count, maxHeaderBytes: bytes,
   }),
   requireNla: z.boolean(),
-  caPem: text.optional(),
+  caPem: z.optional(text),
   maxJsonFrameBytes: bytes,
   subprotocol: text,
-  errors: z.record(z.string(), z.strictObject({ message: text, close: z.number().int() })),
-  peerDir: text.optional(),
+  errors: z.record(z.string(), z.strictObject({ message: text, close: z.int() })),
+  peerDir: z.optional(text),
 });
 export const configureNoticeSchema = z.strictObject({ config: configureConfigSchema });
 
@@ -142,7 +142,7 @@ export type InputNotice = z.infer<typeof inputNoticeSchema>;
 export type DrainRequest = z.infer<typeof drainRequestSchema>;
 
 /** A message read through its schema, or why it is off the contract (the first problem, with its path). */
-export function readMessage<T>(schema: z.ZodType<T>, op: string, message: unknown): { ok: true; value: T } | { ok: false; problem: string } {
+export function readMessage<T>(schema: z.ZodMiniType<T>, op: string, message: unknown): { ok: true; value: T } | { ok: false; problem: string } {
   const parsed = schema.safeParse(message);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issue = parsed.error.issues[0];
