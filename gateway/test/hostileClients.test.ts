@@ -44,14 +44,13 @@ let echo: FaultyPeer;
 let healthy: { socket: WebSocket; queue: MessageQueue; sessionId: string };
 let probeNumber = 0;
 
-async function session(displayId: string): Promise<{ sessionId: string; token: string }> {
-  const control = await connectControl(gateway.url, displayId, TOKEN);
+/**
+ * The session the display on `control` is told to project once `ask` (an
+ * admin request, its HTTP status) asked for it; the control socket closes after.
+ */
+async function projectedVia(control: Awaited<ReturnType<typeof connectControl>>, ask: () => Promise<number>): Promise<{ sessionId: string; token: string }> {
   try {
-    const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
-      method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
-      body: JSON.stringify({ displayId, target: { host: '127.0.0.1', port: echo.port } }),
-    });
-    assert.equal(response.status, 202);
+    assert.equal(await ask(), 202);
     const project = await control.next('project');
     return { sessionId: String(project.sessionId), token: String(project.sessionToken) };
   } finally {
@@ -59,11 +58,24 @@ async function session(displayId: string): Promise<{ sessionId: string; token: s
   }
 }
 
-async function assertHealthy(): Promise<void> {
+/** The next numbered probe PDU, sent on a healthy session, comes back: it keeps relaying. */
+async function assertRelays(session: { socket: WebSocket; queue: MessageQueue }, what: string): Promise<void> {
   probeNumber += 1;
   const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, probeNumber & 0xff]);
-  healthy.socket.send(probe);
-  assert.deepEqual(await healthy.queue.nextBinary(), probe, 'the healthy session keeps relaying');
+  session.socket.send(probe);
+  assert.deepEqual(await session.queue.nextBinary(), probe, what);
+}
+
+async function session(displayId: string): Promise<{ sessionId: string; token: string }> {
+  const control = await connectControl(gateway.url, displayId, TOKEN);
+  return projectedVia(control, async () => (await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
+    method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
+    body: JSON.stringify({ displayId, target: { host: '127.0.0.1', port: echo.port } }),
+  })).status);
+}
+
+async function assertHealthy(): Promise<void> {
+  await assertRelays(healthy, 'the healthy session keeps relaying');
   assert.equal((await fetch(`${gateway.httpUrl}/healthz`)).status, 200, 'the gateway answers');
 }
 
@@ -398,27 +410,17 @@ let transportHealthy: { socket: WebSocket; queue: MessageQueue };
 /** A session on the transport gateway to 127.0.0.1:port, through its admin API over TLS. */
 async function transportSession(displayId: string, port: number): Promise<{ sessionId: string; token: string }> {
   const control = await connectControl(transport.url, displayId, TOKEN, transportCa);
-  try {
-    const body = JSON.stringify({ displayId, target: { host: '127.0.0.1', port } });
-    const status = await new Promise<number>((resolve, reject) => {
-      httpsRequest({ host: '127.0.0.1', port: transport.port, path: '/v1/admin/sessions', method: 'POST', ca: transportCa, headers: { authorization: `Bearer ${transport.adminToken}`, 'content-type': 'application/json' } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-      }).on('error', reject).end(body);
-    });
-    assert.equal(status, 202);
-    const project = await control.next('project');
-    return { sessionId: String(project.sessionId), token: String(project.sessionToken) };
-  } finally {
-    control.close();
-  }
+  const body = JSON.stringify({ displayId, target: { host: '127.0.0.1', port } });
+  return projectedVia(control, () => new Promise<number>((resolve, reject) => {
+    httpsRequest({ host: '127.0.0.1', port: transport.port, path: '/v1/admin/sessions', method: 'POST', ca: transportCa, headers: { authorization: `Bearer ${transport.adminToken}`, 'content-type': 'application/json' } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }).on('error', reject).end(body);
+  }));
 }
 
 async function assertTransportHealthy(): Promise<void> {
-  probeNumber += 1;
-  const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, probeNumber & 0xff]);
-  transportHealthy.socket.send(probe);
-  assert.deepEqual(await transportHealthy.queue.nextBinary(), probe, 'the healthy session on the transport gateway keeps relaying');
+  await assertRelays(transportHealthy, 'the healthy session on the transport gateway keeps relaying');
 }
 
 /** The transport gateway's count of sessions ended with this error code. */

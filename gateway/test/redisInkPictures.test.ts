@@ -3,19 +3,13 @@
 // expires after its time (PX).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRedis, waitFor } from '@lanterna/testkit';
-import { RedisBrokerStore, RedisConnection } from '@lanterna/gateway';
+import { waitFor } from '@lanterna/testkit';
+import { twoRedisStores } from './twoRedisStores.js';
 
 const SECRET = Buffer.from('session-secret-of-the-redis-tests-0123456789');
 
 test('two gateways on one Redis: an ink picture saved by one is read by the other, replaced by the next, gone after its time', { timeout: 30_000 }, async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.close());
-  const connections = [new RedisConnection({ url: redis.url }), new RedisConnection({ url: redis.url })];
-  t.after(() => Promise.all(connections.map((connection) => connection.close())));
-  await Promise.all(connections.map((connection) => connection.waitReady(5000)));
-  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, { sessionSecret: SECRET, prefix: 'ink:' }));
-  assert.ok(a && b);
+  const { a, b } = await twoRedisStores(t, { sessionSecret: SECRET, prefix: 'ink:' });
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]).toString('base64');
   await a.putInkPicture('session:s1', png, 60_000);
   assert.equal(await b.getInkPicture('session:s1'), png);

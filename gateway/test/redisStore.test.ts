@@ -16,6 +16,7 @@ import { pino } from 'pino';
 import { Redis } from 'ioredis';
 import { startRedis, waitFor } from '@lanterna/testkit';
 import { RedisBrokerStore, RedisConnection, RedisPinStore, configSchema, openBrokerBackend } from '@lanterna/gateway';
+import { twoRedisStores } from './twoRedisStores.js';
 
 const SECRET = Buffer.from('session-secret-of-the-redis-tests-0123456789');
 
@@ -32,13 +33,7 @@ function capturingLogger(): { logger: pino.Logger; lines: Record<string, unknown
 }
 
 test('two gateways on one Redis: claims, bookings, state moves, presence, audit and pins decided once', { timeout: 30_000 }, async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.close());
-  const connections = [new RedisConnection({ url: redis.url }), new RedisConnection({ url: redis.url })];
-  t.after(() => Promise.all(connections.map((connection) => connection.close())));
-  await Promise.all(connections.map((connection) => connection.waitReady(5000)));
-  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, { sessionSecret: SECRET, prefix: 'test:' }));
-  assert.ok(a && b);
+  const { a, b, connections, redis } = await twoRedisStores(t, { sessionSecret: SECRET, prefix: 'test:' });
   const now = Date.now();
 
   await a.putSession({ sessionId: 's1', displayId: 'room', target: { host: '10.0.0.1', port: 3389, name: 'Desk' }, state: 'minted', mintedAt: now, expiresAt: now + 60_000, requestedBy: { kind: 'admin', address: '10.0.0.9' } });
@@ -103,13 +98,7 @@ test('two gateways on one Redis: claims, bookings, state moves, presence, audit 
 });
 
 test('two gateways on one Redis: a room PIN swaps once, counters add up atomically and start a new window', { timeout: 30_000 }, async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.close());
-  const connections = [new RedisConnection({ url: redis.url }), new RedisConnection({ url: redis.url })];
-  t.after(() => Promise.all(connections.map((connection) => connection.close())));
-  await Promise.all(connections.map((connection) => connection.waitReady(5000)));
-  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, { sessionSecret: SECRET, prefix: 'pins:' }));
-  assert.ok(a && b);
+  const { a, b } = await twoRedisStores(t, { sessionSecret: SECRET, prefix: 'pins:' });
   const now = Date.now();
   const record = (pin: string) => ({ pin, issuedAt: now, expiresAt: now + 60_000 });
 
@@ -168,15 +157,10 @@ test('room PINs in Redis: sealed and digested, never in clear; unreadable with a
 });
 
 test('a wrong-PIN counter deleted or rewritten in Redis before its window ended is noticed and counted again, for every gateway', { timeout: 30_000 }, async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.close());
-  const connections = [new RedisConnection({ url: redis.url }), new RedisConnection({ url: redis.url })];
-  const reader = new Redis(redis.url);
-  t.after(async () => { reader.disconnect(); await Promise.all(connections.map((connection) => connection.close())); });
-  await Promise.all(connections.map((connection) => connection.waitReady(5000)));
   const { logger, lines } = capturingLogger();
-  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, { sessionSecret: SECRET, prefix: 'count:', logger }));
-  assert.ok(a && b);
+  const { a, b, redis } = await twoRedisStores(t, { sessionSecret: SECRET, prefix: 'count:', logger });
+  const reader = new Redis(redis.url);
+  t.after(() => reader.disconnect());
   const key = 'pin-wrong:display:room';
   for (let i = 0; i < 3; i += 1) await a.addToCounter(key, 1, 60_000);
   await a.addToCounter(key, 1, 60_000);

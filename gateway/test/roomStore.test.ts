@@ -6,8 +6,8 @@
 // connections to a real redis-server (two gateways).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startRedis } from '@lanterna/testkit';
-import { MemoryBrokerStore, RedisBrokerStore, RedisConnection, type BrokerStore, type RoomRequest } from '@lanterna/gateway';
+import { MemoryBrokerStore, type BrokerStore, type RoomRequest } from '@lanterna/gateway';
+import { twoRedisStores } from './twoRedisStores.js';
 
 const SECRET = Buffer.from('session-secret-of-the-room-tests-0123456789');
 
@@ -91,12 +91,6 @@ test('the memory store keeps slots, intents, settings and requests per the room 
 });
 
 test('the Redis store keeps them the same way, decided once across two connections', { timeout: 30_000 }, async (t) => {
-  const redis = await startRedis();
-  t.after(() => redis.close());
-  const connections = [new RedisConnection({ url: redis.url }), new RedisConnection({ url: redis.url })];
-  t.after(() => Promise.all(connections.map((connection) => connection.close())));
-  await Promise.all(connections.map((connection) => connection.waitReady(5000)));
-  const [a, b] = connections.map((connection) => new RedisBrokerStore(connection, { sessionSecret: SECRET, prefix: 'rooms:' }));
-  assert.ok(a && b);
+  const { a, b } = await twoRedisStores(t, { sessionSecret: SECRET, prefix: 'rooms:' });
   await roomSpecification(a, b);
 });

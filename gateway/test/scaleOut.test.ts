@@ -53,16 +53,22 @@ function project(gateway: GatewayProcess, displayId: string, port: number): Prom
 
 const ws = (gateway: GatewayProcess): string => `ws://127.0.0.1:${gateway.port}`;
 
-test('two gateways, one Redis: a display online on A is projected through B, booked once, its token opens once, its figures and its stop cross over', { timeout: 90_000 }, async (t) => {
-  const redis = await startRedis();
+/** Redis, an echo server, gateways A and B on that Redis, and the display `room` online on A; all closed after the test. */
+async function roomOnA(t: TestContext, redisOptions: Parameters<typeof startRedis>[0] = {}): Promise<{ redis: RedisServer; peer: Awaited<ReturnType<typeof startFaultyPeer>>; a: GatewayProcess; b: GatewayProcess; control: Awaited<ReturnType<typeof connectControl>> }> {
+  const redis = await startRedis(redisOptions);
   t.after(() => redis.close());
   const peer = await startFaultyPeer('echo');
   t.after(() => peer.close());
   const [a, b] = await farm(t, 2, redis);
   assert.ok(a && b);
-
   const control = await connectControl(ws(a), 'room', TOKEN);
   t.after(() => control.close());
+  return { redis, peer, a, b, control };
+}
+
+test('two gateways, one Redis: a display online on A is projected through B, booked once, its token opens once, its figures and its stop cross over', { timeout: 90_000 }, async (t) => {
+  const { peer, a, b, control } = await roomOnA(t);
+
   const created = await project(b, 'room', peer.port);
   assert.equal(created.status, 202, await created.clone().text());
   const { sessionId } = await created.json() as { sessionId: string };
@@ -176,14 +182,7 @@ test('kill -9 of the gateway holding a kiosk: the kiosk comes back through HAPro
 });
 
 test('Redis stopped: /readyz and the logs say so, new projections are refused clearly, running sessions relay on; all recovers when it returns', { timeout: 90_000 }, async (t) => {
-  const redis = await startRedis({ persistent: true });
-  t.after(() => redis.close());
-  const peer = await startFaultyPeer('echo');
-  t.after(() => peer.close());
-  const [a, b] = await farm(t, 2, redis);
-  assert.ok(a && b);
-  const control = await connectControl(ws(a), 'room', TOKEN);
-  t.after(() => control.close());
+  const { redis, peer, a, b, control } = await roomOnA(t, { persistent: true });
   assert.equal((await project(b, 'room', peer.port)).status, 202);
   const message = await control.next('project');
   const data = await openData(ws(a), String(message.sessionId), String(message.sessionToken));

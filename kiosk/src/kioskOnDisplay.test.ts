@@ -331,18 +331,28 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
     assert.ok(!log.events.slice(mark).some((e) => e.event.kind === 'relaunch'), 'a reload sufficed');
   });
 
-  test('kill -9 of the browser: relaunched with a fresh profile and back online within 15 s; nothing of the old one survives', async (t) => {
+  /**
+   * Sends `signal` to the browser and follows the supervisor through the
+   * relaunch (for `reason`) to the page online again, at the gateway too;
+   * each step within `stepMs`.
+   */
+  async function relaunchAfter(signal: NodeJS.Signals, reason: string, stepMs: number) {
     const oldPid = supervisor?.browserPid;
     assert.ok(oldPid !== undefined);
     const mark = log.mark;
-    const killedAt = Date.now();
-    process.kill(oldPid, 'SIGKILL');
-    const relaunch = await log.waitFor(mark, 'relaunch', () => true, 15_000);
-    assert.equal(relaunch.event.reason, 'browser-disconnected');
-    const launched = await log.waitFor(relaunch.index, 'browser-launched', () => true, 15_000);
-    assert.notEqual(launched.event.pid, oldPid);
-    const back = await log.waitFor(launched.index, 'heartbeat', (e) => e.beat.control === 'online', 15_000);
+    const signalledAt = Date.now();
+    process.kill(oldPid, signal);
+    const relaunch = await log.waitFor(mark, 'relaunch', () => true, stepMs);
+    assert.equal(relaunch.event.reason, reason);
+    const launched = await log.waitFor(relaunch.index, 'browser-launched', () => true, stepMs);
+    const back = await log.waitFor(launched.index, 'heartbeat', (e) => e.beat.control === 'online', stepMs);
     await waitOnlineAtGateway(port, 5000);
+    return { oldPid, signalledAt, relaunch, launched, back };
+  }
+
+  test('kill -9 of the browser: relaunched with a fresh profile and back online within 15 s; nothing of the old one survives', async (t) => {
+    const { oldPid, signalledAt: killedAt, launched, back } = await relaunchAfter('SIGKILL', 'browser-disconnected', 15_000);
+    assert.notEqual(launched.event.pid, oldPid);
     t.diagnostic(`browser killed → page online again after ${back.at - killedAt} ms`);
     assert.ok(back.at - killedAt < 15_000, `online again after ${back.at - killedAt} ms`);
     assert.deepEqual(liveFamily(oldPid), []);
@@ -350,16 +360,7 @@ describe('lanterna-kiosk on an X display against the real gateway', { timeout: 4
   });
 
   test('a browser that stops answering (SIGSTOP): found by the probe, killed and relaunched', async (t) => {
-    const oldPid = supervisor?.browserPid;
-    assert.ok(oldPid !== undefined);
-    const mark = log.mark;
-    const stoppedAt = Date.now();
-    process.kill(oldPid, 'SIGSTOP');
-    const relaunch = await log.waitFor(mark, 'relaunch', () => true, 20_000);
-    assert.equal(relaunch.event.reason, 'browser-unresponsive');
-    const launched = await log.waitFor(relaunch.index, 'browser-launched', () => true, 20_000);
-    const back = await log.waitFor(launched.index, 'heartbeat', (e) => e.beat.control === 'online', 20_000);
-    await waitOnlineAtGateway(port, 5000);
+    const { oldPid, signalledAt: stoppedAt, relaunch, back } = await relaunchAfter('SIGSTOP', 'browser-unresponsive', 20_000);
     t.diagnostic(`browser frozen → relaunch decided after ${relaunch.at - stoppedAt} ms (probe every 1 s, 3 s timeout, 2 misses), online again after ${back.at - stoppedAt} ms`);
     assert.deepEqual(liveFamily(oldPid), [], 'the frozen browser and its children are gone');
   });

@@ -17,11 +17,7 @@ const TOKEN = 'faults-display-token-0123456789';
 let lab: Lab;
 let display: LabDisplay;
 
-before(async () => {
-  lab = await Lab.create({ name: 'kiosk-watchdog-paths' });
-  display = await lab.display({ width: 800, height: 600 });
-});
-
+before(async () => ({ lab, display } = await Lab.withDisplay('kiosk-watchdog-paths', { width: 800, height: 600 })));
 after(() => lab.close());
 
 /** A stand-in gateway: /healthz answers 200, /display/<id> whatever `page(n)` says for the n-th request (from 1). */

@@ -20,10 +20,7 @@ import { NativeProbeError } from './client/nativeProbeError.js';
 let lab: Lab;
 let display: LabDisplay;
 
-before(async () => {
-  lab = await Lab.create({ name: 'lab-test' });
-  display = await lab.display({ width: 1920, height: 1080 });
-});
+before(async () => ({ lab, display } = await Lab.withDisplay('lab-test', { width: 1920, height: 1080 })));
 after(() => lab.close());
 
 // Readiness times go into the test report as diagnostics (the figures the README quotes).

@@ -69,6 +69,12 @@ export class Lab {
     return Promise.resolve(new Lab(options.name, dir, options.keepLogs ?? process.env.LANTERNA_KEEP_LOGS === '1'));
   }
 
+  /** A lab with one X display of `size`: what a test file sharing one display starts with. */
+  static async withDisplay(name: string, size: DisplayOptions): Promise<{ lab: Lab; display: LabDisplay }> {
+    const lab = await Lab.create({ name });
+    return { lab, display: await lab.display(size) };
+  }
+
   get logDir(): string {
     return join(this.dir, 'logs');
   }

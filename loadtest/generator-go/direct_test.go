@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lanterna/loadtest-generator/internal/loadwire"
+	"github.com/lanterna/loadtest-generator/internal/servetest"
 	"lanterna/dataplane/edgeloop"
 )
 
@@ -30,35 +31,26 @@ func directEcho(t *testing.T) (port int, accepted chan *tls.Conn) {
 	t.Cleanup(server.Close)
 	config := &tls.Config{Certificates: server.TLS.Certificates}
 	accepted = make(chan *tls.Conn, 4)
-	go func() {
+	go servetest.EachConn(listener, func(conn net.Conn) {
+		request := make([]byte, 0x2e)
+		if _, err := conn.Read(request); err != nil {
+			return
+		}
+		_, _ = conn.Write(loadwire.ConfirmSSL())
+		secure := tls.Server(conn, config)
+		if secure.Handshake() != nil {
+			return
+		}
+		accepted <- secure
+		buf := make([]byte, 16384)
 		for {
-			conn, err := listener.Accept()
+			n, err := secure.Read(buf)
 			if err != nil {
 				return
 			}
-			go func() {
-				request := make([]byte, 0x2e)
-				if _, err := conn.Read(request); err != nil {
-					return
-				}
-				_, _ = conn.Write(loadwire.ConfirmSSL())
-				secure := tls.Server(conn, config)
-				if secure.Handshake() != nil {
-					return
-				}
-				accepted <- secure
-				buf := make([]byte, 16384)
-				for {
-					n, err := secure.Read(buf)
-					if err != nil {
-						_ = conn.Close()
-						return
-					}
-					_, _ = secure.Write(buf[:n])
-				}
-			}()
+			_, _ = secure.Write(buf[:n])
 		}
-	}()
+	})
 	return listener.Addr().(*net.TCPAddr).Port, accepted
 }
 

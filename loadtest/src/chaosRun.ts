@@ -21,7 +21,7 @@ import { summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
 import { oneMinuteLoad } from './machineInfo.js';
 import type { TrafficShape } from './trafficShapes.js';
 import { percentile } from './percentile.js';
-import { stopInReverse } from './stopInReverse.js';
+import { endRun } from './stopInReverse.js';
 
 export type ChaosPhase = 'worker' | 'instance';
 export const CHAOS_PHASES: readonly ChaosPhase[] = ['worker', 'instance'];
@@ -379,13 +379,8 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     note(`back: ${result.reconnect.back}/${result.reconnect.displays}, p50 ${result.reconnect.p50Ms ?? '-'} ms, p95 ${result.reconnect.p95Ms ?? '-'} ms, max ${result.reconnect.maxMs ?? '-'} ms; bystander errors ${result.bystanders.errors}, max stall ${result.bystanders.maxStallMs} ms (${result.baseline.maxStallMs} ms before the kill); the fleets' own event loop held up at most ${result.fleetLoopDelayMaxMs} ms`);
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);
-  } finally {
-    note('stopping');
-    await stopInReverse(cleanups);
   }
-  result.loadAverage.end = oneMinuteLoad();
-  result.durationSeconds = Math.round((performance.now() - started) / 100) / 10;
-  return result;
+  return endRun(result, cleanups, started, note);
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosPhaseResult[]> {

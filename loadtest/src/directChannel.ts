@@ -15,12 +15,7 @@ export async function connectDirectChannel(options: { host: string; port: number
   return {
     send: (pdu) => { socket.write(pdu); },
     onResponses: (listener) => {
-      socket.on('data', (chunk: Buffer) => {
-        try {
-          const completed = counter.push(chunk);
-          if (completed > 0) listener(completed);
-        } catch (error) { fail(error instanceof Error ? error : new Error(String(error))); }
-      });
+      socket.on('data', end.counting(counter, listener));
       socket.resume();
     },
     onFailure: (listener) => end.onFailure(listener),

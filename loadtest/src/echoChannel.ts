@@ -1,4 +1,5 @@
 // What a paced connection needs from a client, whichever relay it goes through.
+import type { PduStreamCounter } from '@lanterna/protocol';
 
 export interface EchoChannel {
   /** Sends one whole request PDU. */
@@ -29,6 +30,19 @@ export class ChannelEnd {
     this.ended = true;
     this.listener(error);
     this.teardown();
+  }
+
+  /**
+   * A receive handler for the channel's bytes: the whole PDUs `counter`
+   * completes go to `listener`; bytes that break the framing fail the channel.
+   */
+  counting(counter: PduStreamCounter, listener: (completed: number) => void): (bytes: Buffer) => void {
+    return (bytes) => {
+      try {
+        const completed = counter.push(bytes);
+        if (completed > 0) listener(completed);
+      } catch (error) { this.fail(error instanceof Error ? error : new Error(String(error))); }
+    };
   }
 
   /** A deliberate close: later transport errors are not failures. */

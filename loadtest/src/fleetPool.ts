@@ -1,7 +1,7 @@
 // The coordinator's side of the fleet processes: spreads displays over them,
 // waits until the fleet relays, and merges their windows.
 import { fileURLToPath } from 'node:url';
-import { IpcChild } from './ipcChild.js';
+import { IpcChild, poolWhenReady } from './ipcChild.js';
 import type { CoordinatorToFleet, FleetDisplay, FleetStatus, FleetToCoordinator, FleetWindow } from './fleetProtocol.js';
 import type { DisplayEndpoints } from './pageLikeDisplay.js';
 
@@ -19,14 +19,7 @@ export class FleetPool {
 
   static async start(count: number, cpus: string | undefined): Promise<FleetPool> {
     const fleets: FleetHandle[] = Array.from({ length: Math.max(1, count) }, (_unused, index) => new IpcChild(`fleet-${index}`, FLEET_MAIN, cpus));
-    const pool = new FleetPool(fleets);
-    try {
-      await Promise.all(fleets.map((fleet) => fleet.next('ready', 15_000)));
-    } catch (error) {
-      await pool.stop();
-      throw error;
-    }
-    return pool;
+    return poolWhenReady(new FleetPool(fleets), fleets);
   }
 
   pids(): number[] { return this.fleets.map((fleet) => fleet.process.pid); }

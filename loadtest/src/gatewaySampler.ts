@@ -6,10 +6,11 @@
 // too: the gateway unrefs all of its own), heap and external memory (so RSS
 // growth can be told apart: JavaScript heap, Buffers, or native memory) and
 // sessions.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { descendantsOf } from './processTreeUsage.js';
 import { metricsText } from './gatewayAdmin.js';
 import { byLabel, parsePrometheusText } from './prometheusText.js';
+import { rssBytes } from './procMemory.js';
 
 export interface GatewaySample {
   processes: number;
@@ -28,15 +29,6 @@ export interface GatewaySample {
   externalBytes: number | undefined;
   sessionsActive: number | undefined;
   displaysOnline: number | undefined;
-}
-
-function rssBytes(pid: number): number {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
 }
 
 function openFds(pid: number): number {

@@ -3,7 +3,7 @@
 // Either generator (Node's generatorMain.ts or the Go one) takes the same
 // messages and sends the same reports.
 import { fileURLToPath } from 'node:url';
-import { IpcChild } from './ipcChild.js';
+import { IpcChild, poolWhenReady } from './ipcChild.js';
 import type { CoordinatorMessage, DisplayAssignment, GeneratorMessage, RelayTarget, WindowReport } from './generatorProtocol.js';
 import type { TrafficPattern } from './trafficPattern.js';
 import { GO_GENERATOR_BINARY, toGoMessage, type GeneratorKind } from './goGenerator.js';
@@ -38,14 +38,7 @@ export class GeneratorPool {
     // the Go generator shares its CPU with the Go echo host: both under SCHED_BATCH (managedProcess.ts)
     const main = kind === 'go' ? { command: GO_GENERATOR_BINARY, args: [], batchScheduling: true } : GENERATOR_MAIN;
     const generators: GeneratorHandle[] = Array.from({ length: count }, (_unused, index) => new IpcChild(`generator-${index}`, main, cpus));
-    const pool = new GeneratorPool(generators, kind);
-    try {
-      await Promise.all(generators.map((generator) => generator.next('ready', 15_000)));
-    } catch (error) {
-      await pool.stop();
-      throw error;
-    }
-    return pool;
+    return poolWhenReady(new GeneratorPool(generators, kind), generators);
   }
 
   pids(): number[] { return this.generators.map((generator) => generator.process.pid); }

@@ -3,7 +3,7 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManagedProcess } from './managedProcess.js';
-import { pickFreePort, waitForListening } from './tcpPorts.js';
+import { pickFreePort } from './tcpPorts.js';
 import { haproxyConfig } from '@lanterna/testkit';
 
 export interface HaproxyInstance { baseUrl: string; process: ManagedProcess; config: string; stop(): Promise<void> }
@@ -19,11 +19,6 @@ export async function startHaproxy(backendPorts: readonly number[], maxConnectio
     await child.stop();
     await rm(dir, { recursive: true, force: true });
   };
-  try {
-    await waitForListening('127.0.0.1', listenPort, 10_000, () => child.isAlive());
-  } catch (error) {
-    await stop();
-    throw new Error(`haproxy did not start: ${error instanceof Error ? error.message : String(error)}\n${child.recentOutput()}`);
-  }
+  await child.listeningOn(listenPort, 10_000, stop);
   return { baseUrl: `ws://127.0.0.1:${listenPort}`, process: child, config, stop };
 }

@@ -69,3 +69,21 @@ export class IpcChild<Incoming extends { type: string }, Outgoing> {
     }
   }
 }
+
+/**
+ * A pool of children is started when each has said `ready` (within 15 s):
+ * when one is late or dies first, the whole pool is stopped and the error
+ * goes on.
+ */
+export async function poolWhenReady<Pool extends { stop(): Promise<void> }>(
+  pool: Pool,
+  children: readonly { next(type: 'ready', timeoutMs: number): Promise<unknown> }[],
+): Promise<Pool> {
+  try {
+    await Promise.all(children.map((child) => child.next('ready', 15_000)));
+  } catch (error) {
+    await pool.stop();
+    throw error;
+  }
+  return pool;
+}

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitForListening } from './tcpPorts.js';
 
 /**
  * Niceness for every process a run starts. On a machine shared with niced
@@ -106,6 +107,20 @@ export class ManagedProcess {
   isAlive(): boolean { return !this.exited; }
 
   recentOutput(): string { return this.tail.join('\n'); }
+
+  /**
+   * Waits until the process listens on 127.0.0.1:`port`; when it does not
+   * within `timeoutMs` (or exits first), `cleanUp` runs and the error says
+   * so with the process's last output.
+   */
+  async listeningOn(port: number, timeoutMs: number, cleanUp: () => Promise<void>): Promise<void> {
+    try {
+      await waitForListening('127.0.0.1', port, timeoutMs, () => this.isAlive());
+    } catch (error) {
+      await cleanUp();
+      throw new Error(`${this.name} did not start: ${error instanceof Error ? error.message : String(error)}\n${this.recentOutput()}`);
+    }
+  }
 
   /** SIGTERM to the whole group, SIGKILL after `graceMs`. */
   async stop(graceMs = 5000): Promise<void> {

@@ -13,7 +13,7 @@ import {
   codeForClose,
   DISPLAY_WELCOME_TIMEOUT_MS,
   KIOSK_PROTOCOL_VERSION,
-  parseGatewayControlMessage,
+  readGatewayControlMessage,
   ReconnectBackoff,
   type HelloMessage,
   type ProjectMessage,
@@ -182,13 +182,8 @@ export class PageLikeDisplay {
   }
 
   private receive(socket: WebSocket, text: string): void {
-    const parsed = parseGatewayControlMessage(text);
-    if (!parsed.ok) {
-      this.lastError = 'bad-message';
-      socket.close(4400, 'unreadable message');
-      return;
-    }
-    const message = parsed.message;
+    const message = readGatewayControlMessage(text, (closeCode, reason) => { this.lastError = 'bad-message'; socket.close(closeCode, reason); });
+    if (message === undefined) return;
     switch (message.type) {
       case 'welcome':
         clearTimeout(this.welcomeTimer);

@@ -6,6 +6,7 @@
 // from utime/stime: those are whole clock ticks per process, and a hundred
 // websockify children each under a tick in a 2 s window added up to zero.
 import { readdirSync, readFileSync } from 'node:fs';
+import { pssBytes } from './procMemory.js';
 
 const CLOCK_TICKS_PER_SECOND = 100;
 const NS_PER_TICK = 1e9 / CLOCK_TICKS_PER_SECOND;
@@ -46,15 +47,6 @@ function readThreadsNs(pid: number): number | undefined {
     return Number.isFinite(ns) ? ns : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function readPssBytes(pid: number): number {
-  try {
-    const match = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
   }
 }
 
@@ -105,7 +97,7 @@ export function sampleProcessTree(rootPids: readonly number[], withMemory = true
     const usage = { ownNs, reapedChildrenNs: stat.reapedChildrenTicks * NS_PER_TICK };
     usageByPid.set(pid, usage);
     totalNs += usage.ownNs + usage.reapedChildrenNs;
-    if (withMemory) memoryBytes += readPssBytes(pid);
+    if (withMemory) memoryBytes += pssBytes(pid);
   }
   return { atMs: performance.now(), cpuSeconds: totalNs / 1e9, usageByPid, memoryBytes, processes: usageByPid.size };
 }

@@ -15,7 +15,7 @@ import { sampleGateway, type GatewaySample } from './gatewaySampler.js';
 import { mergeEncoded, summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
 import { oneMinuteLoad } from './machineInfo.js';
 import { KW_V1_SHAPE, type TrafficShape } from './trafficShapes.js';
-import { stopInReverse } from './stopInReverse.js';
+import { endRun } from './stopInReverse.js';
 
 export interface SoakOptions {
   sessions: number;
@@ -247,11 +247,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     result.figures = soakFigures(result.minutes, result.blocks, blockMinutes);
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);
-  } finally {
-    note('stopping');
-    await stopInReverse(cleanups);
   }
-  result.loadAverage.end = oneMinuteLoad();
-  result.durationSeconds = Math.round((performance.now() - started) / 100) / 10;
-  return result;
+  return endRun(result, cleanups, started, note);
 }

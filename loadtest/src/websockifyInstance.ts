@@ -4,7 +4,7 @@ import { mkdtemp, writeFile, rm } from 'node:fs/promises';
 import { tmpdir, homedir } from 'node:os';
 import { join } from 'node:path';
 import { ManagedProcess } from './managedProcess.js';
-import { pickFreePort, waitForListening } from './tcpPorts.js';
+import { pickFreePort } from './tcpPorts.js';
 
 export const WEBSOCKIFY_BIN = process.env['LANTERNA_WEBSOCKIFY'] ?? join(homedir(), '.cache/lanterna/venv/bin/websockify');
 
@@ -31,11 +31,6 @@ export async function startWebsockify(options: { targetPort: number; targetCertP
     await child.stop();
     await rm(dir, { recursive: true, force: true });
   };
-  try {
-    await waitForListening('127.0.0.1', port, 15_000, () => child.isAlive());
-  } catch (error) {
-    await stop();
-    throw new Error(`websockify did not start: ${error instanceof Error ? error.message : String(error)}\n${child.recentOutput()}`);
-  }
+  await child.listeningOn(port, 15_000, stop);
   return { url: `ws://127.0.0.1:${port}/`, process: child, stop };
 }

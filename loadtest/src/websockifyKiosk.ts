@@ -44,12 +44,7 @@ export async function connectWebsockifyKiosk(options: WebsockifyKioskOptions): P
   return {
     send: (pdu) => socket.send(pdu, { binary: true }),
     onResponses: (listener) => {
-      socket.on('message', (raw: Buffer) => {
-        try {
-          const completed = counter.push(raw);
-          if (completed > 0) listener(completed);
-        } catch (error) { fail(error instanceof Error ? error : new Error(String(error))); }
-      });
+      socket.on('message', end.counting(counter, listener));
     },
     onFailure: (listener) => end.onFailure(listener),
     close: () => {

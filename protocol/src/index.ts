@@ -10,23 +10,7 @@ export { coalescePdus, type PduBatch } from './pduCoalescer.js';
 export { PduFramer, type PduFramerOptions, type PduFramerStats } from './pduFramer.js';
 export { countWholePdus, splitWholePdus, type WholePduCount } from './wholePdus.js';
 export { dropInputPdus, isInputPdu, type InputFiltered } from './inputPdus.js';
-export {
-  buildConnectionConfirm,
-  buildConnectionRequest,
-  NEG_FAILURE,
-  NEG_REQ_FLAG,
-  NEG_RSP_FLAG,
-  NegotiationFailedError,
-  parseConnectionConfirm,
-  parseConnectionRequest,
-  PROTOCOL,
-  relayedProtocolName,
-  selectedProtocol,
-  X224Error,
-  type ConnectionConfirm,
-  type ConnectionRequest,
-  type ConnectionRequestFields,
-} from './x224.js';
+export * from './x224.js';
 export {
   PduReadError,
   readOnePdu,
@@ -62,6 +46,7 @@ export {
   KIOSK_SUBPROTOCOL,
   MAX_JSON_FRAME_BYTES,
   parseGatewayControlMessage,
+  readGatewayControlMessage,
   parseGatewayDataMessage,
   parseKioskControlMessage,
   parseKioskDataMessage,
@@ -155,20 +140,7 @@ export {
   type PresenterErrorCode,
   type PresenterErrorEntry,
 } from './presenterErrors.js';
-export {
-  msSinceStamp,
-  readTimestampStrip,
-  stripCells,
-  stripChecksum,
-  stripStamp,
-  stripWhiteRects,
-  TIMESTAMP_STRIP,
-  TIMESTAMP_STRIP_CELL_ROW,
-  TIMESTAMP_STRIP_CELLS,
-  touchesTimestampStrip,
-  type StripFrame,
-  type StripRect,
-} from './timestampStrip.js';
+export * from './timestampStrip.js';
 export { KIOSK_HEARTBEAT_BINDING, KIOSK_HEARTBEAT_MS, tokenStorageKey, type KioskHeartbeat } from './displayPageContract.js';
 export {
   DESKTOP_MAX_LONG_SIDE,

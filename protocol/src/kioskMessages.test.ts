@@ -5,6 +5,7 @@ import {
   parseGatewayDataMessage,
   parseKioskControlMessage,
   parseKioskDataMessage,
+  readGatewayControlMessage,
   type GatewayToKioskMessage,
   type KioskMessageParse,
 } from './kioskMessages.js';
@@ -154,4 +155,14 @@ void test('sound: the admin\'s volume and mute to the display; the display\'s so
   assert.deepEqual(accepted(parseKioskControlMessage(json(figures))), figures);
   refused(parseKioskControlMessage(json({ ...figures, sound: { ...figures.sound, state: 'loud' } })), 'invalid', /^figures\.sound\.state: /);
   refused(parseKioskControlMessage(json({ ...figures, sound: { ...figures.sound, delayMs: -1 } })), 'invalid', /^figures\.sound\.delayMs: value must be at least 0$/);
+});
+
+test('a display reads a control message, or closes with bad-message\'s 4400 on one it cannot read', () => {
+  const closes: [number, string][] = [];
+  const refuse = (closeCode: number, reason: string): void => { closes.push([closeCode, reason]); };
+  assert.deepEqual(readGatewayControlMessage(json({ type: 'stop', sessionId: 's' }), refuse), { type: 'stop', sessionId: 's', reason: '' });
+  assert.deepEqual(closes, []);
+  assert.equal(readGatewayControlMessage('{"type":"stop"', refuse), undefined);
+  assert.equal(readGatewayControlMessage(json({ type: 'figures' }), refuse), undefined);
+  assert.deepEqual(closes, [[4400, 'unreadable message'], [4400, 'unreadable message']]);
 });

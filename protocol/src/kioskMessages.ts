@@ -6,6 +6,7 @@ import * as z from 'zod/mini';
 import { desktopPreferenceSchema, panelSchema } from './panelSize.js';
 import { projectSettingsSchema } from './sessionSettings.js';
 import { MAX_ROOM_SLOTS, ROOM_LAYOUTS, ROOM_MODES } from './roomLayout.js';
+import { closeCodeFor } from './sessionErrors.js';
 
 export const KIOSK_PROTOCOL_VERSION = 1;
 export const KIOSK_SUBPROTOCOL = 'lanterna.v1';
@@ -348,6 +349,17 @@ export function messageReader<Message>(schemas: Readonly<Record<string, z.ZodMin
 export const parseKioskControlMessage = messageReader<KioskControlMessage>({ hello, bye, figures, panel, laser });
 /** The display's reader of the control socket. */
 export const parseGatewayControlMessage = messageReader<GatewayControlMessage>({ welcome, project, stop, room, display, layout, sound, error: errorMessage });
+/**
+ * The display's reading of one control message: the message, or undefined
+ * once `refuse` was told to close the socket with `bad-message`'s close code,
+ * as a display does with a message it cannot read.
+ */
+export function readGatewayControlMessage(text: string, refuse: (closeCode: number, reason: string) => void): GatewayControlMessage | undefined {
+  const parsed = parseGatewayControlMessage(text);
+  if (parsed.ok) return parsed.message;
+  refuse(closeCodeFor('bad-message'), 'unreadable message');
+  return undefined;
+}
 /** The gateway's reader of the data socket's JSON messages. */
 export const parseKioskDataMessage = messageReader<KioskDataMessage>({ open, ping, close });
 /** The display's reader of the data socket's JSON messages. */

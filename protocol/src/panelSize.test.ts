@@ -2,23 +2,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultDesktopScale, desktopForPanel, desktopPreferenceSchema, desktopSizeForPanel, deviceScaleFor, outputFromQuery, panelFromWindow, panelSchema } from './panelSize.js';
 
+/** Each [panel width, height, desktop width, height]: the desktop asked for that panel. */
+function assertDesktops(cases: readonly (readonly [number, number, number, number])[]): void {
+  for (const [width, height, desktopWidth, desktopHeight] of cases) {
+    assert.deepEqual(desktopSizeForPanel(width, height), { width: desktopWidth, height: desktopHeight }, `${width}×${height}`);
+  }
+}
+
 test('a panel that fits is asked for as it is, landscape and portrait', () => {
-  assert.deepEqual(desktopSizeForPanel(3840, 2160), { width: 3840, height: 2160 });
-  assert.deepEqual(desktopSizeForPanel(1080, 1920), { width: 1080, height: 1920 });
-  assert.deepEqual(desktopSizeForPanel(2160, 3840), { width: 2160, height: 3840 });
-  assert.deepEqual(desktopSizeForPanel(1920, 1080), { width: 1920, height: 1080 });
+  assertDesktops([[3840, 2160, 3840, 2160], [1080, 1920, 1080, 1920], [2160, 3840, 2160, 3840], [1920, 1080, 1920, 1080]]);
 });
 
 test('the width is even: 1366×768 stays, 1365 becomes 1364', () => {
-  assert.deepEqual(desktopSizeForPanel(1366, 768), { width: 1366, height: 768 });
-  assert.deepEqual(desktopSizeForPanel(1365, 767), { width: 1364, height: 767 });
+  assertDesktops([[1366, 768, 1366, 768], [1365, 767, 1364, 767]]);
 });
 
 test('a panel past 4K is scaled into 3840×2160 keeping its shape; tiny ones get 200', () => {
-  assert.deepEqual(desktopSizeForPanel(7680, 4320), { width: 3840, height: 2160 });
-  assert.deepEqual(desktopSizeForPanel(5120, 1440), { width: 3840, height: 1080 });
-  assert.deepEqual(desktopSizeForPanel(4320, 7680), { width: 2160, height: 3840 });
-  assert.deepEqual(desktopSizeForPanel(120, 90), { width: 200, height: 200 });
+  assertDesktops([[7680, 4320, 3840, 2160], [5120, 1440, 3840, 1080], [4320, 7680, 2160, 3840], [120, 90, 200, 200]]);
 });
 
 test('default scale keeps text the size of a 1080-line desktop', () => {

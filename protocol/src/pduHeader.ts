@@ -28,14 +28,7 @@ const EARLY_USER_AUTH_DENIED = 0x05;
  * needed header bytes are available before `end`. `streamOffset` is where
  * `bytes[start]` sits in the stream, for error messages. Throws FramingError.
  */
-export function readPduHeader(
-  bytes: Uint8Array,
-  start: number,
-  end: number,
-  mode: FramingMode,
-  maxPduBytes: number,
-  streamOffset: number,
-): PduHeader | undefined {
+export function readPduHeader(bytes: Uint8Array, start: number, end: number, mode: FramingMode, maxPduBytes: number, streamOffset: number): PduHeader | undefined {
   const length = readPduLength(bytes, start, end, mode, maxPduBytes, streamOffset);
   return length < 0 ? undefined : { kind: pduKindOf(bytes[start] ?? 0, mode), length };
 }

@@ -3,6 +3,7 @@
 // JSON answer) and the sentence the presenter page shows. How a projection
 // that did start went is worded by sentenceForProjectionEnd, which falls back
 // on the kiosk protocol's table for the session's error codes.
+import { errorTable } from './errorTable.js';
 import { isSessionErrorCode, sentenceForCode } from './sessionErrors.js';
 
 export interface PresenterErrorEntry {
@@ -136,19 +137,9 @@ const table = {
 
 export type PresenterErrorCode = keyof typeof table;
 
-/** Every code, in the document's order. */
-export const PRESENTER_ERROR_CODES = Object.keys(table) as readonly PresenterErrorCode[];
-
-export const PRESENTER_ERRORS: Readonly<Record<PresenterErrorCode, PresenterErrorEntry>> = table;
-
-export function isPresenterErrorCode(code: string): code is PresenterErrorCode {
-  return Object.hasOwn(table, code);
-}
-
-/** The sentence for a refusal, also for a code this version does not know. */
-export function sentenceForPresenterCode(code: string): string {
-  return isPresenterErrorCode(code) ? table[code].sentence : `The gateway refused the request (${code}).`;
-}
+/** Every code in the document's order, its entry, the guard, and the sentence for a refusal (also for a code this version does not know). */
+export const { codes: PRESENTER_ERROR_CODES, entries: PRESENTER_ERRORS, isCode: isPresenterErrorCode, sentenceFor: sentenceForPresenterCode } =
+  errorTable<PresenterErrorCode, PresenterErrorEntry>(table, (code) => `The gateway refused the request (${code}).`);
 
 /** "2 minutes", "45 seconds": how long to wait, for sentences. */
 export function waitInWords(seconds: number): string {

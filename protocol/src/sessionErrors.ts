@@ -2,6 +2,7 @@
 // "Errors"): each code's WebSocket close code, the gateway's message (lower
 // case, for logs and the `error` message) and the sentence a person in the
 // room reads on the display. The gateway and the page both read it here.
+import { errorTable } from './errorTable.js';
 
 /** Phases of a session, as named in docs/kiosk-protocol.md. */
 export const SESSION_PHASES = ['hello', 'open', 'request', 'connect', 'x224', 'tls', 'relay'] as const;
@@ -15,6 +16,9 @@ export interface ErrorCodeEntry {
   /** What the display shows. */
   readonly sentence: string;
 }
+
+/** One of the table's codes (declared before the table it is read from). */
+export type SessionErrorCode = keyof typeof table;
 
 const table = {
   'bad-message': {
@@ -129,16 +133,9 @@ const table = {
   },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
-export type SessionErrorCode = keyof typeof table;
-
-/** Every code, in the protocol document's order. */
-export const SESSION_ERROR_CODES = Object.keys(table) as readonly SessionErrorCode[];
-
-export const ERROR_CODES: Readonly<Record<SessionErrorCode, ErrorCodeEntry>> = table;
-
-export function isSessionErrorCode(code: string): code is SessionErrorCode {
-  return Object.hasOwn(table, code);
-}
+/** Every code in the protocol document's order, its entry, the guard, and the sentence the display shows (also for a code this version does not know). */
+export const { codes: SESSION_ERROR_CODES, entries: ERROR_CODES, isCode: isSessionErrorCode, sentenceFor: sentenceForCode } =
+  errorTable<SessionErrorCode, ErrorCodeEntry>(table, (code) => `The gateway reported an error (${code}).`);
 
 export function closeCodeFor(code: SessionErrorCode): number {
   return table[code].close;
@@ -153,10 +150,6 @@ export function codeForClose(closeCode: number): SessionErrorCode | null {
   return SESSION_ERROR_CODES.find((code) => table[code].close === closeCode) ?? null;
 }
 
-/** The sentence the display shows for a code, also for a code this version does not know. */
-export function sentenceForCode(code: string): string {
-  return isSessionErrorCode(code) ? table[code].sentence : `The gateway reported an error (${code}).`;
-}
 
 /**
  * Why the wasm RDP client ended a session (its typed ends, SessionEndReason

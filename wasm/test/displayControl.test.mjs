@@ -15,12 +15,11 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
-import { Lab, compareImages, describeDifference } from '@lanterna/lab';
-import { startProjectingGateway, waitFor } from '@lanterna/testkit';
+import { compareImages, describeDifference } from '@lanterna/lab';
+import { waitFor } from '@lanterna/testkit';
 
-import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
-import { stableFrameOverGateway } from './gatewayFrame.mjs';
+import { labThroughGateway, stableFrameOverGateway } from './gatewayFrame.mjs';
 
 function toRgba(frame) {
   const { width, height, stride } = frame;
@@ -68,12 +67,7 @@ async function liveSession(rdp, projecting, target, options) {
 }
 
 test('panel sizes: scale factor read back, Display Control followed or refused', { timeout: 300_000 }, async (t) => {
-  const lab = await Lab.create({ name: 'wasm-display-control' });
-  t.after(() => lab.close());
-  const rdp = await loadLanternaRdp();
-  t.after(() => rdp.close());
-  const projecting = await startProjectingGateway();
-  t.after(() => projecting.close());
+  const { lab, rdp, projecting } = await labThroughGateway(t, 'wasm-display-control');
 
   await t.test('Weston reads the desktop and device scale factors the client sends, and scales its output by them', async () => {
     const weston = await lab.weston({ picture: 'reference', width: 1920, height: 1080, resizeable: true });

@@ -5,8 +5,25 @@
 // directly with an X screenshot.
 import { createHash } from 'node:crypto';
 import WebSocket from 'ws';
+import { Lab } from '@lanterna/lab';
+import { startProjectingGateway } from '@lanterna/testkit';
 
 import { runOverGateway } from '../js/gatewaySession.js';
+import { loadLanternaRdp } from '../js/nodeLoader.js';
+
+/**
+ * What a test through the real gateway starts with: a lab of its own, the
+ * wasm client and a projecting gateway, each closed after the test.
+ */
+export async function labThroughGateway(t, name) {
+  const lab = await Lab.create({ name });
+  t.after(() => lab.close());
+  const rdp = await loadLanternaRdp();
+  t.after(() => rdp.close());
+  const projecting = await startProjectingGateway();
+  t.after(() => projecting.close());
+  return { lab, rdp, projecting };
+}
 
 function toRgba(frame) {
   const { width, height, stride, layout } = frame;

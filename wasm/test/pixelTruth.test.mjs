@@ -14,21 +14,14 @@
 //   region (measured 45.55 dB whole, 44.00 dB the lowest region).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Lab, SLIDE_REGIONS, compareImages, describeDifference, generateReferenceImage } from '@lanterna/lab';
-import { startProjectingGateway } from '@lanterna/testkit';
+import { SLIDE_REGIONS, compareImages, describeDifference, generateReferenceImage } from '@lanterna/lab';
 
-import { loadLanternaRdp } from '../js/nodeLoader.js';
-import { psnr, stableFrameOverGateway } from './gatewayFrame.mjs';
+import { labThroughGateway, psnr, stableFrameOverGateway } from './gatewayFrame.mjs';
 
 const SIZE = { width: 1920, height: 1080 };
 
 test('pixel truth through the real gateway', { timeout: 420000 }, async (t) => {
-  const lab = await Lab.create({ name: 'wasm-pixel-truth' });
-  t.after(() => lab.close());
-  const rdp = await loadLanternaRdp();
-  t.after(() => rdp.close());
-  const projecting = await startProjectingGateway();
-  t.after(() => projecting.close());
+  const { lab, rdp, projecting } = await labThroughGateway(t, 'wasm-pixel-truth');
 
   const display = await lab.display(SIZE);
   await display.showScene('reference');

@@ -14,12 +14,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Lab, SLIDE_REGIONS, compareImages, describeDifference } from '@lanterna/lab';
-import { startProjectingGateway, waitFor } from '@lanterna/testkit';
+import { SLIDE_REGIONS, compareImages, describeDifference } from '@lanterna/lab';
+import { waitFor } from '@lanterna/testkit';
 
-import { loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
-import { psnr, stableFrameOverGateway } from './gatewayFrame.mjs';
+import { labThroughGateway, psnr, stableFrameOverGateway } from './gatewayFrame.mjs';
 import { tappedSocket } from './tappedSocket.mjs';
 import { CLIPRDR, channelMessages, decodeClientSession, readCliprdrGeneralCapability, readCliprdrPdu, splitPdus } from './clientPdus.mjs';
 
@@ -41,12 +40,7 @@ function clientClipboardMessages(wire) {
 }
 
 test('Weston (RDP backend, needs cliprdr) through the real gateway', { timeout: 300000 }, async (t) => {
-  const lab = await Lab.create({ name: 'wasm-weston' });
-  t.after(() => lab.close());
-  const rdp = await loadLanternaRdp();
-  t.after(() => rdp.close());
-  const projecting = await startProjectingGateway();
-  t.after(() => projecting.close());
+  const { lab, rdp, projecting } = await labThroughGateway(t, 'wasm-weston');
   const weston = await lab.weston({ picture: 'reference', ...SIZE });
   const credentials = { username: weston.username, password: weston.password };
 

@@ -3,9 +3,14 @@
 // error printed when it throws).
 import { writeFile } from 'node:fs/promises';
 
-/** Writes the header lines, the rows and a blank line to `out`, and prints them. */
-export async function writeTable(out: string, header: readonly string[], rows: readonly string[]): Promise<void> {
-  const table = [...header, ...rows, ''].join('\n');
+/** A markdown table's head: the column names and the separator row. */
+export function tableHead(columns: readonly string[]): string[] {
+  return [`| ${columns.join(' | ')} |`, `|${columns.map(() => '---').join('|')}|`];
+}
+
+/** Writes what was measured (a paragraph a line), the table of `columns` and `rows`, and a blank line to `out`, and prints them. */
+export async function writeTable(out: string, about: readonly string[], columns: readonly string[], rows: readonly string[]): Promise<void> {
+  const table = [...about, '', ...tableHead(columns), ...rows, ''].join('\n');
   await writeFile(out, table);
   console.log(`\n${table}\nwritten to ${out}`);
 }

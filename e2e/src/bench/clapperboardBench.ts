@@ -21,7 +21,6 @@
 // Exits 1 when fewer than half the flashes were paired with a click.
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { stripStamp, stripWhiteRects, TIMESTAMP_STRIP, type StripRect } from '@lanterna/protocol';
 import { launchChromium, waitFor } from '@lanterna/testkit';
@@ -29,6 +28,7 @@ import { openPresenterPage, pressShare, shareReports, startShareRig, stopSharing
 import { hook, soundState } from '../kiosk/soundTap.js';
 import { channel } from '../kiosk/toneAnalysis.js';
 import { quantile } from './benchFigures.js';
+import { benchFlags, positiveFlag } from './benchFlags.js';
 import { runBench } from './benchRun.js';
 
 const TITLE = 'Lanterna clapperboard';
@@ -91,23 +91,9 @@ canvas{position:fixed;left:0;top:0}</style></head><body><div id="flash"></div>
 interface Options { seconds: number; width: number; height: number; out: string; audioCodecs: string | undefined }
 
 function parseOptions(argv: readonly string[]): Options {
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: true,
-    options: {
-      seconds: { type: 'string', default: '20' },
-      width: { type: 'string', default: '1280' },
-      height: { type: 'string', default: '720' },
-      out: { type: 'string', default: 'clapperboard.md' },
-      audiocodecs: { type: 'string' },
-    },
-  });
-  const positive = (text: string, name: string): number => {
-    const value = Number(text);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, got '${text}'`);
-    return value;
-  };
-  return { seconds: Math.round(positive(values.seconds, 'seconds')), width: Math.round(positive(values.width, 'width')), height: Math.round(positive(values.height, 'height')), out: values.out, audioCodecs: values.audiocodecs };
+  const values = benchFlags({ seconds: '20', width: '1280', height: '720', out: 'clapperboard.md', audiocodecs: undefined }, argv);
+  const whole = (name: 'seconds' | 'width' | 'height'): number => Math.round(positiveFlag(values[name], name));
+  return { seconds: whole('seconds'), width: whole('width'), height: whole('height'), out: values.out, audioCodecs: values.audiocodecs };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -15,10 +15,10 @@
 // ends when the GPU has drawn it (a pixel read back) instead of when its draw
 // calls are issued. Exits 1 when a cell reads no stamp at all.
 import { cpus, loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
-import { Lab, SCENE_NAMES, type SceneName } from '@lanterna/lab';
+import { Lab, type SceneName } from '@lanterna/lab';
 import type { WebGlBackend } from '@lanterna/testkit';
 import { quantile } from './benchFigures.js';
+import { benchFlags, flagList, positiveFlag, sceneFlag } from './benchFlags.js';
 import { selectCodecs, type ServerCodec } from './glassToGlassCodecs.js';
 import { startGlassToGlassSession } from './glassToGlassSession.js';
 import { runBench, writeTable } from './benchRun.js';
@@ -36,34 +36,16 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: true,
-    options: {
-      seconds: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '5' },
-      scenes: { type: 'string' },
-      codecs: { type: 'string' },
-      webgl: { type: 'string', default: 'swiftshader' },
-      'gpu-sync': { type: 'boolean', default: false },
-      out: { type: 'string', default: 'glass-to-glass.md' },
-    },
-  });
-  const positive = (text: string, name: string): number => {
-    const value = Number(text);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number of seconds, got '${text}'`);
-    return value;
-  };
-  const list = (text: string | undefined): string[] | undefined => text?.split(',').map((item) => item.trim()).filter((item) => item !== '');
-  const scenes = list(values.scenes) ?? [...BENCH_SCENES];
-  const unknownScene = scenes.find((scene) => !(SCENE_NAMES as readonly string[]).includes(scene));
-  if (unknownScene !== undefined) throw new Error(`unknown scene ${unknownScene} (known: ${SCENE_NAMES.join(', ')})`);
+  const values = benchFlags({
+    seconds: '10', warmup: '5', scenes: undefined, codecs: undefined, webgl: 'swiftshader', 'gpu-sync': false, out: 'glass-to-glass.md',
+  }, argv);
+  const scenes = values.scenes === undefined ? [...BENCH_SCENES] : sceneFlag(values.scenes);
   if (values.webgl !== 'swiftshader' && values.webgl !== 'gpu') throw new Error(`--webgl must be swiftshader or gpu, got '${values.webgl}'`);
   return {
-    seconds: positive(values.seconds, 'seconds'),
-    warmupSeconds: positive(values.warmup, 'warmup'),
-    scenes: scenes as SceneName[],
-    codecs: selectCodecs(list(values.codecs)),
+    seconds: positiveFlag(values.seconds, 'seconds', ' of seconds'),
+    warmupSeconds: positiveFlag(values.warmup, 'warmup', ' of seconds'),
+    scenes,
+    codecs: selectCodecs(values.codecs === undefined ? undefined : flagList(values.codecs)),
     webgl: values.webgl,
     gpuSync: values['gpu-sync'],
     out: values.out,
@@ -111,14 +93,12 @@ async function main(): Promise<number> {
   } finally {
     await lab.close();
   }
-  const header = [
+  const about = [
     `Glass-to-glass at 1920×1080: presenter screen (the lab's timestamp strip on Xvfb) → FreeRDP shadow server → gateway → display page (wasm FreeRDP, WebGL2 render worker) → end of present${options.gpuSync ? ' (GPU waited for)' : ' (draw calls issued)'}.`,
     `WebGL: ${renderer}. ${options.seconds} s measured per cell after ${options.warmupSeconds} s of warm-up. ${cpus().length} CPUs; load average (1/5/15 min) before ${loadBefore}, after ${load()}.`,
-    '',
-    '| scene | codec | frames shown/s | latency p50 ms | p95 ms | p99 ms | stamps | presents/s | load at start |',
-    '|---|---|---|---|---|---|---|---|---|',
   ];
-  await writeTable(options.out, header, rows);
+  const columns = ['scene', 'codec', 'frames shown/s', 'latency p50 ms', 'p95 ms', 'p99 ms', 'stamps', 'presents/s', 'load at start'];
+  await writeTable(options.out, about, columns, rows);
   return emptyCells > 0 ? 1 : 0;
 }
 

@@ -7,22 +7,15 @@
 // bytes relayed to the kiosk in that second. A benchmark: it prints, asserts nothing.
 //
 // node e2e/dist/bench/h264Refinement.js [--seconds 20] [--scenes reference,slide] [--codecs avc444,avc420] [--strip on,off]
-import { parseArgs } from 'node:util';
 import { Lab, type SceneName } from '@lanterna/lab';
 import { startKioskRig } from '../kiosk/kioskRig.js';
 import { psnr } from '../kiosk/psnr.js';
+import { benchFlags } from './benchFlags.js';
 
 const QUERIES = { avc444: undefined, avc420: 'codecs=planar,progressive,avc420' } as const;
 type Codec = keyof typeof QUERIES;
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '20' },
-    scenes: { type: 'string', default: 'reference' },
-    codecs: { type: 'string', default: 'avc444,avc420' },
-    strip: { type: 'string', default: 'on,off' },
-  },
-});
+const values = benchFlags({ seconds: '20', scenes: 'reference', codecs: 'avc444,avc420', strip: 'on,off' });
 const seconds = Number(values.seconds);
 const scenes = values.scenes.split(',') as SceneName[];
 const codecs = values.codecs.split(',') as Codec[];

@@ -18,22 +18,15 @@
 // after `bash wasm/build.sh && npm run build -w web && npx tsc -b e2e`.
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { Lab, compareImages, type RgbImage, type SceneName } from '@lanterna/lab';
 import { startKioskRig, waitForPicture } from '../kiosk/kioskRig.js';
 import { psnr } from '../kiosk/psnr.js';
+import { benchFlags } from './benchFlags.js';
+import { tableHead } from './benchRun.js';
 import { selectCodecs } from './glassToGlassCodecs.js';
 import { samplePageFrames, sampleFigures } from './pageFrameSample.js';
 
-const { values } = parseArgs({
-  options: {
-    sizes: { type: 'string', default: '1920x1080,2560x1440,3840x2160' },
-    scenes: { type: 'string', default: 'slide' },
-    codecs: { type: 'string', default: 'planar,remotefx,progressive' },
-    seconds: { type: 'string', default: '10' },
-    out: { type: 'string' },
-  },
-});
+const values = benchFlags({ sizes: '1920x1080,2560x1440,3840x2160', scenes: 'slide', codecs: 'planar,remotefx,progressive', seconds: '10', out: undefined });
 const sizes = values.sizes.split(',').map((text) => {
   const match = /^(\d+)x(\d+)$/.exec(text.trim());
   if (!match) throw new Error(`a size is WIDTHxHEIGHT, not ${text}`);
@@ -46,8 +39,7 @@ const seconds = Number(values.seconds);
 const lines: string[] = [];
 const say = (line: string): void => { console.log(line); lines.push(line); };
 say(`panel size bench: ${seconds} s per case after the first picture, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-say('| desktop | scene | codec | first picture s | frames/s | decode ms median / p95 | upload ms median / p95 | Mpixel uploaded per frame | MB/s on the wire | MB per frame |');
-say('|---|---|---|---|---|---|---|---|---|---|');
+tableHead(['desktop', 'scene', 'codec', 'first picture s', 'frames/s', 'decode ms median / p95', 'upload ms median / p95', 'Mpixel uploaded per frame', 'MB/s on the wire', 'MB per frame']).forEach(say);
 const lab = await Lab.create({ name: 'panel-size-bench' });
 let failed = false;
 try {

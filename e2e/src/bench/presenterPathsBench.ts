@@ -18,11 +18,11 @@
 // --codecs: the shadow server's codecs (glassToGlassCodecs.ts) to run beside
 // the browser path. Exits 1 when a cell read no stamp at all.
 import { cpus, loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import type { Browser } from 'playwright-core';
-import { Lab, SCENE_NAMES, type LabDisplay, type SceneName } from '@lanterna/lab';
+import { Lab, type LabDisplay, type SceneName } from '@lanterna/lab';
 import { launchScreenPresenter, minimiseWindow, openPresenterPage, pressShare, shareReports, startShareRig, stopSharing, type ShareRig } from '../kiosk/shareRig.js';
 import { quantile } from './benchFigures.js';
+import { benchFlags, flagList, positiveFlag, sceneFlag } from './benchFlags.js';
 import { selectCodecs, type ServerCodec } from './glassToGlassCodecs.js';
 import { startGlassToGlassSession } from './glassToGlassSession.js';
 import { installStripSampler, startStripSampling, stripSamples, type StripSamples } from './stripSampler.js';
@@ -41,36 +41,17 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: true,
-    options: {
-      seconds: { type: 'string', default: '10' },
-      warmup: { type: 'string', default: '5' },
-      scenes: { type: 'string', default: 'terminal,animation' },
-      codecs: { type: 'string', default: 'avc420,remotefx' },
-      width: { type: 'string', default: '1280' },
-      height: { type: 'string', default: '720' },
-      out: { type: 'string', default: 'presenter-paths.md' },
-      'presenter-window': { type: 'string', default: 'minimised' },
-    },
-  });
-  const positive = (text: string, name: string): number => {
-    const value = Number(text);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number, got '${text}'`);
-    return value;
-  };
-  const list = (text: string): string[] => text.split(',').map((item) => item.trim()).filter((item) => item !== '');
-  const scenes = list(values.scenes);
-  const unknownScene = scenes.find((scene) => !(SCENE_NAMES as readonly string[]).includes(scene));
-  if (unknownScene !== undefined) throw new Error(`unknown scene ${unknownScene} (known: ${SCENE_NAMES.join(', ')})`);
+  const values = benchFlags({
+    seconds: '10', warmup: '5', scenes: 'terminal,animation', codecs: 'avc420,remotefx',
+    width: '1280', height: '720', out: 'presenter-paths.md', 'presenter-window': 'minimised',
+  }, argv);
   return {
-    seconds: positive(values.seconds, 'seconds'),
-    warmupSeconds: positive(values.warmup, 'warmup'),
-    scenes: scenes as SceneName[],
-    codecs: selectCodecs(list(values.codecs)),
-    width: Math.round(positive(values.width, 'width')),
-    height: Math.round(positive(values.height, 'height')),
+    seconds: positiveFlag(values.seconds, 'seconds'),
+    warmupSeconds: positiveFlag(values.warmup, 'warmup'),
+    scenes: sceneFlag(values.scenes),
+    codecs: selectCodecs(flagList(values.codecs)),
+    width: Math.round(positiveFlag(values.width, 'width')),
+    height: Math.round(positiveFlag(values.height, 'height')),
     out: values.out,
     presenterWindow: values['presenter-window'] === 'front' ? 'front' : 'minimised',
   };
@@ -167,14 +148,12 @@ async function main(): Promise<number> {
   } finally {
     await lab.close();
   }
-  const header = [
+  const about = [
     `Glass-to-glass at ${options.width}×${options.height}, one Xvfb screen with the lab's timestamp strip shared two ways: the browser presenter (headful Chromium sharing the whole screen from /present) and FreeRDP's shadow server; the real gateway (native data plane), the display page in headless Chromium (wasm FreeRDP, WebGL2 on SwiftShader), latency = strip painted → end of the present that shows it.`,
     `${options.seconds} s measured per cell after ${options.warmupSeconds} s of warm-up. ${cpus().length} CPUs, shared; load average (1/5/15 min) before ${loadBefore}, after ${load()}.`,
-    '',
-    '| scene | path | frames shown/s | latency p50 ms | p95 ms | p99 ms | stamps | presents/s | presenter (browser path) | load at start |',
-    '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  await writeTable(options.out, header, rows);
+  const columns = ['scene', 'path', 'frames shown/s', 'latency p50 ms', 'p95 ms', 'p99 ms', 'stamps', 'presents/s', 'presenter (browser path)', 'load at start'];
+  await writeTable(options.out, about, columns, rows);
   return emptyCells > 0 ? 1 : 0;
 }
 

@@ -17,23 +17,14 @@
 // after `bash wasm/build.sh && npm run build -w web && npx tsc -b e2e`.
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { Lab, type SceneName } from '@lanterna/lab';
 import { startRoomRig } from '../kiosk/roomRig.js';
 import { medianP95, quantile } from './benchFigures.js';
+import { benchFlags } from './benchFlags.js';
+import { tableHead } from './benchRun.js';
 import { selectCodecs } from './glassToGlassCodecs.js';
 
-const { values } = parseArgs({
-  options: {
-    sources: { type: 'string', default: '1,2,4' },
-    scenes: { type: 'string', default: 'animation,slide' },
-    codecs: { type: 'string', default: 'planar' },
-    panel: { type: 'string', default: '1920x1080' },
-    seconds: { type: 'string', default: '10' },
-    warmup: { type: 'string', default: '5' },
-    out: { type: 'string' },
-  },
-});
+const values = benchFlags({ sources: '1,2,4', scenes: 'animation,slide', codecs: 'planar', panel: '1920x1080', seconds: '10', warmup: '5', out: undefined });
 const counts = values.sources.split(',').map(Number);
 const scenes = values.scenes.split(',') as SceneName[];
 const codecs = selectCodecs(values.codecs.split(','));
@@ -56,8 +47,7 @@ interface RoomSample {
 const lines: string[] = [];
 const say = (line: string): void => { console.log(line); lines.push(line); };
 say(`several sources on one display: panel ${panel.width}×${panel.height}, ${seconds} s per case after ${warmupMs / 1000} s of warm-up, load ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 shared cores: figures are inflated)`);
-say('| sources | scene | codec | slot size | frames/s per source | frames/s in all | decode ms median / p95 | upload ms median / p95 | decode + upload ms per frame | MB/s per source |');
-say('|---|---|---|---|---|---|---|---|---|---|');
+tableHead(['sources', 'scene', 'codec', 'slot size', 'frames/s per source', 'frames/s in all', 'decode ms median / p95', 'upload ms median / p95', 'decode + upload ms per frame', 'MB/s per source']).forEach(say);
 const lab = await Lab.create({ name: 'room-sources-bench' });
 let failed = false;
 try {

@@ -18,15 +18,15 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
-import { parseArgs } from 'node:util';
 import { Lab } from '@lanterna/lab';
 import { launchChromium, publicDir, startTestGateway, waitFor } from '@lanterna/testkit';
 import { PRESENTER_REQUEST_HEADER, PRESENTER_STOP_TOKEN_HEADER } from '@lanterna/protocol';
 import { openTouchPage } from '../kiosk/inkTouch.js';
 import { medianP95, quantile } from './benchFigures.js';
+import { benchFlags } from './benchFlags.js';
 
 const run = promisify(execFile);
-const { values } = parseArgs({ options: { taps: { type: 'string', default: '30' }, panel: { type: 'string', default: '1280x720' } } });
+const values = benchFlags({ taps: '30', panel: '1280x720' });
 const taps = Number(values.taps);
 const [width = 1280, height = 720] = values.panel.split('x').map(Number);
 

@@ -19,6 +19,7 @@ import { Lab } from '@lanterna/lab';
 import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, type TestGateway } from '@lanterna/testkit';
 import { keepScreenshot } from './keepScreenshot.js';
 import { waitForWords } from './pageText.js';
+import { labScene } from './labScene.js';
 
 const SIZES = [{ width: 1920, height: 1080 }, { width: 1440, height: 900 }, { width: 1280, height: 720 }, { width: 820, height: 1180 }] as const;
 const KIOSK_SIZE = { width: 1280, height: 720 } as const;
@@ -82,11 +83,8 @@ async function shootAllSizes(page: Page, name: string): Promise<void> {
 }
 
 test('admin page: displays made, renamed, moved, re-tokened and deleted; a live session ended; a changed certificate seen and accepted; the audit log', { timeout: 300_000 }, async (t) => {
-  const lab = await Lab.create({ name: 'e2e-admin' });
-  t.after(() => lab.close());
-  const labDisplay = await lab.display({ width: 1280, height: 720 });
   // The typing terminal (what the demo shows): pictures keep coming, so the live figures have something to count.
-  await labDisplay.showScene('terminal');
+  const { lab, display: labDisplay } = await labScene(t, 'e2e-admin', { width: 1280, height: 720 }, 'terminal');
   const first = await lab.shadowServer({ display: labDisplay, auth: 'nla' });
   const gateway = await startTestGateway({ webRoot: publicDir, certificates: { mode: 'first-use' } });
   t.after(() => gateway.close());

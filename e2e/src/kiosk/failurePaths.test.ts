@@ -8,21 +8,15 @@ import { Lab, allocateFreePort, type LabDisplay } from '@lanterna/lab';
 import { startKioskRig, waitForPicture } from './kioskRig.js';
 import { keepScreenshot } from './keepScreenshot.js';
 import { waitForWords } from './pageText.js';
+import { sharedRig } from './sharedRig.js';
 
-let labPromise: Promise<{ lab: Lab; display: LabDisplay }> | null = null;
 // One lab and one display for the file; closed after the last test.
-function sharedLab(): Promise<{ lab: Lab; display: LabDisplay }> {
-  labPromise ??= (async () => {
-    const lab = await Lab.create({ name: 'e2e-failure-paths' });
-    const display = await lab.display({ width: 1280, height: 720 });
-    await display.showScene('reference');
-    return { lab, display };
-  })();
-  return labPromise;
-}
-test.after(async () => {
-  if (labPromise) await (await labPromise).lab.close();
-});
+const sharedLab = sharedRig(async (): Promise<{ lab: Lab; display: LabDisplay }> => {
+  const lab = await Lab.create({ name: 'e2e-failure-paths' });
+  const display = await lab.display({ width: 1280, height: 720 });
+  await display.showScene('reference');
+  return { lab, display };
+}, async (rig) => { await rig.lab.close(); });
 
 const drawn = (image: { data: Buffer }): boolean => image.data.some((v, i) => i % 4 !== 3 && v > 40);
 

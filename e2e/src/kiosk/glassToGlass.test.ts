@@ -5,19 +5,16 @@
 // the strip's measurement.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Lab } from '@lanterna/lab';
 import { SERVER_CODECS } from '../bench/glassToGlassCodecs.js';
 import { startGlassToGlassSession } from '../bench/glassToGlassSession.js';
 import { readHud } from './hudFigures.js';
+import { labScene } from './labScene.js';
 
 const WANTED_STAMPS = 10;
 const DEADLINE_MS = 60_000;
 
 test('the display page reads the timestamp strip from a real shadow-server session: latency 0–2 s, frames shown', async (t) => {
-  const lab = await Lab.create({ name: 'e2e-glass-to-glass' });
-  t.after(() => lab.close());
-  const display = await lab.display({ width: 1920, height: 1080 });
-  await display.showScene('terminal', { timestampStrip: true });
+  const { lab, display } = await labScene(t, 'e2e-glass-to-glass', { width: 1920, height: 1080 }, 'terminal', { timestampStrip: true });
   const codec = SERVER_CODECS.find((candidate) => candidate.name === 'remotefx');
   assert.ok(codec);
   const session = await startGlassToGlassSession({ lab, display, codec, query: 'hud=1' });

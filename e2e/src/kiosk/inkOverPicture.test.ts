@@ -11,12 +11,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { Lab, type RgbImage } from '@lanterna/lab';
+import type { RgbImage } from '@lanterna/lab';
 import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor } from '@lanterna/testkit';
 import { pageScreenshot } from './pageScreenshot.js';
 import { keepImage, keepScreenshot } from './keepScreenshot.js';
 import { fillAddress, outcome } from './presenterPage.js';
 import { openTouchPage } from './inkTouch.js';
+import { labScene } from './labScene.js';
 
 const displayId = 'ink-picture-e2e';
 const displayName = 'Ink screen';
@@ -82,10 +83,7 @@ async function presenterPicture(page: Page): Promise<{ width: number; height: nu
 }
 
 test('ink over a presenter\'s picture: touch strokes, undo, clear; the presenter page gets picture + ink as a PNG', { timeout: 300_000 }, async (t) => {
-  const lab = await Lab.create({ name: 'e2e-ink-picture' });
-  t.after(() => lab.close());
-  const labDisplay = await lab.display(SIZE);
-  await labDisplay.showScene('slide');
+  const { lab, display: labDisplay } = await labScene(t, 'e2e-ink-picture', SIZE, 'slide');
   const shadow = await lab.shadowServer({ display: labDisplay, auth: 'nla' });
   const token = randomBytes(18).toString('base64url');
   const gateway = await startTestGateway({ webRoot: publicDir, certificates: { mode: 'first-use' }, displays: [{ id: displayId, name: displayName, token }] });

@@ -4,19 +4,17 @@
 // reports them).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Lab, compareImages } from '@lanterna/lab';
+import { compareImages } from '@lanterna/lab';
 import { longTasks } from './kioskBrowser.js';
 import { readHud, type HudFigures } from './hudFigures.js';
 import { keepScreenshot } from './keepScreenshot.js';
 import { startKioskRig } from './kioskRig.js';
+import { labScene } from './labScene.js';
 
 const seconds = 12;
 
 test('animation: frames keep coming, HUD shows real figures, the page thread never freezes', async (t) => {
-  const lab = await Lab.create({ name: 'e2e-motion' });
-  t.after(() => lab.close());
-  const display = await lab.display({ width: 1920, height: 1080 });
-  await display.showScene('animation');
+  const { lab, display } = await labScene(t, 'e2e-motion', { width: 1920, height: 1080 }, 'animation');
   const shadow = await lab.shadowServer({ display, auth: 'tls', gfx: true });
   const rig = await startKioskRig({ target: shadow, query: 'hud=1' });
   t.after(() => rig.close());

@@ -13,12 +13,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import WebSocket from 'ws';
 import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor } from '@lanterna/testkit';
-import { parseGatewayPresenterMessage } from '@lanterna/protocol';
 import { loadLanternaPresenter } from '../../../wasm/js/nodeLoader.js';
 import { hook, readTap, soundState } from './soundTap.js';
 import { levelAt, onset, peakFrequency } from './toneAnalysis.js';
+import { connectPresenterLeg, startBrowserProjection } from './presenterLegSocket.js';
 
 const DISPLAY = 'room-bad-opus';
 /** Packets that pass the client's TOC check (code 3, VBR, two 20 ms frames) but claim a first frame of 251 bytes in a 4-byte packet. */
@@ -83,30 +82,13 @@ test('Opus packets the display\'s decoder refuses are dropped and counted; the d
 
   const presenters = await loadLanternaPresenter();
   t.after(() => presenters.close());
-  const pin = await gateway.roomPin(DISPLAY);
-  assert.ok(pin);
-  const asked = await fetch(`${gateway.httpUrl}/v1/displays/${DISPLAY}/projection`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-lanterna-presenter': '1' }, body: JSON.stringify({ pin, source: 'browser' }),
-  });
-  const started = await asked.json() as { presenter: { socketUrl: string; token: string } };
-  assert.equal(asked.status, 202, JSON.stringify(started));
+  const started = await startBrowserProjection(gateway, DISPLAY);
   const presenter = presenters.createSession({ width: 320, height: 240, audio: { channel: 'static', sampleRate: 48_000, channels: 2, opus: true } });
   const ready = new Promise<{ codec: string }>((resolve, reject) => {
     presenter.onaudioready = resolve;
     presenter.onaudiorefused = (info) => reject(new Error(`the display's client took no sound: ${JSON.stringify(info)}`));
   });
-  const socket = new WebSocket(started.presenter.socketUrl, 'lanterna.v1');
-  socket.binaryType = 'nodebuffer';
-  presenter.onoutput = (bytes) => { if (socket.readyState === WebSocket.OPEN) socket.send(bytes); };
-  socket.on('open', () => {
-    socket.send(JSON.stringify({ type: 'present', token: started.presenter.token, publicKey: Buffer.from(presenter.publicKey).toString('base64') }));
-    presenter.start();
-  });
-  socket.on('message', (data: Buffer, isBinary: boolean) => {
-    if (isBinary) presenter.feed(new Uint8Array(data));
-    else if (!parseGatewayPresenterMessage(data.toString('utf8')).ok) socket.close();
-  });
-  socket.on('close', () => presenter.endOfInput());
+  const socket = connectPresenterLeg(presenter, started);
   t.after(async () => {
     presenter.stop();
     socket.close();

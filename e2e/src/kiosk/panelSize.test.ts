@@ -13,15 +13,9 @@ import { startKioskRig, waitForPicture, whilePaused, type KioskRig } from './kio
 import { keepImage } from './keepScreenshot.js';
 import { psnr } from './psnr.js';
 import { pageScreenshot } from './pageScreenshot.js';
+import { sharedRig } from './sharedRig.js';
 
-let labPromise: Promise<Lab> | null = null;
-function sharedLab(): Promise<Lab> {
-  labPromise ??= Lab.create({ name: 'e2e-panel-size' });
-  return labPromise;
-}
-test.after(async () => {
-  if (labPromise) await (await labPromise).close();
-});
+const sharedLab = sharedRig(() => Lab.create({ name: 'e2e-panel-size' }), (rig) => rig.close());
 
 interface DisplayView { id: string; panel?: { width: number; height: number; orientation: string; devicePixelRatio: number }; sessionDesktop?: { width: number; height: number; desktopScale: number; deviceScale: number } }
 

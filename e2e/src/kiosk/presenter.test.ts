@@ -18,6 +18,7 @@ import { pageScreenshot } from './pageScreenshot.js';
 import { keepImage, keepScreenshot } from './keepScreenshot.js';
 import { waitForWords } from './pageText.js';
 import { fillAddress, outcome } from './presenterPage.js';
+import { sharedRig } from './sharedRig.js';
 
 const displayId = 'room-e2e';
 const displayName = 'Meeting room 2.14';
@@ -34,33 +35,25 @@ interface Rig {
   presenter: WatchedPage;
 }
 
-let rigPromise: Promise<Rig> | null = null;
-function rig(): Promise<Rig> {
-  rigPromise ??= (async () => {
-    const lab = await Lab.create({ name: 'e2e-presenter' });
-    const labDisplay = await lab.display({ width: 1280, height: 720 });
-    await labDisplay.showScene('reference');
-    const shadow = await lab.shadowServer({ display: labDisplay, auth: 'nla' });
-    const token = randomBytes(18).toString('base64url');
-    const gateway = await startTestGateway({
-      webRoot: publicDir,
-      certificates: { mode: 'first-use' },
-      displays: [{ id: displayId, name: displayName, location, token }],
-      roomPin: { perSource: { max: 4, windowMs: 120_000 } },
-    });
-    const browser = await launchChromium();
-    const kiosk = await openWatchedPage(browser, SIZES[0]);
-    await kiosk.page.goto(`${gateway.httpUrl}/display/${displayId}#token=${token}`);
-    const presenter = await openWatchedPage(browser, SIZES[1]);
-    await presenter.page.goto(`${gateway.httpUrl}/present?display=${displayId}`);
-    return { lab, labDisplay, shadow, gateway, browser, kiosk, presenter };
-  })();
-  return rigPromise;
-}
-
-test.after(async () => {
-  if (!rigPromise) return;
-  const { lab, gateway, browser } = await rigPromise;
+const rig = sharedRig(async (): Promise<Rig> => {
+  const lab = await Lab.create({ name: 'e2e-presenter' });
+  const labDisplay = await lab.display({ width: 1280, height: 720 });
+  await labDisplay.showScene('reference');
+  const shadow = await lab.shadowServer({ display: labDisplay, auth: 'nla' });
+  const token = randomBytes(18).toString('base64url');
+  const gateway = await startTestGateway({
+    webRoot: publicDir,
+    certificates: { mode: 'first-use' },
+    displays: [{ id: displayId, name: displayName, location, token }],
+    roomPin: { perSource: { max: 4, windowMs: 120_000 } },
+  });
+  const browser = await launchChromium();
+  const kiosk = await openWatchedPage(browser, SIZES[0]);
+  await kiosk.page.goto(`${gateway.httpUrl}/display/${displayId}#token=${token}`);
+  const presenter = await openWatchedPage(browser, SIZES[1]);
+  await presenter.page.goto(`${gateway.httpUrl}/present?display=${displayId}`);
+  return { lab, labDisplay, shadow, gateway, browser, kiosk, presenter };
+}, async ({ lab, gateway, browser }) => {
   await browser.close();
   await gateway.close();
   await lab.close();

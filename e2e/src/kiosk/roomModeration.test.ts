@@ -19,6 +19,7 @@ import { pageScreenshot } from './pageScreenshot.js';
 import { waitForWords } from './pageText.js';
 import { outcome } from './presenterPage.js';
 import { capturesEnded, findPattern, launchPatternPresenter, openPatternPresenter, patternError, pickerCalls, shareReportTypes, PATTERN_A, PATTERN_B } from './patternPresenter.js';
+import { sharedRig } from './sharedRig.js';
 
 const displayId = 'room-moderated';
 const displayName = 'Board room';
@@ -29,24 +30,16 @@ const TITLE_B = 'Lanterna moderated pattern B';
 
 interface Rig { gateway: TestGateway; displayBrowser: Browser; presenterBrowser: Browser; display: WatchedPage; presenterBrowserB: () => Promise<Browser> }
 
-let rigPromise: Promise<Rig> | null = null;
 let browserB: Promise<Browser> | undefined;
-function rig(): Promise<Rig> {
-  rigPromise ??= (async () => {
-    const token = randomBytes(18).toString('base64url');
-    const gateway = await startTestGateway({ webRoot: publicDir, displays: [{ id: displayId, name: displayName, token }] });
-    const [displayBrowser, presenterBrowser] = await Promise.all([launchChromium(), launchPatternPresenter(TITLE)]);
-    const display = await openWatchedPage(displayBrowser, PANEL);
-    await display.page.goto(`${gateway.httpUrl}/display/${displayId}#token=${token}`);
-    await waitForWords(display.page, /Ready — waiting for a presenter/, 30_000);
-    return { gateway, displayBrowser, presenterBrowser, display, presenterBrowserB: () => (browserB ??= launchPatternPresenter(TITLE_B)) };
-  })();
-  return rigPromise;
-}
-
-test.after(async () => {
-  if (!rigPromise) return;
-  const { gateway, displayBrowser, presenterBrowser } = await rigPromise;
+const rig = sharedRig(async (): Promise<Rig> => {
+  const token = randomBytes(18).toString('base64url');
+  const gateway = await startTestGateway({ webRoot: publicDir, displays: [{ id: displayId, name: displayName, token }] });
+  const [displayBrowser, presenterBrowser] = await Promise.all([launchChromium(), launchPatternPresenter(TITLE)]);
+  const display = await openWatchedPage(displayBrowser, PANEL);
+  await display.page.goto(`${gateway.httpUrl}/display/${displayId}#token=${token}`);
+  await waitForWords(display.page, /Ready — waiting for a presenter/, 30_000);
+  return { gateway, displayBrowser, presenterBrowser, display, presenterBrowserB: () => (browserB ??= launchPatternPresenter(TITLE_B)) };
+}, async ({ gateway, displayBrowser, presenterBrowser }) => {
   await Promise.all([displayBrowser.close(), presenterBrowser.close(), browserB?.then((browser) => browser.close())]);
   await gateway.close();
 });

@@ -34,6 +34,28 @@ export interface RoomRig {
   close(): Promise<void>;
 }
 
+/**
+ * A gateway (plain HTTP, certificates pinned on first use) with one display
+ * and its fresh token, for a room of several sources on this machine. Up to
+ * four shadow servers, their scenes and one page decoding them all share two
+ * loaded cores here (load averages of 20–25 while other suites run): a page
+ * that reads nothing from one data socket for the default 10 s, or a server
+ * that answers its Connection Confirm or TLS late, would end a source for the
+ * machine's sake, not the room's, so its deadlines are stretched. The room's
+ * own behaviour does not depend on them.
+ */
+export async function startRoomGateway(display: { id: string; name: string }): Promise<{ gateway: TestGateway; token: string }> {
+  const token = randomBytes(18).toString('base64url');
+  const gateway = await startTestGateway({
+    listen: { host: '127.0.0.1', port: 0, tls: false },
+    webRoot: publicDir,
+    certificates: { mode: 'first-use' },
+    displays: [{ ...display, token }],
+    timeouts: { writeMs: 60_000, connectMs: 20_000, confirmMs: 20_000, tlsMs: 30_000, sessionTokenMs: 120_000 },
+  });
+  return { gateway, token };
+}
+
 export interface RoomRigOptions {
   readonly count: number;
   /** The page's size in CSS pixels = device pixels. */
@@ -81,19 +103,7 @@ export async function startRoomRig(lab: Lab, options: RoomRigOptions): Promise<R
       closers.push(() => server.stop());
       started.push({ name: `Source ${'ABCD'[index] ?? String(index)}`, display, server });
     }
-    const token = randomBytes(18).toString('base64url');
-    const gateway = await startTestGateway({
-      listen: { host: '127.0.0.1', port: 0, tls: false },
-      webRoot: publicDir,
-      certificates: { mode: 'first-use' },
-      displays: [{ id: ROOM_DISPLAY_ID, name: 'Meeting room', token }],
-      // Up to four shadow servers, their scenes and one page decoding them all share
-      // two loaded cores here (load averages of 20–25 while other suites run): a page
-      // that reads nothing from one data socket for the default 10 s, or a server
-      // that answers its Connection Confirm or TLS late, would end a source for the
-      // machine's sake, not the room's. The room's own behaviour does not depend on them.
-      timeouts: { writeMs: 60_000, connectMs: 20_000, confirmMs: 20_000, tlsMs: 30_000, sessionTokenMs: 120_000 },
-    });
+    const { gateway, token } = await startRoomGateway({ id: ROOM_DISPLAY_ID, name: 'Meeting room' });
     closers.push(() => gateway.close());
     const query = options.query ? `?${options.query}` : '';
     const kiosk = await openKiosk(`${gateway.httpUrl}/display/${ROOM_DISPLAY_ID}${query}#token=${token}`, options.panel.width, options.panel.height);

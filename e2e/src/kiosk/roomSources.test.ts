@@ -16,17 +16,11 @@ import { keepScreenshot } from './keepScreenshot.js';
 import { admin, paint, startRoomRig, ROOM_DISPLAY_ID as DISPLAY_ID, type RoomPicture, type RoomRig, type RoomSource } from './roomRig.js';
 import { keepImage } from './keepScreenshot.js';
 import { pageScreenshot } from './pageScreenshot.js';
+import { sharedRig } from './sharedRig.js';
 
 const PAGE = { width: 1280, height: 720 };
 
-let labPromise: Promise<Lab> | null = null;
-function sharedLab(): Promise<Lab> {
-  labPromise ??= Lab.create({ name: 'e2e-room-sources' });
-  return labPromise;
-}
-test.after(async () => {
-  if (labPromise) await (await labPromise).close();
-});
+const sharedLab = sharedRig(() => Lab.create({ name: 'e2e-room-sources' }), (rig) => rig.close());
 
 /** Two lab scenes, then solid colours: each source's picture is its own, and exact through the lossless codec. */
 const pictures: readonly RoomPicture[] = ['reference', 'slide', { colour: '#3c9a4a' }, { colour: '#8a3cb0' }];

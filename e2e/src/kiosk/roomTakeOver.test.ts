@@ -8,14 +8,13 @@
 // the three others go on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { Lab } from '@lanterna/lab';
-import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, type TestGateway, type WatchedPage } from '@lanterna/testkit';
+import { launchChromium, openWatchedPage, waitFor, type TestGateway, type WatchedPage } from '@lanterna/testkit';
 import { keepImage, keepScreenshot } from './keepScreenshot.js';
 import { pageScreenshot } from './pageScreenshot.js';
 import { waitForWords } from './pageText.js';
 import { outcome } from './presenterPage.js';
-import { admin, paint } from './roomRig.js';
+import { admin, paint, startRoomGateway } from './roomRig.js';
 import { capturesEnded, findPattern, launchPatternPresenter, openPatternPresenter, patternError, PATTERN_A, PATTERN_B } from './patternPresenter.js';
 
 const displayId = 'room-take-over';
@@ -55,15 +54,8 @@ test('open room, every place taken: a presenter who ticks "replace" takes the ol
     closers.push(() => server.stop());
     servers.push(server);
   }
-  const token = randomBytes(18).toString('base64url');
-  const gateway = await startTestGateway({
-    listen: { host: '127.0.0.1', port: 0, tls: false },
-    webRoot: publicDir,
-    certificates: { mode: 'first-use' },
-    displays: [{ id: displayId, name: displayName, token }],
-    // five sources and three Chromiums on two loaded cores (roomRig.ts says why the room's behaviour does not depend on these)
-    timeouts: { writeMs: 60_000, connectMs: 20_000, confirmMs: 20_000, tlsMs: 30_000, sessionTokenMs: 120_000 },
-  });
+  // five sources and three Chromiums on two loaded cores: the room's deadlines
+  const { gateway, token } = await startRoomGateway({ id: displayId, name: displayName });
   closers.push(() => gateway.close());
   const [displayBrowser, browserA, browserB] = await Promise.all([launchChromium(), launchPatternPresenter(TITLE_A), launchPatternPresenter(TITLE_B)]);
   closers.push(() => Promise.all([displayBrowser.close(), browserA.close(), browserB.close()]));

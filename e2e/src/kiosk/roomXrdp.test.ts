@@ -7,16 +7,15 @@
 // the X screen does not have: panelSize.test.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { Lab, compareImages, describeDifference, type RgbImage } from '@lanterna/lab';
 import { slotPixels } from '@lanterna/protocol';
-import { publicDir, startTestGateway, withDeadline } from '@lanterna/testkit';
+import { withDeadline } from '@lanterna/testkit';
 import { openKiosk } from './kioskBrowser.js';
 import { whileAllPaused } from './kioskRig.js';
 import { keepImage } from './keepScreenshot.js';
 import { pageScreenshot } from './pageScreenshot.js';
-import { admin, paint } from './roomRig.js';
+import { admin, paint, startRoomGateway } from './roomRig.js';
 
 const displayId = 'room-xrdp';
 const PANEL = { width: 1280, height: 720 };
@@ -71,14 +70,7 @@ test('xrdp in a room: its session follows its place over Display Control as a se
   await paint(screen, '#3c9a4a');
   const shadow = await lab.shadowServer({ display: screen, auth: 'tls', gfx: true, extraArgs: ['-gfx-progressive', '-gfx-rfx'] });
   closers.push(() => shadow.stop());
-  const token = randomBytes(18).toString('base64url');
-  const gateway = await startTestGateway({
-    listen: { host: '127.0.0.1', port: 0, tls: false },
-    webRoot: publicDir,
-    certificates: { mode: 'first-use' },
-    displays: [{ id: displayId, name: 'Project room', token }],
-    timeouts: { writeMs: 60_000, connectMs: 20_000, confirmMs: 20_000, tlsMs: 30_000, sessionTokenMs: 120_000 },
-  });
+  const { gateway, token } = await startRoomGateway({ id: displayId, name: 'Project room' });
   closers.push(() => gateway.close());
   const kiosk = await openKiosk(`${gateway.httpUrl}/display/${displayId}?codecs=planar#token=${token}`, PANEL.width, PANEL.height);
   closers.push(() => kiosk.close());

@@ -38,6 +38,7 @@ import {
   displayRenders, displaySettled, launchScreenPresenter, launchTabPresenter, minimiseWindow, openPresenterPage,
   pressShare, shareReports, startShareRig, stopSharing, type ShareRig,
 } from './shareRig.js';
+import { sharedRig } from './sharedRig.js';
 
 const WIDTH = 1280;
 const HEIGHT = 720;
@@ -51,19 +52,11 @@ interface Rig {
   workDir: string;
 }
 
-let rigPromise: Promise<Rig> | null = null;
-function rig(): Promise<Rig> {
-  rigPromise ??= (async () => {
-    const workDir = await mkdtemp(join(tmpdir(), 'lanterna-share-scenes-'));
-    const [share, tabPresenter] = await Promise.all([startShareRig({ width: WIDTH, height: HEIGHT }), launchTabPresenter(SCENE_TITLE)]);
-    return { share, tabPresenter, workDir };
-  })();
-  return rigPromise;
-}
-
-test.after(async () => {
-  if (!rigPromise) return;
-  const { share, tabPresenter, workDir } = await rigPromise;
+const rig = sharedRig(async (): Promise<Rig> => {
+  const workDir = await mkdtemp(join(tmpdir(), 'lanterna-share-scenes-'));
+  const [share, tabPresenter] = await Promise.all([startShareRig({ width: WIDTH, height: HEIGHT }), launchTabPresenter(SCENE_TITLE)]);
+  return { share, tabPresenter, workDir };
+}, async ({ share, tabPresenter, workDir }) => {
   await tabPresenter.close();
   await share.close();
   await rm(workDir, { recursive: true, force: true });

@@ -27,6 +27,7 @@ import { psnr } from './psnr.js';
 import { keepImage, keepScreenshot } from './keepScreenshot.js';
 import { outcome } from './presenterPage.js';
 import { launchTabPresenter, pressShare, startShareRig, type ShareRig } from './shareRig.js';
+import { sharedRig } from './sharedRig.js';
 
 const displayId = 'room-share';
 const displayName = 'Share room';
@@ -68,21 +69,13 @@ interface Rig extends ShareRig {
   presenterBrowser: Browser;
 }
 
-let rigPromise: Promise<Rig> | null = null;
-function rig(): Promise<Rig> {
-  rigPromise ??= (async () => {
-    const [share, presenterBrowser] = await Promise.all([
-      startShareRig({ width: WIDTH, height: HEIGHT, displayId, displayName }),
-      launchTabPresenter(PATTERN_TITLE),
-    ]);
-    return { ...share, presenterBrowser };
-  })();
-  return rigPromise;
-}
-
-test.after(async () => {
-  if (!rigPromise) return;
-  const r = await rigPromise;
+const rig = sharedRig(async (): Promise<Rig> => {
+  const [share, presenterBrowser] = await Promise.all([
+    startShareRig({ width: WIDTH, height: HEIGHT, displayId, displayName }),
+    launchTabPresenter(PATTERN_TITLE),
+  ]);
+  return { ...share, presenterBrowser };
+}, async (r) => {
   await r.presenterBrowser.close();
   await r.close();
 });

@@ -25,6 +25,7 @@ import { discontinuities, levelAt, longestRun, onset, peak, peakFrequency } from
 import { hook, readTap, soundState } from './soundTap.js';
 import { keepScreenshot } from './keepScreenshot.js';
 import { openPresenterPage, pressShare, shareReports, startShareRig, type ShareRig } from './shareRig.js';
+import { sharedRig } from './sharedRig.js';
 import { waitForWords } from './pageText.js';
 
 const displayId = 'room-share-sound';
@@ -59,22 +60,14 @@ interface Rig extends ShareRig {
   presenterBrowser: Browser;
 }
 
-let rigPromise: Promise<Rig> | null = null;
-function rig(): Promise<Rig> {
-  rigPromise ??= (async () => {
-    const [share, presenterBrowser] = await Promise.all([
-      startShareRig({ width: WIDTH, height: HEIGHT, displayId, displayName, displayQuery: DISPLAY_QUERY }),
-      launchChromium([`--auto-select-tab-capture-source-by-title=${TONE_TITLE}`], { audible: true }),
-    ]);
-    await waitFor('the display\'s sound running', async () => (await soundState(share.display.page)) === 'running', 10_000);
-    return { ...share, presenterBrowser };
-  })();
-  return rigPromise;
-}
-
-test.after(async () => {
-  if (!rigPromise) return;
-  const r = await rigPromise;
+const rig = sharedRig(async (): Promise<Rig> => {
+  const [share, presenterBrowser] = await Promise.all([
+    startShareRig({ width: WIDTH, height: HEIGHT, displayId, displayName, displayQuery: DISPLAY_QUERY }),
+    launchChromium([`--auto-select-tab-capture-source-by-title=${TONE_TITLE}`], { audible: true }),
+  ]);
+  await waitFor('the display\'s sound running', async () => (await soundState(share.display.page)) === 'running', 10_000);
+  return { ...share, presenterBrowser };
+}, async (r) => {
   await r.presenterBrowser.close();
   await r.close();
 });

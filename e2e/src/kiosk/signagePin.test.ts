@@ -11,12 +11,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { Lab } from '@lanterna/lab';
 import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor } from '@lanterna/testkit';
 import { whilePaused } from './kioskRig.js';
 import { pageScreenshot } from './pageScreenshot.js';
 import { keepImage } from './keepScreenshot.js';
 import { fillAddress, outcome } from './presenterPage.js';
+import { labScene } from './labScene.js';
 
 const displayId = 'lobby-e2e';
 const displayName = 'Lobby screen';
@@ -62,10 +62,7 @@ async function pictureShown(page: Page): Promise<boolean> {
 }
 
 test('signage display: a corner badge with the broker\'s room PIN over the signage, gone while a presenter projects, back after', { timeout: 240_000 }, async (t) => {
-  const lab = await Lab.create({ name: 'e2e-signage-pin' });
-  t.after(() => lab.close());
-  const labDisplay = await lab.display({ width: 1280, height: 720 });
-  await labDisplay.showScene('slide');
+  const { lab, display: labDisplay } = await labScene(t, 'e2e-signage-pin', { width: 1280, height: 720 }, 'slide');
   const shadow = await lab.shadowServer({ display: labDisplay, auth: 'nla' });
   const token = randomBytes(18).toString('base64url');
   const credentials = { username: shadow.username, password: shadow.password };

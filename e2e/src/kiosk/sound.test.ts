@@ -17,12 +17,13 @@ import WebSocket from 'ws';
 import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, type TestGateway, type WatchedPage } from '@lanterna/testkit';
-import { parseGatewayPresenterMessage } from '@lanterna/protocol';
 import { loadLanternaPresenter } from '../../../wasm/js/nodeLoader.js';
 import type { LanternaPresenter, PresenterSession } from '../../../wasm/js/lanternaPresenter.js';
 import { amplitude, discontinuities, frequency, longestRun, onset, peak, percentile } from './toneAnalysis.js';
 import { hook, readTap, soundState } from './soundTap.js';
 import { keepImage } from './keepScreenshot.js';
+import { sharedRig } from './sharedRig.js';
+import { connectPresenterLeg, startBrowserProjection } from './presenterLegSocket.js';
 
 const DISPLAY = 'room-sound';
 const QUIET = 'room-quiet';
@@ -42,61 +43,34 @@ interface Rig {
   quietToken: string;
 }
 
-let rigPromise: Promise<Rig> | null = null;
+const rig = sharedRig(async (): Promise<Rig> => {
+  const token = randomBytes(18).toString('base64url');
+  const quietToken = randomBytes(18).toString('base64url');
+  const gateway = await startTestGateway({
+    webRoot: publicDir,
+    displays: [{ id: DISPLAY, name: 'Sound room', token }, { id: QUIET, name: 'Quiet room', token: quietToken }],
+    relay: { engine: 'node' },
+  });
+  const admin = { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json' };
+  const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
+  const kiosk = await openWatchedPage(browser, { width: 960, height: 540 });
+  await kiosk.page.goto(`${gateway.httpUrl}/display/${DISPLAY}?audiotap=6#token=${token}`);
+  await waitFor('the display online', async () => /Ready/.test(await kiosk.page.locator('#status-text').textContent() ?? ''), 20_000);
+  await waitFor('the page\'s sound running', async () => (await soundState(kiosk.page)) === 'running', 10_000);
 
-function rig(): Promise<Rig> {
-  rigPromise ??= (async () => {
-    const token = randomBytes(18).toString('base64url');
-    const quietToken = randomBytes(18).toString('base64url');
-    const gateway = await startTestGateway({
-      webRoot: publicDir,
-      displays: [{ id: DISPLAY, name: 'Sound room', token }, { id: QUIET, name: 'Quiet room', token: quietToken }],
-      relay: { engine: 'node' },
-    });
-    const admin = { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json' };
-    const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
-    const kiosk = await openWatchedPage(browser, { width: 960, height: 540 });
-    await kiosk.page.goto(`${gateway.httpUrl}/display/${DISPLAY}?audiotap=6#token=${token}`);
-    await waitFor('the display online', async () => /Ready/.test(await kiosk.page.locator('#status-text').textContent() ?? ''), 20_000);
-    await waitFor('the page\'s sound running', async () => (await soundState(kiosk.page)) === 'running', 10_000);
-
-    const presenters = await loadLanternaPresenter();
-    const pin = await gateway.roomPin(DISPLAY);
-    assert.ok(pin);
-    const asked = await fetch(`${gateway.httpUrl}/v1/displays/${DISPLAY}/projection`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-lanterna-presenter': '1' }, body: JSON.stringify({ pin, source: 'browser' }),
-    });
-    const started = await asked.json() as { presenter: { socketUrl: string; token: string } };
-    assert.equal(asked.status, 202, JSON.stringify(started));
-    const presenter = presenters.createSession({ width: 320, height: 240, audio: { channel: 'static', sampleRate: RATE, channels: 2 } });
-    const confirms: Rig['confirms'] = [];
-    presenter.onaudioconfirm = (confirm) => confirms.push(confirm);
-    const ready = new Promise<void>((resolve, reject) => {
-      presenter.onaudioready = () => resolve();
-      presenter.onaudiorefused = (info) => reject(new Error(`the display's client took no sound: ${JSON.stringify(info)}`));
-    });
-    // The presenter page's part: its socket, `present`, then PDUs both ways (as presenterLeg.test.mjs plays it).
-    const socket = new WebSocket(started.presenter.socketUrl, 'lanterna.v1');
-    socket.binaryType = 'nodebuffer';
-    presenter.onoutput = (bytes) => { if (socket.readyState === WebSocket.OPEN) socket.send(bytes); };
-    socket.on('open', () => {
-      socket.send(JSON.stringify({ type: 'present', token: started.presenter.token, publicKey: Buffer.from(presenter.publicKey).toString('base64') }));
-      presenter.start();
-    });
-    socket.on('message', (data: Buffer, isBinary: boolean) => {
-      if (isBinary) presenter.feed(new Uint8Array(data));
-      else if (!parseGatewayPresenterMessage(data.toString('utf8')).ok) socket.close();
-    });
-    socket.on('close', () => presenter.endOfInput());
-    await Promise.race([ready, presenter.ended.then((end) => { throw new Error(`the presenter ended before sound was ready: ${JSON.stringify(end)}`); })]);
-    return { gateway, browser, kiosk, presenters, presenter, socket, confirms, admin, quietToken };
-  })();
-  return rigPromise;
-}
-
-test.after(async () => {
-  if (!rigPromise) return;
-  const { gateway, browser, presenter, presenters, socket } = await rigPromise;
+  const presenters = await loadLanternaPresenter();
+  const started = await startBrowserProjection(gateway, DISPLAY);
+  const presenter = presenters.createSession({ width: 320, height: 240, audio: { channel: 'static', sampleRate: RATE, channels: 2 } });
+  const confirms: Rig['confirms'] = [];
+  presenter.onaudioconfirm = (confirm) => confirms.push(confirm);
+  const ready = new Promise<void>((resolve, reject) => {
+    presenter.onaudioready = () => resolve();
+    presenter.onaudiorefused = (info) => reject(new Error(`the display's client took no sound: ${JSON.stringify(info)}`));
+  });
+  const socket = connectPresenterLeg(presenter, started);
+  await Promise.race([ready, presenter.ended.then((end) => { throw new Error(`the presenter ended before sound was ready: ${JSON.stringify(end)}`); })]);
+  return { gateway, browser, kiosk, presenters, presenter, socket, confirms, admin, quietToken };
+}, async ({ gateway, browser, presenter, presenters, socket }) => {
   presenter.stop();
   socket.close();
   await presenter.ended;

@@ -21,6 +21,7 @@ import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, 
 import { PRESENTER_REQUEST_HEADER, PRESENTER_STOP_TOKEN_HEADER } from '@lanterna/protocol';
 import { fillAddress, outcome } from './presenterPage.js';
 import { openTouchPage, type Touch } from './inkTouch.js';
+import { labScene } from './labScene.js';
 
 const run = promisify(execFile);
 const PANEL = { width: 1280, height: 720 };
@@ -148,11 +149,8 @@ async function openDisplay(browser: Browser, gateway: TestGateway, displayId: st
 }
 
 test('one source, letterboxed: off, taps and forced input leave the pointer; on (presenter page switch), a tap moves it to the mapped pixel; revoked, nothing again', { timeout: 300_000 }, async (t) => {
-  const lab = await Lab.create({ name: 'e2e-touch-letterbox' });
-  t.after(() => lab.close());
   // 1024×768 on a 1280×720 panel, and the shadow server has no Display Control: a centred 960×720 box from x = 160
-  const screen = await lab.display({ width: 1024, height: 768 });
-  await screen.showScene('slide');
+  const { lab, display: screen } = await labScene(t, 'e2e-touch-letterbox', { width: 1024, height: 768 }, 'slide');
   const shadow = await lab.shadowServer({ display: screen, auth: 'nla' });
   const displayId = 'touch-letterbox';
   const token = randomBytes(18).toString('base64url');

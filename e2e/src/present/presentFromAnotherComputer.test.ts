@@ -19,12 +19,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Lab, allocateFreePort, type RgbImage } from '@lanterna/lab';
+import { allocateFreePort, type RgbImage } from '@lanterna/lab';
 import { createLan, launchChromium, openWatchedPage, waitFor, type Lan } from '@lanterna/testkit';
 import type { Page } from 'playwright-core';
 import { pageScreenshot } from '../kiosk/pageScreenshot.js';
 import { psnr } from '../kiosk/psnr.js';
 import { keepScreenshot } from '../kiosk/keepScreenshot.js';
+import { labScene } from '../kiosk/labScene.js';
 
 const demoCli = fileURLToPath(new URL('../../../demo/dist/cli.js', import.meta.url));
 const presentCli = fileURLToPath(new URL('../../../presenter/dist/cli.js', import.meta.url));
@@ -67,10 +68,7 @@ async function kioskPin(page: Page): Promise<string> {
 test('a presenter on another computer finds the demo display, needs its room PIN, is refused a forbidden target, presents its screen (pixel-checked), a second presenter joins beside it and stops alone, and stop ends it', { timeout: 300_000 }, async (t) => {
   const lan = createLan();
   t.after(() => lan.remove());
-  const lab = await Lab.create({ name: 'e2e-present' });
-  t.after(() => lab.close());
-  const screen = await lab.display({ width: WIDTH, height: HEIGHT });
-  await screen.showScene('reference');
+  const { display: screen } = await labScene(t, 'e2e-present', { width: WIDTH, height: HEIGHT }, 'reference');
   const presenterScreen = await screen.screenshot();
 
   // The README's demo, announcing its display on the test LAN's link only.

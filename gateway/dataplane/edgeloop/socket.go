@@ -139,11 +139,7 @@ func (s *Socket) SetDeadline(t time.Time) error {
 	if s.handedOff() {
 		return nil
 	}
-	if s.stall > 0 {
-		s.deadlineMu.Lock()
-		s.ownDeadline = t
-		s.deadlineMu.Unlock()
-	}
+	s.noteWriteDeadline(t)
 	return s.Conn.SetDeadline(t)
 }
 
@@ -158,12 +154,18 @@ func (s *Socket) SetWriteDeadline(t time.Time) error {
 	if s.handedOff() {
 		return nil
 	}
+	s.noteWriteDeadline(t)
+	return s.Conn.SetWriteDeadline(t)
+}
+
+// noteWriteDeadline keeps the caller's own write deadline, which a write
+// under LimitWriteStall takes when it is sooner than the limit.
+func (s *Socket) noteWriteDeadline(t time.Time) {
 	if s.stall > 0 {
 		s.deadlineMu.Lock()
 		s.ownDeadline = t
 		s.deadlineMu.Unlock()
 	}
-	return s.Conn.SetWriteDeadline(t)
 }
 
 func (s *Socket) Read(b []byte) (int, error) {

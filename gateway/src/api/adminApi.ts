@@ -19,6 +19,7 @@ import { bearerMatches, originAllowed } from './requestGuards.js';
 import { RateLimiter, type BucketShape } from './rateLimiter.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import { adminRoutes, type AdminDeps, type AdminRoute } from './adminRoutes.js';
+import { readJsonBody } from './jsonBody.js';
 
 export type { AdminDeps } from './adminRoutes.js';
 
@@ -34,8 +35,6 @@ export const DEFAULT_ADMIN_LIMITS: AdminLimits = {
 };
 
 interface CompiledRoute { route: AdminRoute; pattern: RegExp; names: string[] }
-
-class BodyError extends Error {}
 
 function compile(route: AdminRoute): CompiledRoute {
   const names: string[] = [];
@@ -59,19 +58,8 @@ function json(response: ServerResponse, status: number, body: unknown, headers: 
   response.end(body === undefined ? '' : JSON.stringify(body));
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new BodyError(`body larger than ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch (error) {
-    throw new BodyError(`the body is not JSON: ${(error as Error).message}`);
-  }
+function readJson(request: IncomingMessage): Promise<unknown> {
+  return readJsonBody(request, MAX_BODY_BYTES, (error) => `the body is not JSON: ${error.message}`);
 }
 
 export class AdminApi {

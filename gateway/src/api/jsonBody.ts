@@ -4,8 +4,12 @@ export class BodyError extends Error {
   override name = 'BodyError';
 }
 
-/** A request's JSON body, refused past `maxBytes` (read no further) or when it is not JSON. */
-export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+/**
+ * A request's JSON body, refused past `maxBytes` (read no further) or when it
+ * is not JSON (`notJson` words that refusal; the admin API names the parser's
+ * complaint, the presenter API does not).
+ */
+export async function readJsonBody(request: IncomingMessage, maxBytes: number, notJson: (error: Error) => string = () => 'body is not json'): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -15,7 +19,7 @@ export async function readJsonBody(request: IncomingMessage, maxBytes: number): 
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    throw new BodyError('body is not json');
+  } catch (error) {
+    throw new BodyError(notJson(error as Error));
   }
 }

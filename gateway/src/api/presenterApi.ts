@@ -82,6 +82,41 @@ function forgeryReason(request: IncomingMessage, allowedOrigins: readonly string
   return undefined;
 }
 
+/** What readBody needs of a protocol schema (zod/mini's safeParse). */
+interface BodySchema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+
+/**
+ * The body of a presenter's POST or PATCH read with `schema`, or undefined
+ * once a bad-request refusal was sent (over-long, not JSON, or not what the
+ * schema asks, naming the first wrong field).
+ */
+async function readBody<T>(request: IncomingMessage, response: ServerResponse, schema: BodySchema<T>): Promise<T | undefined> {
+  try {
+    const parsed = schema.safeParse(await readJsonBody(request, MAX_BODY_BYTES));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      refuse(response, 'bad-request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`.toLowerCase());
+      return undefined;
+    }
+    return parsed.data;
+  } catch (error) {
+    if (error instanceof BodyError) {
+      refuse(response, 'bad-request', error.message);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** A state-changing request from a page that is not ours (or not JSON) is refused here; true when it was. */
+function refusedAsForged(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse): boolean {
+  const forged = forgeryReason(request, deps.allowedOrigins, true);
+  if (forged !== undefined) refuse(response, 'bad-request', forged);
+  return forged !== undefined;
+}
+
 function stopTokenOf(request: IncomingMessage): string | undefined {
   const value = request.headers[PRESENTER_STOP_TOKEN_HEADER];
   return typeof value === 'string' ? value : undefined;
@@ -237,27 +272,9 @@ async function laserPoints(deps: PresenterApiDeps, feed: LaserFeed, request: Inc
 
 /** `PATCH …/projection` with the stop token: the presenter lets the display control the computer, or stops it (issue 30). */
 async function changeProjection(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, address: string | undefined, log: Logger): Promise<void> {
-  const forged = forgeryReason(request, deps.allowedOrigins, true);
-  if (forged !== undefined) {
-    refuse(response, 'bad-request', forged);
-    return;
-  }
-  let change: ProjectionChange;
-  try {
-    const parsed = projectionChangeSchema.safeParse(await readJsonBody(request, MAX_BODY_BYTES));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      refuse(response, 'bad-request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`.toLowerCase());
-      return;
-    }
-    change = parsed.data;
-  } catch (error) {
-    if (error instanceof BodyError) {
-      refuse(response, 'bad-request', error.message);
-      return;
-    }
-    throw error;
-  }
+  if (refusedAsForged(deps, request, response)) return;
+  const change = await readBody<ProjectionChange>(request, response, projectionChangeSchema);
+  if (change === undefined) return;
   const changed = await deps.presenters.setTouch(displayId, stopTokenOf(request), change.touch, { kind: 'presenter', ...(address === undefined ? {} : { address }) });
   if (!changed.ok) {
     refuse(response, changed.code, changed.reason);
@@ -268,27 +285,9 @@ async function changeProjection(deps: PresenterApiDeps, request: IncomingMessage
 }
 
 async function startProjection(deps: PresenterApiDeps, request: IncomingMessage, response: ServerResponse, displayId: string, from: { source: string; address: string | undefined }, log: Logger): Promise<void> {
-  const forged = forgeryReason(request, deps.allowedOrigins, true);
-  if (forged !== undefined) {
-    refuse(response, 'bad-request', forged);
-    return;
-  }
-  let body: ProjectionRequestBody;
-  try {
-    const parsed = projectionRequestSchema.safeParse(await readJsonBody(request, MAX_BODY_BYTES));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      refuse(response, 'bad-request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`.toLowerCase());
-      return;
-    }
-    body = parsed.data;
-  } catch (error) {
-    if (error instanceof BodyError) {
-      refuse(response, 'bad-request', error.message);
-      return;
-    }
-    throw error;
-  }
+  if (refusedAsForged(deps, request, response)) return;
+  const body = await readBody<ProjectionRequestBody>(request, response, projectionRequestSchema);
+  if (body === undefined) return;
   // A request that shows a token has it checked under the token-guess limits (else this would be an unthrottled admin-token oracle).
   let admin = false;
   if (request.headers.authorization !== undefined) {
@@ -339,11 +338,7 @@ async function hostRequest(deps: PresenterApiDeps, request: IncomingMessage, res
     return;
   }
   if (method === 'POST') {
-    const forged = forgeryReason(request, deps.allowedOrigins, true);
-    if (forged !== undefined) {
-      refuse(response, 'bad-request', forged);
-      return;
-    }
+    if (refusedAsForged(deps, request, response)) return;
   }
   const host = await deps.presenters.host(displayId, stopTokenOf(request));
   if (!host.ok) {
@@ -354,22 +349,8 @@ async function hostRequest(deps: PresenterApiDeps, request: IncomingMessage, res
     json(response, 200, await deps.rooms.view(displayId));
     return;
   }
-  let action: RoomAction;
-  try {
-    const parsed = roomActionSchema.safeParse(await readJsonBody(request, MAX_BODY_BYTES));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      refuse(response, 'bad-request', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`.toLowerCase());
-      return;
-    }
-    action = parsed.data;
-  } catch (error) {
-    if (error instanceof BodyError) {
-      refuse(response, 'bad-request', error.message);
-      return;
-    }
-    throw error;
-  }
+  const action = await readBody<RoomAction>(request, response, roomActionSchema);
+  if (action === undefined) return;
   const by: Requester = { kind: 'host', ...(address === undefined ? {} : { address }), name: host.requestId };
   const { rooms } = deps;
   switch (action.action) {

@@ -4,10 +4,7 @@ import type { GatewayConfig } from '../config/configSchema.js';
 import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
 import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
-import type { TargetPolicy } from '../policy/targetPolicy.js';
-import type { CertificatePolicy } from '../policy/certificatePolicy.js';
-import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
-import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
+import type { BusEvent } from '../cluster/gatewayBus.js';
 import type { LookupAll } from '../connect/hostResolver.js';
 import { connectTarget, NegotiationFailure } from '../connect/targetConnector.js';
 import { RelaySession } from '../relay/relaySession.js';
@@ -19,6 +16,7 @@ import { raiseMaxPayload } from './frameLimit.js';
 import { ledgerError, type SessionLedger, type LedgerEntry } from './sessionLedger.js';
 import { joinPresenter, type ServerLeg } from './presenterJoin.js';
 import type { PresenterLegs } from './presenterLegs.js';
+import type { SessionServices } from './sessionServices.js';
 
 /** touchHeard: a `touch-changed` came for it (newer than the store read made when its relay began). */
 interface ActiveSession { relay: RelaySession; grant: SessionGrant; touchHeard: boolean }
@@ -53,16 +51,11 @@ export class DataChannels {
   private nextSlot = 0;
   private nextSlice = 0;
 
-  constructor(private readonly deps: {
+  constructor(private readonly deps: SessionServices & {
     config: GatewayConfig;
     /** The session token's one claim, and the presenter's touch permission when the session is secured. */
     sessions: Pick<SessionLifecycle, 'openSession' | 'touchAllowed'>;
-    policy: TargetPolicy;
-    certificates: CertificatePolicy;
     ca?: string | undefined;
-    bus: GatewayBus;
-    metrics: GatewayMetrics;
-    logger: Logger;
     /** The name resolver for targets (the system's by default). */
     lookup?: LookupAll | undefined;
     /** The socket's session token was accepted (the listener's pending budget lets it go). */

@@ -7,13 +7,12 @@ import type { GatewayConfig } from '../config/configSchema.js';
 import type { SessionGrant } from '../session/sessionToken.js';
 import { SessionError } from '../session/sessionError.js';
 import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
-import type { TargetPolicy } from '../policy/targetPolicy.js';
-import type { CertificatePolicy } from '../policy/certificatePolicy.js';
-import type { GatewayBus, BusEvent } from '../cluster/gatewayBus.js';
-import type { GatewayMetrics, RelayTally } from '../metrics/gatewayMetrics.js';
+import type { BusEvent } from '../cluster/gatewayBus.js';
+import type { RelayTally } from '../metrics/gatewayMetrics.js';
 import type { LookupAll } from '../connect/hostResolver.js';
 import { resolveAllowed, judgeServerCertificate } from '../connect/targetConnector.js';
 import type { SessionLedger, LedgerEntry } from '../channel/sessionLedger.js';
+import type { SessionServices } from '../channel/sessionServices.js';
 import { originAllowed, type HostGuard } from '../api/requestGuards.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import { admitPresenter, presenterFingerprint } from '../channel/presenterAdmission.js';
@@ -33,15 +32,10 @@ export interface DataPlaneCommands {
   request(op: 'drain', body: DrainRequest, deadlineMs: number): Promise<Record<string, unknown>>;
 }
 
-export interface NativeDataChannelsDeps {
+export interface NativeDataChannelsDeps extends SessionServices {
   config: GatewayConfig;
   /** The session token's one claim, the presenter leg's, and the touch permission when a session is secured. */
   sessions: Pick<SessionLifecycle, 'openSession' | 'openPresenterLeg' | 'touchAllowed'>;
-  policy: TargetPolicy;
-  certificates: CertificatePolicy;
-  bus: GatewayBus;
-  metrics: GatewayMetrics;
-  logger: Logger;
   hosts: HostGuard;
   /** The gateway is draining: new data sockets are refused with 503. */
   draining: () => boolean;

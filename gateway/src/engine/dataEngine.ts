@@ -6,18 +6,14 @@
 // never asks which it has: what differs is said by the engine's properties.
 import type { Server } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config/configSchema.js';
 import type { GatewayIdentity } from '../config/gatewayIdentity.js';
-import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
-import type { TargetPolicy } from '../policy/targetPolicy.js';
-import type { CertificatePolicy } from '../policy/certificatePolicy.js';
-import type { GatewayBus } from '../cluster/gatewayBus.js';
-import type { GatewayMetrics } from '../metrics/gatewayMetrics.js';
 import type { LookupAll } from '../connect/hostResolver.js';
+import type { SessionLifecycle } from '../broker/sessionLifecycle.js';
 import type { TokenGuesses } from '../broker/tokenGuesses.js';
 import type { HostGuard } from '../api/requestGuards.js';
 import { SessionLedger } from '../channel/sessionLedger.js';
+import type { SessionServices } from '../channel/sessionServices.js';
 import { chooseRelayEngine, type RelayEngine } from '../dataplane/relayEngine.js';
 import { dataPlaneBinary } from '../dataplane/dataPlaneProcess.js';
 import { nodeDataEngine } from './nodeDataEngine.js';
@@ -53,18 +49,13 @@ export interface DataEngine {
   stop(server: Server): Promise<void>;
 }
 
-export interface DataEngineDeps {
+export interface DataEngineDeps extends SessionServices {
   config: GatewayConfig & { stateDir: string };
   tls: GatewayIdentity['tls'];
   /** Extra CAs for the RDP servers' certificates (certificates.caFile). */
   ca: string | undefined;
   /** The broker's session lifecycle: claims, secured, samples, ended, touch (the engines need no other part). */
   sessions: SessionLifecycle;
-  policy: TargetPolicy;
-  certificates: CertificatePolicy;
-  bus: GatewayBus;
-  metrics: GatewayMetrics;
-  logger: Logger;
   lookup: LookupAll | undefined;
   guesses: TokenGuesses;
   hosts: HostGuard;

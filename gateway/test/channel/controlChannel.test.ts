@@ -1,11 +1,23 @@
 // Control sockets: a reloading kiosk takes over its display, a dead one is
 // noticed by heartbeats, and a signage display is projected again after each session.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestGateway, startFaultyPeer, connectControl, openData, type TestGateway } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 const TOKEN = 'display-token-0123456789';
+
+/** An echo server, and a gateway whose signage display `sign` projects it on its own; both closed after the test. */
+async function signageGateway(t: TestContext): Promise<{ gateway: TestGateway; peerPort: number }> {
+  const peer = await startFaultyPeer('echo');
+  t.after(() => peer.close());
+  const gateway = await startTestGateway({
+    displays: [{ id: 'sign', token: TOKEN, autoProject: { host: '127.0.0.1', port: peer.port, name: 'Lobby' } }],
+    certificates: { mode: 'insecure' },
+  });
+  t.after(() => gateway.close());
+  return { gateway, peerPort: peer.port };
+}
 
 async function onlineDisplays(gateway: TestGateway): Promise<number> {
   const text = await gateway.metricsText();
@@ -39,17 +51,11 @@ test('a kiosk that stops answering heartbeats is dropped', { timeout: 20_000 }, 
 });
 
 test('a signage display (autoProject) is projected again after its session ends', { timeout: 20_000 }, async (t) => {
-  const peer = await startFaultyPeer('echo');
-  t.after(() => peer.close());
-  const gateway = await startTestGateway({
-    displays: [{ id: 'sign', token: TOKEN, autoProject: { host: '127.0.0.1', port: peer.port, name: 'Lobby' } }],
-    certificates: { mode: 'insecure' },
-  });
-  t.after(() => gateway.close());
+  const { gateway, peerPort } = await signageGateway(t);
   const control = await connectControl(gateway.url, 'sign', TOKEN);
   t.after(() => control.close());
   const first = await control.next('project');
-  assert.deepEqual(first.target, { name: 'Lobby', host: '127.0.0.1', port: peer.port });
+  assert.deepEqual(first.target, { name: 'Lobby', host: '127.0.0.1', port: peerPort });
   const data = await openData(gateway.url, String(first.sessionId), String(first.sessionToken));
   data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
   await data.queue.nextText('secured');
@@ -61,20 +67,14 @@ test('a signage display (autoProject) is projected again after its session ends'
 });
 
 test('`project.signage` goes to a display that announced it, only for its own signage, not for an admin\'s projection', { timeout: 20_000 }, async (t) => {
-  const peer = await startFaultyPeer('echo');
-  t.after(() => peer.close());
-  const gateway = await startTestGateway({
-    displays: [{ id: 'sign', token: TOKEN, autoProject: { host: '127.0.0.1', port: peer.port, name: 'Lobby' } }],
-    certificates: { mode: 'insecure' },
-  });
-  t.after(() => gateway.close());
+  const { gateway, peerPort } = await signageGateway(t);
   const control = await connectControl(gateway.url, 'sign', TOKEN, undefined, { features: ['signage'] });
   t.after(() => control.close());
   const signage = await control.next('project');
   assert.equal(signage.signage, true);
   const asked = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
     method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
-    body: JSON.stringify({ displayId: 'sign', target: { host: '127.0.0.1', port: peer.port, name: 'Admin laptop' } }),
+    body: JSON.stringify({ displayId: 'sign', target: { host: '127.0.0.1', port: peerPort, name: 'Admin laptop' } }),
   });
   assert.equal(asked.status, 202);
   const admin = await control.next('project');

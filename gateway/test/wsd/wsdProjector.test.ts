@@ -33,6 +33,15 @@ function kiosk(url: string): Promise<ControlInbox> {
   return openControlInbox(url, 'room', DISPLAY_TOKEN, { features: ['room'] });
 }
 
+/** A gateway and its display `room` online with its room message read (both closed after the test). */
+async function gatewayWithRoom(t: { after(fn: () => Promise<void> | void): void }): Promise<{ url: string; display: ControlInbox }> {
+  const url = await startGateway(t);
+  const display = await kiosk(url);
+  t.after(() => display.close());
+  await display.take('room');
+  return { url, display };
+}
+
 function shownPin(display: ControlInbox): string | undefined {
   const pin = display.latest('room')?.pin;
   return typeof pin === 'string' ? pin : undefined;
@@ -62,10 +71,7 @@ async function audit(url: string): Promise<{ actor: string; action: string; deta
 }
 
 test('Connect without the room PIN or with a wrong one is a fault in plain words; the right one projects, rotates the PIN and is audited as wsd', async (t) => {
-  const url = await startGateway(t);
-  const display = await kiosk(url);
-  t.after(() => display.close());
-  await display.take('room');
+  const { url, display } = await gatewayWithRoom(t);
   const pin = shownPin(display) ?? '';
   assert.match(pin, /^\d{6}$/);
 
@@ -101,10 +107,7 @@ test('Connect without the room PIN or with a wrong one is a fault in plain words
 });
 
 test('wrong PINs over WS-Discovery and over the presenter page share one budget per source address; past it Connect is refused with Retry-After, and the right PIN too', async (t) => {
-  const url = await startGateway(t);
-  const display = await kiosk(url);
-  t.after(() => display.close());
-  await display.take('room');
+  const { url, display } = await gatewayWithRoom(t);
   const pin = shownPin(display) ?? '';
   const page = await fetch(`${url}/v1/displays/room/projection`, {
     method: 'POST', headers: { 'content-type': 'application/json', 'x-lanterna-presenter': '1' }, body: JSON.stringify({ target, pin: otherPin(pin) }),
@@ -136,10 +139,7 @@ async function sessionState(url: string, sessionId: string): Promise<string | un
 }
 
 test('Disconnect needs the stop token ConnectResponse gave, or the room PIN: the session id alone ends nothing', async (t) => {
-  const url = await startGateway(t);
-  const display = await kiosk(url);
-  t.after(() => display.close());
-  await display.take('room');
+  const { url, display } = await gatewayWithRoom(t);
   const started = await connect(url, { target, pin: shownPin(display) ?? '', presenter: 'alice-laptop' });
   if (started.message.kind !== 'connect-response') throw new Error(`a ConnectResponse was expected: ${JSON.stringify(started.message)}`);
   const { sessionId, stopToken } = started.message.response;
@@ -169,10 +169,7 @@ test('Disconnect needs the stop token ConnectResponse gave, or the room PIN: the
 });
 
 test('Connect to a moderated room joins its queue (issue 29): the answer names the session to be, the admin sees the request from wsd, and Disconnect with the stop token withdraws it', async (t) => {
-  const url = await startGateway(t);
-  const display = await kiosk(url);
-  t.after(() => display.close());
-  await display.take('room');
+  const { url, display } = await gatewayWithRoom(t);
   const moderated = await fetch(`${url}/v1/admin/displays/room/room`, { method: 'PATCH', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode: 'moderated' }) });
   assert.equal(moderated.status, 200);
   const answer = await connect(url, { target, pin: shownPin(display) ?? '', presenter: 'alice-laptop' });

@@ -13,10 +13,7 @@ import { encodeSetupRequest, parseSetupReply, x11SocketPath, X11Error } from './
 let lab: Lab;
 let display: LabDisplay;
 
-before(async () => {
-  lab = await Lab.create({ name: 'strip-test' });
-  display = await lab.display({ width: 1920, height: 1080 });
-});
+before(async () => ({ lab, display } = await Lab.withDisplay('strip-test', { width: 1920, height: 1080 })));
 after(() => lab.close());
 
 function stampOn(shot: RgbImage): number | null {

@@ -12,7 +12,7 @@ import {
   GATEWAY_FEATURES,
   KIOSK_PROTOCOL_VERSION,
   KIOSK_SUBPROTOCOL,
-  parseGatewayControlMessage,
+  readGatewayControlMessage,
   ReconnectBackoff,
   type DisplayMessage,
   type ErrorMessage,
@@ -164,13 +164,8 @@ export class ControlChannel {
   }
 
   private receive(socket: WebSocket, text: string): void {
-    const parsed = parseGatewayControlMessage(text);
-    if (!parsed.ok) {
-      this.lastError = 'bad-message';
-      socket.close(4400, 'unreadable message');
-      return;
-    }
-    const message = parsed.message;
+    const message = readGatewayControlMessage(text, (closeCode, reason) => { this.lastError = 'bad-message'; socket.close(closeCode, reason); });
+    if (message === undefined) return;
     switch (message.type) {
       case 'welcome':
         if (this.welcomeTimer !== null) clearTimeout(this.welcomeTimer);

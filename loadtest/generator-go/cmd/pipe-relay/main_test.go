@@ -11,41 +11,39 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/lanterna/loadtest-generator/internal/servetest"
 )
 
 // echoTarget: a TLS server that sends back what it reads (the echo host's tls-first mode, minus X.224).
 func echoTarget(t *testing.T) string {
 	t.Helper()
-	server := httptest.NewUnstartedServer(nil)
-	server.StartTLS() // only for its certificate
-	certificate := server.TLS.Certificates[0]
-	server.Close()
-	listener, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{certificate}})
+	listener, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{servetest.SelfSigned(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = listener.Close() })
-	go func() {
-		for {
-			conn, err := listener.Accept()
-			if err != nil {
-				return
-			}
-			go func() { defer conn.Close(); _, _ = io.Copy(conn, conn) }()
-		}
-	}()
+	go servetest.EachConn(listener, func(conn net.Conn) { _, _ = io.Copy(conn, conn) })
 	return listener.Addr().String()
 }
 
-func TestRelaysBinaryMessagesToTheTargetAndItsBytesBackAndEndsWithTheTarget(t *testing.T) {
-	relay := httptest.NewServer(relayHandler(echoTarget(t)))
-	defer relay.Close()
+// relayAt: a pipe relay to target and a WebSocket to it, both closed after
+// the test, the WebSocket's reads bounded.
+func relayAt(t *testing.T, target string) *websocket.Conn {
+	t.Helper()
+	relay := httptest.NewServer(relayHandler(target))
+	t.Cleanup(relay.Close)
 	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(relay.URL, "http"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
+	t.Cleanup(func() { _ = ws.Close() })
 	_ = ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	return ws
+}
+
+func TestRelaysBinaryMessagesToTheTargetAndItsBytesBackAndEndsWithTheTarget(t *testing.T) {
+	ws := relayAt(t, echoTarget(t))
 	for _, size := range []int{90, 20_000} {
 		sent := bytes.Repeat([]byte{byte(size)}, size)
 		if err := ws.WriteMessage(websocket.BinaryMessage, sent); err != nil {
@@ -67,14 +65,7 @@ func TestRelaysBinaryMessagesToTheTargetAndItsBytesBackAndEndsWithTheTarget(t *t
 	deadTarget, _ := net.Listen("tcp", "127.0.0.1:0")
 	address := deadTarget.Addr().String()
 	_ = deadTarget.Close()
-	dead := httptest.NewServer(relayHandler(address))
-	defer dead.Close()
-	ws2, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(dead.URL, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws2.Close()
-	_ = ws2.SetReadDeadline(time.Now().Add(5 * time.Second))
+	ws2 := relayAt(t, address)
 	if _, _, err := ws2.ReadMessage(); err == nil || strings.Contains(err.Error(), "timeout") {
 		t.Fatalf("the websocket outlived its unreachable target: %v", err)
 	}
