@@ -144,11 +144,13 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const guesses = new TokenGuesses(store, config.tokenGuesses, Date.now, (check) => metrics.tokenChecksRefused.inc({ check }));
   const hosts = new HostGuard(config.listen.allowedHosts);
   const limits = new ConnectionLimits(config.limits);
+  // A socket's token was accepted: the listener's pending budget lets it go.
+  const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
   let draining = false;
   // One engine carries the data sockets: this process's, or the data plane's with the decisions made here.
   const engine = createDataEngine({
     config, tls: identity.tls, ca, sessions: broker.sessions, policy, certificates, bus, metrics, logger, lookup, guesses, hosts,
-    onAuthenticated: (ws) => limits.authenticated(ws), draining: () => draining,
+    onAuthenticated, draining: () => draining,
     dataPlaneBinary: deps.dataPlaneBinary, onDataPlaneExit: deps.onDataPlaneExit,
   });
   // An engine that owns the port passes every request on over our Unix socket, naming its peer last.
@@ -179,7 +181,6 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const presenterSocketUrl = (sessionId: string, host: string | undefined): string =>
     `${config.listen.tls ? 'wss' : 'ws'}://${host ?? `localhost:${config.listen.port}`}${presenterSocketPath(sessionId)}`;
   const rooms = { announcer: new RoomAnnouncer({ pins: roomPins, logger }), presenterUrl };
-  const onAuthenticated = (ws: WebSocket): void => limits.authenticated(ws);
   const laser = new LaserFeed(bus);
   const control = new ControlChannels({ config, ...broker, bus, metrics, logger, rooms, guesses, onAuthenticated, roomView: (displayId) => roomRequests.view(displayId) });
   const webRoot = config.webRoot ?? defaultWebRoot();
