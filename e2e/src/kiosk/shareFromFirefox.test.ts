@@ -78,7 +78,9 @@ test('Firefox ESR shares its whole screen (Xvfb, the lab\'s slide) to the displa
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const sharedAt = Date.now();
     await page.click('#share');
-    await outcomeOf(page, new RegExp(`${shareDisplayName} is showing your screen`), 60_000);
+    // a share stuck before the display connects has said why in the console, if anywhere (a worker's script that did not load)
+    await outcomeOf(page, new RegExp(`${shareDisplayName} is showing your screen`), 60_000)
+      .catch((error: unknown) => { throw new Error(`${error instanceof Error ? error.message : String(error)}; the page's console: ${JSON.stringify(problems)}`); });
     console.log(`# Firefox: share → the page says the display shows it: ${Date.now() - sharedAt} ms`);
     const active = await page.evaluate(() => (window as unknown as { lanternaReports: { type: string }[] }).lanternaReports.find((report) => report.type === 'active'));
     console.log(`# Firefox: ${JSON.stringify(active)}`);
