@@ -24,6 +24,14 @@ const MAX_FPS: Readonly<Record<ShareCodec, number>> = { h264: 30, planar: 5 };
 const SOCKET_HIGH_WATER = 2 * 1024 * 1024;
 /** How long the stopped server may take to end before the page reports the end. */
 const STOP_GRACE_MS = 300;
+/**
+ * The RDP server's module (its JS, its wasm, its thread pool's workers) may
+ * take this long to load: a pool worker whose script never arrives would
+ * leave the share "Connecting…" forever, with no word.
+ */
+const LOAD_DEADLINE_MS = 30_000;
+/** The gateway must open the page's socket within this: browsers give a WebSocket no deadline of their own. */
+const OPEN_DEADLINE_MS = 15_000;
 
 function reply(message: ShareWorkerReply): void {
   self.postMessage(message);
@@ -122,8 +130,8 @@ class Share {
     const opusAnswer = sound ? opusEncodable(sound) : Promise.resolve(false);
     let opus: boolean;
     try {
-      this.presenter = await presenterModule(request);
-      opus = await opusAnswer;
+      this.presenter = await withDeadline(presenterModule(request), LOAD_DEADLINE_MS, `not loaded within ${LOAD_DEADLINE_MS / 1000} s`);
+      opus = await withDeadline(opusAnswer, LOAD_DEADLINE_MS, 'the browser did not say whether it encodes Opus');
     } catch (error) {
       this.finish({ by: 'lost', message: `the RDP server for this page could not be loaded: ${describe(error)}` });
       return;
@@ -160,7 +168,12 @@ class Share {
     const socket = new WebSocket(request.socketUrl, KIOSK_SUBPROTOCOL);
     socket.binaryType = 'arraybuffer';
     this.socket = socket;
+    const opening = setTimeout(() => {
+      this.end ??= { by: 'lost', message: `the gateway did not open this page's connection within ${OPEN_DEADLINE_MS / 1000} s` };
+      socket.close();
+    }, OPEN_DEADLINE_MS);
     socket.onopen = () => {
+      clearTimeout(opening);
       const present: PresentMessage = { type: 'present', token: request.token, publicKey: base64(session.publicKey) };
       socket.send(JSON.stringify(present));
       session.start();
@@ -181,6 +194,7 @@ class Share {
       this.end ??= message.type === 'ended' ? { by: 'gateway', reason: message.reason } : { by: 'error', code: message.code, message: message.message };
     };
     socket.onclose = (event) => {
+      clearTimeout(opening);
       session.endOfInput();
       this.finish(this.end ?? { by: 'lost', message: `the connection to the gateway closed (${event.code}${event.reason === '' ? '' : ` ${event.reason}`})` });
     };
@@ -296,6 +310,13 @@ class Share {
     this.session?.stop();
     reply({ type: 'ended', end });
   }
+}
+
+/** `promise`, or a rejection saying `what` once `ms` have passed. */
+function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(what)), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 let share: Share | null = null;
