@@ -16,6 +16,8 @@ const MAX_WIDTH = 1920;
 const MAX_HEIGHT = 1080;
 /** How long the worker may take to say goodbye to the display after a stop. */
 const STOP_ANSWER_MS = 2000;
+/** The worker's first answer to `start` (waiting, active or ended: its own deadlines are 30 s to load and 15 s to open the socket) comes within this. */
+const START_ANSWER_MS = 50_000;
 
 /** Where the share can run at all: a secure context with getDisplayMedia (phones have none). */
 export function shareUnavailableReason(): string | null {
@@ -152,6 +154,8 @@ export class ScreenShare {
   private readonly worker: Worker;
   private readonly track: MediaStreamTrack;
   private ended = false;
+  /** Until the worker's first answer: a worker that never answers is ended from here. */
+  private startDeadline: ReturnType<typeof setTimeout> | undefined;
   private stoppedByBrowser = false;
   /** The page's Stop: the capture it then ends is not the browser's stop. */
   private stoppedByPresenter = false;
@@ -195,6 +199,9 @@ export class ScreenShare {
       this.worker.postMessage(request, transfer);
       this.readThroughVideo();
     }
+    // A worker that never answers is frozen (a synchronous importScripts whose
+    // script never arrives blocks even its own deadlines): ended from here.
+    this.startDeadline = setTimeout(() => this.finish({ by: 'lost', message: `the sharing engine did not start within ${START_ANSWER_MS / 1000} s (its files did not arrive)` }), START_ANSWER_MS);
     // the browser's "Stop sharing" bar ends the track
     track.addEventListener('ended', () => this.finishByBrowser());
     window.addEventListener('pagehide', this.onPageHide);
@@ -226,6 +233,7 @@ export class ScreenShare {
 
   private onReply(message: ShareWorkerReply): void {
     if (this.ended) return;
+    clearTimeout(this.startDeadline);
     switch (message.type) {
       case 'waiting':
         this.events.onwaiting();
@@ -254,6 +262,7 @@ export class ScreenShare {
   private finish(end: ShareEnd | { readonly by: 'browser' }): void {
     if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.startDeadline);
     window.removeEventListener('pagehide', this.onPageHide);
     for (const track of this.stream.getTracks()) track.stop();
     if (this.video) {
