@@ -79,7 +79,7 @@ const wasmJs = join(here, '../wasm/js');
 const engines = {
   module: {
     emscripten: ['lanterna-rdp.js', 'lanterna-rdp.wasm', 'lanterna-rdp.worker.js'],
-    api: ['rdpEngine.js', 'lanternaRdp.js', 'ringFeeder.js', 'projectSettings.js', 'h264Decoders.js', 'annexB.js'],
+    api: ['rdpEngine.js', 'lanternaRdp.js', 'ringFeeder.js', 'projectSettings.js', 'h264Decoders.js', 'annexB.js', 'classicScript.js'],
     entry: './wasm/js/rdpEngine.js',
   },
   presenter: {

@@ -3,14 +3,17 @@
 // Loads lanterna-rdp.js next to this module's build output unless given a factory.
 import { probeAvcSupport } from './h264Decoders.js';
 import { LanternaRdp } from './lanternaRdp.js';
+import { importClassicScript } from './classicScript.js';
 import { sessionOptionsFromProject } from './projectSettings.js';
 
 const BUILD_URL = new URL('../build/', import.meta.url);
+/** lanterna-rdp.js (about 0.3 MB) must arrive within this, or the session worker says it could not load. */
+const SCRIPT_DEADLINE_MS = 30_000;
 
 async function loadFactory() {
   if (typeof globalThis.createLanternaRdp === 'function') return globalThis.createLanternaRdp;
   if (typeof globalThis.importScripts === 'function') {
-    globalThis.importScripts(new URL('lanterna-rdp.js', BUILD_URL).href);
+    await importClassicScript(new URL('lanterna-rdp.js', BUILD_URL).href, SCRIPT_DEADLINE_MS);
     return globalThis.createLanternaRdp;
   }
   // Emscripten's pthread glue is a classic script: evaluating its text in a

@@ -215,7 +215,9 @@ test('a browser that refuses sound (autoplay policy) shows the muted icon with i
     await quiet.page.goto(`${r.gateway.httpUrl}/display/${QUIET}#token=${r.quietToken}`);
     const icon = quiet.page.locator('#sound-muted');
     // Read through the DOM only: page.evaluate runs with a user gesture, which would let the sound start.
-    await waitFor('the page says sound is blocked', async () => (await icon.getAttribute('data-state')) === 'blocked', 10_000);
+    let seen: string | null = null;
+    await waitFor('the page says sound is blocked', async () => (seen = await icon.getAttribute('data-state')) === 'blocked', 10_000)
+      .catch((error: unknown) => { throw new Error(`${error instanceof Error ? error.message : String(error)}; its state: ${String(seen)}, the page's console: ${JSON.stringify(quiet.problems)}`); });
     assert.equal(await icon.isVisible(), true);
     assert.match(await icon.textContent() ?? '', /^Sound is blocked by the browser/);
     const box = await icon.boundingBox();

@@ -44,6 +44,8 @@ export class AudioOutput {
   private state: SoundOutputState = 'starting';
   private level: SoundLevel = { volume: 100, muted: false };
   private lastSounding = 0;
+  /** The playback worklet is loaded and connected to the output. */
+  private connected = false;
 
   constructor(private readonly workletUrl: URL, private readonly onstate: (state: SoundOutputState, detail: string) => void, options: { tapSeconds?: number } = {}) {
     this.ring = createPlaybackRing();
@@ -62,19 +64,14 @@ export class AudioOutput {
     let context: AudioContext;
     try {
       context = new AudioContext({ latencyHint: 'interactive' });
-      await context.audioWorklet.addModule(this.workletUrl.href);
-      const options: PlaybackProcessorOptions = { ring: this.ring, ...(this.tap ? { tap: this.tap } : {}) };
-      const node = new AudioWorkletNode(context, 'lanterna-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [2], processorOptions: options });
-      node.connect(context.destination);
     } catch (error) {
       this.setState('unavailable', `the sound output could not start: ${error instanceof Error ? error.message : String(error)}`);
       return;
     }
     this.context = context;
-    Atomics.store(this.views.header, RING.outputRate, Math.round(context.sampleRate));
-    this.updateLatency();
     context.onstatechange = () => this.watch();
-    this.watch();
+    // Whether the browser lets sound play is known now, not after the worklet's
+    // script arrives (a slow load left a refused page without its icon past 10 s).
     if (context.state !== 'running') {
       // Refused without a gesture: try once more, then say so; any touch or key later may start it.
       void context.resume().catch(() => undefined);
@@ -83,6 +80,21 @@ export class AudioOutput {
       window.addEventListener('pointerdown', retry);
       window.addEventListener('keydown', retry);
     }
+    try {
+      await context.audioWorklet.addModule(this.workletUrl.href);
+      const options: PlaybackProcessorOptions = { ring: this.ring, ...(this.tap ? { tap: this.tap } : {}) };
+      const node = new AudioWorkletNode(context, 'lanterna-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [2], processorOptions: options });
+      node.connect(context.destination);
+    } catch (error) {
+      this.context = null;
+      void context.close().catch(() => undefined);
+      this.setState('unavailable', `the sound output could not start: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    this.connected = true;
+    Atomics.store(this.views.header, RING.outputRate, Math.round(context.sampleRate));
+    this.updateLatency();
+    this.watch();
   }
 
   /** The admin's volume and mute; the worklet ramps to it within one render quantum (2.7 ms at 48 kHz). */
@@ -162,9 +174,13 @@ export class AudioOutput {
   private watch(deadlinePassed = false): void {
     const context = this.context;
     if (!context) return;
-    if (context.state === 'running') this.setState('running', 'sound plays');
-    else if (context.state === 'closed') this.setState('unavailable', 'the sound output was closed');
-    else if (deadlinePassed || this.state === 'running') this.setState('blocked', 'the browser has not allowed sound to play on this page');
+    if (context.state === 'closed') this.setState('unavailable', 'the sound output was closed');
+    else if (context.state !== 'running') {
+      if (deadlinePassed || this.state === 'running') this.setState('blocked', 'the browser has not allowed sound to play on this page');
+    } else if (this.connected) {
+      // running, and the worklet in place to play the queue
+      this.setState('running', 'sound plays');
+    }
   }
 
   private setState(state: SoundOutputState, detail: string): void {

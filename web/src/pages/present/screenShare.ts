@@ -62,6 +62,9 @@ export interface ShareEvents {
   onended(end: ShareEnd | { readonly by: 'browser' }): void;
 }
 
+/** How far each share worker got loading the RDP server (its last 'progress'). */
+const loadStages = new WeakMap<Worker, string>();
+
 /**
  * A share worker that starts loading the RDP server now (about 3 MB of wasm and
  * its threads), so that Share only has to open the socket; asked for while the
@@ -70,6 +73,10 @@ export interface ShareEvents {
  */
 export function warmShareWorker(workerUrl: URL, engine: ShareEngine): Worker {
   const worker = new Worker(workerUrl, { name: 'share' });
+  // its progress until a share takes it over (a message with no listener is lost)
+  worker.onmessage = (event: MessageEvent<ShareWorkerReply>) => {
+    if (event.data.type === 'progress') loadStages.set(worker, event.data.stage);
+  };
   const load: ShareWorkerRequest = { type: 'load', presenterUrl: engine.presenterUrl, buildUrl: engine.buildUrl };
   worker.postMessage(load);
   return worker;
@@ -201,7 +208,10 @@ export class ScreenShare {
     }
     // A worker that never answers is frozen (a synchronous importScripts whose
     // script never arrives blocks even its own deadlines): ended from here.
-    this.startDeadline = setTimeout(() => this.finish({ by: 'lost', message: `the sharing engine did not start within ${START_ANSWER_MS / 1000} s (its files did not arrive)` }), START_ANSWER_MS);
+    this.startDeadline = setTimeout(() => {
+      const stage = loadStages.get(this.worker) ?? 'its script not yet running';
+      this.finish({ by: 'lost', message: `the sharing engine did not start within ${START_ANSWER_MS / 1000} s (it stopped at: ${stage})` });
+    }, START_ANSWER_MS);
     // the browser's "Stop sharing" bar ends the track
     track.addEventListener('ended', () => this.finishByBrowser());
     window.addEventListener('pagehide', this.onPageHide);
@@ -233,6 +243,11 @@ export class ScreenShare {
 
   private onReply(message: ShareWorkerReply): void {
     if (this.ended) return;
+    if (message.type === 'progress') {
+      // still loading: not yet an answer to the start
+      loadStages.set(this.worker, message.stage);
+      return;
+    }
     clearTimeout(this.startDeadline);
     switch (message.type) {
       case 'waiting':

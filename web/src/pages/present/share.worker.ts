@@ -6,6 +6,7 @@
 // glue is a classic script (importScripts), as in the session worker.
 import { KIOSK_SUBPROTOCOL, parseGatewayPresenterMessage, type PresentMessage, type PresenterCloseMessage } from '@lanterna/protocol';
 import type { LanternaPresenter, PresenterSession } from '../../../../wasm/js/lanternaPresenter.js';
+import { importClassicScript } from '../../../../wasm/js/classicScript.js';
 import { PduCoalescer } from './pduCoalescer.js';
 import { opusEncodable, ShareSound } from './shareSound.js';
 import { h264Config, PictureSender } from './pictureSender.js';
@@ -56,14 +57,20 @@ function presenterModule(urls: { presenterUrl: string; buildUrl: string }): Prom
 
 async function loadPresenter(request: { presenterUrl: string; buildUrl: string }): Promise<LanternaPresenter> {
   const scope = self as unknown as { createLanternaPresenter?: (options: object) => Promise<unknown> };
-  self.importScripts(new URL('lanterna-presenter.js', request.buildUrl).href);
+  const script = new URL('lanterna-presenter.js', request.buildUrl).href;
+  reply({ type: 'progress', stage: 'fetching lanterna-presenter.js' });
+  await importClassicScript(script, LOAD_DEADLINE_MS);
   const factory = scope.createLanternaPresenter;
   if (typeof factory !== 'function') throw new Error('lanterna-presenter.js did not define createLanternaPresenter');
+  reply({ type: 'progress', stage: 'loading the presenter API' });
   const api = (await import(request.presenterUrl)) as PresenterApi;
-  return api.LanternaPresenter.load(factory, {
+  reply({ type: 'progress', stage: 'compiling the RDP server and starting its threads' });
+  const presenter = await api.LanternaPresenter.load(factory, {
     locateFile: (name: string) => new URL(name, request.buildUrl).href,
-    mainScriptUrlOrBlob: new URL('lanterna-presenter.js', request.buildUrl).href,
+    mainScriptUrlOrBlob: script,
   });
+  reply({ type: 'progress', stage: 'loaded' });
+  return presenter;
 }
 
 /**
@@ -165,6 +172,7 @@ class Share {
       if (end.reason !== 'closed' && end.reason !== 'stopped') this.finish({ by: 'lost', message: `the RDP server ended (${end.reason}, code ${end.code})` });
     };
 
+    reply({ type: 'progress', stage: 'opening the presenter socket' });
     const socket = new WebSocket(request.socketUrl, KIOSK_SUBPROTOCOL);
     socket.binaryType = 'arraybuffer';
     this.socket = socket;

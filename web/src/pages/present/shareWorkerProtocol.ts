@@ -88,6 +88,8 @@ export type ShareEnd =
   | { readonly by: 'lost'; readonly message: string };
 
 export type ShareWorkerReply =
+  /** How far loading the RDP server got (a warm-up's too): named by the page if the share never starts. */
+  | { readonly type: 'progress'; readonly stage: string }
   /** The RDP server is loaded and the socket is open: waiting for the display to join. */
   | { readonly type: 'waiting' }
   /** The display's client is up; pictures flow with this codec (and why, when it is the fallback). */
