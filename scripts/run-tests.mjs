@@ -78,16 +78,31 @@ function failuresIn(tap) {
   return out;
 }
 
+/** The pass's slowest files (fileTimes.mjs's report), and its files' wall time in all. */
+function printSlowest(times) {
+  if (!existsSync(times)) return;
+  const rows = readFileSync(times, 'utf8').trim().split('\n').filter(Boolean)
+    .map((line) => { const [file, tests, , wall] = line.split('\t'); return { file: file.slice(root.length), tests: Number(tests), wall: Number(wall) }; })
+    .sort((a, b) => b.wall - a.wall);
+  const total = rows.reduce((sum, row) => sum + row.wall, 0);
+  console.log(`# time by file: ${rows.length} files, ${(total / 60).toFixed(1)} min in all; the slowest:`);
+  for (const row of rows.slice(0, 12)) console.log(`#   ${row.wall.toFixed(0).padStart(4)} s  ${String(row.tests).padStart(3)} tests  ${row.file}`);
+}
+
 /** One node:test run over `testFiles`; returns its counts from the TAP summary. */
 function runPass(testFiles, extraEnv) {
-  const tap = join(mkdtempSync(join(tmpdir(), 'lanterna-tests-')), 'results.tap');
+  const reports = mkdtempSync(join(tmpdir(), 'lanterna-tests-'));
+  const tap = join(reports, 'results.tap');
+  const times = join(reports, 'file-times.tsv');
   const run = spawnSync(process.execPath, [
     '--test',
     '--test-timeout=600000',
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+    `--test-reporter=${join(root, 'scripts', 'fileTimes.mjs')}`, `--test-reporter-destination=${times}`,
     ...testFiles,
   ], { stdio: 'inherit', env: { ...process.env, ...extraEnv, LANTERNA_LAB_TAG: tag } });
+  printSlowest(times);
   const summary = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
   const count = (key) => Number((summary.match(new RegExp(`^# ${key} (\\d+)$`, 'm')) ?? [])[1] ?? 0);
   const failed = count('fail') + count('cancelled');
