@@ -3,8 +3,8 @@
 // by a stand-in gateway), waited on until nothing more is drawn, and its final
 // picture captured 1:1. The engine there is the page's own, so H.264 goes to
 // Chromium's WebCodecs VideoDecoder.
-import type { RecordedPdu } from '@lanterna/lab';
-import type { RgbImage } from '@lanterna/lab';
+import type { Page } from 'playwright-core';
+import { compareImages, type RecordedPdu, type RgbImage } from '@lanterna/lab';
 import { GatewayStandIn, labDir, publicDir, replayRecording, startStaticServer } from '@lanterna/testkit';
 import type { ReplayFrameTiming, ReplayProbe } from '../../../web/lab/replayProbe.js';
 import { serverBursts } from '../bench/replayBursts.js';
@@ -25,6 +25,24 @@ const QUIET_MS = 3000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * What the page shows once it stands still: two screenshots a second apart
+ * that agree (up to 10 s). The frames are counted as the session worker hands
+ * them on; a render worker a loaded machine holds back may present the last
+ * of them later (a clean clone's AVC444 replay had all 173 frames and a line
+ * of text still black on screen).
+ */
+async function settledScreenshot(page: Page): Promise<RgbImage> {
+  let picture = await pageScreenshot(page);
+  for (let tries = 0; tries < 10; tries++) {
+    await sleep(1000);
+    const next = await pageScreenshot(page);
+    if (compareImages(picture, next) === undefined) return next;
+    picture = next;
+  }
+  return picture;
 }
 
 /**
@@ -57,7 +75,7 @@ export async function replayInPage(records: readonly RecordedPdu[], name: string
         if (input.sent && idleMs === null && Date.now() > deadline - 150_000) break; // nothing drawn within 30 s
         await sleep(250);
       }
-      const picture = await pageScreenshot(kiosk.page);
+      const picture = await settledScreenshot(kiosk.page);
       return { picture, frames: probe.frames.length, ended: probe.ended, problems: [...probe.problems, ...kiosk.problems], h264: probe.frames.at(-1)?.h264 };
     } finally {
       await kiosk.close();
