@@ -37,6 +37,8 @@ type EarlyEnd = 'client-closed' | 'client-gone';
 /** Data sockets: token check, the client's Connection Request, the server handshake, then the relay. */
 export class DataChannels {
   private readonly active = new Map<string, ActiveSession>();
+  /** An admin's stop that came during the session's handshake: the handshake runs to its end, then the session stops. */
+  private readonly stopsAsked = new Set<string>();
   private readonly shutdown = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
   /** Authenticated sessions, from their handshake to their end: what limits.maxSessions bounds. */
@@ -121,6 +123,7 @@ export class DataChannels {
       closeWithError(socket, sessionError);
     } finally {
       this.handshaking.delete(sessionId);
+      this.stopsAsked.delete(sessionId);
       this.sampleSlots.delete(sessionId);
       if (admitted) this.admitted -= 1;
     }
@@ -295,6 +298,8 @@ export class DataChannels {
       // Secured after the drain stopped the running sessions (a handshake that
       // finished as the drain began): end it now, or the drain would wait for it.
       relay.stop('gateway-shutdown');
+    } else if (this.stopsAsked.has(grant.sessionId)) {
+      relay.stop('stopped');
     } else {
       relay.start();
       sendJson(socket, connected.secured);
@@ -315,7 +320,11 @@ export class DataChannels {
   }
 
   private onBusEvent(event: BusEvent): void {
-    if (event.kind === 'stop-session') this.active.get(event.sessionId)?.relay.stop('stopped');
+    if (event.kind === 'stop-session') {
+      const active = this.active.get(event.sessionId);
+      if (active) active.relay.stop('stopped');
+      else if (this.handshaking.has(event.sessionId)) this.stopsAsked.add(event.sessionId);
+    }
     if (event.kind === 'touch-changed') {
       const active = this.active.get(event.sessionId);
       if (!active) return;

@@ -55,6 +55,12 @@ interface GrantedSession {
   secured: boolean;
   /** A `touch-changed` came for it since it was secured (newer than the store read made then). */
   touchHeard?: boolean;
+  /**
+   * An admin's stop heard before the data plane's `secured` notice: the
+   * display may already relay (it hears `secured` from the data plane, the
+   * notice comes to us on another pipe), so the stop is sent once it is.
+   */
+  stopAsked?: boolean;
   /** The last refusal we answered, for its log-only part when `ended` reports it. */
   refusal?: SessionError | undefined;
 }
@@ -267,6 +273,7 @@ export class NativeDataChannels {
       protocol: message.protocol, tls: message.tlsVersion, trust: message.trust, fingerprint: message.fingerprint,
     }, 'server leg secured');
     this.deps.ledger.secured(grant, log);
+    if (session.stopAsked === true) this.commands?.notify('stop', { sessionId: grant.sessionId, reason: 'stopped' });
     // The presenter may have allowed control before the display connected; the data plane drops input until told.
     this.deps.sessions.touchAllowed(grant.sessionId).then((allowed) => {
       if (allowed && !session.touchHeard && this.sessions.get(grant.sessionId) === session) this.commands?.notify('input', { sessionId: grant.sessionId, allowed });
@@ -344,9 +351,11 @@ export class NativeDataChannels {
   }
 
   private onBusEvent(event: BusEvent): void {
-    // As in this process's engine: an admin's stop ends a relaying session, or a presenter page waiting for its display; a handshake runs to its end.
-    if (event.kind === 'stop-session' && (this.sessions.get(event.sessionId)?.secured || this.presenters.has(event.sessionId))) {
-      this.commands?.notify('stop', { sessionId: event.sessionId, reason: 'stopped' });
+    // As in this process's engine: an admin's stop ends a relaying session, or a presenter page waiting for its display; a handshake runs to its end, then stops.
+    if (event.kind === 'stop-session') {
+      const session = this.sessions.get(event.sessionId);
+      if (session?.secured || this.presenters.has(event.sessionId)) this.commands?.notify('stop', { sessionId: event.sessionId, reason: 'stopped' });
+      else if (session) session.stopAsked = true;
     }
     if (event.kind === 'touch-changed') {
       const session = this.sessions.get(event.sessionId);

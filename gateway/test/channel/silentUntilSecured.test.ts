@@ -16,7 +16,7 @@ let echo: FaultyPeer;
 let healthy: { socket: WebSocket; queue: MessageQueue };
 
 /** A session whose Connection Request went out; the server leg is under way. */
-async function session(displayId: string, port: number): Promise<{ socket: WebSocket; queue: MessageQueue }> {
+async function session(displayId: string, port: number): Promise<{ socket: WebSocket; queue: MessageQueue; sessionId: string }> {
   const control = await connectControl(gateway.url, displayId, TOKEN);
   try {
     const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
@@ -27,7 +27,7 @@ async function session(displayId: string, port: number): Promise<{ socket: WebSo
     const project = await control.next('project');
     const data = await openData(gateway.url, String(project.sessionId), String(project.sessionToken));
     data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-    return data;
+    return { ...data, sessionId: String(project.sessionId) };
   } finally {
     control.close();
   }
@@ -85,5 +85,27 @@ test('a polite close while the server leg is set up ends the session politely an
   assert.deepEqual(await leaving.queue.nextText('ended', CONFIRM_DEADLINE_MS), { type: 'ended', reason: 'client-closed' });
   assert.equal((await leaving.queue.closed()).code, 1000);
   assert.ok(performance.now() - started < 5000, 'without waiting for the Confirm deadline');
+  await assertHealthyRelays();
+});
+
+test('an admin\'s stop during the handshake is kept: the session ends stopped once its server leg is secured, and relays nothing', { timeout: 30_000 }, async () => {
+  // the server answers its Confirm after SLOW_CONFIRM_MS: the stop lands while the leg is being set up
+  const slow = await startFaultyPeer('slow-confirm');
+  try {
+    const stopping = await session('room', slow.port);
+    const stop = await fetch(`${gateway.httpUrl}/v1/admin/sessions/${stopping.sessionId}`, { method: 'DELETE', headers: { authorization: `Bearer ${gateway.adminToken}` } });
+    assert.equal(stop.status, 202);
+    // the native data plane tells the display `secured` and hands it the server's Connection Confirm
+    // itself, before the gateway's Node side hears of it; nothing after that
+    let item = await stopping.queue.next(CONFIRM_DEADLINE_MS);
+    if ('text' in item && item.text.type === 'secured') {
+      assert.ok('binary' in (item = await stopping.queue.next(CONFIRM_DEADLINE_MS)), 'the Connection Confirm follows secured');
+      item = await stopping.queue.next(CONFIRM_DEADLINE_MS);
+    }
+    assert.deepEqual(item, { text: { type: 'ended', reason: 'stopped' } }, 'the stop was lost: the session went on relaying');
+    assert.equal((await stopping.queue.closed()).code, 1000);
+  } finally {
+    await slow.close();
+  }
   await assertHealthyRelays();
 });
