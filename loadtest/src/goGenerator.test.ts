@@ -61,7 +61,11 @@ void test('the go generator completes a tiny run against the go echo host direct
   assert.ok(perCore, 'kw-v1 has per-core figures');
   assert.ok(perCore.pipe !== undefined, 'the pipe baseline is in the per-core figures');
   assert.ok(perCore.pipeGo !== undefined, 'the pipe-go baseline is in the per-core figures');
-  assert.ok(perCore.native !== undefined && perCore.nativeToPipeGo !== undefined, 'the native data plane and its share of pipe-go are in the per-core figures');
+  assert.ok(perCore.native !== undefined, 'the native data plane is in the per-core figures');
+  // its share of pipe-go needs pipe-go to have held a step: on a loaded machine its one step can miss
+  // the saturation rule (a clean clone at load 17), and a share of nothing is left out, not infinite
+  const pipeGoHeld = report.capacity.find((result) => result.case.id === 'kw-v1/pipe-go')?.capacity.byP99 ?? 0;
+  assert.ok(pipeGoHeld === 0 || perCore.nativeToPipeGo !== undefined, `the native data plane's share of pipe-go (${pipeGoHeld} held by pipe-go) is in the per-core figures`);
   const cost = perCore.cpuPerRoundTrip;
   assert.equal(cost?.connections, connections);
   for (const relay of ['lanternaUs', 'nativeUs', 'pipeUs', 'pipeGoUs'] as const) assert.ok((cost[relay] ?? 0) > 0, `${relay} at the shared step`);
