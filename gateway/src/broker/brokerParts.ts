@@ -57,7 +57,9 @@ export interface BrokerParts {
 }
 
 export function composeBroker(deps: BrokerDeps): BrokerParts {
-  const { directory, store, signer, publish, timeouts, sealer, clock } = deps;
+  const { directory, store, signer, publish, timeouts, sealer } = deps;
+  // defaulted here once, so every part reads the same clock and none defaults its own
+  const clock = deps.clock ?? Date.now;
   const auditLog = new AuditLog({ store, clock });
   const displays = new DisplayRegistry({ directory, store, publish, auditLog, clock });
   const presence = new OnlineDisplays({ store, publish, clock, instanceTag: deps.instanceTag });

@@ -35,15 +35,12 @@ export interface SessionResumeDeps {
     /** A display back online this soon after its session was last seen alive gets it projected again. */
     resumeGraceMs?: number | undefined;
   };
-  clock?: (() => number) | undefined;
+  /** Ms since the epoch; composeBroker gives every part the same one. */
+  clock: () => number;
 }
 
 export class SessionResume {
-  private readonly clock: () => number;
-
-  constructor(private readonly deps: SessionResumeDeps) {
-    this.clock = deps.clock ?? Date.now;
-  }
+  constructor(private readonly deps: SessionResumeDeps) {}
 
   /**
    * A display is online: if it was showing a session whose gateway died (the
@@ -69,7 +66,7 @@ export class SessionResume {
     const intent = await store.getIntent(displayId, slot);
     if (!intent) return { action: 'signage' };
     const [record, booking] = await Promise.all([store.getSession(intent.sessionId), store.getBooking(displayId, slot)]);
-    const now = this.clock();
+    const now = this.deps.clock();
     if (booking && booking.sessionId !== intent.sessionId) return { action: 'none', held: true };
     if (booking && record?.state !== 'minted') return { action: 'wait', retryInMs: Math.max(booking.until - now, 0) + 100 };
     const lastAlive = record?.stats?.sampledAt ?? record?.securedAt ?? record?.claimedAt ?? intent.since;
@@ -88,7 +85,7 @@ export class SessionResume {
     const sessionId = SessionTokenSigner.newSessionId();
     const slot = intent.slot ?? 0;
     const booked = await this.deps.store.bookDisplay(
-      { displayId: intent.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs, ...(slot === 0 ? {} : { slot }) },
+      { displayId: intent.displayId, sessionId, until: this.deps.clock() + this.deps.timeouts.sessionTokenMs, ...(slot === 0 ? {} : { slot }) },
       { replacing: intent.sessionId },
     );
     if (!booked.ok) return false;
@@ -96,7 +93,7 @@ export class SessionResume {
     if (intent.requestId !== undefined) await this.followRequest(intent.requestId, sessionId);
     // In case the old session still runs somewhere (its gateway was only cut off), it stops.
     this.deps.publish({ kind: 'stop-session', displayId: intent.displayId, sessionId: intent.sessionId, reason: 'resumed elsewhere' });
-    await this.deps.store.updateSession(intent.sessionId, { state: 'ended', endedAt: this.clock(), endReason: 'gateway-lost' });
+    await this.deps.store.updateSession(intent.sessionId, { state: 'ended', endedAt: this.deps.clock(), endReason: 'gateway-lost' });
     await this.deps.auditLog.record(undefined, 'projection-resumed', { displayId: intent.displayId, sessionId, detail: { previous: intent.sessionId, slot } });
     return true;
   }
