@@ -21,7 +21,7 @@ import { SessionLifecycle } from './sessionLifecycle.js';
 import { SessionResume } from './sessionResume.js';
 
 export interface BrokerTimeouts {
-  /** How long a minted session's token opens it. */
+  /** How long a minted session's token opens it, and so how long its display's booking waits for its data socket to claim it. */
   sessionTokenMs: number;
   /** Pause before a signage display is projected again; doubles while sessions fail at once. */
   reprojectMs: number;

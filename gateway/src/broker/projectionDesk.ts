@@ -13,6 +13,7 @@ import type { DisplayDirectory } from './displayDirectory.js';
 import type { BrokerStore, Requester } from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
 import type { AuditLog } from './auditLog.js';
+import type { BrokerTimeouts } from './brokerParts.js';
 import { unknownDisplay, type DisplayRegistry } from './displayRegistry.js';
 import type { OnlineDisplays } from './onlineDisplays.js';
 import type { SessionLifecycle } from './sessionLifecycle.js';
@@ -56,13 +57,7 @@ export interface ProjectionDeskDeps {
   /** A signage display whose configuration lets its touch control the computer allows it here. */
   touch: Pick<SessionLifecycle, 'setTouch'>;
   auditLog: AuditLog;
-  timeouts: {
-    /** How long a booking for a minted session lasts before its data socket claims it (its token's lifetime). */
-    sessionTokenMs: number;
-    /** Pause before a signage display is projected again; doubles while sessions fail at once. */
-    reprojectMs: number;
-    reprojectMaxMs: number;
-  };
+  timeouts: Pick<BrokerTimeouts, 'sessionTokenMs' | 'reprojectMs' | 'reprojectMaxMs'>;
   /** Ms since the epoch; composeBroker gives every part the same one. */
   clock: () => number;
 }

@@ -10,6 +10,7 @@ import type { SealedBox } from '../session/sealedBox.js';
 import type { BrokerStore, ProjectionIntent } from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
 import type { AuditLog } from './auditLog.js';
+import type { BrokerTimeouts } from './brokerParts.js';
 import type { ProjectionRequest, SessionMint } from './sessionMint.js';
 import type { ProjectionDesk } from './projectionDesk.js';
 
@@ -29,12 +30,7 @@ export interface SessionResumeDeps {
   auditLog: AuditLog;
   /** Opens what a resume needs (credentials); without it nothing resumes. */
   sealer?: SealedBox | undefined;
-  timeouts: {
-    /** How long the resumed session's booking lasts before its data socket claims it. */
-    sessionTokenMs: number;
-    /** A display back online this soon after its session was last seen alive gets it projected again. */
-    resumeGraceMs?: number | undefined;
-  };
+  timeouts: Pick<BrokerTimeouts, 'sessionTokenMs' | 'resumeGraceMs'>;
   /** Ms since the epoch; composeBroker gives every part the same one. */
   clock: () => number;
 }
