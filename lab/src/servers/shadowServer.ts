@@ -2,12 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabDisplay } from '../display/xDisplay.js';
 import { startChild, type SupervisedChild } from '../process/childSupervisor.js';
-import { customProbe } from '../process/readiness.js';
 import { generatePassword } from './credentials.js';
 import { OPENSSL_LEGACY_CONFIG } from './opensslLegacyConfig.js';
 import { startOnFreePort } from './portClashRetry.js';
 import type { RdpEndpoint } from './rdpEndpoint.js';
-import { fetchRdpCertificate } from './rdpTlsCertificate.js';
+import { rdpTlsReadiness } from './rdpTlsCertificate.js';
 import { makeSamEntry } from './samFile.js';
 
 export interface ShadowServerOptions {
@@ -60,7 +59,7 @@ export async function startShadowServer(options: ShadowServerOptions, context: S
   }
   const component = `freerdp-shadow-cli3 (${options.auth}${gfx ? '' : ', no gfx'})`;
   const start = async (port: number): Promise<ShadowServer> => {
-    let certificateDer: Buffer | undefined;
+    const readiness = rdpTlsReadiness(port);
     const logPath = context.logPathFor(component);
     const child = await startChild({
       component,
@@ -68,14 +67,11 @@ export async function startShadowServer(options: ShadowServerOptions, context: S
       args: ['/bind-address:127.0.0.1', `/port:${port}`, ...securityArgs, ...(gfx ? [] : ['-gfx']), ...(options.extraArgs ?? [])],
       env,
       logPath,
-      ready: customProbe(`tls handshake on 127.0.0.1:${port} after x224 negotiation`, async () => {
-        certificateDer = await fetchRdpCertificate('127.0.0.1', port, 2000);
-        return true;
-      }),
+      ready: readiness.ready,
       readyTimeoutMs: options.readyTimeoutMs ?? 20_000,
     });
     return {
-      host: '127.0.0.1' as const, port, username, password, certificateDer, logPath, child,
+      host: '127.0.0.1' as const, port, username, password, certificateDer: readiness.certificateDer(), logPath, child,
       stop: () => child.stop(),
     };
   };

@@ -8,7 +8,7 @@ import { writeScenePng, type StillSceneName } from '../scenes/scenePicture.js';
 import { generatePassword } from './credentials.js';
 import { startOnFreePort } from './portClashRetry.js';
 import type { RdpEndpoint } from './rdpEndpoint.js';
-import { fetchRdpCertificate } from './rdpTlsCertificate.js';
+import { rdpTlsReadiness } from './rdpTlsCertificate.js';
 import { makeSelfSignedCertificate } from './selfSignedCertificate.js';
 import type { ServerContext } from './shadowServer.js';
 
@@ -97,7 +97,7 @@ export async function startWeston(options: WestonOptions, context: ServerContext
 
   const component = `weston (rdp, ${width}x${height})`;
   const start = async (port: number): Promise<WestonServer> => {
-    let certificateDer: Buffer | undefined;
+    const readiness = rdpTlsReadiness(port);
     const logPath = context.logPathFor(component);
     const weston = await startChild({
       component,
@@ -111,10 +111,7 @@ export async function startWeston(options: WestonOptions, context: ServerContext
       ],
       env: serverEnv,
       logPath,
-      ready: customProbe(`tls handshake on 127.0.0.1:${port} after x224 negotiation`, async () => {
-        certificateDer = await fetchRdpCertificate('127.0.0.1', port, 2000);
-        return true;
-      }),
+      ready: readiness.ready,
       readyTimeoutMs: options.readyTimeoutMs ?? 20_000,
     });
     let viewer: SupervisedChild;
@@ -137,7 +134,7 @@ export async function startWeston(options: WestonOptions, context: ServerContext
       port,
       username: 'viewer',
       password: generatePassword(), // Weston takes any
-      certificateDer,
+      certificateDer: readiness.certificateDer(),
       logPath,
       weston,
       viewer,
