@@ -1,13 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabDisplay } from '../display/xDisplay.js';
 import { startChild, type SupervisedChild } from '../process/childSupervisor.js';
 import { generatePassword } from './credentials.js';
-import { OPENSSL_LEGACY_CONFIG } from './opensslLegacyConfig.js';
 import { startOnFreePort } from './portClashRetry.js';
 import type { RdpEndpoint } from './rdpEndpoint.js';
 import { rdpTlsReadiness } from './rdpTlsCertificate.js';
-import { makeSamEntry } from './samFile.js';
+import { writeShadowNlaFiles } from '@lanterna/presenter/shadowNla';
 
 export interface ShadowServerOptions {
   display: LabDisplay;
@@ -50,10 +49,7 @@ export async function startShadowServer(options: ShadowServerOptions, context: S
   };
   const securityArgs: string[] = ['/sec:tls', '-auth'];
   if (options.auth === 'nla') {
-    const samPath = join(context.dir, 'SAM');
-    writeFileSync(samPath, await makeSamEntry(username, password), { mode: 0o600 });
-    const opensslConf = join(context.dir, 'openssl.cnf');
-    writeFileSync(opensslConf, OPENSSL_LEGACY_CONFIG);
+    const { samPath, opensslConf } = await writeShadowNlaFiles(context.dir, username, password);
     env.OPENSSL_CONF = opensslConf;
     securityArgs.splice(0, securityArgs.length, '/sec:nla', `/sam-file:${samPath}`);
   }
