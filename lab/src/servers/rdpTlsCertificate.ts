@@ -1,7 +1,6 @@
 import { connect as connectTcp } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { buildConnectionRequest, eventByteSource, parseConnectionConfirm, PROTOCOL, readOnePdu, selectedProtocol } from '@lanterna/protocol';
-import { customProbe, type ReadinessCheck } from '../process/readiness.js';
 
 // TLS or CredSSP (PROTOCOL_SSL | PROTOCOL_HYBRID): both security modes start
 // with a TLS handshake, which is all we need to see the server's certificate.
@@ -56,18 +55,4 @@ export async function fetchRdpCertificate(host: string, port: number, timeoutMs 
     deadline.removeEventListener('abort', onDeadline);
     socket.destroy();
   }
-}
-
-/**
- * How the lab's RDP servers tell they are ready: a TLS handshake on
- * 127.0.0.1:`port` after X.224 negotiation (listening alone is not enough);
- * `certificateDer()` is then the certificate the server presented.
- */
-export function rdpTlsReadiness(port: number): { readonly ready: ReadinessCheck; certificateDer(): Buffer | undefined } {
-  let certificateDer: Buffer | undefined;
-  const ready = customProbe(`tls handshake on 127.0.0.1:${port} after x224 negotiation`, async () => {
-    certificateDer = await fetchRdpCertificate('127.0.0.1', port, 2000);
-    return true;
-  });
-  return { ready, certificateDer: () => certificateDer };
 }

@@ -1,11 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabDisplay } from '../display/xDisplay.js';
-import { startChild, type SupervisedChild } from '../process/childSupervisor.js';
+import type { SupervisedChild } from '../process/childSupervisor.js';
 import { generatePassword } from './credentials.js';
 import { startOnFreePort } from './portClashRetry.js';
 import type { RdpEndpoint } from './rdpEndpoint.js';
-import { rdpTlsReadiness } from './rdpTlsCertificate.js';
+import { startRdpServerChild } from './rdpServerChild.js';
 import { writeShadowNlaFiles } from '@lanterna/presenter/shadowNla';
 
 export interface ShadowServerOptions {
@@ -55,19 +55,17 @@ export async function startShadowServer(options: ShadowServerOptions, context: S
   }
   const component = `freerdp-shadow-cli3 (${options.auth}${gfx ? '' : ', no gfx'})`;
   const start = async (port: number): Promise<ShadowServer> => {
-    const readiness = rdpTlsReadiness(port);
     const logPath = context.logPathFor(component);
-    const child = await startChild({
+    const { child, certificateDer } = await startRdpServerChild({
       component,
       command: 'freerdp-shadow-cli3',
       args: ['/bind-address:127.0.0.1', `/port:${port}`, ...securityArgs, ...(gfx ? [] : ['-gfx']), ...(options.extraArgs ?? [])],
       env,
       logPath,
-      ready: readiness.ready,
       readyTimeoutMs: options.readyTimeoutMs ?? 20_000,
-    });
+    }, port);
     return {
-      host: '127.0.0.1' as const, port, username, password, certificateDer: readiness.certificateDer(), logPath, child,
+      host: '127.0.0.1' as const, port, username, password, certificateDer, logPath, child,
       stop: () => child.stop(),
     };
   };

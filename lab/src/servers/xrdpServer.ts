@@ -11,7 +11,7 @@ import { generatePassword } from './credentials.js';
 import { setIniValues } from './iniFile.js';
 import { startOnFreePort } from './portClashRetry.js';
 import type { RdpEndpoint } from './rdpEndpoint.js';
-import { rdpTlsReadiness } from './rdpTlsCertificate.js';
+import { startRdpServerChild } from './rdpServerChild.js';
 import { makeSelfSignedCertificate } from './selfSignedCertificate.js';
 import type { ServerContext } from './shadowServer.js';
 import { createTestUser, type TestUser } from './testUser.js';
@@ -140,17 +140,15 @@ export async function startXrdp(options: XrdpOptions, context: ServerContext): P
       });
       xrdpIni = setIniValues(xrdpIni, 'Logging', { LogFile: logPath, EnableSyslog: 'false', EnableConsole: 'false' });
       writeFileSync(join(etc, 'xrdp.ini'), xrdpIni);
-      const readiness = rdpTlsReadiness(port);
-      const child = await startChild({
+      const { child, certificateDer } = await startRdpServerChild({
         component: 'xrdp',
         command: 'nsenter',
         args: ['--target', String(sesman.pid), '--mount', '--', 'xrdp', '--nodaemon'],
         env: context.env,
         logPath,
-        ready: readiness.ready,
         readyTimeoutMs,
-      });
-      return { child, port, certificateDer: readiness.certificateDer(), logPath };
+      }, port);
+      return { child, port, certificateDer, logPath };
     };
     let daemon;
     try {
