@@ -1,42 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
-
-/** One row of /proc, the fields process cleanup needs. */
-export interface ProcEntry {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  /** One-letter state from /proc/PID/stat; 'Z' is a zombie (dead, not reaped). */
-  state: string;
-}
-
-function readStat(pid: number): ProcEntry | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined; // ended while we looked
-  }
-  // comm (field 2) may hold spaces and parentheses: parse after the last ')'
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const [state, ppid, pgid] = rest;
-  if (state === undefined || ppid === undefined || pgid === undefined) return undefined;
-  return { pid, state, ppid: Number(ppid), pgid: Number(pgid) };
-}
-
-/** A snapshot of every process on the machine. */
-export function readProcTable(): ProcEntry[] {
-  const entries: ProcEntry[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const entry = readStat(Number(name));
-    if (entry !== undefined) entries.push(entry);
-  }
-  return entries;
-}
+import { readFileSync } from 'node:fs';
+// /proc is read as the kiosk's supervisor reads it (one reader of its format)
+import { readProcEntry, readProcTable, type ProcEntry } from '@lanterna/kiosk/processTable';
 
 /** Whether a process is running (a zombie counts as gone: it can no longer do anything). */
 export function isAlive(pid: number): boolean {
-  const entry = readStat(pid);
+  const entry = readProcEntry(pid);
   return entry !== undefined && entry.state !== 'Z';
 }
 
