@@ -3,24 +3,11 @@
 // crashed or killed browser left behind: its process group and every
 // descendant by parent links (a child that called setsid leaves the group).
 import { readFileSync } from 'node:fs';
-import { readProcTable } from './processTable.js';
+import { liveFamilyIn, readProcTable } from './processTable.js';
 
 /** Live processes of `root`'s family: its process group and all descendants. */
 export function liveFamily(root: number, known: ReadonlySet<number> = new Set()): number[] {
-  const table = readProcTable();
-  const family = new Set<number>([root, ...known]);
-  for (const row of table) if (row.pgid === root) family.add(row.pid);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const row of table) {
-      if (!family.has(row.pid) && family.has(row.ppid)) {
-        family.add(row.pid);
-        grew = true;
-      }
-    }
-  }
-  return table.filter((row) => row.state !== 'Z' && family.has(row.pid)).map((row) => row.pid);
+  return liveFamilyIn(readProcTable(), root, known);
 }
 
 /** Descendants of `root` whose command line contains `needle` (e.g. Chromium's "--type=renderer"). */

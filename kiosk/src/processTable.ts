@@ -1,4 +1,5 @@
-// A snapshot of /proc, the fields that tracking a process family needs. The
+// A snapshot of /proc, the fields that tracking a process family needs, and
+// a process family in it. The
 // kiosk's supervisor (processFamily.ts: Chromium's processes) and the test
 // lab (subpath export `@lanterna/kiosk/processTable`: the servers it starts)
 // both read it here.
@@ -36,4 +37,26 @@ export function readProcTable(): ProcEntry[] {
     if (entry !== undefined) entries.push(entry);
   }
   return entries;
+}
+
+/**
+ * The live processes of `root`'s family in `table`: `root`, those in `known`,
+ * its process group, and every descendant of any of them by parent links (a
+ * child that called setsid leaves the group, not its parent). Zombies are
+ * left out: they can no longer do anything.
+ */
+export function liveFamilyIn(table: readonly ProcEntry[], root: number, known: Iterable<number> = []): number[] {
+  const family = new Set<number>([root, ...known]);
+  for (const entry of table) if (entry.pgid === root) family.add(entry.pid);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const entry of table) {
+      if (!family.has(entry.pid) && family.has(entry.ppid)) {
+        family.add(entry.pid);
+        grew = true;
+      }
+    }
+  }
+  return table.filter((entry) => entry.state !== 'Z' && family.has(entry.pid)).map((entry) => entry.pid);
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 // /proc is read as the kiosk's supervisor reads it (one reader of its format)
-import { readProcEntry, readProcTable, type ProcEntry } from '@lanterna/kiosk/processTable';
+import { liveFamilyIn, readProcEntry, readProcTable, type ProcEntry } from '@lanterna/kiosk/processTable';
 
 /** Whether a process is running (a zombie counts as gone: it can no longer do anything). */
 export function isAlive(pid: number): boolean {
@@ -13,21 +13,7 @@ export function isAlive(pid: number): boolean {
  * descendant by parent links (which catches children that called setsid).
  */
 export function liveFamily(root: number, table: readonly ProcEntry[] = readProcTable()): number[] {
-  const family = new Set<number>();
-  for (const entry of table) if (entry.pgid === root) family.add(entry.pid);
-  if (table.some((entry) => entry.pid === root)) family.add(root);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const entry of table) {
-      if (!family.has(entry.pid) && family.has(entry.ppid)) {
-        family.add(entry.pid);
-        grew = true;
-      }
-    }
-  }
-  const alive = new Set(table.filter((entry) => entry.state !== 'Z').map((entry) => entry.pid));
-  return [...family].filter((pid) => alive.has(pid));
+  return liveFamilyIn(table, root);
 }
 
 /** Live processes whose environment holds `NAME=value` exactly. */
