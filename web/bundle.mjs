@@ -3,7 +3,7 @@
 // (tests and benchmarks only; `--product` leaves it out, as the image's build
 // does). Type checking is tsc's job, before this runs.
 import { build } from 'esbuild';
-import { access, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,6 +23,27 @@ const publicDir = join(here, 'dist/public');
 const labDir = join(here, 'dist/lab-pages');
 const withLab = !process.argv.includes('--product');
 await mkdir(publicDir, { recursive: true });
+
+// Every page opens with the same <head> lines, written here once: a page's
+// source starts with a marker naming only what it adds, e.g.
+// `<!-- page head: viewport; color-scheme light dark -->` (`<!-- page head -->`: none).
+const HEAD_OPENING = ['<!doctype html>', '<html lang="en">', '<head>', '<meta charset="utf-8">', '<link rel="icon" href="data:,">'];
+const HEAD_ADDITIONS = {
+  viewport: () => '<meta name="viewport" content="width=device-width, initial-scale=1">',
+  'color-scheme': (schemes) => `<meta name="color-scheme" content="${schemes}">`,
+};
+async function writePage(from, to) {
+  const source = await readFile(join(here, from), 'utf8');
+  const marker = /^<!-- page head(?:: ([^>]*))? -->\n/.exec(source);
+  if (!marker) throw new Error(`bundle: ${from} does not start with its page head marker`);
+  const additions = (marker[1] ?? '').split(';').map((item) => item.trim()).filter(Boolean).map((item) => {
+    const [name, ...words] = item.split(' ');
+    const addition = HEAD_ADDITIONS[name];
+    if (!addition) throw new Error(`bundle: ${from} asks for an unknown head line '${name}'`);
+    return addition(words.join(' '));
+  });
+  await writeFile(to, [...HEAD_OPENING, ...additions, source.slice(marker[0].length)].join('\n'));
+}
 
 await build({
   ...common,
@@ -53,17 +74,17 @@ if (withLab) {
     entryPoints: { lab: 'lab/labPage.ts', replay: 'lab/replayPage.ts', replayEngine: 'lab/replayEngine.ts' },
     outdir: labDir,
   });
-  await copyFile(join(here, 'lab/lab.html'), join(labDir, 'lab.html'));
-  await copyFile(join(here, 'lab/replay.html'), join(labDir, 'replay.html'));
+  await writePage('lab/lab.html', join(labDir, 'lab.html'));
+  await writePage('lab/replay.html', join(labDir, 'replay.html'));
 }
 
+for (const page of ['display/display', 'admin/admin', 'present/present']) {
+  await writePage(`src/pages/${page}.html`, join(publicDir, `${page.split('/')[1]}.html`));
+}
 for (const [from, to] of [
-  ['src/pages/display/display.html', join(publicDir, 'display.html')],
   ['src/pages/display/display.css', join(publicDir, 'display.css')],
   ['src/pages/display/ink/ink.css', join(publicDir, 'ink.css')],
-  ['src/pages/admin/admin.html', join(publicDir, 'admin.html')],
   ['src/pages/admin/admin.css', join(publicDir, 'admin.css')],
-  ['src/pages/present/present.html', join(publicDir, 'present.html')],
   ['src/pages/present/present.css', join(publicDir, 'present.css')],
 ]) {
   await copyFile(join(here, from), to);

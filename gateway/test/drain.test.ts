@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { startTestGateway, startFaultyPeer, SLOW_CONFIRM_MS, connectControl, openData, waitFor } from '@lanterna/testkit';
+import { startTestGateway, startFaultyPeer, SLOW_CONFIRM_MS, connectControl, openData, openSecuredData, waitFor } from '@lanterna/testkit';
 import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 import { configSchema, createGatewayMetrics, createGatewayServer, LocalBus, type GatewayMetrics } from '@lanterna/gateway';
 
@@ -71,9 +71,7 @@ test('the drain ends as soon as the last session ends, long before its deadline'
   const control = await connectControl(url, 'room', TOKEN);
   const project = await control.next('project');
   control.close();
-  const data = await openData(url, String(project.sessionId), String(project.sessionToken));
-  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-  await data.queue.nextText('secured');
+  const data = await openSecuredData(url, project);
   await data.queue.nextBinary();
 
   const DRAIN_DEADLINE_MS = 20_000;

@@ -14,13 +14,23 @@ export interface ChromiumFlagOptions {
   readonly extra: readonly string[];
 }
 
-export const baseKioskFlags: readonly string[] = [
+/**
+ * Chromium without background traffic, first-run or default-browser prompts
+ * (NOTES.md's base flags): the kiosk's, and the test kit's Chromium for page
+ * tests (subpath export `@lanterna/kiosk/chromiumFlags`), so tests run the
+ * browser as displays do.
+ */
+export const quietChromiumFlags: readonly string[] = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
   '--no-default-browser-check',
+];
+
+export const baseKioskFlags: readonly string[] = [
+  ...quietChromiumFlags,
   '--noerrdialogs',
   '--disable-infobars',
   '--disable-session-crashed-bubble',

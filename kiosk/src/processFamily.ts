@@ -2,53 +2,12 @@
 // browser is relaunched, every one of them must go, including those a
 // crashed or killed browser left behind: its process group and every
 // descendant by parent links (a child that called setsid leaves the group).
-import { readdirSync, readFileSync } from 'node:fs';
-
-interface ProcRow {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly pgid: number;
-  readonly zombie: boolean;
-}
-
-function readRow(pid: number): ProcRow | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // the command name may hold spaces and parentheses: fields start after the last ')'
-    const [state, ppid, pgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (state === undefined || ppid === undefined || pgid === undefined) return undefined;
-    return { pid, ppid: Number(ppid), pgid: Number(pgid), zombie: state === 'Z' };
-  } catch {
-    return undefined; // ended while we looked
-  }
-}
-
-function procTable(): ProcRow[] {
-  const rows: ProcRow[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const row = readRow(Number(name));
-    if (row !== undefined) rows.push(row);
-  }
-  return rows;
-}
+import { readFileSync } from 'node:fs';
+import { liveFamilyIn, readProcTable } from './processTable.js';
 
 /** Live processes of `root`'s family: its process group and all descendants. */
 export function liveFamily(root: number, known: ReadonlySet<number> = new Set()): number[] {
-  const table = procTable();
-  const family = new Set<number>([root, ...known]);
-  for (const row of table) if (row.pgid === root) family.add(row.pid);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const row of table) {
-      if (!family.has(row.pid) && family.has(row.ppid)) {
-        family.add(row.pid);
-        grew = true;
-      }
-    }
-  }
-  return table.filter((row) => !row.zombie && family.has(row.pid)).map((row) => row.pid);
+  return liveFamilyIn(readProcTable(), root, known);
 }
 
 /** Descendants of `root` whose command line contains `needle` (e.g. Chromium's "--type=renderer"). */

@@ -10,10 +10,9 @@ import { Lab } from './lab.js';
 import type { LabDisplay } from './display/xDisplay.js';
 import { generateReferenceImage } from './image/referenceImage.js';
 import { compareImages, describeDifference, type RgbImage } from './image/rgbImage.js';
-import { ComponentStartError } from './process/componentStartError.js';
 import { allocateFreePort } from './process/freePort.js';
-import { isAlive } from './process/procTable.js';
 import { xDisplayAnswers } from './process/readiness.js';
+import { assertOwnLabEndsAll, assertStartFails } from './labTestAsserts.js';
 import { probeNative } from './client/probeNative.js';
 import { NativeProbeError } from './client/nativeProbeError.js';
 
@@ -158,15 +157,11 @@ test('scenes replace each other: back to the reference after chromium', async ()
 });
 
 test('a server with a bad option fails fast with its name, command line and log', async () => {
-  const started = Date.now();
-  await assert.rejects(lab.shadowServer({ display, auth: 'tls', extraArgs: ['/lanterna-no-such-option'], readyTimeoutMs: 10_000 }), (error: unknown) => {
-    assert.ok(error instanceof ComponentStartError);
-    assert.match(error.message, /^freerdp-shadow-cli3 \(tls\) failed to start \(exited/);
-    assert.match(error.message, /command: freerdp-shadow-cli3 .*\/lanterna-no-such-option/);
-    assert.ok(error.logTail.length > 0, 'no log lines in the error');
-    return true;
-  });
-  assert.ok(Date.now() - started < 10_000);
+  const error = await assertStartFails(() => lab.shadowServer({ display, auth: 'tls', extraArgs: ['/lanterna-no-such-option'], readyTimeoutMs: 10_000 }), 10_000, [
+    /^freerdp-shadow-cli3 \(tls\) failed to start \(exited/,
+    /command: freerdp-shadow-cli3 .*\/lanterna-no-such-option/,
+  ]);
+  assert.ok(error.logTail.length > 0, 'no log lines in the error');
 });
 
 test('a server whose port is taken fails within its deadline and says why', async (t) => {
@@ -175,30 +170,20 @@ test('a server whose port is taken fails within its deadline and says why', asyn
   const blocker: Server = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
-  const started = Date.now();
-  await assert.rejects(lab.shadowServer({ display, auth: 'tls', port, readyTimeoutMs: 8000 }), (error: unknown) => {
-    assert.ok(error instanceof ComponentStartError);
-    assert.match(error.message, /freerdp-shadow-cli3 \(tls\) failed to start/);
-    assert.match(error.message, /Port already used/);
-    return true;
-  });
-  assert.ok(Date.now() - started < 8000);
+  await assertStartFails(() => lab.shadowServer({ display, auth: 'tls', port, readyTimeoutMs: 8000 }), 8000, [
+    /freerdp-shadow-cli3 \(tls\) failed to start/,
+    /Port already used/,
+  ]);
 });
 
 test('close() stops every process the lab started and removes its directory', async () => {
-  const own = await Lab.create({ name: 'close-test' });
-  let pids: number[] = [];
-  try {
+  await assertOwnLabEndsAll('close-test', async (own) => {
     const ownDisplay = await own.display({ width: 800, height: 600 });
     await ownDisplay.showScene('terminal');
     await own.shadowServer({ display: ownDisplay, auth: 'tls' });
-    pids = own.livePids();
+    const pids = own.livePids();
     // Xvfb, openbox, xterm (+ cat), the typing loop, the shadow server
     assert.ok(pids.length >= 5, `expected at least 5 live processes, found ${pids.length}`);
-  } finally {
-    await own.close();
-  }
-  for (const pid of pids) assert.equal(isAlive(pid), false, `pid ${pid} outlived close()`);
-  assert.deepEqual(own.livePids(), []);
-  assert.equal(existsSync(own.dir), false);
+    return pids;
+  });
 });

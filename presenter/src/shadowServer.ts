@@ -4,12 +4,13 @@
 // and password that only the display gets (inside the Connect request, over
 // the gateway's TLS). Its home directory persists, so its certificate stays
 // the same from one presentation to the next.
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { EXIT, PresenterError } from './presenterError.js';
+import { writeShadowNlaFiles } from './shadowNla.js';
 
 export interface ShadowServer {
   readonly host: string;
@@ -21,29 +22,6 @@ export interface ShadowServer {
 }
 
 const READY_TIMEOUT_MS = 20_000;
-
-// NTLM inside CredSSP needs MD4, which OpenSSL 3 keeps in its legacy provider.
-const OPENSSL_WITH_LEGACY = `openssl_conf = openssl_init
-[openssl_init]
-providers = provider_sect
-[provider_sect]
-default = default_sect
-legacy = legacy_sect
-[default_sect]
-activate = 1
-[legacy_sect]
-activate = 1
-`;
-
-/** WinPR's SAM line ("user:::LM:NT:::") for the one-time account, from winpr-hash3. */
-function samEntry(username: string, password: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('winpr-hash3', ['-u', username, '-p', password, '-f', 'sam'], { timeout: 5000 }, (error, stdout) => {
-      if (error) reject(new PresenterError(EXIT.failed, `winpr-hash3 (FreeRDP's winpr3-utils) is needed for the one-time password: ${error.message}`));
-      else resolve(`${stdout.trim()}\n`);
-    });
-  });
-}
 
 function portAnswers(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -59,10 +37,9 @@ export async function startShadowServer(options: { host: string; port: number; s
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const username = `present-${randomBytes(3).toString('hex')}`;
   const password = randomBytes(18).toString('base64url');
-  const sam = join(home, 'one-time-sam');
-  writeFileSync(sam, await samEntry(username, password), { mode: 0o600 });
-  const opensslConf = join(home, 'openssl.cnf');
-  writeFileSync(opensslConf, OPENSSL_WITH_LEGACY);
+  const { samPath: sam, opensslConf } = await writeShadowNlaFiles(home, username, password).catch((error: unknown) => {
+    throw new PresenterError(EXIT.failed, `cannot prepare the one-time password (winpr-hash3, from FreeRDP's winpr3-utils, is needed): ${(error as Error).message}`);
+  });
   const child = spawn('freerdp-shadow-cli3', [`/bind-address:${options.host}`, `/port:${options.port}`, '/sec:nla', `/sam-file:${sam}`], {
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), OPENSSL_CONF: opensslConf },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,17 +1,13 @@
 // Debian's Chromium driven by playwright-core, with the flags measured to
 // work here (NOTES.md): WebGL2 through ANGLE/SwiftShader, no background traffic.
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { quietChromiumFlags } from '@lanterna/kiosk/chromiumFlags';
 
 export const chromiumPath = process.env.LANTERNA_CHROMIUM ?? '/usr/bin/chromium';
 
 const commonFlags = [
   '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-  '--no-default-browser-check',
+  ...quietChromiumFlags,
   // as the kiosk launcher starts it (kiosk/src/chromiumFlags.ts): the display page's
   // sound starts without a gesture, so no muted icon lies over the pictures tests read
   // (a later --autoplay-policy in extraFlags wins: e2e/src/kiosk/sound.test.ts)

@@ -11,7 +11,7 @@ export { replayRecording, scriptedHandshake, dropOnFirstBinary, securedWithoutSe
 
 // Peers and drivers around a gateway.
 export { startFaultyPeer, generateTestCertificate, SLOW_CONFIRM_MS, STREAM_REQUEST, STREAM_PDU_BYTES, STREAM_END, type FaultyPeer, type PeerBehaviour } from './faultyRdpPeer.js';
-export { connectControl, openData, MessageQueue, type ControlSession } from './kioskTestClient.js';
+export { connectControl, openData, openSecuredData, MessageQueue, type ControlSession } from './kioskTestClient.js';
 export { openControlInbox, type ControlInbox, type ControlMessage } from './controlInbox.js';
 export { startReconnectingKiosk, type ReconnectingKiosk, type KioskSession } from './reconnectingKiosk.js';
 export { startNativeClientBridge, type BridgeOptions, type BridgeObservation } from './nativeClientBridge.js';

@@ -1,4 +1,5 @@
 import { WebSocket } from 'ws';
+import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
 
 export interface ControlSession {
   socket: WebSocket;
@@ -93,4 +94,21 @@ export async function openData(base: string, sessionId: string, sessionToken: st
   const queue = new MessageQueue(socket);
   socket.send(JSON.stringify({ type: 'open', token: sessionToken }));
   return { socket, queue };
+}
+
+/**
+ * The data socket of a `project` message, opened and secured: an SSL
+ * Connection Request sent and the gateway's `secured` read (what most session
+ * tests do before their own part). The Connection Confirm is the queue's next
+ * binary message. A socket that does not get there is closed.
+ */
+export async function openSecuredData(base: string, project: Record<string, unknown>, ca?: string): Promise<{ socket: WebSocket; queue: MessageQueue; secured: Record<string, unknown> }> {
+  const data = await openData(base, String(project.sessionId), String(project.sessionToken), ca);
+  try {
+    data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
+    return { ...data, secured: await data.queue.nextText('secured') };
+  } catch (error) {
+    data.socket.close();
+    throw error;
+  }
 }

@@ -17,13 +17,12 @@
 //     [--scenes slide] [--codecs planar,remotefx,progressive] [--seconds 10] [--out FILE]
 //
 // after `bash wasm/build.sh && npm run build -w web && npx tsc -b e2e`.
-import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { Lab, compareImages, type RgbImage, type SceneName } from '@lanterna/lab';
+import { compareImages, type RgbImage, type SceneName } from '@lanterna/lab';
 import { startKioskRig, waitForPicture } from '../kiosk/kioskRig.js';
 import { psnr } from '../kiosk/psnr.js';
 import { benchFlags } from './benchFlags.js';
-import { tableHead } from './benchRun.js';
+import { runLabBench } from './labBench.js';
 import { selectCodecs } from './glassToGlassCodecs.js';
 import { samplePageFrames, sampleFigures } from './pageFrameSample.js';
 
@@ -39,13 +38,12 @@ const seconds = Number(values.seconds);
 /** Scenes that stand still: their first picture is compared with the screen. */
 const STILL_SCENES: ReadonlySet<SceneName> = new Set(['slide', 'reference']);
 
-const lines: string[] = [];
-const say = (line: string): void => { console.log(line); lines.push(line); };
-say(`panel size bench: ${seconds} s per case after the first picture, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-tableHead(['desktop', 'scene', 'codec', 'first picture s', 'frames/s', 'decode ms median / p95', 'upload ms median / p95', 'Mpixel uploaded per frame', 'MB/s on the wire', 'MB per frame']).forEach(say);
-const lab = await Lab.create({ name: 'panel-size-bench' });
-let failed = false;
-try {
+await runLabBench({
+  labName: 'panel-size-bench',
+  out: values.out,
+  heading: `panel size bench: ${seconds} s per case after the first picture, load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  columns: ['desktop', 'scene', 'codec', 'first picture s', 'frames/s', 'decode ms median / p95', 'upload ms median / p95', 'Mpixel uploaded per frame', 'MB/s on the wire', 'MB per frame'],
+}, async ({ lab, say, fail }) => {
   for (const size of sizes) {
     for (const scene of scenes) {
       const display = await lab.display(size);
@@ -68,7 +66,7 @@ try {
           const first = await waitForPicture(rig, shows, 90_000);
           const firstSeconds = ((Date.now() - started) / 1000).toFixed(1);
           if (!shows(first)) {
-            failed = true;
+            fail();
             say(`| ${size.width}×${size.height} | ${scene} | ${codec.name} | no picture within 90 s | | | | | | |`);
             continue;
           }
@@ -85,8 +83,4 @@ try {
       }
     }
   }
-} finally {
-  await lab.close();
-}
-if (values.out) await writeFile(values.out, `${lines.join('\n')}\n`);
-if (failed) process.exitCode = 1;
+});

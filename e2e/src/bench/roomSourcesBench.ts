@@ -15,13 +15,12 @@
 //     [--codecs planar] [--panel 1920x1080] [--seconds 10] [--out FILE]
 //
 // after `bash wasm/build.sh && npm run build -w web && npx tsc -b e2e`.
-import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { Lab, type SceneName } from '@lanterna/lab';
+import { type SceneName } from '@lanterna/lab';
 import { startRoomRig } from '../kiosk/roomRig.js';
 import { medianP95, quantile } from './benchFigures.js';
 import { benchFlags } from './benchFlags.js';
-import { tableHead } from './benchRun.js';
+import { runLabBench } from './labBench.js';
 import { selectCodecs } from './glassToGlassCodecs.js';
 
 const values = benchFlags({ sources: '1,2,4', scenes: 'animation,slide', codecs: 'planar', panel: '1920x1080', seconds: '10', warmup: '5', out: undefined });
@@ -44,13 +43,12 @@ interface RoomSample {
   recording: boolean;
 }
 
-const lines: string[] = [];
-const say = (line: string): void => { console.log(line); lines.push(line); };
-say(`several sources on one display: panel ${panel.width}×${panel.height}, ${seconds} s per case after ${warmupMs / 1000} s of warm-up, load ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 shared cores: figures are inflated)`);
-tableHead(['sources', 'scene', 'codec', 'slot size', 'frames/s per source', 'frames/s in all', 'decode ms median / p95', 'upload ms median / p95', 'decode + upload ms per frame', 'MB/s per source']).forEach(say);
-const lab = await Lab.create({ name: 'room-sources-bench' });
-let failed = false;
-try {
+await runLabBench({
+  labName: 'room-sources-bench',
+  out: values.out,
+  heading: `several sources on one display: panel ${panel.width}×${panel.height}, ${seconds} s per case after ${warmupMs / 1000} s of warm-up, load ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 shared cores: figures are inflated)`,
+  columns: ['sources', 'scene', 'codec', 'slot size', 'frames/s per source', 'frames/s in all', 'decode ms median / p95', 'upload ms median / p95', 'decode + upload ms per frame', 'MB/s per source'],
+}, async ({ lab, say, fail }) => {
   for (const count of counts) {
     for (const scene of scenes) {
       for (const codec of codecs) {
@@ -96,7 +94,7 @@ try {
           const wire = Object.keys(sample.bytesTo).map((slot) => ((sample.bytesTo[slot] ?? 0) - (sample.bytesFrom[slot] ?? 0)) / seconds / 1e6);
           const slot = room.sources[0]?.display;
           const both = quantile(sample.decode, 0.5) + quantile(sample.upload, 0.5);
-          if (perSource.length < count) failed = true;
+          if (perSource.length < count) fail();
           say(`| ${count} | ${scene} | ${codec.name} | ${slot ? `${slot.width}×${slot.height}` : '—'} | ${(allFrames / seconds / count).toFixed(1)}${perSource.length < count ? ` (${perSource.length} of ${count} drew)` : ''} | ${(allFrames / seconds).toFixed(1)} | ${medianP95(sample.decode)} | ${medianP95(sample.upload)} | ${Number.isNaN(both) ? '—' : both.toFixed(1)} | ${wire.length > 0 ? (wire.reduce((a, b) => a + b, 0) / wire.length).toFixed(2) : '—'} |`);
           if (room.kiosk.problems.length > 0) say(`  page problems: ${room.kiosk.problems.join('; ')}`);
         } finally {
@@ -105,8 +103,4 @@ try {
       }
     }
   }
-} finally {
-  await lab.close();
-}
-if (values.out) await writeFile(values.out, `${lines.join('\n')}\n`);
-if (failed) process.exitCode = 1;
+});

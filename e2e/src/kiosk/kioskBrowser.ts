@@ -4,6 +4,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, openWatchedPage, type WebGlBackend } from '@lanterna/testkit';
 
+/** The screens the display page's layout is checked on (a 1080p and a 720p panel), largest first. */
+export const KIOSK_SCREEN_SIZES = [{ width: 1920, height: 1080 }, { width: 1280, height: 720 }] as const;
+
 export interface KioskBrowser {
   readonly browser: Browser;
   readonly page: Page;

@@ -13,6 +13,7 @@ import { PNG } from 'pngjs';
 import jsqr from 'jsqr';
 import { Lab, type LabDisplay } from '@lanterna/lab';
 import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor, type TestGateway, type WatchedPage } from '@lanterna/testkit';
+import { KIOSK_SCREEN_SIZES } from './kioskBrowser.js';
 import { whilePaused } from './kioskRig.js';
 import { pageScreenshot } from './pageScreenshot.js';
 import { keepImage, keepScreenshot } from './keepScreenshot.js';
@@ -23,7 +24,6 @@ import { sharedRig } from './sharedRig.js';
 const displayId = 'room-e2e';
 const displayName = 'Meeting room 2.14';
 const location = 'Building 2 · floor 1 · by the lifts';
-const SIZES = [{ width: 1920, height: 1080 }, { width: 1280, height: 720 }] as const;
 
 interface Rig {
   lab: Lab;
@@ -48,9 +48,9 @@ const rig = sharedRig(async (): Promise<Rig> => {
     roomPin: { perSource: { max: 4, windowMs: 120_000 } },
   });
   const browser = await launchChromium();
-  const kiosk = await openWatchedPage(browser, SIZES[0]);
+  const kiosk = await openWatchedPage(browser, KIOSK_SCREEN_SIZES[0]);
   await kiosk.page.goto(`${gateway.httpUrl}/display/${displayId}#token=${token}`);
-  const presenter = await openWatchedPage(browser, SIZES[1]);
+  const presenter = await openWatchedPage(browser, KIOSK_SCREEN_SIZES[1]);
   await presenter.page.goto(`${gateway.httpUrl}/present?display=${displayId}`);
   return { lab, labDisplay, shadow, gateway, browser, kiosk, presenter };
 }, async ({ lab, gateway, browser }) => {
@@ -111,7 +111,7 @@ test('idle screen: name, location, PIN, the presenter page\'s address and its QR
   assert.equal(await page.locator('#display-name').textContent(), displayName);
   assert.equal(await page.locator('#display-location').textContent(), location);
   assert.equal(await page.locator('#room-url').textContent(), `${gateway.httpUrl}/present`);
-  for (const size of SIZES) {
+  for (const size of KIOSK_SCREEN_SIZES) {
     await page.setViewportSize(size);
     const layout = await idleLayout(page);
     const { height, width } = layout.viewport;
@@ -191,7 +191,7 @@ test('projecting: the kiosk shows the presenter\'s screen, the PIN rotates, a se
   const rotated = await kioskPin(kiosk.page);
   assert.match(rotated, /^\d{6}$/);
   assert.notEqual(rotated, pin, 'the used PIN was replaced');
-  for (const size of SIZES) {
+  for (const size of KIOSK_SCREEN_SIZES) {
     await page.setViewportSize(size);
     await keepScreenshot(page, `presenter-projecting-${size.width}x${size.height}`);
   }
@@ -199,7 +199,7 @@ test('projecting: the kiosk shows the presenter\'s screen, the PIN rotates, a se
   // A second presenter, with the new PIN: the display page takes up to four sources (issue 29), so it joins
   // beside the first (place 2) and uses the PIN; its Stop ends its source alone. (Every slot taken refuses in
   // words: gateway/test/api/roomSlots.test.ts.)
-  const second = await openWatchedPage(browser, SIZES[1]);
+  const second = await openWatchedPage(browser, KIOSK_SCREEN_SIZES[1]);
   try {
     await second.page.goto(`${gateway.httpUrl}/present?display=${displayId}`);
     await waitFor('the display listed as in use', async () => ((await second.page.locator(`button.display[data-id="${displayId}"]`).textContent()) ?? '').includes('In use'), 10_000);
@@ -225,7 +225,7 @@ test('projecting: the kiosk shows the presenter\'s screen, the PIN rotates, a se
 test('wrong PINs past the limit: the presenter is told to wait and for how long, even with the right PIN', async () => {
   const { presenter, kiosk, shadow } = await rig();
   const page = presenter.page;
-  await page.setViewportSize(SIZES[1]);
+  await page.setViewportSize(KIOSK_SCREEN_SIZES[1]);
   const pin = await kioskPin(kiosk.page);
   await fillAddress(page, `${shadow.host}:${shadow.port}`, shadow.username, shadow.password, otherPin(pin));
   const answers: number[] = [];

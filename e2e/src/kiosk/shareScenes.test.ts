@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
-import { ANIMATION_PAGE_HTML, Lab, TERMINAL_PAGE_HTML, writeScenePng, type RgbImage } from '@lanterna/lab';
+import { ANIMATION_PAGE_HTML, TERMINAL_PAGE_HTML, writeScenePng, type RgbImage } from '@lanterna/lab';
 import { pageScreenshot } from './pageScreenshot.js';
 import { psnr } from './psnr.js';
 import { keepImage, keepScreenshot } from './keepScreenshot.js';
@@ -39,6 +39,7 @@ import {
   pressShare, shareReports, startShareRig, stopSharing, type ShareRig,
 } from './shareRig.js';
 import { sharedRig } from './sharedRig.js';
+import { onSlideScreen } from './slideScreen.js';
 
 const WIDTH = 1280;
 const HEIGHT = 720;
@@ -202,35 +203,30 @@ test('a shared tab with the lab\'s animation moves on the display, and held stil
 
 test('the whole screen of an Xvfb showing the slide, shared from a headful Chromium, arrives at PSNR ≥ 35 dB', async () => {
   const { share } = await rig();
-  const lab = await Lab.create({ name: 'share-scenes-screen' });
-  let screenPresenter: Browser | undefined;
   try {
-    const screen = await lab.display({ width: WIDTH, height: HEIGHT });
-    await screen.showScene('slide');
-    screenPresenter = await launchScreenPresenter(screen.env);
-    const presenter = await openPresenterPage(screenPresenter, share, { width: 800, height: 600 });
-    await keepScreenshot(presenter.page, 'share-scene-screen-presenter');
-    // the pointer out of the way: the capture draws it, an X screenshot does not
-    await promisify(execFile)('xdotool', ['mousemove', String(WIDTH - 1), String(HEIGHT - 1)], { env: { ...process.env, ...screen.env }, timeout: 10_000 });
-    const { firstPictureMs } = await pressShare(presenter.page, share);
-    console.log(`# screen share → first picture on the display: ${firstPictureMs} ms`);
-    const active = (await shareReports(presenter.page)).find((report) => report.type === 'active');
-    assert.equal(active?.codec, 'h264', JSON.stringify(active));
-    assert.deepEqual([active.width, active.height], [WIDTH, HEIGHT], 'the session is the screen\'s size');
-    // the presenter's own window lies over the slide: out of the way, as a person would
-    await minimiseWindow(presenter.page);
-    // a screen's capture brings frames even while nothing moves on it (Chromium's X capturer, 30 a second), so the
-    // display never falls still: the picture is taken once the new frames have had time to arrive
-    const before = await displayRenders(share.display.page);
-    await new Promise((resolve) => setTimeout(resolve, 4000));
-    console.log(`# screen: the display drew ${(((await displayRenders(share.display.page)) - before) / 4).toFixed(1)} pictures/s of the still screen`);
-    await compareWithSource('screen', await screen.screenshot(), share.display.page);
-    await stopSharing(presenter.page, share);
-    assert.deepEqual(presenter.problems, []);
-    assert.deepEqual(share.display.problems, []);
+    await onSlideScreen('share-scenes-screen', { width: WIDTH, height: HEIGHT }, launchScreenPresenter, async (screen, screenPresenter) => {
+      const presenter = await openPresenterPage(screenPresenter, share, { width: 800, height: 600 });
+      await keepScreenshot(presenter.page, 'share-scene-screen-presenter');
+      // the pointer out of the way: the capture draws it, an X screenshot does not
+      await promisify(execFile)('xdotool', ['mousemove', String(WIDTH - 1), String(HEIGHT - 1)], { env: { ...process.env, ...screen.env }, timeout: 10_000 });
+      const { firstPictureMs } = await pressShare(presenter.page, share);
+      console.log(`# screen share → first picture on the display: ${firstPictureMs} ms`);
+      const active = (await shareReports(presenter.page)).find((report) => report.type === 'active');
+      assert.equal(active?.codec, 'h264', JSON.stringify(active));
+      assert.deepEqual([active.width, active.height], [WIDTH, HEIGHT], 'the session is the screen\'s size');
+      // the presenter's own window lies over the slide: out of the way, as a person would
+      await minimiseWindow(presenter.page);
+      // a screen's capture brings frames even while nothing moves on it (Chromium's X capturer, 30 a second), so the
+      // display never falls still: the picture is taken once the new frames have had time to arrive
+      const before = await displayRenders(share.display.page);
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      console.log(`# screen: the display drew ${(((await displayRenders(share.display.page)) - before) / 4).toFixed(1)} pictures/s of the still screen`);
+      await compareWithSource('screen', await screen.screenshot(), share.display.page);
+      await stopSharing(presenter.page, share);
+      assert.deepEqual(presenter.problems, []);
+      assert.deepEqual(share.display.problems, []);
+    });
   } finally {
-    await screenPresenter?.close();
     await displayIdle(share);
-    await lab.close();
   }
 });

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { launchChromium, openWatchedPage, publicDir, startTestGateway, waitFor } from '@lanterna/testkit';
+import { KIOSK_SCREEN_SIZES } from './kioskBrowser.js';
 import { whilePaused } from './kioskRig.js';
 import { pageScreenshot } from './pageScreenshot.js';
 import { keepImage } from './keepScreenshot.js';
@@ -20,7 +21,6 @@ import { labScene } from './labScene.js';
 
 const displayId = 'lobby-e2e';
 const displayName = 'Lobby screen';
-const SIZES = [{ width: 1920, height: 1080 }, { width: 1280, height: 720 }] as const;
 
 interface Badge {
   visible: boolean;
@@ -74,7 +74,7 @@ test('signage display: a corner badge with the broker\'s room PIN over the signa
   t.after(() => gateway.close());
   const browser = await launchChromium();
   t.after(() => browser.close());
-  const kiosk = await openWatchedPage(browser, SIZES[0]);
+  const kiosk = await openWatchedPage(browser, KIOSK_SCREEN_SIZES[0]);
   const page = kiosk.page;
   await page.goto(`${gateway.httpUrl}/display/${displayId}#token=${token}`);
 
@@ -88,7 +88,7 @@ test('signage display: a corner badge with the broker\'s room PIN over the signa
   assert.equal(shown.name, displayName);
   assert.equal(shown.url, `Present here: ${gateway.httpUrl}/present`);
 
-  for (const size of SIZES) {
+  for (const size of KIOSK_SCREEN_SIZES) {
     await page.setViewportSize(size);
     await waitFor(`the page laid out at ${size.width}×${size.height}`, async () => (await badge(page)).viewport.width === size.width, 5000, 50);
     shown = await badge(page);
@@ -103,10 +103,10 @@ test('signage display: a corner badge with the broker\'s room PIN over the signa
     const picture = await whilePaused(shadow.child, gateway, () => pageScreenshot(page));
     await keepImage(picture, `signage-badge-${width}x${height}`);
   }
-  await page.setViewportSize(SIZES[0]);
+  await page.setViewportSize(KIOSK_SCREEN_SIZES[0]);
 
   // A presenter on the presenter page sees the display free (signage gives way) and takes it with that PIN: no badge over their screen.
-  const presenter = await openWatchedPage(browser, SIZES[1]);
+  const presenter = await openWatchedPage(browser, KIOSK_SCREEN_SIZES[1]);
   await presenter.page.goto(`${gateway.httpUrl}/present?display=${displayId}`);
   const entry = presenter.page.locator(`button.display[data-id="${displayId}"]`);
   await waitFor('the signage display listed as free', async () => ((await entry.textContent()) ?? '').includes('Free'), 15_000, 100);

@@ -11,15 +11,11 @@ export function actorName(requester: Requester | undefined): string {
 }
 
 export class AuditLog {
-  private readonly clock: () => number;
-
-  constructor(private readonly deps: { store: BrokerStore; clock?: (() => number) | undefined }) {
-    this.clock = deps.clock ?? Date.now;
-  }
+  constructor(private readonly deps: { store: BrokerStore; clock: () => number }) {}
 
   /** One entry, stamped now; `by` undefined is the gateway itself. */
   async record(by: Requester | undefined, action: AuditAction, fields: Omit<AuditInput, 'at' | 'actor' | 'action'> = {}): Promise<void> {
-    await this.deps.store.appendAudit({ at: this.clock(), actor: actorName(by), action, ...fields });
+    await this.deps.store.appendAudit({ at: this.deps.clock(), actor: actorName(by), action, ...fields });
   }
 
   /** Newest first; `before` is the previous page's `next`. */

@@ -21,7 +21,7 @@ import { SessionLifecycle } from './sessionLifecycle.js';
 import { SessionResume } from './sessionResume.js';
 
 export interface BrokerTimeouts {
-  /** How long a minted session's token opens it. */
+  /** How long a minted session's token opens it, and so how long its display's booking waits for its data socket to claim it. */
   sessionTokenMs: number;
   /** Pause before a signage display is projected again; doubles while sessions fail at once. */
   reprojectMs: number;
@@ -57,7 +57,9 @@ export interface BrokerParts {
 }
 
 export function composeBroker(deps: BrokerDeps): BrokerParts {
-  const { directory, store, signer, publish, timeouts, sealer, clock } = deps;
+  const { directory, store, signer, publish, timeouts, sealer } = deps;
+  // defaulted here once, so every part reads the same clock and none defaults its own
+  const clock = deps.clock ?? Date.now;
   const auditLog = new AuditLog({ store, clock });
   const displays = new DisplayRegistry({ directory, store, publish, auditLog, clock });
   const presence = new OnlineDisplays({ store, publish, clock, instanceTag: deps.instanceTag });

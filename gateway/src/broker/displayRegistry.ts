@@ -37,16 +37,14 @@ export interface DisplayRegistryDeps {
   store: BrokerStore;
   publish: PublishEvent;
   auditLog: AuditLog;
-  clock?: (() => number) | undefined;
+  /** Ms since the epoch; composeBroker gives every part the same one. */
+  clock: () => number;
 }
 
 export class DisplayRegistry {
-  private readonly clock: () => number;
   private seeded: Promise<void> | undefined;
 
-  constructor(private readonly deps: DisplayRegistryDeps) {
-    this.clock = deps.clock ?? Date.now;
-  }
+  constructor(private readonly deps: DisplayRegistryDeps) {}
 
   /**
    * Writes the configuration's displays into the store (they win over what
@@ -56,7 +54,7 @@ export class DisplayRegistry {
   seedDisplays(): Promise<void> {
     this.seeded ??= (async () => {
       const { store, directory } = this.deps;
-      const now = this.clock();
+      const now = this.deps.clock();
       const existing = new Map((await store.listDisplays()).map((display) => [display.id, display]));
       // an admin's volume and mute, and the panel (the display's own report), outlive a restart: the file sets neither
       await Promise.all(directory.seeds(now).map((seed) => {
@@ -102,7 +100,7 @@ export class DisplayRegistry {
   /** A display made through the admin API; its token is returned once and only its digest is kept. */
   async createDisplay(input: { id?: string | undefined; name: string; location?: string | undefined; desktop?: DesktopPreference | undefined }, by?: Requester): Promise<DisplayChange<{ display: DisplayRecord; token: string }>> {
     await this.seedDisplays();
-    const now = this.clock();
+    const now = this.deps.clock();
     const id = input.id ?? displayIdFromName(input.name);
     const token = newDisplayToken();
     const display: DisplayRecord = { id, name: input.name, location: input.location, ...(input.desktop ? { desktop: input.desktop } : {}), tokenDigest: tokenDigest(token), managedBy: 'api', createdAt: now, updatedAt: now };
@@ -118,7 +116,7 @@ export class DisplayRegistry {
     const before = found.value;
     const { desktop: _dropped, ...rest } = before;
     const desktop = change.desktop === undefined ? before.desktop : change.desktop ?? undefined;
-    const after: DisplayRecord = { ...rest, ...(desktop ? { desktop } : {}), name: change.name ?? before.name, location: change.location ?? before.location, updatedAt: this.clock() };
+    const after: DisplayRecord = { ...rest, ...(desktop ? { desktop } : {}), name: change.name ?? before.name, location: change.location ?? before.location, updatedAt: this.deps.clock() };
     if (!await this.deps.store.putDisplay(after, 'replace')) return unknownDisplay(displayId);
     const desktopChanged = JSON.stringify(after.desktop ?? {}) !== JSON.stringify(before.desktop ?? {});
     if (after.name !== before.name || after.location !== before.location || desktopChanged) {
@@ -142,7 +140,7 @@ export class DisplayRegistry {
     if (!before) return unknownDisplay(displayId);
     const was = before.sound ?? DEFAULT_DISPLAY_SOUND;
     const sound: DisplaySound = { volume: change.volume ?? was.volume, muted: change.muted ?? was.muted };
-    if (!await this.deps.store.putDisplay({ ...before, sound, updatedAt: this.clock() }, 'replace')) return unknownDisplay(displayId);
+    if (!await this.deps.store.putDisplay({ ...before, sound, updatedAt: this.deps.clock() }, 'replace')) return unknownDisplay(displayId);
     this.deps.publish({ kind: 'sound-changed', displayId, volume: sound.volume, muted: sound.muted });
     if (sound.volume !== was.volume || sound.muted !== was.muted) await this.deps.auditLog.record(by, 'sound-changed', { displayId, detail: { volume: sound.volume, muted: sound.muted } });
     return { ok: true, value: sound };
@@ -165,7 +163,7 @@ export class DisplayRegistry {
       const { at: _at, ...last } = before.panel;
       if (JSON.stringify(last) === JSON.stringify(panel)) return false;
     }
-    return this.deps.store.putDisplay({ ...before, panel: { ...panel, at: this.clock() } }, 'replace');
+    return this.deps.store.putDisplay({ ...before, panel: { ...panel, at: this.deps.clock() } }, 'replace');
   }
 
   /** Deletes a display made through the API; its control socket is closed and its session stopped. */
@@ -185,7 +183,7 @@ export class DisplayRegistry {
     const found = await this.apiDisplay(displayId);
     if (!found.ok) return found;
     const token = newDisplayToken();
-    if (!await this.deps.store.putDisplay({ ...found.value, tokenDigest: tokenDigest(token), updatedAt: this.clock() }, 'replace')) return unknownDisplay(displayId);
+    if (!await this.deps.store.putDisplay({ ...found.value, tokenDigest: tokenDigest(token), updatedAt: this.deps.clock() }, 'replace')) return unknownDisplay(displayId);
     this.deps.publish({ kind: 'display-revoked', displayId });
     await this.deps.auditLog.record(by, 'display-token-rotated', { displayId });
     return { ok: true, value: { token } };

@@ -17,17 +17,14 @@ export type DisplayState = 'offline' | 'idle' | 'presenting';
 export interface OnlineDisplaysDeps {
   store: BrokerStore;
   publish: PublishEvent;
-  clock?: (() => number) | undefined;
+  /** Ms since the epoch; composeBroker gives every part the same one. */
+  clock: () => number;
   /** This gateway instance's tag (presenceOwner.ts): presences it records name it. */
   instanceTag?: string | undefined;
 }
 
 export class OnlineDisplays {
-  private readonly clock: () => number;
-
-  constructor(private readonly deps: OnlineDisplaysDeps) {
-    this.clock = deps.clock ?? Date.now;
-  }
+  constructor(private readonly deps: OnlineDisplaysDeps) {}
 
   /**
    * A control socket authenticated for the display: it takes the display over
@@ -38,7 +35,7 @@ export class OnlineDisplays {
     const owner = newPresenceOwner(this.deps.instanceTag);
     this.deps.publish({ kind: 'display-claimed', displayId, owner });
     await Promise.all([
-      this.deps.store.setPresence({ displayId, owner, since: this.clock(), ...(slots > 1 ? { slots: Math.min(slots, MAX_ROOM_SLOTS) } : {}) }),
+      this.deps.store.setPresence({ displayId, owner, since: this.deps.clock(), ...(slots > 1 ? { slots: Math.min(slots, MAX_ROOM_SLOTS) } : {}) }),
       this.deps.store.setReprojection(displayId, undefined),
     ]);
     return owner;

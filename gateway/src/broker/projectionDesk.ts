@@ -13,6 +13,7 @@ import type { DisplayDirectory } from './displayDirectory.js';
 import type { BrokerStore, Requester } from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
 import type { AuditLog } from './auditLog.js';
+import type { BrokerTimeouts } from './brokerParts.js';
 import { unknownDisplay, type DisplayRegistry } from './displayRegistry.js';
 import type { OnlineDisplays } from './onlineDisplays.js';
 import type { SessionLifecycle } from './sessionLifecycle.js';
@@ -56,22 +57,13 @@ export interface ProjectionDeskDeps {
   /** A signage display whose configuration lets its touch control the computer allows it here. */
   touch: Pick<SessionLifecycle, 'setTouch'>;
   auditLog: AuditLog;
-  timeouts: {
-    /** How long a booking for a minted session lasts before its data socket claims it (its token's lifetime). */
-    sessionTokenMs: number;
-    /** Pause before a signage display is projected again; doubles while sessions fail at once. */
-    reprojectMs: number;
-    reprojectMaxMs: number;
-  };
-  clock?: (() => number) | undefined;
+  timeouts: Pick<BrokerTimeouts, 'sessionTokenMs' | 'reprojectMs' | 'reprojectMaxMs'>;
+  /** Ms since the epoch; composeBroker gives every part the same one. */
+  clock: () => number;
 }
 
 export class ProjectionDesk {
-  private readonly clock: () => number;
-
-  constructor(private readonly deps: ProjectionDeskDeps) {
-    this.clock = deps.clock ?? Date.now;
-  }
+  constructor(private readonly deps: ProjectionDeskDeps) {}
 
   /**
    * A request from outside (admin API, WS-Discovery Connect): the display must
@@ -145,7 +137,7 @@ export class ProjectionDesk {
     const sessionId = request.requestId ?? SessionTokenSigner.newSessionId();
     const capacity = await this.deps.presence.slotCapacity(request.displayId);
     const booked = await this.deps.store.bookFreeSlot(
-      { displayId: request.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs },
+      { displayId: request.displayId, sessionId, until: this.deps.clock() + this.deps.timeouts.sessionTokenMs },
       capacity, await this.signageSession(request.displayId),
     );
     if (!booked.ok) return undefined;
@@ -173,7 +165,7 @@ export class ProjectionDesk {
   ): Promise<{ sessionId: string; slot: number } | undefined> {
     const sessionId = request.requestId ?? SessionTokenSigner.newSessionId();
     const booked = await this.deps.store.bookDisplay(
-      { displayId: request.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs, ...(slot === 0 ? {} : { slot }) },
+      { displayId: request.displayId, sessionId, until: this.deps.clock() + this.deps.timeouts.sessionTokenMs, ...(slot === 0 ? {} : { slot }) },
       { replacing: holder },
     );
     if (!booked.ok) return undefined;
@@ -196,7 +188,7 @@ export class ProjectionDesk {
    */
   async project(request: ProjectionRequest): Promise<string> {
     const sessionId = SessionTokenSigner.newSessionId();
-    await this.deps.store.bookDisplay({ displayId: request.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs }, { force: true });
+    await this.deps.store.bookDisplay({ displayId: request.displayId, sessionId, until: this.deps.clock() + this.deps.timeouts.sessionTokenMs }, { force: true });
     await this.deps.mint.mint(sessionId, request);
     return sessionId;
   }
@@ -208,7 +200,7 @@ export class ProjectionDesk {
     // A presenter has the display (WS-Discovery Connect): signage waits until that session ends.
     if (await this.deps.presence.displayState(displayId) === 'presenting') return undefined;
     const { store } = this.deps;
-    await store.setReprojection(displayId, projectedAt(await store.getReprojection(displayId), this.clock()));
+    await store.setReprojection(displayId, projectedAt(await store.getReprojection(displayId), this.deps.clock()));
     const { credentials, touch, ...target } = autoProject;
     const sessionId = await this.project({ displayId, target, credentials, requestedBy: { kind: 'signage' } });
     // Allowed before the display connects: the engine reads it from the store when the session is secured.
@@ -220,7 +212,7 @@ export class ProjectionDesk {
   async reprojectionDelay(displayId: string): Promise<number | undefined> {
     if (!this.deps.directory.get(displayId)?.autoProject) return undefined;
     const { store, timeouts } = this.deps;
-    const { delayMs, state } = afterSessionEnd(await store.getReprojection(displayId), this.clock(), { baseMs: timeouts.reprojectMs, maxMs: timeouts.reprojectMaxMs });
+    const { delayMs, state } = afterSessionEnd(await store.getReprojection(displayId), this.deps.clock(), { baseMs: timeouts.reprojectMs, maxMs: timeouts.reprojectMaxMs });
     await store.setReprojection(displayId, state);
     return delayMs;
   }

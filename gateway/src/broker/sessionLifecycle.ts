@@ -22,15 +22,12 @@ export interface SessionLifecycleDeps {
   auditLog: AuditLog;
   /** How long a presenter token opens its leg (as long as the display's session token). */
   sessionTokenMs: number;
-  clock?: (() => number) | undefined;
+  /** Ms since the epoch; composeBroker gives every part the same one. */
+  clock: () => number;
 }
 
 export class SessionLifecycle {
-  private readonly clock: () => number;
-
-  constructor(private readonly deps: SessionLifecycleDeps) {
-    this.clock = deps.clock ?? Date.now;
-  }
+  constructor(private readonly deps: SessionLifecycleDeps) {}
 
   /**
    * A data socket presents its session token: the signature, the session it
@@ -52,13 +49,13 @@ export class SessionLifecycle {
 
   /** The presenter socket's single-use token for a browser-source session, valid as long as the display's. */
   presenterToken(grant: { sessionId: string; displayId: string }): { token: string; expiresAt: number } {
-    const expiresAt = this.clock() + this.deps.sessionTokenMs;
+    const expiresAt = this.deps.clock() + this.deps.sessionTokenMs;
     const token = this.deps.signer.sign({ ...grant, target: { ...BROWSER_TARGET }, expiresAt, source: 'browser', leg: 'presenter' });
     return { token, expiresAt };
   }
 
   private async claim(sessionId: string, token: unknown, leg: 'presenter' | undefined): Promise<SessionGrant> {
-    const check = this.deps.signer.verify(typeof token === 'string' ? token : '', this.clock());
+    const check = this.deps.signer.verify(typeof token === 'string' ? token : '', this.deps.clock());
     if (!check.ok) {
       if (check.reason === 'expired') throw new SessionError('open', 'unknown-session', 'the session has expired');
       throw new SessionError('open', 'unauthorized', 'the session token is not valid');
@@ -78,7 +75,7 @@ export class SessionLifecycle {
   }
 
   async sessionSecured(sessionId: string): Promise<void> {
-    const now = this.clock();
+    const now = this.deps.clock();
     const record = await this.deps.store.updateSession(sessionId, { state: 'active', securedAt: now });
     if (record?.state === 'active') {
       await this.deps.auditLog.record(record.requestedBy, 'projection-started', { displayId: record.displayId, sessionId, detail: { setupMs: now - record.mintedAt } });
@@ -94,14 +91,14 @@ export class SessionLifecycle {
   async sessionEnded(grant: SessionGrant, reason: string): Promise<void> {
     const { store } = this.deps;
     this.deps.publish({ kind: 'session-ended', displayId: grant.displayId, sessionId: grant.sessionId });
-    const record = await store.updateSession(grant.sessionId, { state: 'ended', endedAt: this.clock(), endReason: reason });
+    const record = await store.updateSession(grant.sessionId, { state: 'ended', endedAt: this.deps.clock(), endReason: reason });
     // A drain keeps the request on screen: the session comes back into its slot through another gateway.
     if (record?.requestId !== undefined && reason !== 'gateway-shutdown') await this.requestEnded(record.requestId, grant.sessionId, reason);
     this.deps.publish({ kind: 'slots-changed', displayId: grant.displayId });
     await Promise.all([
       store.releaseDisplay(grant.displayId, grant.sessionId),
       reason === 'gateway-shutdown' ? Promise.resolve() : store.clearIntent(grant.displayId, grant.sessionId),
-      this.deps.auditLog.record(undefined, 'projection-ended', { displayId: grant.displayId, sessionId: grant.sessionId, detail: { reason, ...(record?.securedAt ? { seconds: Math.round((this.clock() - record.securedAt) / 1000) } : {}) } }),
+      this.deps.auditLog.record(undefined, 'projection-ended', { displayId: grant.displayId, sessionId: grant.sessionId, detail: { reason, ...(record?.securedAt ? { seconds: Math.round((this.deps.clock() - record.securedAt) / 1000) } : {}) } }),
     ]);
   }
 
@@ -114,19 +111,19 @@ export class SessionLifecycle {
     const request = await store.getRoomRequest(requestId);
     if (request?.state !== 'on-screen' || request.sessionId !== sessionId) return;
     const ended = await store.updateRoomRequest(requestId, ['on-screen'], {
-      ...request, state: 'ended', decidedAt: this.clock(), decidedBy: 'gateway', reason: endedInWords(reason),
+      ...request, state: 'ended', decidedAt: this.deps.clock(), decidedBy: 'gateway', reason: endedInWords(reason),
     });
     if (ended) await this.deps.auditLog.record(undefined, 'room-source-ended', { displayId: request.displayId, sessionId, detail: { request: requestId, slot: request.slot ?? 0, reason: endedInWords(reason) } });
   }
 
   /** The relay's per-second figures of the sessions it carries; their bookings are renewed for SESSION_LEASE_MS. */
   sampleSessions(samples: SessionSample[]): Promise<void> {
-    return this.deps.store.sampleSessions(samples, this.clock() + SESSION_LEASE_MS);
+    return this.deps.store.sampleSessions(samples, this.deps.clock() + SESSION_LEASE_MS);
   }
 
   /** A display's report on what it showed of its session (its control socket's `figures`): kept only for that display's live session. */
   recordShown(sessionId: string, displayId: string, figures: Omit<DisplayFigures, 'reportedAt'>): Promise<boolean> {
-    return this.deps.store.recordShown(sessionId, displayId, { ...figures, reportedAt: this.clock() });
+    return this.deps.store.recordShown(sessionId, displayId, { ...figures, reportedAt: this.deps.clock() });
   }
 
   listSessions(): Promise<SessionRecord[]> {
@@ -154,7 +151,7 @@ export class SessionLifecycle {
     // Its presenter's status says who ended it (the relay's end would say only "stopped").
     const request = record.requestId === undefined ? undefined : await this.deps.store.getRoomRequest(record.requestId);
     if (request?.state === 'on-screen') {
-      await this.deps.store.updateRoomRequest(request.requestId, ['on-screen'], { ...request, state: 'ended', decidedAt: this.clock(), decidedBy: actorName(by), reason: `ended by ${actorName(by)}` });
+      await this.deps.store.updateRoomRequest(request.requestId, ['on-screen'], { ...request, state: 'ended', decidedAt: this.deps.clock(), decidedBy: actorName(by), reason: `ended by ${actorName(by)}` });
     }
     this.stopSession(record.displayId, sessionId, 'stopped by an administrator');
     await this.deps.auditLog.record(by, 'session-ended-by-admin', { displayId: record.displayId, sessionId });

@@ -38,19 +38,16 @@ export interface SessionMintDeps {
   sessionTokenMs: number;
   /** Seals what a resume needs (credentials); without it nothing is kept and nothing resumes. */
   sealer?: SealedBox | undefined;
-  clock?: (() => number) | undefined;
+  /** Ms since the epoch; composeBroker gives every part the same one. */
+  clock: () => number;
 }
 
 export class SessionMint {
-  private readonly clock: () => number;
-
-  constructor(private readonly deps: SessionMintDeps) {
-    this.clock = deps.clock ?? Date.now;
-  }
+  constructor(private readonly deps: SessionMintDeps) {}
 
   /** Mints `sessionId` (already booked into `slot` by the caller) and tells the display, wherever its control socket lives. */
   async mint(sessionId: string, request: ProjectionRequest, slot = 0): Promise<void> {
-    const now = this.clock();
+    const now = this.deps.clock();
     const expiresAt = now + this.deps.sessionTokenMs;
     const sessionToken = this.deps.signer.sign({ sessionId, displayId: request.displayId, target: request.target, expiresAt, ...(request.browser === true ? { source: 'browser' as const } : {}) });
     const { host, port, name } = request.target;

@@ -10,6 +10,7 @@ import type { SealedBox } from '../session/sealedBox.js';
 import type { BrokerStore, ProjectionIntent } from './brokerStore.js';
 import type { PublishEvent } from './brokerEvents.js';
 import type { AuditLog } from './auditLog.js';
+import type { BrokerTimeouts } from './brokerParts.js';
 import type { ProjectionRequest, SessionMint } from './sessionMint.js';
 import type { ProjectionDesk } from './projectionDesk.js';
 
@@ -29,21 +30,13 @@ export interface SessionResumeDeps {
   auditLog: AuditLog;
   /** Opens what a resume needs (credentials); without it nothing resumes. */
   sealer?: SealedBox | undefined;
-  timeouts: {
-    /** How long the resumed session's booking lasts before its data socket claims it. */
-    sessionTokenMs: number;
-    /** A display back online this soon after its session was last seen alive gets it projected again. */
-    resumeGraceMs?: number | undefined;
-  };
-  clock?: (() => number) | undefined;
+  timeouts: Pick<BrokerTimeouts, 'sessionTokenMs' | 'resumeGraceMs'>;
+  /** Ms since the epoch; composeBroker gives every part the same one. */
+  clock: () => number;
 }
 
 export class SessionResume {
-  private readonly clock: () => number;
-
-  constructor(private readonly deps: SessionResumeDeps) {
-    this.clock = deps.clock ?? Date.now;
-  }
+  constructor(private readonly deps: SessionResumeDeps) {}
 
   /**
    * A display is online: if it was showing a session whose gateway died (the
@@ -69,7 +62,7 @@ export class SessionResume {
     const intent = await store.getIntent(displayId, slot);
     if (!intent) return { action: 'signage' };
     const [record, booking] = await Promise.all([store.getSession(intent.sessionId), store.getBooking(displayId, slot)]);
-    const now = this.clock();
+    const now = this.deps.clock();
     if (booking && booking.sessionId !== intent.sessionId) return { action: 'none', held: true };
     if (booking && record?.state !== 'minted') return { action: 'wait', retryInMs: Math.max(booking.until - now, 0) + 100 };
     const lastAlive = record?.stats?.sampledAt ?? record?.securedAt ?? record?.claimedAt ?? intent.since;
@@ -88,7 +81,7 @@ export class SessionResume {
     const sessionId = SessionTokenSigner.newSessionId();
     const slot = intent.slot ?? 0;
     const booked = await this.deps.store.bookDisplay(
-      { displayId: intent.displayId, sessionId, until: this.clock() + this.deps.timeouts.sessionTokenMs, ...(slot === 0 ? {} : { slot }) },
+      { displayId: intent.displayId, sessionId, until: this.deps.clock() + this.deps.timeouts.sessionTokenMs, ...(slot === 0 ? {} : { slot }) },
       { replacing: intent.sessionId },
     );
     if (!booked.ok) return false;
@@ -96,7 +89,7 @@ export class SessionResume {
     if (intent.requestId !== undefined) await this.followRequest(intent.requestId, sessionId);
     // In case the old session still runs somewhere (its gateway was only cut off), it stops.
     this.deps.publish({ kind: 'stop-session', displayId: intent.displayId, sessionId: intent.sessionId, reason: 'resumed elsewhere' });
-    await this.deps.store.updateSession(intent.sessionId, { state: 'ended', endedAt: this.clock(), endReason: 'gateway-lost' });
+    await this.deps.store.updateSession(intent.sessionId, { state: 'ended', endedAt: this.deps.clock(), endReason: 'gateway-lost' });
     await this.deps.auditLog.record(undefined, 'projection-resumed', { displayId: intent.displayId, sessionId, detail: { previous: intent.sessionId, slot } });
     return true;
   }

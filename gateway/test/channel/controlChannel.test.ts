@@ -2,8 +2,7 @@
 // noticed by heartbeats, and a signage display is projected again after each session.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway, startFaultyPeer, connectControl, openData, type TestGateway } from '@lanterna/testkit';
-import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+import { startTestGateway, startFaultyPeer, connectControl, openSecuredData, type TestGateway } from '@lanterna/testkit';
 
 const TOKEN = 'display-token-0123456789';
 
@@ -56,9 +55,7 @@ test('a signage display (autoProject) is projected again after its session ends'
   t.after(() => control.close());
   const first = await control.next('project');
   assert.deepEqual(first.target, { name: 'Lobby', host: '127.0.0.1', port: peerPort });
-  const data = await openData(gateway.url, String(first.sessionId), String(first.sessionToken));
-  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-  await data.queue.nextText('secured');
+  const data = await openSecuredData(gateway.url, first);
   data.socket.send('{"type":"close"}');
   await data.queue.closed();
   const again = await control.next('project', 8000);
@@ -94,9 +91,7 @@ test('an admin stop ends the session and tells the display', { timeout: 20_000 }
   const { sessionId } = await created.json() as { sessionId: string };
   const project = await control.next('project');
   assert.equal(project.sessionId, sessionId);
-  const data = await openData(gateway.url, sessionId, String(project.sessionToken));
-  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-  await data.queue.nextText('secured');
+  const data = await openSecuredData(gateway.url, project);
   await data.queue.nextBinary();
   const stop = await fetch(`${gateway.httpUrl}/v1/admin/displays/room/sessions/${sessionId}`, { method: 'DELETE', headers: admin });
   assert.equal(stop.status, 202);
@@ -147,10 +142,8 @@ test('`figures`: a display reports what it showed of its own session; kept for t
   assert.equal(asked.status, 202);
   const project = await control.next('project');
   const sessionId = String(project.sessionId);
-  const data = await openData(gateway.url, sessionId, String(project.sessionToken));
+  const data = await openSecuredData(gateway.url, project);
   t.after(() => data.socket.close());
-  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-  await data.queue.nextText('secured');
 
   const report = (presents: number) => JSON.stringify({ type: 'figures', sessionId, intervalMs: 1000, presents, frames: presents - 4, messages: 40, bytes: 8000 });
   // Another display cannot write on this session; a flood keeps only its first report.

@@ -9,8 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { get } from 'node:https';
-import { startTestGateway, startFaultyPeer, connectControl, openData, waitFor } from '@lanterna/testkit';
-import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+import { startTestGateway, startFaultyPeer, connectControl, openSecuredData, waitFor } from '@lanterna/testkit';
 import { dataPlaneBinary } from '@lanterna/gateway';
 
 const TOKEN = 'display-token-0123456789';
@@ -40,10 +39,9 @@ void test('a session through the native data plane: secured, PDUs both ways, fig
   assert.equal(projected.status, 202);
   const project = await control.next('project');
   const sessionId = String(project.sessionId);
-  const data = await openData(gateway.url, sessionId, String(project.sessionToken));
+  const data = await openSecuredData(gateway.url, project);
   t.after(() => data.socket.close());
-  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-  const secured = await data.queue.nextText('secured');
+  const secured = data.secured;
   assert.equal(secured.protocol, 'ssl');
   assert.equal(secured.trust, 'first-use');
   await data.queue.nextBinary(); // the Connection Confirm
@@ -89,10 +87,9 @@ void test('over TLS: the data plane serves the gateway\'s certificate, a session
   const control = await connectControl(gateway.url, 'room', TOKEN, ca);
   t.after(() => control.close());
   const project = await control.next('project');
-  const data = await openData(gateway.url, String(project.sessionId), String(project.sessionToken), ca);
+  const data = await openSecuredData(gateway.url, project, ca);
   t.after(() => data.socket.close());
-  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-  assert.equal((await data.queue.nextText('secured')).trust, 'insecure');
+  assert.equal(data.secured.trust, 'insecure');
   await data.queue.nextBinary();
   const probe = Buffer.from([0x03, 0x00, 0x00, 0x08, 0x02, 0xf0, 0x80, 0x2a]);
   data.socket.send(probe);

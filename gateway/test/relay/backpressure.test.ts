@@ -4,8 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WebSocket } from 'ws';
-import { startTestGateway, startFaultyPeer, STREAM_REQUEST, STREAM_END, connectControl, openData, waitFor, withDeadline, type TestGateway, type MessageQueue } from '@lanterna/testkit';
-import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+import { startTestGateway, startFaultyPeer, STREAM_REQUEST, STREAM_END, connectControl, openSecuredData, waitFor, withDeadline, type TestGateway, type MessageQueue } from '@lanterna/testkit';
 
 const TOKEN = 'display-token-0123456789';
 const BURST = 96 * 1024 * 1024;
@@ -19,9 +18,7 @@ async function secured(gateway: TestGateway, displayId: string): Promise<{ socke
   const control = await connectControl(gateway.url, displayId, TOKEN);
   const project = await control.next('project');
   control.close();
-  const data = await openData(gateway.url, String(project.sessionId), String(project.sessionToken));
-  data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-  await data.queue.nextText('secured');
+  const data = await openSecuredData(gateway.url, project);
   await data.queue.nextBinary();
   return data;
 }

@@ -5,8 +5,7 @@
 // runs against both relay engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestGateway, startFaultyPeer, connectControl, openData } from '@lanterna/testkit';
-import { buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
+import { startTestGateway, startFaultyPeer, connectControl, openSecuredData } from '@lanterna/testkit';
 
 const SESSIONS = 12;
 const token = (i: number): string => `display-token-${String(i).padStart(4, '0')}-abcdefgh`;
@@ -29,10 +28,8 @@ void test('each session is sampled once a second, the sessions spread over the s
     const projected = await admin('/v1/admin/sessions', { method: 'POST', body: JSON.stringify({ displayId: `room${i}`, target: { host: '127.0.0.1', port: echo.port } }) });
     assert.equal(projected.status, 202);
     const project = await control.next('project');
-    const data = await openData(gateway.url, String(project.sessionId), String(project.sessionToken));
+    const data = await openSecuredData(gateway.url, project);
     t.after(() => data.socket.close());
-    data.socket.send(buildConnectionRequest({ requestedProtocols: PROTOCOL.SSL }));
-    await data.queue.nextText('secured');
     await data.queue.nextBinary(); // the Connection Confirm
   }
 

@@ -8,7 +8,7 @@ import { ComponentStartError } from './componentStartError.js';
 import { LAB_TAG_VARIABLE, runOnce, startChild } from './childSupervisor.js';
 import { allocateFreePort } from './freePort.js';
 import { isAlive, liveFamily } from './procTable.js';
-import { customProbe, logLineMatches, portOpen } from './readiness.js';
+import { customProbe, logLineMatches, portOpen, type ReadinessCheck } from './readiness.js';
 
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'lanterna-supervisor-test-'));
@@ -72,54 +72,34 @@ test('children inherit LANTERNA_LAB_TAG', async (t) => {
   assert.match(readFileSync(logPath, 'utf8'), new RegExp(`tag=supervisor-test-${process.pid}`));
 });
 
-test('a child that exits before it is ready fails at once with its name, command and log', async (t) => {
-  const dir = tempDir(t);
+/** Starts `sh -c script` as `component`, which must fail: the ComponentStartError it fails with, and how long that took. */
+async function failedStart(dir: string, component: string, script: string, ready: ReadinessCheck, readyTimeoutMs: number): Promise<{ error: ComponentStartError; elapsedMs: number }> {
   const started = Date.now();
-  await assert.rejects(
-    startChild({
-      component: 'doomed-server',
-      command: 'sh',
-      args: ['-c', 'echo "fatal: config broken" >&2; exit 3'],
-      logPath: join(dir, 'doomed.log'),
-      ready: portOpen('127.0.0.1', 1),
-      readyTimeoutMs: 10_000,
-    }),
-    (error: unknown) => {
-      assert.ok(error instanceof ComponentStartError);
-      assert.equal(error.failure, 'exited');
-      assert.match(error.message, /doomed-server failed to start/);
-      assert.match(error.message, /exited with code 3/);
-      assert.match(error.message, /command: sh -c/);
-      assert.match(error.message, /fatal: config broken/);
-      return true;
-    },
-  );
-  assert.ok(Date.now() - started < 5000, 'waited for the deadline although the child had exited');
+  try {
+    await startChild({ component, command: 'sh', args: ['-c', script], logPath: join(dir, `${component}.log`), ready, readyTimeoutMs });
+  } catch (error) {
+    assert.ok(error instanceof ComponentStartError, `not a ComponentStartError: ${String(error)}`);
+    return { error, elapsedMs: Date.now() - started };
+  }
+  return assert.fail(`${component} started`);
+}
+
+test('a child that exits before it is ready fails at once with its name, command and log', async (t) => {
+  const { error, elapsedMs } = await failedStart(tempDir(t), 'doomed-server', 'echo "fatal: config broken" >&2; exit 3', portOpen('127.0.0.1', 1), 10_000);
+  assert.equal(error.failure, 'exited');
+  assert.match(error.message, /doomed-server failed to start/);
+  assert.match(error.message, /exited with code 3/);
+  assert.match(error.message, /command: sh -c/);
+  assert.match(error.message, /fatal: config broken/);
+  assert.ok(elapsedMs < 5000, 'waited for the deadline although the child had exited');
 });
 
 test('a child that never gets ready fails at its deadline and is stopped', async (t) => {
-  const dir = tempDir(t);
-  let pid = 0;
-  const started = Date.now();
-  await assert.rejects(
-    startChild({
-      component: 'silent',
-      command: 'sh',
-      args: ['-c', 'echo "pid $$ waiting forever"; exec sleep 300'],
-      logPath: join(dir, 'silent.log'),
-      ready: customProbe('never', () => Promise.resolve(false)),
-      readyTimeoutMs: 700,
-    }),
-    (error: unknown) => {
-      assert.ok(error instanceof ComponentStartError);
-      assert.equal(error.failure, 'deadline');
-      assert.match(error.message, /silent failed to start \(not ready within 700 ms; waited for: never\)/);
-      assert.match(error.message, /waiting forever/);
-      pid = Number(/pid (\d+)/.exec(error.logTail)?.[1] ?? 0);
-      return true;
-    },
-  );
-  const elapsed = Date.now() - started;
+  const { error, elapsedMs: elapsed } = await failedStart(tempDir(t), 'silent', 'echo "pid $$ waiting forever"; exec sleep 300', customProbe('never', () => Promise.resolve(false)), 700);
+  assert.equal(error.failure, 'deadline');
+  assert.match(error.message, /silent failed to start \(not ready within 700 ms; waited for: never\)/);
+  assert.match(error.message, /waiting forever/);
+  const pid = Number(/pid (\d+)/.exec(error.logTail)?.[1] ?? 0);
   assert.ok(elapsed >= 700 && elapsed < 5000, `deadline not kept: ${elapsed} ms`);
   assert.ok(pid > 0, 'child wrote no pid');
   assert.equal(isAlive(pid), false, 'child left running after a failed start');

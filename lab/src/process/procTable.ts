@@ -1,42 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
-
-/** One row of /proc, the fields process cleanup needs. */
-export interface ProcEntry {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  /** One-letter state from /proc/PID/stat; 'Z' is a zombie (dead, not reaped). */
-  state: string;
-}
-
-function readStat(pid: number): ProcEntry | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined; // ended while we looked
-  }
-  // comm (field 2) may hold spaces and parentheses: parse after the last ')'
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const [state, ppid, pgid] = rest;
-  if (state === undefined || ppid === undefined || pgid === undefined) return undefined;
-  return { pid, state, ppid: Number(ppid), pgid: Number(pgid) };
-}
-
-/** A snapshot of every process on the machine. */
-export function readProcTable(): ProcEntry[] {
-  const entries: ProcEntry[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const entry = readStat(Number(name));
-    if (entry !== undefined) entries.push(entry);
-  }
-  return entries;
-}
+import { readFileSync } from 'node:fs';
+// /proc is read as the kiosk's supervisor reads it (one reader of its format)
+import { liveFamilyIn, readProcEntry, readProcTable, type ProcEntry } from '@lanterna/kiosk/processTable';
 
 /** Whether a process is running (a zombie counts as gone: it can no longer do anything). */
 export function isAlive(pid: number): boolean {
-  const entry = readStat(pid);
+  const entry = readProcEntry(pid);
   return entry !== undefined && entry.state !== 'Z';
 }
 
@@ -45,21 +13,7 @@ export function isAlive(pid: number): boolean {
  * descendant by parent links (which catches children that called setsid).
  */
 export function liveFamily(root: number, table: readonly ProcEntry[] = readProcTable()): number[] {
-  const family = new Set<number>();
-  for (const entry of table) if (entry.pgid === root) family.add(entry.pid);
-  if (table.some((entry) => entry.pid === root)) family.add(root);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const entry of table) {
-      if (!family.has(entry.pid) && family.has(entry.ppid)) {
-        family.add(entry.pid);
-        grew = true;
-      }
-    }
-  }
-  const alive = new Set(table.filter((entry) => entry.state !== 'Z').map((entry) => entry.pid));
-  return [...family].filter((pid) => alive.has(pid));
+  return liveFamilyIn(table, root);
 }
 
 /** Live processes whose environment holds `NAME=value` exactly. */

@@ -1,14 +1,12 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabDisplay } from '../display/xDisplay.js';
-import { startChild, type SupervisedChild } from '../process/childSupervisor.js';
-import { customProbe } from '../process/readiness.js';
+import type { SupervisedChild } from '../process/childSupervisor.js';
 import { generatePassword } from './credentials.js';
-import { OPENSSL_LEGACY_CONFIG } from './opensslLegacyConfig.js';
 import { startOnFreePort } from './portClashRetry.js';
 import type { RdpEndpoint } from './rdpEndpoint.js';
-import { fetchRdpCertificate } from './rdpTlsCertificate.js';
-import { makeSamEntry } from './samFile.js';
+import { startRdpServerChild } from './rdpServerChild.js';
+import { writeShadowNlaFiles } from '@lanterna/presenter/shadowNla';
 
 export interface ShadowServerOptions {
   display: LabDisplay;
@@ -51,29 +49,21 @@ export async function startShadowServer(options: ShadowServerOptions, context: S
   };
   const securityArgs: string[] = ['/sec:tls', '-auth'];
   if (options.auth === 'nla') {
-    const samPath = join(context.dir, 'SAM');
-    writeFileSync(samPath, await makeSamEntry(username, password), { mode: 0o600 });
-    const opensslConf = join(context.dir, 'openssl.cnf');
-    writeFileSync(opensslConf, OPENSSL_LEGACY_CONFIG);
+    const { samPath, opensslConf } = await writeShadowNlaFiles(context.dir, username, password);
     env.OPENSSL_CONF = opensslConf;
     securityArgs.splice(0, securityArgs.length, '/sec:nla', `/sam-file:${samPath}`);
   }
   const component = `freerdp-shadow-cli3 (${options.auth}${gfx ? '' : ', no gfx'})`;
   const start = async (port: number): Promise<ShadowServer> => {
-    let certificateDer: Buffer | undefined;
     const logPath = context.logPathFor(component);
-    const child = await startChild({
+    const { child, certificateDer } = await startRdpServerChild({
       component,
       command: 'freerdp-shadow-cli3',
       args: ['/bind-address:127.0.0.1', `/port:${port}`, ...securityArgs, ...(gfx ? [] : ['-gfx']), ...(options.extraArgs ?? [])],
       env,
       logPath,
-      ready: customProbe(`tls handshake on 127.0.0.1:${port} after x224 negotiation`, async () => {
-        certificateDer = await fetchRdpCertificate('127.0.0.1', port, 2000);
-        return true;
-      }),
       readyTimeoutMs: options.readyTimeoutMs ?? 20_000,
-    });
+    }, port);
     return {
       host: '127.0.0.1' as const, port, username, password, certificateDer, logPath, child,
       stop: () => child.stop(),

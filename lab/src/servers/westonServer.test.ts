@@ -8,9 +8,8 @@ import { X509Certificate } from 'node:crypto';
 import { Lab } from '../lab.js';
 import { generateReferenceImage } from '../image/referenceImage.js';
 import { compareImages, describeDifference } from '../image/rgbImage.js';
-import { ComponentStartError } from '../process/componentStartError.js';
-import { isAlive } from '../process/procTable.js';
 import { probeNative } from '../client/probeNative.js';
+import { assertOwnLabEndsAll, assertStartFails } from '../labTestAsserts.js';
 
 let lab: Lab;
 before(async () => {
@@ -45,27 +44,19 @@ test('weston shows the slide at the size asked for', async (t) => {
 });
 
 test('weston with a bad option fails fast with its name, command line and log', async () => {
-  const started = Date.now();
-  await assert.rejects(lab.weston({ width: 640, height: 480, extraArgs: ['--lanterna-no-such-option'], readyTimeoutMs: 10_000 }), (error: unknown) => {
-    assert.ok(error instanceof ComponentStartError);
-    assert.match(error.message, /^weston \(rdp, 640x480\) failed to start \(exited/);
-    assert.match(error.message, /command: stdbuf -oL weston .*--lanterna-no-such-option/);
-    return true;
-  });
-  assert.ok(Date.now() - started < 10_000);
+  await assertStartFails(() => lab.weston({ width: 640, height: 480, extraArgs: ['--lanterna-no-such-option'], readyTimeoutMs: 10_000 }), 10_000, [
+    /^weston \(rdp, 640x480\) failed to start \(exited/,
+    /command: stdbuf -oL weston .*--lanterna-no-such-option/,
+  ]);
 });
 
 test('stop() leaves no weston process behind', async () => {
-  const own = await Lab.create({ name: 'weston-stop-test' });
-  let pids: number[] = [];
-  try {
+  await assertOwnLabEndsAll('weston-stop-test', async (own) => {
     const weston = await own.weston({ width: 640, height: 480 });
-    pids = own.livePids();
+    const pids = own.livePids();
     assert.ok(pids.includes(weston.weston.pid) && pids.includes(weston.viewer.pid), `weston and weston-image among ${pids.join(', ')}`);
     await weston.stop();
     assert.deepEqual(own.livePids(), []);
-  } finally {
-    await own.close();
-  }
-  for (const pid of pids) assert.equal(isAlive(pid), false, `pid ${pid} outlived stop()`);
+    return pids;
+  });
 });

@@ -8,7 +8,7 @@ import { writeScenePng, type StillSceneName } from '../scenes/scenePicture.js';
 import { generatePassword } from './credentials.js';
 import { startOnFreePort } from './portClashRetry.js';
 import type { RdpEndpoint } from './rdpEndpoint.js';
-import { fetchRdpCertificate } from './rdpTlsCertificate.js';
+import { startRdpServerChild } from './rdpServerChild.js';
 import { makeSelfSignedCertificate } from './selfSignedCertificate.js';
 import type { ServerContext } from './shadowServer.js';
 
@@ -97,9 +97,8 @@ export async function startWeston(options: WestonOptions, context: ServerContext
 
   const component = `weston (rdp, ${width}x${height})`;
   const start = async (port: number): Promise<WestonServer> => {
-    let certificateDer: Buffer | undefined;
     const logPath = context.logPathFor(component);
-    const weston = await startChild({
+    const { child: weston, certificateDer } = await startRdpServerChild({
       component,
       // FreeRDP logs below warnings to stdout, which is block-buffered into a file:
       // line-buffered, its lines are in the log when they happen
@@ -111,12 +110,8 @@ export async function startWeston(options: WestonOptions, context: ServerContext
       ],
       env: serverEnv,
       logPath,
-      ready: customProbe(`tls handshake on 127.0.0.1:${port} after x224 negotiation`, async () => {
-        certificateDer = await fetchRdpCertificate('127.0.0.1', port, 2000);
-        return true;
-      }),
       readyTimeoutMs: options.readyTimeoutMs ?? 20_000,
-    });
+    }, port);
     let viewer: SupervisedChild;
     try {
       viewer = await startChild({

@@ -4,14 +4,14 @@ import { XDisplay, type LabDisplay } from '../display/xDisplay.js';
 import { LAB_TAG_VARIABLE, startChild, type SupervisedChild } from '../process/childSupervisor.js';
 import { allocateFreePort } from '../process/freePort.js';
 import { isAlive, pidsOfUser } from '../process/procTable.js';
-import { customProbe, portListening, xDisplayAnswers } from '../process/readiness.js';
+import { portListening, xDisplayAnswers } from '../process/readiness.js';
 import { planScene } from '../scenes/sceneCatalogue.js';
 import { renderSessionScript, SESSION_DISPLAY, type SceneName } from '../scenes/scenePlan.js';
 import { generatePassword } from './credentials.js';
 import { setIniValues } from './iniFile.js';
 import { startOnFreePort } from './portClashRetry.js';
 import type { RdpEndpoint } from './rdpEndpoint.js';
-import { fetchRdpCertificate } from './rdpTlsCertificate.js';
+import { startRdpServerChild } from './rdpServerChild.js';
 import { makeSelfSignedCertificate } from './selfSignedCertificate.js';
 import type { ServerContext } from './shadowServer.js';
 import { createTestUser, type TestUser } from './testUser.js';
@@ -140,19 +140,14 @@ export async function startXrdp(options: XrdpOptions, context: ServerContext): P
       });
       xrdpIni = setIniValues(xrdpIni, 'Logging', { LogFile: logPath, EnableSyslog: 'false', EnableConsole: 'false' });
       writeFileSync(join(etc, 'xrdp.ini'), xrdpIni);
-      let certificateDer: Buffer | undefined;
-      const child = await startChild({
+      const { child, certificateDer } = await startRdpServerChild({
         component: 'xrdp',
         command: 'nsenter',
         args: ['--target', String(sesman.pid), '--mount', '--', 'xrdp', '--nodaemon'],
         env: context.env,
         logPath,
-        ready: customProbe(`tls handshake on 127.0.0.1:${port} after x224 negotiation`, async () => {
-          certificateDer = await fetchRdpCertificate('127.0.0.1', port, 2000);
-          return true;
-        }),
         readyTimeoutMs,
-      });
+      }, port);
       return { child, port, certificateDer, logPath };
     };
     let daemon;

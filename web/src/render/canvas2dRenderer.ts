@@ -1,10 +1,8 @@
 import { clipRect } from './clipRect.js';
-import type { FrameUpdate, PixelFormat, PointerShape, Rect } from './frame.js';
-import { computeLetterbox } from './letterbox.js';
-import { placePointer } from './pointerPlacement.js';
+import type { FrameUpdate, PixelFormat, PointerShape } from './frame.js';
+import { LetterboxRenderer } from './letterboxRenderer.js';
 import type { Canvas2DContext, RenderCanvas } from './renderCanvas.js';
 import type { Renderer, RendererOptions } from './renderer.js';
-import { UploadTally, type RenderStats } from './renderStats.js';
 
 export const canvas2DWarning = 'WebGL2 is not available here: the picture is drawn by the slower Canvas2D fallback';
 
@@ -30,31 +28,17 @@ function copyToRgba(src: Uint8Array, offset: number, stride: number, width: numb
 }
 
 /** The fallback when WebGL2 is missing: a backing canvas updated with putImageData. */
-export class Canvas2DRenderer implements Renderer {
+export class Canvas2DRenderer extends LetterboxRenderer implements Renderer {
   readonly kind = 'canvas2d' as const;
   readonly warning = canvas2DWarning;
-  onstatistics: ((stats: RenderStats) => void) | null = null;
 
-  private readonly tally = new UploadTally();
   private backing: OffscreenCanvas | null = null;
   private backingContext: OffscreenCanvasRenderingContext2D | null = null;
   private pointerImage: OffscreenCanvas | null = null;
   private pointerShape: PointerShape | null = null;
-  private pointerX = 0;
-  private pointerY = 0;
-  private pointerVisible = true;
-  private frames = 0;
-  private viewport: Rect | null = null;
 
-  constructor(private readonly canvas: RenderCanvas, private readonly context: Canvas2DContext, _options: RendererOptions = {}) {}
-
-  setCanvasSize(width: number, height: number): void {
-    if (this.canvas.width !== width) this.canvas.width = width;
-    if (this.canvas.height !== height) this.canvas.height = height;
-  }
-
-  setViewport(viewport: Rect | null): void {
-    this.viewport = viewport;
+  constructor(canvas: RenderCanvas, private readonly context: Canvas2DContext, _options: RendererOptions = {}) {
+    super(canvas);
   }
 
   clear(): void {
@@ -107,37 +91,21 @@ export class Canvas2DRenderer implements Renderer {
     this.pointerImage = canvas;
   }
 
-  movePointer(x: number, y: number): void {
-    this.pointerX = x;
-    this.pointerY = y;
-  }
-
-  setPointerVisible(visible: boolean): void {
-    this.pointerVisible = visible;
-  }
-
   present(): void {
     const started = performance.now();
     const context = this.context;
-    const width = this.canvas.width;
-    const height = this.canvas.height;
-    const area = this.viewport ?? { x: 0, y: 0, width, height };
+    const area = this.drawArea();
     context.fillStyle = '#000';
     context.fillRect(area.x, area.y, area.width, area.height);
     const backing = this.backing;
     if (backing) {
-      const fitted = computeLetterbox(area.width, area.height, backing.width, backing.height);
-      const box = { ...fitted, x: fitted.x + area.x, y: fitted.y + area.y };
+      const box = this.desktopBox(area, backing.width, backing.height);
       context.imageSmoothingEnabled = box.scale !== 1;
       context.drawImage(backing, box.x, box.y, box.width, box.height);
-      if (this.pointerImage && this.pointerShape && this.pointerVisible) {
-        const at = placePointer(box, this.pointerX, this.pointerY, this.pointerShape);
-        context.drawImage(this.pointerImage, at.x, at.y, at.width, at.height);
-      }
+      const at = this.pointerImage && this.pointerShape ? this.pointerPlace(box, this.pointerShape) : null;
+      if (this.pointerImage && at) context.drawImage(this.pointerImage, at.x, at.y, at.width, at.height);
     }
-    const drawMs = performance.now() - started;
-    this.frames += 1;
-    this.onstatistics?.(this.tally.present(this.kind, this.frames, drawMs));
+    this.presented(started);
   }
 
   destroy(): void {

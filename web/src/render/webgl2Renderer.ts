@@ -1,11 +1,9 @@
 import type { FrameUpdate, PixelFormat, PointerShape, Rect } from './frame.js';
 import { clipRect } from './clipRect.js';
-import { computeLetterbox } from './letterbox.js';
-import { placePointer } from './pointerPlacement.js';
+import { LetterboxRenderer } from './letterboxRenderer.js';
 import { createQuadProgram, type QuadProgram } from './quadProgram.js';
 import type { RenderCanvas } from './renderCanvas.js';
 import type { Renderer, RendererOptions } from './renderer.js';
-import { UploadTally, type RenderStats } from './renderStats.js';
 
 interface PointerState {
   texture: WebGLTexture;
@@ -21,43 +19,28 @@ interface PointerState {
  * view straight into the texture via UNPACK_ROW_LENGTH/SKIP_*, so the renderer
  * makes no copy of its own.
  */
-export class WebGL2Renderer implements Renderer {
+export class WebGL2Renderer extends LetterboxRenderer implements Renderer {
   readonly kind = 'webgl2' as const;
   readonly warning = null;
-  onstatistics: ((stats: RenderStats) => void) | null = null;
 
   private readonly gl: WebGL2RenderingContext;
   private readonly quad: QuadProgram;
   private readonly syncTiming: boolean;
-  private readonly tally = new UploadTally();
   private readonly syncPixel = new Uint8Array(4);
   private desktopTexture: WebGLTexture | null = null;
   private desktopWidth = 0;
   private desktopHeight = 0;
   private desktopFormat: PixelFormat = 'bgra';
   private pointer: PointerState | null = null;
-  private pointerX = 0;
-  private pointerY = 0;
-  private pointerVisible = true;
-  private frames = 0;
-  private viewport: Rect | null = null;
 
-  constructor(private readonly canvas: RenderCanvas, gl: WebGL2RenderingContext, options: RendererOptions = {}) {
+  constructor(canvas: RenderCanvas, gl: WebGL2RenderingContext, options: RendererOptions = {}) {
+    super(canvas);
     this.gl = gl;
     this.syncTiming = options.syncTiming ?? false;
     this.quad = createQuadProgram(gl);
     gl.disable(gl.DEPTH_TEST);
     gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
     gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
-  }
-
-  setCanvasSize(width: number, height: number): void {
-    if (this.canvas.width !== width) this.canvas.width = width;
-    if (this.canvas.height !== height) this.canvas.height = height;
-  }
-
-  setViewport(viewport: Rect | null): void {
-    this.viewport = viewport;
   }
 
   clear(): void {
@@ -126,15 +109,6 @@ export class WebGL2Renderer implements Renderer {
     };
   }
 
-  movePointer(x: number, y: number): void {
-    this.pointerX = x;
-    this.pointerY = y;
-  }
-
-  setPointerVisible(visible: boolean): void {
-    this.pointerVisible = visible;
-  }
-
   present(): void {
     const gl = this.gl;
     const started = performance.now();
@@ -142,15 +116,14 @@ export class WebGL2Renderer implements Renderer {
     const height = this.canvas.height;
     gl.viewport(0, 0, width, height);
     gl.clearColor(0, 0, 0, 1);
-    const area = this.viewport ?? { x: 0, y: 0, width, height };
+    const area = this.drawArea();
     if (this.viewport) {
       // Clear and draw inside the viewport only (the pointer too); GL's scissor counts rows from the bottom.
       gl.enable(gl.SCISSOR_TEST);
       gl.scissor(area.x, height - area.y - area.height, area.width, area.height);
     }
     gl.clear(gl.COLOR_BUFFER_BIT);
-    const fitted = computeLetterbox(area.width, area.height, this.desktopWidth, this.desktopHeight);
-    const box = { ...fitted, x: fitted.x + area.x, y: fitted.y + area.y };
+    const box = this.desktopBox(area, this.desktopWidth, this.desktopHeight);
     if (this.desktopTexture && box.width > 0) {
       gl.useProgram(this.quad.program);
       gl.activeTexture(gl.TEXTURE0);
@@ -161,21 +134,20 @@ export class WebGL2Renderer implements Renderer {
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, filter);
       gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, filter);
       this.drawQuad(box, width, height, this.desktopFormat, true);
-      if (this.pointer && this.pointerVisible) {
-        const p = this.pointer;
+      const p = this.pointer;
+      const at = p ? this.pointerPlace(box, p) : null;
+      if (p && at) {
         gl.bindTexture(gl.TEXTURE_2D, p.texture);
         gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, filter);
         gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, filter);
         gl.enable(gl.BLEND);
-        this.drawQuad(placePointer(box, this.pointerX, this.pointerY, p), width, height, p.format, false);
+        this.drawQuad(at, width, height, p.format, false);
         gl.disable(gl.BLEND);
       }
     }
     gl.disable(gl.SCISSOR_TEST);
     if (this.syncTiming) this.waitForGpu();
-    const drawMs = performance.now() - started;
-    this.frames += 1;
-    this.onstatistics?.(this.tally.present(this.kind, this.frames, drawMs));
+    this.presented(started);
   }
 
   destroy(): void {

@@ -29,6 +29,28 @@ export interface HudSource {
 /** Per source, between ticks: its presents, its decodes, and the bytes its data socket had brought at the last tick. */
 interface SlotCounters { frames: number; decodeMs: number; decodes: number; uploadMs: number; lastBytes: number }
 
+function noSlotCounters(lastBytes: number): SlotCounters {
+  return { frames: 0, decodeMs: 0, decodes: 0, uploadMs: 0, lastBytes };
+}
+
+/** The whole page's figures between two ticks (the HUD shows them, then starts again from none). */
+interface TickCounts {
+  frames: number; uploadMs: number; drawMs: number; decodeMs: number; decodes: number;
+  /** Frames whose receive-to-draw time is known, and its sum. */
+  timedFrames: number; receiveToDrawMs: number;
+  /** Presents that showed a new timestamp strip, and their glass-to-glass sum. */
+  stripFrames: number; stripLatencyMs: number;
+}
+
+function noTickCounts(): TickCounts {
+  return { frames: 0, uploadMs: 0, drawMs: 0, decodeMs: 0, decodes: 0, timedFrames: 0, receiveToDrawMs: 0, stripFrames: 0, stripLatencyMs: 0 };
+}
+
+/** A mean with one decimal, or a dash when nothing was counted. */
+function meanText(sum: number, count: number): string {
+  return count > 0 ? (sum / count).toFixed(1) : '—';
+}
+
 export class Hud {
   private readonly element: HTMLElement;
   /** The per-source lines (a room showing two or more sources): `data-hud-slot` = the slot. */
@@ -36,16 +58,8 @@ export class Hud {
   private sources: readonly HudSource[] = [];
   private readonly slotCounters = new Map<number, SlotCounters>();
   private readonly rows = new Map<string, HTMLElement>();
-  private frames = 0;
-  private uploadMs = 0;
-  private drawMs = 0;
-  private decodeMs = 0;
-  private decodes = 0;
+  private counts = noTickCounts();
   private latencyMs: number | null = null;
-  private receiveToDrawMs = 0;
-  private timedFrames = 0;
-  private stripLatencyMs = 0;
-  private stripFrames = 0;
   private roundTripMs: number | null = null;
   private lastBytes = 0;
   private lastPdus = 0;
@@ -113,7 +127,7 @@ export class Hud {
     const slots = new Set(sources.map((source) => source.slot));
     for (const slot of this.slotCounters.keys()) if (!slots.has(slot)) this.slotCounters.delete(slot);
     for (const source of sources) {
-      if (!this.slotCounters.has(source.slot)) this.slotCounters.set(source.slot, { frames: 0, decodeMs: 0, decodes: 0, uploadMs: 0, lastBytes: source.traffic.bytesIn });
+      if (!this.slotCounters.has(source.slot)) this.slotCounters.set(source.slot, noSlotCounters(source.traffic.bytesIn));
     }
   }
 
@@ -123,17 +137,17 @@ export class Hud {
       counters.frames += 1;
       counters.uploadMs += stats.uploadMs;
     }
-    this.frames += 1;
+    this.counts.frames += 1;
     if (stats.receiveToDrawMs !== undefined) {
-      this.receiveToDrawMs += stats.receiveToDrawMs;
-      this.timedFrames += 1;
+      this.counts.receiveToDrawMs += stats.receiveToDrawMs;
+      this.counts.timedFrames += 1;
     }
     if (stats.strip) {
-      this.stripLatencyMs += stats.strip.latencyMs;
-      this.stripFrames += 1;
+      this.counts.stripLatencyMs += stats.strip.latencyMs;
+      this.counts.stripFrames += 1;
     }
-    this.uploadMs += stats.uploadMs;
-    this.drawMs += stats.drawMs;
+    this.counts.uploadMs += stats.uploadMs;
+    this.counts.drawMs += stats.drawMs;
   }
 
   onRoundTrip(ms: number): void {
@@ -146,18 +160,18 @@ export class Hud {
       counters.decodeMs += decodeMs;
       counters.decodes += 1;
     }
-    this.decodeMs += decodeMs;
-    this.decodes += 1;
+    this.counts.decodeMs += decodeMs;
+    this.counts.decodes += 1;
     if (latencyMs !== undefined) this.latencyMs = latencyMs;
   }
 
   private tick(): void {
-    this.set('fps', String(this.frames));
-    this.set('upload', this.frames > 0 ? (this.uploadMs / this.frames).toFixed(1) : '—');
-    this.set('draw', this.frames > 0 ? (this.drawMs / this.frames).toFixed(1) : '—');
-    this.set('decode', this.decodes > 0 ? (this.decodeMs / this.decodes).toFixed(1) : '—');
+    this.set('fps', String(this.counts.frames));
+    this.set('upload', meanText(this.counts.uploadMs, this.counts.frames));
+    this.set('draw', meanText(this.counts.drawMs, this.counts.frames));
+    this.set('decode', meanText(this.counts.decodeMs, this.counts.decodes));
     this.set('latency', this.latencyText());
-    this.set('shown', this.stripFrames > 0 ? `${this.stripFrames} (strip)` : '—');
+    this.set('shown', this.counts.stripFrames > 0 ? `${this.counts.stripFrames} (strip)` : '—');
     this.set('rtt', this.roundTripMs === null ? '—' : `${this.roundTripMs.toFixed(1)} ms`);
     if (this.traffic) {
       this.set('bytes', formatBytes(this.traffic.bytesIn - this.lastBytes));
@@ -170,30 +184,22 @@ export class Hud {
     }
     this.set('renderer', this.rendererKind);
     this.tickSources();
-    this.frames = 0;
-    this.uploadMs = 0;
-    this.drawMs = 0;
-    this.decodeMs = 0;
-    this.decodes = 0;
-    this.receiveToDrawMs = 0;
-    this.timedFrames = 0;
-    this.stripLatencyMs = 0;
-    this.stripFrames = 0;
+    this.counts = noTickCounts();
   }
 
   private tickSources(): void {
     const lines = this.sources.length >= 2 ? this.sources.map((source) => {
-      const counters = this.slotCounters.get(source.slot) ?? { frames: 0, decodeMs: 0, decodes: 0, uploadMs: 0, lastBytes: source.traffic.bytesIn };
+      const counters = this.slotCounters.get(source.slot) ?? noSlotCounters(source.traffic.bytesIn);
       const line = document.createElement('div');
       line.dataset.hudSlot = String(source.slot);
       const name = document.createElement('span');
       name.textContent = `place ${String(source.slot + 1)} · ${source.label}`;
       const value = document.createElement('b');
-      const decode = counters.decodes > 0 ? (counters.decodeMs / counters.decodes).toFixed(1) : '—';
-      const upload = counters.frames > 0 ? (counters.uploadMs / counters.frames).toFixed(1) : '—';
+      const decode = meanText(counters.decodeMs, counters.decodes);
+      const upload = meanText(counters.uploadMs, counters.frames);
       value.textContent = `${String(counters.frames)} frames/s · decode ${decode} ms · upload ${upload} ms · ${formatBytes(source.traffic.bytesIn - counters.lastBytes)}/s`;
       line.append(name, value);
-      this.slotCounters.set(source.slot, { frames: 0, decodeMs: 0, decodes: 0, uploadMs: 0, lastBytes: source.traffic.bytesIn });
+      this.slotCounters.set(source.slot, noSlotCounters(source.traffic.bytesIn));
       return line;
     }) : [];
     this.perSource.hidden = lines.length === 0;
@@ -202,10 +208,10 @@ export class Hud {
 
   /** The strip's measurement wins; then an engine's own figure; otherwise gateway→screen as estimated here, once both halves are known. */
   private latencyText(): string {
-    if (this.stripFrames > 0) return `${(this.stripLatencyMs / this.stripFrames).toFixed(0)} ms (strip)`;
+    if (this.counts.stripFrames > 0) return `${(this.counts.stripLatencyMs / this.counts.stripFrames).toFixed(0)} ms (strip)`;
     if (this.latencyMs !== null) return `${this.latencyMs.toFixed(0)} ms (engine)`;
-    if (this.timedFrames === 0 || this.roundTripMs === null) return '—';
-    return `≈${(this.roundTripMs / 2 + this.receiveToDrawMs / this.timedFrames).toFixed(0)} ms (estimate)`;
+    if (this.counts.timedFrames === 0 || this.roundTripMs === null) return '—';
+    return `≈${(this.roundTripMs / 2 + this.counts.receiveToDrawMs / this.counts.timedFrames).toFixed(0)} ms (estimate)`;
   }
 
   private set(key: string, text: string): void {

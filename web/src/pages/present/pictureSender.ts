@@ -72,6 +72,18 @@ const ENCODE_TIMEOUT_MS = 1000;
 const STILL_REFINE_MS = 250;
 const STILL_REFINES = 4;
 
+/** One second's figures (reportFigures sends them, then starts again from none). */
+interface SecondCounts {
+  /** Frames captured, and pictures the display acknowledged. */
+  captured: number; acked: number;
+  /** Bytes sent; encodes and their summed time; summed time reading each frame before its encode. */
+  bytes: number; encodes: number; encodeMsSum: number; readMsSum: number;
+}
+
+function noSecondCounts(): SecondCounts {
+  return { captured: 0, acked: 0, bytes: 0, encodes: 0, encodeMsSum: 0, readMsSum: 0 };
+}
+
 export class PictureSender {
   private latest: VideoFrame | null = null;
   /** Planar: the last frame taken, kept for a key-frame request over a still screen. */
@@ -100,13 +112,7 @@ export class PictureSender {
   private tickedAt = performance.now();
   private canvas: OffscreenCanvas | null = null;
   private context: OffscreenCanvasRenderingContext2D | null = null;
-  // one second's figures
-  private acked = 0;
-  private bytes = 0;
-  private encodeMsSum = 0;
-  private encodes = 0;
-  private readMsSum = 0;
-  private captured = 0;
+  private second = noSecondCounts();
   /** How the last H.264 picture was read: the capture's own I420 planes, or drawn and converted. */
   private readPath: 'i420' | 'canvas' = 'i420';
   private readonly figuresTimer: ReturnType<typeof setInterval>;
@@ -125,7 +131,7 @@ export class PictureSender {
 
   /** A captured frame; this sender owns it from here (closes it when it is replaced or sent). */
   offer(frame: VideoFrame): void {
-    this.captured += 1;
+    this.second.captured += 1;
     if (this.closed) {
       frame.close();
       return;
@@ -146,7 +152,7 @@ export class PictureSender {
   onAck(): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
     this.lastAckAt = performance.now();
-    this.acked += 1;
+    this.second.acked += 1;
     if (!this.firstAcked) {
       this.firstAcked = true;
       this.options.onfirstack();
@@ -246,7 +252,7 @@ export class PictureSender {
       ? Promise.resolve(new VideoFrame(frame, { timestamp: this.nextTimestamp(frame.timestamp) }))
       : this.fullRangeFrame(frame).finally(() => frame.close());
     void picture.then((picture) => {
-      this.readMsSum += performance.now() - this.encodeStartedAt;
+      this.second.readMsSum += performance.now() - this.encodeStartedAt;
       if (this.closed || encoder.state !== 'configured') {
         picture.close();
         return;
@@ -287,13 +293,13 @@ export class PictureSender {
   private onChunk(chunk: EncodedVideoChunk): void {
     if (this.closed) return;
     this.encoding = false;
-    this.encodeMsSum += performance.now() - this.encodeStartedAt;
-    this.encodes += 1;
+    this.second.encodeMsSum += performance.now() - this.encodeStartedAt;
+    this.second.encodes += 1;
     const accessUnit = new Uint8Array(chunk.byteLength);
     chunk.copyTo(accessUnit);
     this.sink.sendAvc420({ width: this.options.width, height: this.options.height, accessUnit });
     this.inFlight += 1;
-    this.bytes += accessUnit.length;
+    this.second.bytes += accessUnit.length;
     this.refineLater();
     this.pump();
   }
@@ -332,9 +338,9 @@ export class PictureSender {
     this.keyWanted = false;
     this.sink.sendFrame({ width, height, pixels, codec: 'planar' });
     this.inFlight += 1;
-    this.bytes += pixels.length;
-    this.encodeMsSum += performance.now() - started;
-    this.encodes += 1;
+    this.second.bytes += pixels.length;
+    this.second.encodeMsSum += performance.now() - started;
+    this.second.encodes += 1;
   }
 
   /** Draws the frame onto the session-sized canvas, scaled to fit, black around it. */
@@ -374,7 +380,7 @@ export class PictureSender {
     this.pace = null;
     const tick = pace
       ? { bytesSent: Math.round((pace.bytesPerSecond * pace.ofMs) / 1000), heldMs: pace.heldMs, ms: pace.ofMs }
-      : { bytesSent: this.bytes, heldMs: 0, ms: now - this.tickedAt };
+      : { bytesSent: this.second.bytes, heldMs: 0, ms: now - this.tickedAt };
     this.tickedAt = now;
     const decision = bitrate.tick(tick);
     if (decision.changed && encoder.state === 'configured') {
@@ -384,18 +390,13 @@ export class PictureSender {
   }
 
   private reportFigures(): void {
-    const mean = (sum: number): number => (this.encodes === 0 ? 0 : Math.round((sum / this.encodes) * 10) / 10);
+    const mean = (sum: number): number => (this.second.encodes === 0 ? 0 : Math.round((sum / this.second.encodes) * 10) / 10);
     const bitrate = this.followBackpressure();
     this.options.onfigures({
-      capturedPerSecond: this.captured, picturesPerSecond: this.acked, bytesPerSecond: this.bytes, encodeMs: mean(this.encodeMsSum), readMs: mean(this.readMsSum), readPath: this.readPath,
+      capturedPerSecond: this.second.captured, picturesPerSecond: this.second.acked, bytesPerSecond: this.second.bytes, encodeMs: mean(this.second.encodeMsSum), readMs: mean(this.second.readMsSum), readPath: this.readPath,
       ...(bitrate ? { bitrate } : {}),
     });
-    this.acked = 0;
-    this.captured = 0;
-    this.readMsSum = 0;
-    this.bytes = 0;
-    this.encodeMsSum = 0;
-    this.encodes = 0;
+    this.second = noSecondCounts();
   }
 
   private fail(message: string): void {

@@ -533,12 +533,7 @@ async function waitThenShare(ask: { displayId: string; displayName: string; stop
   shareGeneration += 1;
   const current = { displayId: ask.displayId, displayName, stopToken: ask.stopToken, stream, abort };
   waiting = current;
-  sharePreview.srcObject = stream;
-  sharePreviewBox.hidden = false;
-  void sharePreview.play().catch(() => undefined);
-  stopButton.textContent = 'Stop waiting';
-  showRunning(true);
-  lockForm(true);
+  showSharePanel(stream, 'Stop waiting');
   shareNote.textContent = 'Waiting for the moderator. Press "Stop waiting" to take your request back.';
   say(waitingWords(displayName, position), 'busy');
   announce({ type: 'waiting-for-moderator' });
@@ -557,6 +552,16 @@ async function waitThenShare(ask: { displayId: string; displayName: string; stop
     ? describe(decision.status, displayName)
     : { text: decision.kind === 'lost' ? `${displayName}: ${refusalWords(decision.refusal)}` : `You stopped waiting for ${displayName}.`, tone: 'info' as Tone };
   endWaiting(current, words.text, words.tone);
+}
+
+/** The share panel shown with the chosen capture (waiting for the moderator, or sharing), its stop button named for what it stops, the form locked. */
+function showSharePanel(stream: MediaStream, stopLabel: 'Stop waiting' | 'Stop sharing'): void {
+  sharePreview.srcObject = stream;
+  sharePreviewBox.hidden = false;
+  void sharePreview.play().catch(() => undefined);
+  stopButton.textContent = stopLabel;
+  showRunning(true);
+  lockForm(true);
 }
 
 /** The share panel put away and the form offered again (after a share, or a wait that ended without one). */
@@ -634,12 +639,7 @@ function beginShare(ask: { displayId: string; displayName: string; stopToken: st
   soundMuted = false;
   soundCodec = null;
   showSound(shareSession.hasSound ? 'starting' : 'none', displayName);
-  sharePreview.srcObject = stream;
-  sharePreviewBox.hidden = false;
-  void sharePreview.play().catch(() => undefined);
-  stopButton.textContent = 'Stop sharing';
-  showRunning(true);
-  lockForm(true);
+  showSharePanel(stream, 'Stop sharing');
   say(`Connecting to ${displayName}…`, 'busy');
   void refreshDisplays();
 }
