@@ -16,7 +16,8 @@ import { connectControl, startTestGateway } from '@lanterna/testkit';
 
 import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
-import { CONTACT, DvcFollower, EVENT_ID, FIELDS, PROTOCOL_V300, SpecReader, decodeRdpeiPdu } from './rdpeiSpec.mjs';
+import { countDifferences, testPicture } from './presenterPipe.mjs';
+import { CONTACT, DvcFollower, EVENT_ID, FIELDS, PROTOCOL_V300, SpecReader, channelPdus, clientDvcData, decodeRdpeiPdu } from './rdpeiSpec.mjs';
 
 const DISPLAY = 'room-1';
 const DISPLAY_TOKEN = 'room-1-token-0123456789abcdef';
@@ -128,7 +129,7 @@ async function presentation(t, options = {}) {
     displayEnded.then((end) => { throw new Error(`the display ended before GFX was up: ${JSON.stringify(end)}`); }),
     presenter.ended.then((end) => { throw new Error(`the presenter ended before GFX was up: ${JSON.stringify(end)}`); }),
   ]);
-  return { client, presenter, wire, frames, ready, off, offered };
+  return { client, presenter, wire, frames, ready, off, offered, socket };
 }
 
 /** Each contact id's frames in order: [{ flags, x, y, pressure? }]. */
@@ -278,4 +279,32 @@ test('a server without RDPEI: the client says nothing is offered and sendTouch r
   assert.deepEqual(ready, []);
   assert.equal(client.sendTouch('down', 1, 5, 5), false);
   assert.equal(client.sendMouse(0x0800, 5, 5), true, 'mouse input still goes');
+});
+
+test('RDPEI the presenter cannot read turns touch off for the session, closing the channel, and the picture goes on', async (t) => {
+  const { client, presenter, wire, frames, ready, off, offered } = await presentation(t);
+  await until(() => ready.length === 1, 'the presenter heard CS_READY');
+  assert.equal(client.sendTouch('down', 7, 30, 40), true);
+  await until(() => frames.length > 0, 'a touch frame');
+  // what a display page could write itself: a touch event whose frame is cut after contactCount
+  const follower = new DvcFollower();
+  for (const message of wire) follower.feed(message.bytes, message.fromServer);
+  const [channelId] = [...follower.rdpeiIds];
+  const { initiator } = wire.filter((m) => !m.fromServer).flatMap((m) => [...channelPdus(m.bytes)]).find((p) => p.mcsChannel === follower.rdpeiMcs);
+  const cut = Uint8Array.of(0x03, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x01, 0x05); // EVENTID_TOUCH, 9 bytes: encodeTime 0, frameCount 1, contactCount 5, nothing more
+  presenter.feed(clientDvcData({ initiator, mcsChannel: follower.rdpeiMcs, channelId }, cut));
+  await until(() => off.length === 1, 'touch off at the presenter');
+  assert.notEqual(off[0].code, 0);
+  // the presenter closed the channel: the client hears it, and sends no more
+  await until(() => !client.touchOffered, 'the client heard RDPEI closed');
+  assert.deepEqual(offered, [true, false]);
+  assert.equal(client.sendTouch('up', 7, 30, 40), false);
+  // the picture goes on
+  const picture = testPicture(WIDTH, HEIGHT, 3);
+  const shown = new Promise((resolve) => {
+    client.onframe = (frame) => { if (frame.width === WIDTH && countDifferences(frame, picture, { x: 0, y: 0, width: WIDTH, height: HEIGHT }).differ === 0) resolve(); };
+  });
+  presenter.sendFrame({ width: WIDTH, height: HEIGHT, pixels: picture });
+  await shown;
+  assert.equal(presenter.state, 'active');
 });

@@ -171,7 +171,7 @@ export function* channelPdus(message) {
     if (userLength & 0x80) { userLength = ((userLength & 0x3f) << 8) | pdu[p + 1]; p += 2; } else p += 1;
     const user = pdu.subarray(p, p + userLength);
     if (user.length !== userLength) throw new Error('an mcs pdu shorter than its length');
-    yield { mcsChannel, user };
+    yield { mcsChannel, initiator: (pdu[8] << 8) | pdu[9], user };
   }
 }
 
@@ -233,4 +233,24 @@ export class DvcFollower {
       this.pdus.push({ fromServer: isServer, bytes: new Uint8Array(whole) });
     }
   }
+}
+
+/**
+ * A client's Send Data Request carrying one DVC DATA PDU ([MS-RDPEDYC]
+ * 2.2.3.2) of `payload` for dynamic channel `channelId` on MCS channel
+ * `mcsChannel`, in one Virtual Channel chunk (FIRST | LAST): what a display
+ * page could write itself.
+ */
+export function clientDvcData({ initiator, mcsChannel, channelId }, payload) {
+  if (channelId > 0xff) throw new Error('a one-byte channel id only');
+  const dvc = Uint8Array.of(0x30, channelId, ...payload); // Cmd 3 (DATA), cbId 0
+  const user = new Uint8Array(8 + dvc.length);
+  const view = new DataView(user.buffer);
+  view.setUint32(0, dvc.length, true);
+  view.setUint32(4, 0x03, true); // CHANNEL_FLAG_FIRST | CHANNEL_FLAG_LAST
+  user.set(dvc, 8);
+  const per = user.length < 0x80 ? [user.length] : [0x80 | (user.length >> 8), user.length & 0xff];
+  const mcs = [0x64, initiator >> 8, initiator & 0xff, mcsChannel >> 8, mcsChannel & 0xff, 0x70, ...per];
+  const length = 4 + 3 + mcs.length + user.length;
+  return Uint8Array.of(3, 0, length >> 8, length & 0xff, 2, 0xf0, 0x80, ...mcs, ...user);
 }

@@ -93,7 +93,7 @@ void lp_touch_free(LpContext* lp)
 	LpTouch* touch = lp->touch;
 	if (!touch)
 		return;
-	/* closes the channel if it is open */
+	/* closes the channel if it is open (NULL once touch went off) */
 	rdpei_server_context_free(touch->rdpei);
 	free(touch);
 	lp->touch = NULL;
@@ -101,7 +101,12 @@ void lp_touch_free(LpContext* lp)
 
 static void lp_touch_off(LpContext* lp, UINT error)
 {
-	lp->touch->off = TRUE;
+	LpTouch* touch = lp->touch;
+	touch->off = TRUE;
+	/* close the channel (the client hears it closed and sends no more): left
+	 * open and unread, what the client sends would queue in it for the session */
+	rdpei_server_context_free(touch->rdpei);
+	touch->rdpei = NULL;
 	lt_post_event(lp->id, LP_EVENT_TOUCH_OFF, (intptr_t)error, 0, 0, 0);
 }
 
@@ -115,6 +120,8 @@ BOOL lp_touch_poll(LpContext* lp)
 	UINT rc = rdpei_server_init(touch->rdpei);
 	if (rc != CHANNEL_RC_OK)
 	{
+		/* a failed init may have closed the channel without forgetting it */
+		rdpei_server_context_reset(touch->rdpei);
 		lp_touch_off(lp, rc);
 		return TRUE; /* touch is not worth the picture */
 	}
