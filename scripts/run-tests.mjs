@@ -141,6 +141,8 @@ const BOTH_ENGINE_TESTS = [
   'gateway/test/dist/cli.test.js', 'gateway/test/dist/scaleOut.test.js', 'gateway/test/dist/roomFarm.test.js',
   // the presenter leg: a presenter page's wasm RDP server joined to a display's wasm client, paced (issue 25)
   'wasm/test/presenterLeg.test.mjs',
+  // and multi-touch over it: RDPEI, a dynamic channel both engines relay (issue 30)
+  'wasm/test/presenterTouch.test.mjs',
   // each engine's typed ends, seen by the real page
   'e2e/dist/kiosk/failurePaths.test.js',
   // the admin's live view: the display page's figures beside each engine's relay counts (issue 32)

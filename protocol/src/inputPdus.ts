@@ -17,7 +17,8 @@
 //   the TLS client) leaves no RDP-level encryption to hide it: a Standard RDP
 //   Security session could, and the gateway never negotiates one.
 // Not covered: a dynamic virtual channel such as RDPEI (touch contacts),
-// which no server runnable here offers (docs/ink-and-touch.md).
+// which travels in drdynvc static-channel PDUs; the display's client joins it
+// where a server offers it (docs/ink-and-touch.md, "Multi-touch").
 import { TPKT_VERSION } from './framingMode.js';
 
 const X224_DATA = 0xf0;

@@ -58,6 +58,40 @@ export interface PresenterAudioReady {
   readonly codec: 'opus' | 'pcm';
 }
 
+/** RDPINPUT_CONTACT_FLAG_* ([MS-RDPEI] 2.2.3.3.1.1). */
+export declare const TOUCH_CONTACT_FLAGS: {
+  readonly down: 0x01; readonly update: 0x02; readonly up: 0x04;
+  readonly inRange: 0x08; readonly inContact: 0x10; readonly canceled: 0x20;
+};
+
+export interface PresenterTouchReady {
+  /** The client's RDPINPUT protocol version (0x00030000 for 3.0.0). */
+  protocolVersion: number;
+  maxTouchContacts: number;
+  /** CS_READY flags (CS_READY_FLAGS_*). */
+  flags: number;
+}
+
+export interface PresenterTouchContact {
+  /** The client's contact id (0–255), not the page's pointer id. */
+  id: number;
+  /** RDPINPUT_CONTACT_FLAG_* (TOUCH_CONTACT_FLAGS). */
+  flags: number;
+  /** Desktop pixels. */
+  x: number;
+  y: number;
+  /** 0–1024, when the client sent one. */
+  pressure?: number;
+  /** CONTACT_DATA_*_PRESENT bits as sent. */
+  fieldsPresent: number;
+}
+
+export interface PresenterTouchFrame {
+  contacts: PresenterTouchContact[];
+  /** µs since the client's previous frame (0 for its first). */
+  frameOffsetUs: number;
+}
+
 export declare class PresenterError extends Error {
   readonly code: string;
   constructor(code: string, message: string);
@@ -87,6 +121,14 @@ export declare class PresenterSession {
    */
   onaudioconfirm: (confirm: { block: number; timestamp: number; delayMs?: number }) => void;
   onaudiodropped: (drop: { timestamp: number; frames: number }) => void;
+  /** The display's client answered RDPEI's SC_READY (its CS_READY): multi-touch frames may follow. */
+  ontouchready: (info: PresenterTouchReady) => void;
+  /** One RDPEI touch frame from the display's client, as FreeRDP's server decoded it. */
+  ontouch: (frame: PresenterTouchFrame) => void;
+  /** RDPEI could not open, or the client sent what does not parse: no more touch this session. */
+  ontouchoff: (info: { code: number }) => void;
+  /** What ontouchready reported (null before). */
+  readonly touchReady: PresenterTouchReady | null;
   /** What createSession's audio option asked for (null without sound). */
   readonly audio: PresenterAudioOptions | null;
   /** What onaudioready reported. */
@@ -122,6 +164,6 @@ export declare class LanternaPresenter {
   readonly module: unknown;
   readonly sessions: Map<number, PresenterSession>;
   /** connectTimeoutMs: from start() to the client's activation (default 20 s), then the session ends 'timeout'. */
-  createSession(options: { width: number; height: number; connectTimeoutMs?: number; freerdpSettings?: Record<string, string | number | boolean>; audio?: PresenterAudioOptions }): PresenterSession;
+  createSession(options: { width: number; height: number; connectTimeoutMs?: number; freerdpSettings?: Record<string, string | number | boolean>; audio?: PresenterAudioOptions; /** false: no RDPEI offered (default true) */ touch?: boolean }): PresenterSession;
   close(deadlineMs?: number): Promise<void>;
 }

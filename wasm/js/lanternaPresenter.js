@@ -18,7 +18,13 @@ export const PRESENTER_END_REASONS = Object.freeze({
 const EVENT = Object.freeze({
   OUTPUT: 1, ACTIVE: 2, KEYFRAME_REQUEST: 3, FRAME_ACKED: 4, ENDED: 5, FRAME_DROPPED: 6,
   AUDIO_READY: 7, AUDIO_REFUSED: 8, AUDIO_SENT: 9, AUDIO_CONFIRMED: 10, AUDIO_DROPPED: 11,
+  TOUCH_READY: 12, TOUCH: 13, TOUCH_OFF: 14,
 });
+/** RDPINPUT_CONTACT_FLAG_* ([MS-RDPEI] 2.2.3.3.1.1), for onTouch's readers. */
+export const TOUCH_CONTACT_FLAGS = Object.freeze({ down: 0x01, update: 0x02, up: 0x04, inRange: 0x08, inContact: 0x10, canceled: 0x20 });
+/** A touch record (src/presenter/touch_input.h): 2 header words, then 6 int32 words a contact. */
+const TOUCH_HEADER_WORDS = 2;
+const TOUCH_WORDS_PER_CONTACT = 6;
 /** enum lp_audio_mode in src/presenter/audio_output.h */
 const AUDIO_CHANNELS = Object.freeze({ static: 1, dynamic: 2 });
 /** enum lp_audio_refusal in src/presenter/presenter_events.h (0: queued) */
@@ -71,13 +77,14 @@ export class LanternaPresenter {
    * A server for one display's client, drawing a width×height desktop. Call
    * start() on it, then feed() it the gateway's bytes.
    * @param {{ width: number, height: number, connectTimeoutMs?: number, freerdpSettings?: Record<string, string | number | boolean>,
-   *   audio?: { channel: 'static' | 'dynamic', sampleRate: number, channels: number, opus?: boolean } }} options
+   *   audio?: { channel: 'static' | 'dynamic', sampleRate: number, channels: number, opus?: boolean }, touch?: boolean }} options
    *   connectTimeoutMs: from start() to the client's activation (default 20 s), then the session ends 'timeout'
    *   audio: sound on the audio output channel, as 16-bit PCM at this rate and channel count (sendAudio);
    *     opus: Opus (48 kHz, these channels) is offered first, and a client that takes it gets
    *     sendAudioPacket's packets instead (onaudioready's codec says which)
+   *   touch: false offers no RDPEI (multi-touch) channel, as a server without it (default: offered; ontouch)
    */
-  createSession({ width, height, connectTimeoutMs = 20000, freerdpSettings = {}, audio }) {
+  createSession({ width, height, connectTimeoutMs = 20000, freerdpSettings = {}, audio, touch = true }) {
     if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0 || width > MAX_SIDE || height > MAX_SIDE) {
       throw new PresenterError('bad-size', `desktop size ${width}x${height} is not 1..${MAX_SIDE} on each side`);
     }
@@ -100,6 +107,7 @@ export class LanternaPresenter {
       }
       session.audio = { channel: audio.channel, sampleRate: audio.sampleRate, channels: audio.channels, opus: audio.opus === true };
     }
+    if (touch === false) this.module._lp_presenter_no_touch(handle);
     this.sessions.set(handle, session);
     return session;
   }
@@ -120,7 +128,7 @@ export class LanternaPresenter {
   #dispatch(handle, kind, a, b, c, d) {
     const session = this.sessions.get(handle);
     if (!session) {
-      if (kind === EVENT.OUTPUT) this.module._free(a);
+      if (kind === EVENT.OUTPUT || kind === EVENT.TOUCH) this.module._free(a);
       return;
     }
     session.handleEvent(kind, a, b, c, d);
@@ -159,6 +167,11 @@ export class PresenterSession {
     this.onaudiosent = (_sent) => {};
     this.onaudioconfirm = (_confirm) => {};
     this.onaudiodropped = (_drop) => {};
+    // the display's multi-touch (RDPEI, offered to every client): what its client said in CS_READY, then its frames
+    this.touchReady = null;
+    this.ontouchready = (_info) => {};
+    this.ontouch = (_frame) => {};
+    this.ontouchoff = (_info) => {};
     /** Block number → the wTimeStamp it was sent with (the last 256 blocks). */
     this.audioBlocks = new Map();
     this.ended = new Promise((resolve) => { this.resolveEnded = resolve; });
@@ -389,6 +402,27 @@ export class PresenterSession {
       }
       case EVENT.AUDIO_DROPPED:
         this.onaudiodropped({ timestamp: a >>> 0, frames: b });
+        break;
+      case EVENT.TOUCH_READY:
+        this.touchReady = { protocolVersion: a >>> 0, maxTouchContacts: b, flags: c >>> 0 };
+        this.ontouchready({ ...this.touchReady });
+        break;
+      case EVENT.TOUCH: {
+        // the record is int32s from a calloc: aligned, read in place then freed
+        const words = m.HEAP32.subarray(a >> 2, (a >> 2) + TOUCH_HEADER_WORDS + (b * TOUCH_WORDS_PER_CONTACT));
+        const contacts = [];
+        for (let i = 0; i < b; i++) {
+          const at = TOUCH_HEADER_WORDS + (i * TOUCH_WORDS_PER_CONTACT);
+          const pressure = words[at + 4];
+          contacts.push({ id: words[at], flags: words[at + 1] >>> 0, x: words[at + 2], y: words[at + 3], ...(pressure >= 0 ? { pressure } : {}), fieldsPresent: words[at + 5] });
+        }
+        const frameOffsetUs = words[1];
+        m._free(a);
+        this.ontouch({ contacts, frameOffsetUs });
+        break;
+      }
+      case EVENT.TOUCH_OFF:
+        this.ontouchoff({ code: a >>> 0 });
         break;
       case EVENT.ENDED:
         this.#finish({ reason: PRESENTER_END_REASONS[a] ?? 'internal', code: b >>> 0 });

@@ -163,6 +163,16 @@ export declare class RdpSession {
   /** Return a promise to hold the RDP thread until it settles; otherwise it is released on return. */
   onframe: (frame: Frame) => void | Promise<unknown>;
   onpointer: (pointer: PointerUpdate) => void;
+  /** Whether the server has RDPEI (multi-touch) open: sendTouch works only then. */
+  readonly touchOffered: boolean;
+  /** The server opened (true) or closed (false) RDPEI. */
+  ontouchoffered: (offered: boolean) => void;
+  /**
+   * One change of a touch contact through RDPEI (id: the page's pointer id; x, y: desktop
+   * pixels; pressure 0–1024 where known). False when not connected, not offered, or the
+   * queue is full: send mouse input instead.
+   */
+  sendTouch(kind: 'down' | 'move' | 'up' | 'cancel', id: number, x: number, y: number, pressure?: number): boolean;
   /**
    * A wave (options.audio), in order, one at a time: the channel waits until this returns.
    * Return the ms until the wave will be heard (a player's queue), or nothing (0): the

@@ -26,8 +26,10 @@ export const REASONS = Object.freeze({
 const EVENT = Object.freeze({
   SEND: 1, CONNECTED: 2, DISCONNECTED: 3, RESIZE: 4, FRAME: 5,
   POINTER_SET: 6, POINTER_HIDE: 7, POINTER_DEFAULT: 8, POINTER_POSITION: 9,
-  H264_DECODE: 10, H264_CLOSE: 11, AUDIO: 12,
+  H264_DECODE: 10, H264_CLOSE: 11, AUDIO: 12, TOUCH: 13,
 });
+/** enum lt_touch_kind in src/touch_input.h */
+const TOUCH_KINDS = Object.freeze({ down: 1, move: 2, up: 3, cancel: 4 });
 const CODECS = ['planar', 'remotefx', 'progressive', 'avc420', 'avc444'];
 const FRAME_HEADER_WORDS = 7;
 const POINTER_HEADER_WORDS = 4;
@@ -182,6 +184,9 @@ export class RdpSession {
     this.onresize = (_desktop) => {};
     this.onframe = (_frame) => {};
     this.onpointer = (_pointer) => {};
+    /** Whether the server has RDPEI open (multi-touch; sendTouch), and when that changes. */
+    this.touchOffered = false;
+    this.ontouchoffered = (_offered) => {};
     // a wave of sound (options.audio); may return the ms until it is heard
     this.onaudio = (_wave) => {};
     this.ondisconnected = (_end) => {};
@@ -300,6 +305,24 @@ export class RdpSession {
     return this.module._lt_session_mouse(this.handle, flags, x, y) === 1;
   }
 
+  /**
+   * Multi-touch through RDPEI (issue 30, src/touch_input.h), while the server
+   * has the channel open (touchOffered): one change of contact `id` (the
+   * page's pointer id) — 'down', 'move', 'up' or 'cancel' — at desktop pixel
+   * (x, y), with pressure 0–1024 where the panel gives one. FreeRDP's channel
+   * numbers the contacts and frames them. False: not connected, the server has
+   * no RDPEI (send mouse input instead), or the queue is full (the change is
+   * lost). Whether it may reach the server is the page's to decide; the
+   * gateway's gate does not see this channel (docs/ink-and-touch.md).
+   */
+  sendTouch(kind, id, x, y, pressure) {
+    const code = TOUCH_KINDS[kind];
+    if (this.state !== 'connected' || !this.touchOffered || code === undefined) return false;
+    if (!Number.isInteger(id) || !Number.isFinite(x) || !Number.isFinite(y)) return false;
+    const p = pressure === undefined ? -1 : Math.max(0, Math.min(1024, Math.round(pressure)));
+    return this.module._lt_session_touch(this.handle, code, id | 0, Math.round(x), Math.round(y), p) === 1;
+  }
+
   /** The gateway's `secured` message: the server's SubjectPublicKey (base64 or bytes). */
   secured(publicKey) {
     const bytes = typeof publicKey === 'string' ? decodeBase64(publicKey) : publicKey;
@@ -409,6 +432,10 @@ export class RdpSession {
         break;
       case EVENT.POINTER_POSITION:
         this.onpointer({ kind: 'position', x: a, y: b });
+        break;
+      case EVENT.TOUCH:
+        this.touchOffered = a === 1;
+        this.ontouchoffered(this.touchOffered);
         break;
       case EVENT.DISCONNECTED:
         this.#finish({ reason: REASONS[a] ?? 'internal', code: b >>> 0 });

@@ -53,6 +53,7 @@ class WasmRdpEngine {
     this.session = session;
     session.onsend = (bytes) => transport.send(bytes.buffer);
     session.onconnected = () => sink.onEvent({ type: 'connected' });
+    session.ontouchoffered = (offered) => sink.onEvent({ type: 'touch-offered', offered });
     session.onframe = (frame) => new Promise((release) => {
       const rects = [];
       for (let i = 0; i < frame.rects.length; i += 4) {
@@ -101,6 +102,11 @@ class WasmRdpEngine {
   /** One pointer event as RDP mouse input (FreeRDP's PTR_FLAGS_*, desktop pixels): false when not sent. */
   sendMouse(flags, x, y) {
     return this.session?.sendMouse(flags, x, y) ?? false;
+  }
+
+  /** One change of a touch contact through RDPEI (multi-touch): false when not sent (not offered). */
+  sendTouch(kind, id, x, y, pressure) {
+    return this.session?.sendTouch(kind, id, x, y, pressure) ?? false;
   }
 }
 

@@ -4,7 +4,7 @@
 # with only the channels a projector needs (the list and why: freerdp-source.sh),
 # and GFX H.264 through an external decoder the glue registers (patch 0010);
 # for the presenter's page (src/presenter/), libfreerdp-server (server/common,
-# the peer API) with the server halves of rdpgfx and rdpsnd and nothing else
+# the peer API) with the server halves of rdpgfx, rdpsnd and rdpei and nothing else
 # of the server.
 # Usage: freerdp.sh <orig tarball> <patch dir> <openssl prefix> <install prefix>
 set -euo pipefail
@@ -22,15 +22,16 @@ freerdp_unpack_patched "$TARBALL" "$PATCHES" "$WORK/src"
 # through __memory_base/__table_base.
 CFLAGS="-O2 -pthread -Dbulk_free=freerdp_bulk_free -msimd128 -msse4.2 -mssse3"
 freerdp_channel_switches "$WORK/src"
-# Of the kept channels only rdpgfx (the picture) and rdpsnd (the presenter's
-# sound, src/presenter/audio_output.c) get their server halves. The dynamic-channel
+# Of the kept channels only rdpgfx (the picture), rdpsnd (the presenter's
+# sound, src/presenter/audio_output.c) and rdpei (the display's multi-touch,
+# src/presenter/touch_input.c) get their server halves. The dynamic-channel
 # server (drdynvc's DVC manager) is part of libfreerdp itself
 # (WTSVirtualChannelManager in libfreerdp/core/server.c); channels/drdynvc/server
 # is an empty plugin that nothing needs.
 SERVER_CHANNELS_OFF=()
 for ch in "$WORK/src"/channels/*/server/; do
   name=$(basename "$(dirname "$ch")")
-  [[ $name =~ ^(rdpgfx|rdpsnd)$ ]] || SERVER_CHANNELS_OFF+=("-DCHANNEL_${name^^}_SERVER=OFF")
+  [[ $name =~ ^(rdpgfx|rdpsnd|rdpei)$ ]] || SERVER_CHANNELS_OFF+=("-DCHANNEL_${name^^}_SERVER=OFF")
 done
 
 cd "$WORK/build"

@@ -17,6 +17,7 @@
 #include "exports.h"
 #include "mouse_input.h"
 #include "session.h"
+#include "touch_input.h"
 
 static LtContext* from_handle(intptr_t handle)
 {
@@ -161,6 +162,24 @@ EMSCRIPTEN_KEEPALIVE int lt_session_mouse(intptr_t handle, int flags, int x, int
 	if ((flags < 0) || (flags > 0xFFFF) || (x < 0) || (x > 0xFFFF) || (y < 0) || (y > 0xFFFF))
 		return 0;
 	return lt_mouse_input_queue(from_handle(handle), (UINT16)flags, (UINT16)x, (UINT16)y) ? 1 : 0;
+}
+
+/* Multi-touch through RDPEI (touch_input.h): one change of contact id (the
+ * page's pointer id), kind enum lt_touch_kind, at desktop pixel (x, y), with
+ * pressure 0–1024 (negative: none). 1: queued; 0: the server has not opened
+ * the channel, not connected, out of range, or the queue is full. */
+EMSCRIPTEN_KEEPALIVE int lt_session_touch(intptr_t handle, int kind, int id, int x, int y,
+                                          int pressure)
+{
+	if ((x < 0) || (x > 0xFFFF) || (y < 0) || (y > 0xFFFF))
+		return 0;
+	return lt_touch_input_queue(from_handle(handle), kind, id, x, y, pressure) ? 1 : 0;
+}
+
+/* 1 while the server has RDPEI open (LT_EVENT_TOUCH says when it changes). */
+EMSCRIPTEN_KEEPALIVE int lt_session_touch_offered(intptr_t handle)
+{
+	return lt_touch_input_offered(from_handle(handle));
 }
 
 /* Only after LT_EVENT_DISCONNECTED (or when never started): joins the thread. */

@@ -21,7 +21,8 @@ enum lt_event_kind
 	LT_EVENT_POINTER_POSITION = 9, /* a: x, b: y */
 	LT_EVENT_H264_DECODE = 10,     /* a: a decode record (h264_webcodecs.h) to decode into */
 	LT_EVENT_H264_CLOSE = 11,      /* a: that record: its decoder is gone; JS frees it */
-	LT_EVENT_AUDIO = 12            /* a: pointer to a malloc'd wave record (audio_output.h); JS frees */
+	LT_EVENT_AUDIO = 12,           /* a: pointer to a malloc'd wave record (audio_output.h); JS frees */
+	LT_EVENT_TOUCH = 13            /* a: 1 the server opened RDPEI (touch_input.h), 0 it closed it */
 	/* 100 and up: the test build's hooks (wasm/test/hooks/), never posted by the product */
 };
 

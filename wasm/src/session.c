@@ -18,6 +18,7 @@
 #include "js_events.h"
 #include "pointer_output.h"
 #include "session_errors.h"
+#include "touch_input.h"
 #include "video_decoder.h"
 
 /* Room for several 256 KiB gateway frames; JS queues what does not fit. */
@@ -37,6 +38,8 @@ static BOOL lt_pre_connect(freerdp* instance)
 	if (!lt_video_decoder_install((LtContext*)context))
 		return FALSE;
 	if (!lt_display_control_install((LtContext*)context))
+		return FALSE;
+	if (!lt_touch_input_install((LtContext*)context))
 		return FALSE;
 	if (PubSub_SubscribeChannelDisconnected(context->pubSub,
 	                                        lt_clipboard_handshake_on_disconnected) < 0)
@@ -69,6 +72,7 @@ static void lt_post_disconnect(freerdp* instance)
 	                                            lt_clipboard_handshake_on_disconnected);
 	lt_video_decoder_uninstall((LtContext*)context);
 	lt_display_control_uninstall((LtContext*)context);
+	lt_touch_input_uninstall((LtContext*)context);
 	gdi_free(instance);
 }
 
@@ -110,6 +114,8 @@ static BOOL lt_default_settings(rdpSettings* settings)
 	       freerdp_settings_set_bool(settings, FreeRDP_GfxPlanar, TRUE) &&
 	       freerdp_settings_set_bool(settings, FreeRDP_RemoteFxCodec, TRUE) &&
 	       freerdp_settings_set_bool(settings, FreeRDP_SupportDisplayControl, TRUE) &&
+	       /* RDPEI, taken when a server opens it (touch_input.h) */
+	       freerdp_settings_set_bool(settings, FreeRDP_MultiTouchInput, TRUE) &&
 	       lt_clipboard_handshake_settings(settings) &&
 	       freerdp_settings_set_bool(settings, FreeRDP_AudioPlayback, FALSE) &&
 	       freerdp_settings_set_bool(settings, FreeRDP_DeviceRedirection, FALSE);
@@ -139,7 +145,8 @@ LtContext* lt_session_create(void)
 	lt->audioPlayed = CreateEventA(NULL, TRUE, FALSE, NULL);
 	lt->audioAckTimeoutMs = 500;
 	const BOOL mouse = lt_mouse_input_init(lt);
-	if (!mouse || !lt->ring || !lt->frameAck || !lt->audioPlayed || !lt_default_settings(context->settings) ||
+	const BOOL touch = lt_touch_input_init(lt);
+	if (!mouse || !touch || !lt->ring || !lt->frameAck || !lt->audioPlayed || !lt_default_settings(context->settings) ||
 	    !lt_channel_transport_install(lt))
 	{
 		lt_session_destroy(lt);
@@ -160,6 +167,7 @@ void lt_session_destroy(LtContext* lt)
 	BYTE* key = lt->publicKey;
 	pthread_mutex_destroy(&lt->keyLock);
 	lt_mouse_input_free(lt);
+	lt_touch_input_free(lt);
 	freerdp_client_context_free(&lt->common.context);
 	lt_ring_free(ring);
 	if (frameAck)
@@ -212,11 +220,12 @@ static void lt_run_event_loop(LtContext* lt)
 	while (!freerdp_shall_disconnect_context(context))
 	{
 		HANDLE handles[MAXIMUM_WAIT_OBJECTS] = { 0 };
-		DWORD count = freerdp_get_event_handles(context, handles, ARRAYSIZE(handles) - 1);
+		DWORD count = freerdp_get_event_handles(context, handles, ARRAYSIZE(handles) - 2);
 		if (count == 0)
 			break;
 		/* the page's pointer events go out as soon as they are queued, not at the next tick */
 		handles[count++] = lt_mouse_input_event(lt);
+		handles[count++] = lt_touch_input_event(lt);
 		/* the timeout also drives FreeRDP's timers: there are no waitable timers here */
 		if (WaitForMultipleObjects(count, handles, FALSE, 100) == WAIT_FAILED)
 			break;
@@ -224,6 +233,7 @@ static void lt_run_event_loop(LtContext* lt)
 			break;
 		lt_display_control_poll(lt);
 		lt_mouse_input_flush(lt);
+		lt_touch_input_flush(lt);
 		/* an allocation failed somewhere (maybe on a channel's thread, where
 		 * FreeRDP may log it and go on with a picture missing): end the
 		 * session rather than show a desktop that no longer updates */

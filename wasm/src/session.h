@@ -41,6 +41,8 @@ enum lt_pixel_layout
 /* Most pointer events waiting for the RDP thread (mouse_input.h): past it the newest are dropped. */
 #define LT_MOUSE_QUEUE_CAPACITY 256u
 
+typedef struct LtTouchInput LtTouchInput;
+
 /* One queued pointer event (mouse_input.h). */
 typedef struct
 {
@@ -101,6 +103,8 @@ typedef struct
 	LtMouseEvent mouseEvents[LT_MOUSE_QUEUE_CAPACITY];
 	UINT32 mouseHead;
 	UINT32 mouseCount;
+
+	struct LtTouchInput* touch; /* multi-touch through RDPEI (touch_input.h) */
 } LtContext;
 
 LtContext* lt_session_create(void);

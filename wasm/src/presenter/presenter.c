@@ -16,6 +16,7 @@
 #include "peer_certificate.h"
 #include "peer_transport.h"
 #include "presenter_events.h"
+#include "touch_input.h"
 
 /* Room for what a display's client sends during a session (input, acks): small. */
 #define LP_RING_CAPACITY (1u * 1024u * 1024u)
@@ -115,6 +116,7 @@ static void lp_context_free(WINPR_ATTR_UNUSED freerdp_peer* peer, rdpContext* co
 	LpContext* lp = (LpContext*)context;
 	if (!lp)
 		return;
+	lp_touch_free(lp);
 	lp_audio_free(lp);
 	lp_gfx_free(lp);
 	if (lp->vcm && (lp->vcm != INVALID_HANDLE_VALUE))
@@ -166,7 +168,8 @@ LpContext* lp_presenter_create(UINT32 width, UINT32 height)
 	peer->Activate = lp_activate;
 	peer->context->update->RefreshRect = lp_refresh_rect;
 	peer->context->update->SuppressOutput = lp_suppress_output;
-	if (!lp_settings(lp) || !lp_peer_certificate_install(lp) || !lp_gfx_create(lp))
+	if (!lp_settings(lp) || !lp_peer_certificate_install(lp) || !lp_gfx_create(lp) ||
+	    !lp_touch_create(lp))
 	{
 		freerdp_peer_context_free(peer);
 		freerdp_peer_free(peer);
@@ -234,7 +237,7 @@ static int lp_run(LpContext* lp)
 		if (!peer->activated && (GetTickCount64() >= deadline))
 			return LP_REASON_TIMEOUT;
 		HANDLE handles[MAXIMUM_WAIT_OBJECTS] = { 0 };
-		DWORD count = peer->GetEventHandles(peer, handles, MAXIMUM_WAIT_OBJECTS - 6);
+		DWORD count = peer->GetEventHandles(peer, handles, MAXIMUM_WAIT_OBJECTS - 7);
 		if (count == 0)
 			return LP_REASON_INTERNAL;
 		handles[count++] = channelEvent;
@@ -247,6 +250,9 @@ static int lp_run(LpContext* lp)
 		HANDLE audioEvent = lp_audio_event(lp);
 		if (audioEvent)
 			handles[count++] = audioEvent;
+		HANDLE touchEvent = lp_touch_event(lp);
+		if (touchEvent)
+			handles[count++] = touchEvent;
 		HANDLE audioQueued = lp_audio_queue_event(lp);
 		if (audioQueued)
 			handles[count++] = audioQueued;
@@ -271,8 +277,10 @@ static int lp_run(LpContext* lp)
 		    WTSVirtualChannelManagerIsChannelJoined(lp->vcm, DRDYNVC_SVC_CHANNEL_NAME);
 		if (!WTSVirtualChannelManagerCheckFileDescriptorEx(lp->vcm, dvcJoined))
 			return LP_REASON_PROTOCOL_ERROR;
-		if (!lp_gfx_poll(lp) || !lp_audio_poll(lp) || !lp_audio_handle_messages(lp))
+		if (!lp_gfx_poll(lp) || !lp_audio_poll(lp) || !lp_audio_handle_messages(lp) ||
+		    !lp_touch_poll(lp))
 			return LP_REASON_PROTOCOL_ERROR;
+		lp_touch_handle_messages(lp);
 		gfxEvent = lp_gfx_event(lp);
 		if (gfxEvent && (WaitForSingleObject(gfxEvent, 0) == WAIT_OBJECT_0) &&
 		    (rdpgfx_server_handle_messages(lp->gfx) != CHANNEL_RC_OK))

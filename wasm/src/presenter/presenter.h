@@ -35,6 +35,7 @@ enum lp_codec
 };
 
 typedef struct LpAudio LpAudio; /* audio_output.c */
+typedef struct LpTouch LpTouch; /* touch_input.c */
 
 typedef struct
 {
@@ -56,6 +57,7 @@ typedef struct
 	void* planar; /* BITMAP_PLANAR_CONTEXT, made on first use */
 
 	LpAudio* audio; /* the sound channel; NULL unless configured (audio_output.h) */
+	LpTouch* touch; /* RDPEI, the display's multi-touch (touch_input.h) */
 
 	pthread_mutex_t frameLock;
 	LpFrame* pending; /* the newest picture not yet sent; older ones are dropped */

@@ -21,7 +21,12 @@ enum lp_event_kind
 	/* a: first block number, b: blocks sent, c: timestamp ms, d: frames */
 	LP_EVENT_AUDIO_SENT = 9,
 	LP_EVENT_AUDIO_CONFIRMED = 10, /* a: block number, b: the client's wTimeStamp (ms, mod 65536) */
-	LP_EVENT_AUDIO_DROPPED = 11    /* a: timestamp ms, b: frames: a send failed */
+	LP_EVENT_AUDIO_DROPPED = 11,   /* a: timestamp ms, b: frames: a send failed */
+	/* the display's client answered RDPEI's SC_READY: a: its protocol version,
+	 * b: its maxTouchContacts, c: its CS_READY flags (touch_input.h) */
+	LP_EVENT_TOUCH_READY = 12,
+	LP_EVENT_TOUCH = 13,     /* a: pointer to a malloc'd touch record (touch_input.h), b: contacts; JS frees */
+	LP_EVENT_TOUCH_OFF = 14  /* RDPEI could not open, or the client sent what does not parse: a: error */
 };
 
 /* Why lp_audio_queue did not take samples (0: it did). */

@@ -54,7 +54,12 @@ export type RdpEngineEvent =
   | { readonly type: 'disconnected'; readonly reason: string }
   | { readonly type: 'error'; readonly message: string }
   /** Decode cost of one frame; latency when the engine can tell (e.g. frame acknowledgements). */
-  | { readonly type: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number };
+  | { readonly type: 'decoded'; readonly decodeMs: number; readonly latencyMs?: number }
+  /** The server opened (or closed) RDPEI: multi-touch goes through sendTouch while it is open (issue 30). */
+  | { readonly type: 'touch-offered'; readonly offered: boolean };
+
+/** One change of a touch contact (RDPEI, [MS-RDPEI] 3.1.1.1). */
+export type TouchKind = 'down' | 'move' | 'up' | 'cancel';
 
 export interface RdpFrameSink {
   /**
@@ -88,6 +93,12 @@ export interface RdpClientEngine {
    * the presenter allowed control.
    */
   sendMouse?(flags: number, x: number, y: number): boolean;
+  /**
+   * One change of touch contact `id` (the page's pointer id) through RDPEI, at
+   * a desktop pixel, with pressure 0–1024 where the panel gives one; false
+   * when not sent (the server has no RDPEI open: send mouse input instead).
+   */
+  sendTouch?(kind: TouchKind, id: number, x: number, y: number, pressure?: number): boolean;
   /** The page could not play `count` waves it took (an Opus packet its decoder refused): the session counts them (droppedAudio). */
   audioDropped?(count: number): void;
 }

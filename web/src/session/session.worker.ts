@@ -184,6 +184,8 @@ self.onmessage = (event: MessageEvent<SessionWorkerRequest>) => {
     start(request).catch((error: unknown) => reply({ type: 'error', message: describe(error) }));
   } else if (request.type === 'mouse') {
     engine?.sendMouse?.(request.flags, request.x, request.y);
+  } else if (request.type === 'touch') {
+    engine?.sendTouch?.(request.kind, request.id, request.x, request.y, request.pressure);
   } else if (request.type === 'resize') {
     const sent = engine?.requestSize?.(request.width, request.height) ?? false;
     reply({ type: 'resize-asked', width: request.width, height: request.height, sent });

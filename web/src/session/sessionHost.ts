@@ -3,6 +3,7 @@
 import type { RenderWorkerClient } from '../render/renderWorkerClient.js';
 import { codeForClose } from '@lanterna/protocol';
 import { parseGatewayDataMessage, type ProjectMessage } from '@lanterna/protocol';
+import type { TouchKind } from './rdpClientEngine.js';
 import type { SessionWorkerReply, SessionWorkerRequest } from './sessionWorkerProtocol.js';
 
 export type SessionEvent =
@@ -46,6 +47,8 @@ export interface SessionTraffic {
 
 export class SessionHost {
   readonly traffic: SessionTraffic = { bytesIn: 0, pdusIn: 0, messagesIn: 0 };
+  /** The server has RDPEI open: touch goes as multi-touch (sendTouch), not as mouse input. */
+  touchOffered = false;
   private readonly worker: Worker;
   private finished = false;
   private lastErrorCode: string | null = null;
@@ -88,6 +91,13 @@ export class SessionHost {
     if (!this.finished) this.worker.postMessage({ type: 'mouse', flags, x, y } satisfies SessionWorkerRequest);
   }
 
+  /** One change of a touch contact through RDPEI (issue 30): only while touchOffered. */
+  sendTouch(kind: TouchKind, id: number, x: number, y: number, pressure?: number): void {
+    if (!this.finished && this.touchOffered) {
+      this.worker.postMessage({ type: 'touch', kind, id, x, y, ...(pressure !== undefined ? { pressure } : {}) } satisfies SessionWorkerRequest);
+    }
+  }
+
   /** Ends the session politely; the gateway closes the data socket after `ended`. */
   stop(): void {
     this.worker.postMessage({ type: 'stop' } satisfies SessionWorkerRequest);
@@ -112,6 +122,9 @@ export class SessionHost {
         break;
       case 'connected':
         this.onevent({ kind: 'connected' });
+        break;
+      case 'touch-offered':
+        this.touchOffered = reply.offered;
         break;
       case 'desktop-size':
         this.onevent({ kind: 'desktop', width: reply.width, height: reply.height });

@@ -1,5 +1,5 @@
 // Messages between the page and the session worker (which hosts the engine).
-import type { RdpSessionSettings } from './rdpClientEngine.js';
+import type { RdpSessionSettings, TouchKind } from './rdpClientEngine.js';
 
 /** Written by the build next to the pages: where the wasm engine is, if it was built. */
 export interface EngineManifest {
@@ -27,6 +27,8 @@ export type SessionWorkerRequest =
   | { readonly type: 'resize'; readonly width: number; readonly height: number }
   /** Touch or mouse on the picture as RDP mouse input (issue 30): FreeRDP's PTR_FLAGS_* at a desktop pixel. */
   | { readonly type: 'mouse'; readonly flags: number; readonly x: number; readonly y: number }
+  /** Multi-touch through RDPEI, while the server offers it (issue 30): one change of a contact at a desktop pixel. */
+  | { readonly type: 'touch'; readonly kind: TouchKind; readonly id: number; readonly x: number; readonly y: number; readonly pressure?: number }
   | { readonly type: 'stop' };
 
 export type SessionWorkerReply =
@@ -35,6 +37,8 @@ export type SessionWorkerReply =
   /** What became of a resize: sent to the server, or not (no Display Control: letterboxed). */
   | { readonly type: 'resize-asked'; readonly width: number; readonly height: number; readonly sent: boolean }
   | { readonly type: 'connected' }
+  /** The server opened (or closed) RDPEI: touch may go as multi-touch (issue 30). */
+  | { readonly type: 'touch-offered'; readonly offered: boolean }
   /** The desktop the server sends, when it first comes and whenever it changes (touch maps onto it). */
   | { readonly type: 'desktop-size'; readonly width: number; readonly height: number }
   | { readonly type: 'disconnected'; readonly reason: string }

@@ -9,6 +9,7 @@ import { desktopForPanel, GATEWAY_FEATURES, KIOSK_FEATURES, MAX_ROOM_SLOTS, outp
 import type { Desktop, DesktopPreference, DisplayMessage, LayoutMessage, Panel, ProjectMessage, SlotRect } from '@lanterna/protocol';
 import { SessionHost, type SessionEvent } from '../../session/sessionHost.js';
 import type { EngineManifest } from '../../session/sessionWorkerProtocol.js';
+import type { TouchKind } from '../../session/rdpClientEngine.js';
 import { DisplayScreen } from './displayScreen.js';
 import { readDisplayLocation, socketUrl } from './displayLocation.js';
 import { Hud } from './hud.js';
@@ -170,6 +171,9 @@ function touchTargets(): TouchTarget[] {
     desktop: source.desktopSize,
     allowed: touchAllowed(source),
     send: (flags: number, x: number, y: number) => source.host.sendMouse(flags, x, y),
+    multiTouch: source.host.touchOffered
+      ? (kind: TouchKind, id: number, x: number, y: number, pressure?: number) => source.host.sendTouch(kind, id, x, y, pressure)
+      : undefined,
     laser: source.project.source === 'browser'
       ? (x: number, y: number, down: boolean) => {
           control?.sendLaser({ type: 'laser', sessionId: source.project.sessionId, x, y, down });

@@ -8,11 +8,18 @@
 // "Ink and touch"). When the ink layer is open its canvas lies over the
 // picture and takes the touches: they are ink, never input.
 //
+// Where the source's server offers RDPEI (the session worker says so: Windows'
+// RDP server does; none runnable here but Lanterna's own browser presenter,
+// whose shares are not controlled) each finger is its own contact instead,
+// sent as it goes down, moves and lifts: real multi-touch, with the panel's
+// pressure where it gives one. Mouse and pen stay mouse input.
+//
 // A browser presenter's computer cannot be controlled (a browser cannot move
 // its pointer): there a finger is a laser pointer instead — a red dot and
 // trail drawn here, and its place on the picture sent to the gateway, which
 // relays it to the presenter's page.
 import { LaserTrail } from '../../laser/laserTrail.js';
+import type { TouchKind } from '../../session/rdpClientEngine.js';
 import { canvasPoint, desktopPoint, inSlot, pictureFraction, type Size, type SlotFraction } from './touchMapping.js';
 
 /** FreeRDP's PTR_FLAGS_* (MS-RDPBCGR 2.2.8.1.1.3.1.1.3, TS_POINTER_EVENT). */
@@ -28,6 +35,8 @@ export interface TouchTarget {
   /** Its presenter lets the display control the computer. */
   readonly allowed: boolean;
   send(flags: number, x: number, y: number): void;
+  /** Its server has RDPEI open: one change of a finger's contact (pointer id, desktop pixel, pressure 0–1024 where known). */
+  readonly multiTouch?: ((kind: TouchKind, id: number, x: number, y: number, pressure?: number) => void) | undefined;
   /** A browser presenter's source: a finger is a laser pointer (fractions of the picture), never input. */
   readonly laser?: ((x: number, y: number, down: boolean) => void) | undefined;
 }
@@ -65,6 +74,8 @@ export class RemoteTouch {
   /** The finger pointing at a browser presenter's picture now, and when its place was last sent. */
   private pointing: { pointerId: number; slot: number; sentAt: number; x: number; y: number } | null = null;
   private readonly trail: LaserTrail;
+  /** Fingers down as RDPEI contacts now (multi-touch), each where it last was on its source's desktop. */
+  private readonly contacts = new Map<number, { slot: number; x: number; y: number }>();
 
   constructor(private readonly canvas: HTMLCanvasElement, private readonly deps: RemoteTouchDeps) {
     const layer = document.createElement('div');
@@ -151,8 +162,54 @@ export class RemoteTouch {
     window.dispatchEvent(new CustomEvent('lanterna:laser-sent', { detail: { slot: target.slot, x, y, down } }));
   }
 
+  private sendContact(target: TouchTarget, kind: TouchKind, id: number, x: number, y: number, pressure?: number): void {
+    target.multiTouch?.(kind, id, x, y, pressure);
+    // Instrumentation hook: tests see the contacts the page sent.
+    window.dispatchEvent(new CustomEvent('lanterna:multitouch-sent', { detail: { slot: target.slot, kind, id, x, y, pressure } }));
+  }
+
+  /**
+   * A finger on a source whose server has RDPEI: a contact of its own (every
+   * finger of one gesture stays on the first one's source). True when the
+   * event was this.
+   */
+  private contactDown(event: PointerEvent): boolean {
+    if (event.pointerType !== 'touch' || this.active !== null || this.scroll !== null || this.deps.inkOpen()) return false;
+    const first = this.contacts.values().next();
+    const found = this.locate(event, first.done === true ? undefined : first.value.slot);
+    if (found?.target.multiTouch === undefined) return this.contacts.size > 0;
+    this.contacts.set(event.pointerId, { slot: found.target.slot, x: found.x, y: found.y });
+    this.canvas.setPointerCapture(event.pointerId);
+    this.sendContact(found.target, 'down', event.pointerId, found.x, found.y, pressureOf(event));
+    return true;
+  }
+
+  private contactMove(event: PointerEvent): boolean {
+    const contact = this.contacts.get(event.pointerId);
+    if (contact === undefined) return false;
+    // a finger that leaves the picture stays where it was last on it
+    const found = this.locate(event, contact.slot);
+    if (found === null || (found.x === contact.x && found.y === contact.y)) return true;
+    contact.x = found.x;
+    contact.y = found.y;
+    this.sendContact(found.target, 'move', event.pointerId, found.x, found.y, pressureOf(event));
+    return true;
+  }
+
+  private contactUp(event: PointerEvent): boolean {
+    const contact = this.contacts.get(event.pointerId);
+    if (contact === undefined) return false;
+    this.contacts.delete(event.pointerId);
+    const target = this.deps.targets().find((entry) => entry.slot === contact.slot);
+    // always lifted, also after a revoke: FreeRDP's channel repeats a held contact every
+    // 20 ms until it goes up, so a finger left down would go on pressing
+    if (target !== undefined) this.sendContact(target, event.type === 'pointercancel' ? 'cancel' : 'up', event.pointerId, contact.x, contact.y);
+    return true;
+  }
+
   private down(event: PointerEvent): void {
     if (this.point(event, 'down')) return;
+    if (this.contactDown(event)) return;
     if (this.secondFinger(event)) return;
     if (this.active !== null || this.scroll !== null || !event.isPrimary || event.button !== 0 || this.deps.inkOpen()) return;
     const found = this.locate(event);
@@ -224,6 +281,7 @@ export class RemoteTouch {
 
   private move(event: PointerEvent): void {
     if (this.point(event, 'move')) return;
+    if (this.contactMove(event)) return;
     if (this.scrollMove(event)) return;
     const active = this.active;
     if (active?.pointerId !== event.pointerId) return;
@@ -243,6 +301,7 @@ export class RemoteTouch {
 
   private up(event: PointerEvent): void {
     if (this.point(event, 'up')) return;
+    if (this.contactUp(event)) return;
     const scroll = this.scroll;
     if (scroll !== null) {
       scroll.fingers.delete(event.pointerId);
@@ -265,6 +324,14 @@ export class RemoteTouch {
     if (found === null) return;
     this.send(found.target, wheelFlags(event.deltaY > 0), found.x, found.y);
   }
+}
+
+/**
+ * A finger's pressure as RDPEI carries it (0–1024), where the panel gives
+ * one: browsers report 0.5 for a touch whose hardware measures none.
+ */
+export function pressureOf(event: { pressure: number }): number | undefined {
+  return event.pressure > 0 && event.pressure !== 0.5 ? Math.round(Math.min(1, event.pressure) * 1024) : undefined;
 }
 
 /**
