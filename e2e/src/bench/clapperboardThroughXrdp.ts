@@ -10,7 +10,9 @@
 // the second's stamp (the render worker's strip reading), the sound's the
 // click's onset in the worklet's tap on the same clock (getOutputTimestamp).
 // The scene's own log gives the source: how late each flash was drawn (X
-// round trip done) and how far ahead its click was written.
+// round trip done) and how far ahead its click was written; the display's
+// own share of the sound's latency (its queue + output) is sampled from its
+// ring while the flashes run, the rest is the server's and the way there.
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -66,7 +68,15 @@ export async function clapperboardThroughXrdp(options: ThroughXrdpOptions): Prom
     if (!(await hook(page, (sound) => sound.armTap()))) throw new Error('the display page has no tap');
     const first = Math.ceil((Date.now() + 500) / 1000) * 1000;
     const flashTimes = Array.from({ length: options.seconds }, (_, k) => first + k * 1000);
-    await sleep(first - Date.now() + options.seconds * 1000 + 2500);
+    // what the display itself adds to the sound: its queue and its output, sampled while the flashes run
+    const displayDelay: number[] = [];
+    const until = first + options.seconds * 1000 + 2500;
+    while (Date.now() < until) {
+      const ring = await hook(page, (sound) => sound.counters());
+      const rate = ring.rate ?? 0;
+      if (rate > 0) displayDelay.push(((((ring.write ?? 0) - (ring.read ?? 0)) | 0) * 1000) / rate + (ring.outputLatencyUs ?? 0) / 1000);
+      await sleep(200);
+    }
 
     const strips = await readStripLog(page);
     const tap = await readClockedTap(page);
@@ -78,7 +88,11 @@ export async function clapperboardThroughXrdp(options: ThroughXrdpOptions): Prom
     const table = clapperTable(
       `Clapperboard through xrdp 0.9.21 (session ${options.width}×${options.height}: bitmap updates + rdpsnd PCM ${String(counters.rate ?? '?')} Hz from PipeWire's xrdp sink, ${options.seconds} flashes a second apart; ${pairs.offsets.length} paired, ${pairs.pictures} pictures read, ${clicks.length} clicks heard); display context ${tap.rate} Hz; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} cores; jitter target ${counters.targetMs} ms, ${counters.underruns} underruns, ${counters.dropped} frames dropped`,
       pairs,
-      [['source: second → flash drawn in the session (X round trip done)', source.drawn], ['source: second → click written to pw-cat (− = ahead)', source.written]],
+      [
+        ['source: second → flash drawn in the session (X round trip done)', source.drawn],
+        ['source: second → click written to pw-cat (− = ahead)', source.written],
+        ['display: its queue + output, sampled every 200 ms (of the sound latency)', displayDelay],
+      ],
     );
     console.log(table);
     await writeFile(options.out, `${table}\n`);

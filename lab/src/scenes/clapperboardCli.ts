@@ -128,8 +128,6 @@ async function startPlayer(): Promise<void> {
       '-P', `{ node.autoconnect = false node.name = ${STREAM} ${AUTO_PORTS} }`, '-'], { stdio: ['pipe', 'inherit', 'inherit'] });
     child.stdin.on('error', () => undefined); // its exit says it
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    player = child;
-    draining = false;
     const linkUntil = Date.now() + LINK_DEADLINE_MS;
     while (!(await linked())) {
       if (Date.now() > linkUntil || child.exitCode !== null) {
@@ -140,7 +138,14 @@ async function startPlayer(): Promise<void> {
       await output('pw-link', [`${STREAM}:output_FR`, 'xrdp-sink:send_FR']);
       await sleep(200);
     }
-    if (await linked()) say(`clicks play into xrdp-sink (written ${CLAPPER.leadMs} ms ahead)`);
+    if (await linked()) {
+      // written only once linked: an unlinked stream is not run, and what waited in the pipe
+      // (up to 64 KiB, 370 ms) would stay as a lasting delay in front of every click
+      written = frameAt(origin, Date.now());
+      draining = false;
+      player = child;
+      say(`clicks play into xrdp-sink (written ${CLAPPER.leadMs} ms ahead)`);
+    }
     const code = await exited;
     player = undefined;
     say(`pw-cat ended (${String(code)}); again in 1 s`);
