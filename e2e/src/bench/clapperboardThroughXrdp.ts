@@ -96,7 +96,9 @@ export async function clapperboardThroughXrdp(options: ThroughXrdpOptions): Prom
     );
     console.log(table);
     await writeFile(options.out, `${table}\n`);
-    return pairs.offsets.length * 2 >= options.seconds ? 0 : 1;
+    if (pairs.offsets.length * 2 >= options.seconds) return 0;
+    console.log(`fewer than half the flashes paired; the scene's log, but its flashes:\n${clapperLog(xrdp).split('\n').filter((line) => !line.startsWith('lanterna clapper: flash ')).join('\n')}`);
+    return 1;
   } finally {
     try {
       await rig?.close();

@@ -1,8 +1,8 @@
 // The clapperboard's two halves on one clock (issue 27): a white flash and a
 // click at every whole second of this machine's wall clock (Date.now()). The
 // picture is a flash drawn when the second comes; the sound is a stream of
-// silence written a little ahead of real time in which each click starts at
-// the frame that plays at that second. Pure: the session's program
+// silence, written as real time goes, in which each click starts at the frame
+// that plays at that second. Pure: the session's program
 // (clapperboardCli.ts) does the X and PipeWire I/O.
 
 /** What the clapperboard plays and shows. The click is the browser clapperboard's (e2e/src/bench/clapperboardBench.ts). */
@@ -14,10 +14,6 @@ export const CLAPPER = {
   clickAmplitude: 0.8,
   /** How long the screen stays white. */
   flashMs: 100,
-  /** How far ahead of real time the sound is written (the stream never starves between writes). */
-  leadMs: 60,
-  /** A writer further behind than this (a stalled process) skips ahead rather than play late. */
-  maxBehindMs: 200,
   periodMs: 1000,
 } as const;
 

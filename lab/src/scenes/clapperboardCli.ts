@@ -10,22 +10,23 @@
 // How close the two are at the source: both come from one clock, Date.now().
 // The flash is drawn when its second's timer fires (a few ms late, more on a
 // loaded machine: each flash's lateness to the end of the X round trip is
-// logged). The click is written about 60 ms ahead of its second into pw-cat's
-// pipe, which hands PipeWire a 1024-frame quantum (23 ms) at a time to
-// xrdp's sink (another 1024 frames): so the click leaves the session a few
-// tens of ms after its second — the server's own sound path, which the
-// display's A/V offset includes, as it includes xrdp's picture path.
-import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
-import { appendFileSync, existsSync } from 'node:fs';
+// logged). The sound is written in 10 ms chunks into a FIFO of 8 KiB that
+// pw-cat reads, each chunk holding the frames for the wall-clock time it is
+// written at (never more than 40 ms ahead), so a click enters the FIFO up to
+// about 40 ms before its second (logged) and pw-cat takes it at most 46 ms
+// later; PipeWire's quantum (1024 frames, 23 ms) and xrdp's sink follow — the
+// server's own sound path, which the display's A/V offset includes, as it
+// includes xrdp's picture path.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, closeSync, createWriteStream, existsSync, mkdtempSync, openSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Writable } from 'node:stream';
 import { stripStamp, stripWhiteRects, TIMESTAMP_STRIP } from '@lanterna/protocol';
 import { AUTO_PORTS } from '../servers/xrdpSound.js';
 import { X11Connection } from '../stripPainter/x11Connection.js';
 import { CLAPPER, clapperFrames, frameAt, nextFlashAt } from './clapperTrack.js';
 
 const STREAM = 'lanterna-clapper';
-const WRITE_EVERY_MS = 10;
 const SOUND_SERVER_WAIT_MS = 30_000;
 const LINK_DEADLINE_MS = 15_000;
 const COMMAND_DEADLINE_MS = 2000;
@@ -76,35 +77,70 @@ function paint(flashAt: number | undefined): void {
   x.raiseWindow(window);
 }
 
-// ---- the sound: pw-cat reading raw PCM from our pipe, paced by the wall clock
+// ---- the sound: pw-cat reads raw PCM from a FIFO of 8 KiB (46 ms), so its reads pace
+// the writes and no backlog can build up in front of the clicks. Through a pipe of the
+// usual 64 KiB (or Node's socket pair) every stall of the graph left its backlog there for
+// good: measured up to 70 KB, 400 ms. 4 KiB (23 ms) starved pw-cat whenever this process
+// stalled (a quarter of the clicks lost at the display in two runs; 8 KiB lost none).
+// Node has no fcntl: a python3 one-liner sets the FIFO's size and holds it open (the
+// size lasts while any end is open).
 const origin = Date.now();
+const PIPE_BYTES = 8192;
+const CHUNK_FRAMES = Math.round(CLAPPER.rate / 100);
+/** Further from the wall clock than this, the stream jumps to it (a stall) or waits for it. */
+const RESYNC_FRAMES = frameAt(0, 40);
 let written = 0;
-let player: ChildProcessByStdio<Writable, null, null> | undefined;
-let draining = false;
+let sink: WriteStream | undefined;
 let skipped = 0;
-/** When the frame that plays at the latest whole second was handed to pw-cat (for the log). */
+/** When the chunk that starts each second's click was taken into the FIFO (for the log). */
 const clickQueued = new Map<number, number>();
+const SIZE_FIFO = `import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, ${PIPE_BYTES})
+print(fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ), flush=True)
+while True: time.sleep(3600)`;
+let fifoHolder: ChildProcess | undefined;
 
-function writeAhead(): void {
-  if (player === undefined || draining) return;
-  const now = Date.now();
-  const target = frameAt(origin, now + CLAPPER.leadMs);
-  if (target - written > frameAt(0, CLAPPER.maxBehindMs)) {
-    // stalled (or pw-cat stopped reading): skip to now rather than play every click late
-    skipped += target - written - frameAt(0, CLAPPER.leadMs);
-    written = target - frameAt(0, CLAPPER.leadMs);
+function writeNext(): void {
+  const out = sink;
+  if (out === undefined) return;
+  const now = frameAt(origin, Date.now());
+  if (written - now > RESYNC_FRAMES) {
+    setTimeout(writeNext, 5);
+    return;
   }
-  if (target <= written) return;
-  const second = Math.floor((now + CLAPPER.leadMs) / CLAPPER.periodMs) * CLAPPER.periodMs;
+  if (now - written > RESYNC_FRAMES) {
+    skipped += now - written;
+    written = now;
+  }
+  const from = written;
+  const pcm = clapperFrames(origin, from, CHUNK_FRAMES);
+  written += CHUNK_FRAMES;
+  const second = Math.ceil((origin + (from * 1000) / CLAPPER.rate) / CLAPPER.periodMs) * CLAPPER.periodMs;
   const clickFrame = frameAt(origin, second);
-  if (clickFrame >= written && clickFrame < target) clickQueued.set(second, now);
-  const pcm = clapperFrames(origin, written, Math.min(target - written, CLAPPER.rate));
-  written += pcm.length / 4;
-  // a full pipe means pw-cat is not reading: hold until it drains (the skip above bounds what is owed)
-  if (!player.stdin.write(pcm)) {
-    draining = true;
-    player.stdin.once('drain', () => { draining = false; });
+  out.write(pcm, (error) => {
+    if (error) return; // the player is being restarted
+    if (clickFrame >= from && clickFrame < from + CHUNK_FRAMES) clickQueued.set(second, Date.now());
+    writeNext();
+  });
+}
+
+/** The FIFO pw-cat reads, sized and held open by python3; undefined when that fails (no sound). */
+async function openFifo(): Promise<string | undefined> {
+  const fifo = join(mkdtempSync(join(tmpdir(), 'lanterna-clapper-')), 'sound.fifo');
+  if ((await output('mkfifo', ['-m', '600', fifo])) === undefined) return undefined;
+  const holder = spawn('python3', ['-c', SIZE_FIFO, fifo], { stdio: ['ignore', 'pipe', 'inherit'] });
+  fifoHolder = holder;
+  const size = await new Promise<string>((resolve) => {
+    const timer = setTimeout(() => resolve('no answer in 5 s'), 5000);
+    holder.stdout.once('data', (chunk: Buffer) => { clearTimeout(timer); resolve(chunk.toString().trim()); });
+    holder.once('exit', (code) => { clearTimeout(timer); resolve(`python3 exited ${String(code)}`); });
+  });
+  if (size !== String(PIPE_BYTES)) {
+    say(`could not size the sound FIFO (${size})`);
+    return undefined;
   }
+  return fifo;
 }
 
 async function linked(): Promise<boolean> {
@@ -123,10 +159,14 @@ async function startPlayer(): Promise<void> {
     }
     await sleep(200);
   }
+  const fifo = await openFifo();
+  if (fifo === undefined) return;
   for (;;) {
+    // pw-cat given the FIFO's path ends at once (it reads a file without blocking): its stdin instead
+    const reading = openSync(fifo, 'r');
     const child = spawn('pw-cat', ['--playback', '--raw', `--rate=${CLAPPER.rate}`, '--channels=2', '--format=s16', '--latency=1024',
-      '-P', `{ node.autoconnect = false node.name = ${STREAM} ${AUTO_PORTS} }`, '-'], { stdio: ['pipe', 'inherit', 'inherit'] });
-    child.stdin.on('error', () => undefined); // its exit says it
+      '-P', `{ node.autoconnect = false node.name = ${STREAM} ${AUTO_PORTS} }`, '-'], { stdio: [reading, 'inherit', 'inherit'] });
+    closeSync(reading);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const linkUntil = Date.now() + LINK_DEADLINE_MS;
     while (!(await linked())) {
@@ -139,21 +179,22 @@ async function startPlayer(): Promise<void> {
       await sleep(200);
     }
     if (await linked()) {
-      // written only once linked: an unlinked stream is not run, and what waited in the pipe
-      // (up to 64 KiB, 370 ms) would stay as a lasting delay in front of every click
+      // written only once linked: an unlinked stream is not run, and what waited would stay in front of every click
       written = frameAt(origin, Date.now());
-      draining = false;
-      player = child;
-      say(`clicks play into xrdp-sink (written ${CLAPPER.leadMs} ms ahead)`);
+      sink = createWriteStream(fifo);
+      sink.on('error', (error) => say(`sound FIFO: ${error.message}`));
+      say(`clicks play into xrdp-sink (through a ${PIPE_BYTES}-byte FIFO)`);
+      writeNext();
     }
     const code = await exited;
-    player = undefined;
+    const stale = sink;
+    sink = undefined;
+    stale?.destroy();
     say(`pw-cat ended (${String(code)}); again in 1 s`);
     await sleep(1000);
   }
 }
 
-setInterval(writeAhead, WRITE_EVERY_MS);
 void startPlayer();
 
 // ---- the flashes
@@ -161,7 +202,7 @@ let flashes = 0;
 const stop = (): void => {
   say(`stopped after ${flashes} flashes, ${skipped} sound frames skipped`);
   x.close();
-  player?.kill();
+  fifoHolder?.kill();
   process.exit(0);
 };
 process.once('SIGTERM', stop);
