@@ -1,26 +1,26 @@
 #!/usr/bin/env node
 // The README's first command: the product on its embedded defaults. A demo
 // presenter (FreeRDP shadow server on a virtual screen with a live scene, from
-// the lab), the gateway (its CLI; self-signed TLS made on first start, no
+// the lab; for the clapperboard an xrdp session with sound), the gateway (its CLI; self-signed TLS made on first start, no
 // database), and a display that projects the presenter — in Chromium kiosk
 // mode when a screen exists, otherwise as a URL to open in any browser.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { Lab, type SceneName } from '@lanterna/lab';
+import { Lab, type RdpEndpoint, type SceneName } from '@lanterna/lab';
 import { DESKTOP_MAX_LONG_SIDE, DESKTOP_MAX_SHORT_SIDE, DESKTOP_MIN_SIDE } from '@lanterna/protocol';
 import { DEMO_DISPLAY_ID, demoDisplayToken, demoStateDir, writeDemoGatewayConfig } from './demoState.js';
 import { startGatewayProcess } from './gatewayProcess.js';
 import { openKioskWindow } from './kioskWindow.js';
 
-const DEMO_SCENES: readonly SceneName[] = ['terminal', 'animation', 'reference'];
+const DEMO_SCENES: readonly SceneName[] = ['terminal', 'animation', 'reference', 'clapperboard'];
 
 const options = new Command()
   .name('lanterna-demo')
   .option('--port <n>', 'gateway port', '8443')
   .option('--host <address>', 'gateway listen address', '0.0.0.0')
-  .option('--scene <name>', `what the demo presenter shows: ${DEMO_SCENES.join(' | ')}`, 'terminal')
-  .option('--auth <mode>', 'demo presenter security: nla | tls', 'nla')
+  .option('--scene <name>', `what the demo presenter shows: ${DEMO_SCENES.join(' | ')} (a white flash and a click at every second, with sound: the presenter is then an xrdp session)`, 'terminal')
+  .option('--auth <mode>', 'demo presenter security (the shadow server\'s; the clapperboard\'s xrdp logs in over TLS): nla | tls', 'nla')
   .option('--no-kiosk', 'never open a kiosk window, only print the URL')
   .option('--discovery-interface <name...>', 'announce the display over WS-Discovery on these interfaces only (default: every one but loopback)')
   .option('--no-discovery', 'do not announce the display over WS-Discovery')
@@ -44,10 +44,22 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
 
-  console.log(`starting the demo presenter (FreeRDP shadow server on a virtual ${size.width}×${size.height} screen)…`);
-  const screen = await lab.display(size);
-  await screen.showScene(scene);
-  const presenter = await lab.shadowServer({ display: screen, auth: options.auth === 'tls' ? 'tls' : 'nla' });
+  let presenter: RdpEndpoint;
+  let presenterSays: string;
+  if (scene === 'clapperboard') {
+    // sound needs a server that plays it into the session: xrdp with PipeWire's xrdp sink (lab/src/servers/xrdpSound.ts)
+    console.log(`starting the demo presenter (xrdp with sound, a ${size.width}×${size.height} session)…`);
+    const xrdp = await lab.xrdp({ scene, width: size.width, height: size.height });
+    presenter = xrdp;
+    presenterSays = `RDP ${xrdp.host}:${xrdp.port} (user ${xrdp.username}), an xrdp session with sound showing the "clapperboard" scene: a white flash and a click at every second`;
+  } else {
+    console.log(`starting the demo presenter (FreeRDP shadow server on a virtual ${size.width}×${size.height} screen)…`);
+    const screen = await lab.display(size);
+    await screen.showScene(scene);
+    const shadow = await lab.shadowServer({ display: screen, auth: options.auth === 'tls' ? 'tls' : 'nla' });
+    presenter = shadow;
+    presenterSays = `RDP ${shadow.host}:${shadow.port} (user ${shadow.username}), showing the "${scene}" scene on X display ${screen.name}`;
+  }
 
   const stateDir = demoStateDir();
   const token = demoDisplayToken(stateDir);
@@ -60,7 +72,7 @@ async function main(): Promise<void> {
 
   const local = `https://127.0.0.1:${options.port}/display/${DEMO_DISPLAY_ID}#token=${token}`;
   console.log(`\nLanterna is running.\n  display page:  ${local}\n  on the LAN:    https://${hostname()}:${options.port}/display/${DEMO_DISPLAY_ID}#token=${token}`);
-  console.log(`  presenter:     RDP ${presenter.host}:${presenter.port} (user ${presenter.username}), showing the "${scene}" scene on X display ${screen.name}`);
+  console.log(`  presenter:     ${presenterSays}`);
   console.log(touch
     ? '  touch:         a finger or the mouse on the display page controls the presenter'
     : '  touch:         off (the display only shows; --touch lets it control the presenter)');

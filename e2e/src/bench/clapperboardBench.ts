@@ -13,7 +13,10 @@
 // (positive: the sound is late). A real screen shows a present about a frame
 // later than the draw calls that the picture's time marks.
 //
-//   node e2e/dist/bench/clapperboardBench.js [--seconds 20] [--width 1280] [--height 720] [--audiocodecs pcm] [--out clapperboard.md]
+//   node e2e/dist/bench/clapperboardBench.js [--through browser|xrdp] [--seconds 20] [--width 1280] [--height 720] [--audiocodecs pcm] [--out clapperboard.md]
+//
+// --through xrdp: the same measure through a real RDP server instead
+// (clapperboardThroughXrdp.ts): xrdp's session flashes and clicks itself.
 //
 // The sound goes as the two pages agree (Opus where both Chromiums' WebCodecs can, which is
 // here); --audiocodecs pcm gives the display page ?audiocodecs=pcm, so it takes PCM only.
@@ -21,20 +24,18 @@
 // Exits 1 when fewer than half the flashes were paired with a click.
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { stripStamp, stripWhiteRects, TIMESTAMP_STRIP, type StripRect } from '@lanterna/protocol';
 import { launchChromium, waitFor } from '@lanterna/testkit';
 import { openPresenterPage, pressShare, shareReports, startShareRig, stopSharing, type ShareRig } from '../kiosk/shareRig.js';
 import { hook, soundState } from '../kiosk/soundTap.js';
-import { channel } from '../kiosk/toneAnalysis.js';
-import { quantile } from './benchFigures.js';
 import { benchFlags, positiveFlag } from './benchFlags.js';
 import { runBench } from './benchRun.js';
+import { clapperTable, clicksHeard, installStripLog, pairFlashes, readClockedTap, readStripLog } from './clapperboardFigures.js';
+import { clapperboardThroughXrdp } from './clapperboardThroughXrdp.js';
 
 const TITLE = 'Lanterna clapperboard';
 const FLASH_MS = 100;
-const CLICK_THRESHOLD = 0.1;
-const QUIET_BEFORE_CLICK_MS = 300;
 
 /** The tab: black, and at each scheduled time a white page with the strip and a 5 ms click of 2 kHz. */
 const CLAPPER_HTML = `<!doctype html><html><head><title>${TITLE}</title>
@@ -88,47 +89,21 @@ canvas{position:fixed;left:0;top:0}</style></head><body><div id="flash"></div>
   };
 </script></body></html>`;
 
-interface Options { seconds: number; width: number; height: number; out: string; audioCodecs: string | undefined }
+interface Options { through: 'browser' | 'xrdp'; seconds: number; width: number; height: number; out: string; audioCodecs: string | undefined }
 
 function parseOptions(argv: readonly string[]): Options {
-  const values = benchFlags({ seconds: '20', width: '1280', height: '720', out: 'clapperboard.md', audiocodecs: undefined }, argv);
+  const values = benchFlags({ through: 'browser', seconds: '20', width: '1280', height: '720', out: 'clapperboard.md', audiocodecs: undefined }, argv);
   const whole = (name: 'seconds' | 'width' | 'height'): number => Math.round(positiveFlag(values[name], name));
-  return { seconds: whole('seconds'), width: whole('width'), height: whole('height'), out: values.out, audioCodecs: values.audiocodecs };
+  if (values.through !== 'browser' && values.through !== 'xrdp') throw new Error(`--through must be browser or xrdp, got '${values.through}'`);
+  if (values.through === 'xrdp' && values.audiocodecs !== undefined) throw new Error('--audiocodecs is for the browser presenter: xrdp sends PCM');
+  return { through: values.through, seconds: whole('seconds'), width: whole('width'), height: whole('height'), out: values.out, audioCodecs: values.audiocodecs };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface StripSeen { stamp: number; latencyMs: number }
-
-async function installStripLog(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    const seen: StripSeen[] = [];
-    (globalThis as unknown as { clapperStrips: StripSeen[] }).clapperStrips = seen;
-    window.addEventListener('lanterna:render', (event) => {
-      const strip = (event as CustomEvent<{ strip?: StripSeen }>).detail.strip;
-      if (strip) seen.push({ stamp: strip.stamp, latencyMs: strip.latencyMs });
-    });
-  });
-}
-
-/** The epoch ms at which each click in the tap is heard: onsets after a quiet stretch. */
-function clicksHeard(tap: { samples: Float32Array; rate: number; startFrame: number; clock: { contextTime: number; epochMs: number } }): number[] {
-  const left = channel(tap.samples, 0);
-  const quietFrames = Math.round((QUIET_BEFORE_CLICK_MS / 1000) * tap.rate);
-  const heard: number[] = [];
-  let lastLoud = -quietFrames;
-  for (let i = 0; i < left.length; i++) {
-    if (Math.abs(left[i] ?? 0) < CLICK_THRESHOLD) continue;
-    if (i - lastLoud >= quietFrames) {
-      heard.push(tap.clock.epochMs + (((tap.startFrame + i) / tap.rate) - tap.clock.contextTime) * 1000);
-    }
-    lastLoud = i;
-  }
-  return heard;
-}
-
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.through === 'xrdp') return clapperboardThroughXrdp(options);
   const loadBefore = loadavg()[0] ?? 0;
   const tapSeconds = Math.min(60, options.seconds + 8);
   const rig: ShareRig = await startShareRig({ width: options.width, height: options.height, displayId: 'room-clapper', displayQuery: `audiotap=${tapSeconds}${options.audioCodecs === undefined ? '' : `&audiocodecs=${encodeURIComponent(options.audioCodecs)}`}` });
@@ -160,47 +135,19 @@ async function main(): Promise<number> {
     await sleep(options.seconds * 1000 + 2000 + 2500);
 
     const fired = await tab.evaluate(() => (window as unknown as { clapperFired: number[] }).clapperFired);
-    const strips = await display.evaluate(() => (globalThis as unknown as { clapperStrips: StripSeen[] }).clapperStrips);
-    const raw = await display.evaluate(() => (window as unknown as { lanternaSound: { readTap(): { base64: string; sampleRate: number; startFrame: number; clock: { contextTime: number; epochMs: number } | null } | null } }).lanternaSound.readTap());
-    if (!raw?.clock) throw new Error('the tap has no clock');
-    const bytes = Buffer.from(raw.base64, 'base64');
-    const tap = { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4), rate: raw.sampleRate, startFrame: raw.startFrame, clock: raw.clock };
+    const strips = await readStripLog(display);
+    const tap = await readClockedTap(display);
     const clicks = clicksHeard(tap);
     const counters = await hook(display, (sound) => sound.counters());
     const codec = (await shareReports(presenter.page)).findLast((report) => report.type === 'sound' && typeof report.codec === 'string')?.codec;
     await stopSharing(presenter.page, rig).catch(() => undefined);
 
-    // pair: the present that first showed flash k (its stamp), and the click heard within a second of it
-    const offsets: number[] = [];
-    const pictureLatency: number[] = [];
-    const soundLatency: number[] = [];
-    let pictures = 0;
-    for (const flash of flashes) {
-      const shown = strips.find((strip) => strip.stamp === stripStamp(flash.at));
-      const picture = shown === undefined ? undefined : flash.at + shown.latencyMs;
-      if (picture !== undefined) pictures += 1;
-      const heard = clicks.find((at) => at >= flash.at && at < flash.at + 900);
-      if (picture === undefined || heard === undefined) continue;
-      offsets.push(heard - picture);
-      pictureLatency.push(picture - flash.at);
-      soundLatency.push(heard - flash.at);
-    }
+    const pairs = pairFlashes(flashes.map((flash) => flash.at), strips, clicks);
     const loadAfter = loadavg()[0] ?? 0;
-    const f = (value: number): string => (Number.isNaN(value) ? '—' : value.toFixed(0));
-    const row = (name: string, values: number[]): string => `| ${name} | ${f(quantile(values, 0.5))} | ${f(quantile(values, 0.95))} | ${f(Math.min(...values))} | ${f(Math.max(...values))} |`;
-    const table = [
-      `Clapperboard through the browser presenter (tab ${options.width}×${options.height}, H.264 + rdpsnd ${typeof codec === 'string' ? codec : 'unknown format'}, ${options.seconds} flashes a second apart; ${offsets.length} paired, ${pictures} pictures read, ${clicks.length} clicks heard, ${fired.length} fired); display context ${tap.rate} Hz; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} cores; jitter target ${counters.targetMs} ms, ${counters.underruns} underruns, ${counters.dropped} frames dropped`,
-      '',
-      '| ms | p50 | p95 | min | max |',
-      '|---|---|---|---|---|',
-      row('A/V offset: sound heard − picture presented (+ = sound late)', offsets),
-      row('picture: flash scheduled → present that shows it', pictureLatency),
-      row('sound: flash scheduled → click heard (output latency included)', soundLatency),
-      '',
-    ].join('\n');
+    const table = clapperTable(`Clapperboard through the browser presenter (tab ${options.width}×${options.height}, H.264 + rdpsnd ${typeof codec === 'string' ? codec : 'unknown format'}, ${options.seconds} flashes a second apart; ${pairs.offsets.length} paired, ${pairs.pictures} pictures read, ${clicks.length} clicks heard, ${fired.length} fired); display context ${tap.rate} Hz; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} cores; jitter target ${counters.targetMs} ms, ${counters.underruns} underruns, ${counters.dropped} frames dropped`, pairs);
     console.log(table);
     await writeFile(options.out, `${table}\n`);
-    return offsets.length * 2 >= options.seconds ? 0 : 1;
+    return pairs.offsets.length * 2 >= options.seconds ? 0 : 1;
   } finally {
     await presenterBrowser?.close();
     await rig.close();

@@ -1,4 +1,5 @@
 import { animationScenePlan } from './animationScene.js';
+import { clapperboardScenePlan } from './clapperboardScene.js';
 import { referenceScenePlan } from './referenceScene.js';
 import { slideScenePlan } from './slideScene.js';
 import type { SceneName, ScenePlan, SceneTarget } from './scenePlan.js';
@@ -10,5 +11,6 @@ export function planScene(name: SceneName, target: SceneTarget): ScenePlan {
     case 'slide': return slideScenePlan(target);
     case 'terminal': return terminalScenePlan(target);
     case 'animation': return animationScenePlan(target);
+    case 'clapperboard': return clapperboardScenePlan(target);
   }
 }

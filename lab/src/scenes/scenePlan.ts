@@ -1,8 +1,8 @@
 import type { ReadinessCheck } from '../process/readiness.js';
 
-export type SceneName = 'reference' | 'slide' | 'terminal' | 'animation';
+export type SceneName = 'reference' | 'slide' | 'terminal' | 'animation' | 'clapperboard';
 
-export const SCENE_NAMES: readonly SceneName[] = ['reference', 'slide', 'terminal', 'animation'];
+export const SCENE_NAMES: readonly SceneName[] = ['reference', 'slide', 'terminal', 'animation', 'clapperboard'];
 
 /** One program a scene runs on the display. */
 export interface SceneStep {
@@ -25,6 +25,12 @@ export interface ScenePlan {
   name: SceneName;
   files: readonly { path: string; content: Buffer | string }[];
   needsWindowManager: boolean;
+  /**
+   * The scene plays sound itself (the clapperboard): an xrdp session starts
+   * its sound server for it, and `logPath` is where the scene's program (and
+   * the sound server) say how it goes.
+   */
+  sound?: { readonly logPath: string };
   steps: readonly SceneStep[];
 }
 

@@ -15,7 +15,7 @@ import { startRdpServerChild } from './rdpServerChild.js';
 import { makeSelfSignedCertificate } from './selfSignedCertificate.js';
 import type { ServerContext } from './shadowServer.js';
 import { createTestUser, type TestUser } from './testUser.js';
-import { pipewireConfig, soundSessionLines, toneWave, type XrdpSoundOptions } from './xrdpSound.js';
+import { pipewireConfig, pipewireSessionLines, soundSessionLines, toneWave, type XrdpSoundOptions } from './xrdpSound.js';
 
 export interface XrdpOptions {
   /** Only xorgxrdp (Xorg with xrdp's modules) is wired up; it runs here. */
@@ -37,7 +37,11 @@ export interface XrdpServer extends RdpEndpoint {
   readonly sesman: SupervisedChild;
   readonly xrdp: SupervisedChild;
   readonly user: TestUser;
-  /** The session's sound log ("lanterna sound: …" steps, PipeWire's warnings), when `sound` is on. */
+  /**
+   * The session's sound log, when `sound` is on ("lanterna sound: …" steps,
+   * PipeWire's warnings) or the scene plays sound itself (the clapperboard's
+   * "lanterna clapper: …" lines, one per flash, and PipeWire's).
+   */
   readonly soundLogPath: string | undefined;
   /** ':N' of the session X server once a client has logged in, from sesman's log. */
   sessionDisplayName(): string | undefined;
@@ -99,6 +103,14 @@ export async function startXrdp(options: XrdpOptions, context: ServerContext): P
       writeFileSync(soundLogPath, '', { mode: 0o644 });
       chownSync(soundLogPath, user.uid, user.gid);
       prelude = soundSessionLines({ config, wave, logPath: soundLogPath });
+    } else if (plan.sound !== undefined) {
+      // the scene plays its own sound (the clapperboard): PipeWire for it, the scene's log for both
+      const config = join(sceneDir, 'pipewire.conf');
+      writeFileSync(config, pipewireConfig(), { mode: 0o644 });
+      soundLogPath = plan.sound.logPath;
+      writeFileSync(soundLogPath, '', { mode: 0o644 });
+      chownSync(soundLogPath, user.uid, user.gid);
+      prelude = pipewireSessionLines({ config, logPath: soundLogPath });
     }
     writeFileSync(sessionScript, renderSessionScript(plan, prelude), { mode: 0o755 });
 

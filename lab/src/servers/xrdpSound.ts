@@ -60,7 +60,8 @@ export function toneWave(options: XrdpSoundOptions, rate = XRDP_SOUND_RATE): Buf
   return Buffer.concat([header, data]);
 }
 
-const AUTO_PORTS = 'adapter.auto-port-config = { mode = dsp monitor = false position = preserve }';
+/** What a session manager would give a stream: ports to link by hand (the clapperboard's stream needs the same). */
+export const AUTO_PORTS = 'adapter.auto-port-config = { mode = dsp monitor = false position = preserve }';
 
 /**
  * A bare PipeWire daemon: the native protocol, access (grants clients their
@@ -103,6 +104,21 @@ function quote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The session's runtime directory: PipeWire's socket lives there, and every program of the session finds it through XDG_RUNTIME_DIR. */
+const RUNTIME_DIR_LINES = ['export XDG_RUNTIME_DIR="$HOME/.lanterna-runtime"', 'mkdir -p -m 700 "$XDG_RUNTIME_DIR"'];
+
+const say = (words: string): string => `echo "lanterna sound: ${words}"`;
+
+/**
+ * Shell lines for the session script when the scene plays its own sound (the
+ * clapperboard): the runtime directory exported to the whole session, then
+ * PipeWire in the background, its output appended to `logPath`. The scene's
+ * program waits for PipeWire's socket and links its own stream to xrdp-sink.
+ */
+export function pipewireSessionLines(files: { config: string; logPath: string }): string[] {
+  return [...RUNTIME_DIR_LINES, `PIPEWIRE_DEBUG=2 pipewire -c ${quote(files.config)} >>${quote(files.logPath)} 2>&1 &`];
+}
+
 /**
  * Shell lines for the session script (run as the session's user, before the
  * scene): PipeWire in the background, then a loop that plays the wave and
@@ -111,10 +127,8 @@ function quote(word: string): string {
  * which step was reached).
  */
 export function soundSessionLines(files: { config: string; wave: string; logPath: string }): string[] {
-  const say = (words: string): string => `echo "lanterna sound: ${words}"`;
   const body = [
-    'export XDG_RUNTIME_DIR="$HOME/.lanterna-runtime"',
-    'mkdir -p -m 700 "$XDG_RUNTIME_DIR"',
+    ...RUNTIME_DIR_LINES,
     `PIPEWIRE_DEBUG=2 pipewire -c ${quote(files.config)} &`,
     'i=0',
     `until timeout 2 pw-cli info 0 >/dev/null 2>&1; do i=$((i+1)); if [ $i -gt 50 ]; then ${say('pipewire did not answer in 10 s')}; exit 1; fi; sleep 0.2; done`,

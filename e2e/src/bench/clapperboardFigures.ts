@@ -1,0 +1,103 @@
+// The clapperboard's figures (issue 27), whatever carried it (the browser
+// presenter or an RDP server): the display page's strip readings give when
+// each flash was first presented, its AudioWorklet tap gives when each click
+// was heard, both on this machine's wall clock; a flash and the click heard
+// within 900 ms after its scheduled time are a pair.
+import type { Page } from 'playwright-core';
+import { stripStamp } from '@lanterna/protocol';
+import { channel } from '../kiosk/toneAnalysis.js';
+import { quantile } from './benchFigures.js';
+
+const CLICK_THRESHOLD = 0.1;
+const QUIET_BEFORE_CLICK_MS = 300;
+
+export interface StripSeen { stamp: number; latencyMs: number }
+
+export interface TapRead {
+  samples: Float32Array;
+  rate: number;
+  startFrame: number;
+  /** A pair read together in the page: the context's time and the wall clock when that frame is heard (getOutputTimestamp). */
+  clock: { contextTime: number; epochMs: number };
+}
+
+/** Logs each `lanterna:render` that carries a strip reading (the present that first showed a stamp). */
+export async function installStripLog(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const seen: StripSeen[] = [];
+    (globalThis as unknown as { clapperStrips: StripSeen[] }).clapperStrips = seen;
+    window.addEventListener('lanterna:render', (event) => {
+      const strip = (event as CustomEvent<{ strip?: StripSeen }>).detail.strip;
+      if (strip) seen.push({ stamp: strip.stamp, latencyMs: strip.latencyMs });
+    });
+  });
+}
+
+export function readStripLog(page: Page): Promise<StripSeen[]> {
+  return page.evaluate(() => (globalThis as unknown as { clapperStrips: StripSeen[] }).clapperStrips);
+}
+
+/** What the page's tap recorded since it was armed, with its clock. */
+export async function readClockedTap(page: Page): Promise<TapRead> {
+  const raw = await page.evaluate(() => (window as unknown as { lanternaSound: { readTap(): { base64: string; sampleRate: number; startFrame: number; clock: { contextTime: number; epochMs: number } | null } | null } }).lanternaSound.readTap());
+  if (!raw?.clock) throw new Error('the tap has no clock');
+  const bytes = Buffer.from(raw.base64, 'base64');
+  return { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4), rate: raw.sampleRate, startFrame: raw.startFrame, clock: raw.clock };
+}
+
+/** The epoch ms at which each click in the tap is heard: onsets after a quiet stretch. */
+export function clicksHeard(tap: TapRead): number[] {
+  const left = channel(tap.samples, 0);
+  const quietFrames = Math.round((QUIET_BEFORE_CLICK_MS / 1000) * tap.rate);
+  const heard: number[] = [];
+  let lastLoud = -quietFrames;
+  for (let i = 0; i < left.length; i++) {
+    if (Math.abs(left[i] ?? 0) < CLICK_THRESHOLD) continue;
+    if (i - lastLoud >= quietFrames) {
+      heard.push(tap.clock.epochMs + (((tap.startFrame + i) / tap.rate) - tap.clock.contextTime) * 1000);
+    }
+    lastLoud = i;
+  }
+  return heard;
+}
+
+export interface ClapperPairs {
+  offsets: number[];
+  pictureLatency: number[];
+  soundLatency: number[];
+  /** Flashes whose present was read. */
+  pictures: number;
+}
+
+/** Pairs the present that first showed flash k (its stamp) with the click heard within 900 ms of its scheduled time. */
+export function pairFlashes(flashTimes: readonly number[], strips: readonly StripSeen[], clicks: readonly number[]): ClapperPairs {
+  const pairs: ClapperPairs = { offsets: [], pictureLatency: [], soundLatency: [], pictures: 0 };
+  for (const at of flashTimes) {
+    const shown = strips.find((strip) => strip.stamp === stripStamp(at));
+    const picture = shown === undefined ? undefined : at + shown.latencyMs;
+    if (picture !== undefined) pairs.pictures += 1;
+    const heard = clicks.find((time) => time >= at && time < at + 900);
+    if (picture === undefined || heard === undefined) continue;
+    pairs.offsets.push(heard - picture);
+    pairs.pictureLatency.push(picture - at);
+    pairs.soundLatency.push(heard - at);
+  }
+  return pairs;
+}
+
+/** The table the README's figures come from: a heading line, then p50/p95/min/max of each measure. */
+export function clapperTable(heading: string, pairs: ClapperPairs, extraRows: readonly [string, number[]][] = []): string {
+  const f = (value: number): string => (Number.isNaN(value) || !Number.isFinite(value) ? '—' : value.toFixed(0));
+  const row = (name: string, values: number[]): string => `| ${name} | ${f(quantile(values, 0.5))} | ${f(quantile(values, 0.95))} | ${f(Math.min(...values))} | ${f(Math.max(...values))} |`;
+  return [
+    heading,
+    '',
+    '| ms | p50 | p95 | min | max |',
+    '|---|---|---|---|---|',
+    row('A/V offset: sound heard − picture presented (+ = sound late)', pairs.offsets),
+    row('picture: flash scheduled → present that shows it', pairs.pictureLatency),
+    row('sound: flash scheduled → click heard (output latency included)', pairs.soundLatency),
+    ...extraRows.map(([name, values]) => row(name, values)),
+    '',
+  ].join('\n');
+}
