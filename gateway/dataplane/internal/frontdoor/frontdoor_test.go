@@ -169,16 +169,24 @@ func TestRequestsGoToNodeWithTheClientAppendedToXForwardedFor(t *testing.T) {
 	}
 }
 
-func TestOtherUpgradesPassThroughToNode(t *testing.T) {
-	door, _ := open(t, nil)
-	ws, response, err := websocket.DefaultDialer.Dial("ws://"+address(door)+"/v1/displays/d1/control", nil)
+// nodesSocket: a WebSocket through door to path that Node's side answered
+// (the test upstream echoes what it saw forwarded), closed at the test's end.
+func nodesSocket(t *testing.T, door *FrontDoor, path string) *websocket.Conn {
+	t.Helper()
+	ws, response, err := websocket.DefaultDialer.Dial("ws://"+address(door)+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
+	t.Cleanup(func() { _ = ws.Close() })
 	if response.Header.Get("X-Seen-Forwarded-For") != "127.0.0.1" {
-		t.Fatalf("headers %v", response.Header)
+		t.Fatalf("not Node's answer: %v", response.Header)
 	}
+	return ws
+}
+
+func TestOtherUpgradesPassThroughToNode(t *testing.T) {
+	door, _ := open(t, nil)
+	ws := nodesSocket(t, door, "/v1/displays/d1/control")
 	_ = ws.SetReadDeadline(time.Now().Add(wait))
 	if err := ws.WriteMessage(websocket.TextMessage, []byte("hello")); err != nil {
 		t.Fatal(err)
@@ -367,12 +375,5 @@ func TestPresenterUpgradesAreServedHereAfterNodeAdmitsThemAndGoToNodeWithoutARun
 	}
 	// a front door without a presenter runner passes the upgrade on to Node (its echo answers)
 	plain, _ := open(t, nil)
-	passed, response, err := websocket.DefaultDialer.Dial("ws://"+address(plain)+"/v1/sessions/s-9/present", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer passed.Close()
-	if response.Header.Get("X-Seen-Forwarded-For") != "127.0.0.1" {
-		t.Fatalf("not Node's answer: %v", response.Header)
-	}
+	nodesSocket(t, plain, "/v1/sessions/s-9/present")
 }
