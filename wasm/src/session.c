@@ -17,6 +17,7 @@
 #include "heap_guard.h"
 #include "js_events.h"
 #include "pointer_output.h"
+#include "rdp_thread.h"
 #include "session_errors.h"
 #include "video_decoder.h"
 
@@ -271,13 +272,7 @@ BOOL lt_session_start(LtContext* lt)
 {
 	if (lt->threadStarted)
 		return FALSE;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	/* FreeRDP's connect path and codecs use deep stacks; 64 KiB is emscripten's default */
-	pthread_attr_setstacksize(&attr, 2u * 1024u * 1024u);
-	const int rc = pthread_create(&lt->thread, &attr, lt_session_main, lt);
-	pthread_attr_destroy(&attr);
-	lt->threadStarted = (rc == 0);
+	lt->threadStarted = lt_rdp_thread_start(&lt->thread, lt_session_main, lt);
 	return lt->threadStarted;
 }
 

@@ -11,6 +11,7 @@
 #include <winpr/sysinfo.h>
 
 #include "../js_events.h"
+#include "../rdp_thread.h"
 #include "audio_output.h"
 #include "gfx_output.h"
 #include "peer_certificate.h"
@@ -300,13 +301,7 @@ BOOL lp_presenter_start(LpContext* lp)
 {
 	if (lp->threadStarted)
 		return FALSE;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	/* FreeRDP's connect path and codecs use deep stacks; 64 KiB is emscripten's default */
-	pthread_attr_setstacksize(&attr, 2u * 1024u * 1024u);
-	const int rc = pthread_create(&lp->thread, &attr, lp_main, lp);
-	pthread_attr_destroy(&attr);
-	lp->threadStarted = (rc == 0);
+	lp->threadStarted = lt_rdp_thread_start(&lp->thread, lp_main, lp);
 	return lp->threadStarted;
 }
 

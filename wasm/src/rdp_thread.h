@@ -1,0 +1,14 @@
+/* The thread a client session (session.c) or the presenter's peer
+ * (presenter/presenter.c) runs FreeRDP on. */
+#ifndef LANTERNA_RDP_THREAD_H
+#define LANTERNA_RDP_THREAD_H
+
+#include <pthread.h>
+
+#include <winpr/wtypes.h>
+
+/* Starts main(arg) on a thread with a stack deep enough for FreeRDP;
+ * FALSE when it could not be made. */
+BOOL lt_rdp_thread_start(pthread_t* thread, void* (*main)(void*), void* arg);
+
+#endif
