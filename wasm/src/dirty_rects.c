@@ -2,26 +2,28 @@
 
 #include <stdlib.h>
 
+/* qsort's order of two rectangles by three keys, the first that differs deciding */
+static int by_keys(int32_t a0, int32_t b0, int32_t a1, int32_t b1, int32_t a2, int32_t b2)
+{
+	if (a0 != b0)
+		return (a0 < b0) ? -1 : 1;
+	if (a1 != b1)
+		return (a1 < b1) ? -1 : 1;
+	return (a2 < b2) ? -1 : (a2 > b2);
+}
+
 static int by_row(const void* pa, const void* pb)
 {
 	const LtRect* a = pa;
 	const LtRect* b = pb;
-	if (a->y != b->y)
-		return (a->y < b->y) ? -1 : 1;
-	if (a->h != b->h)
-		return (a->h < b->h) ? -1 : 1;
-	return (a->x < b->x) ? -1 : (a->x > b->x);
+	return by_keys(a->y, b->y, a->h, b->h, a->x, b->x);
 }
 
 static int by_column(const void* pa, const void* pb)
 {
 	const LtRect* a = pa;
 	const LtRect* b = pb;
-	if (a->x != b->x)
-		return (a->x < b->x) ? -1 : 1;
-	if (a->w != b->w)
-		return (a->w < b->w) ? -1 : 1;
-	return (a->y < b->y) ? -1 : (a->y > b->y);
+	return by_keys(a->x, b->x, a->w, b->w, a->y, b->y);
 }
 
 static int32_t max32(int32_t a, int32_t b)
