@@ -4,6 +4,7 @@
 // callbacks, and moves bytes in and out; knows nothing of WebSockets or of
 // capture. Runs in a browser Worker and in Node.
 
+import { closeModule, loadModule } from './emscriptenHost.js';
 import { RingFeeder } from './ringFeeder.js';
 
 /** Why a presenter's session ended (enum lp_reason in src/presenter/presenter_events.h). */
@@ -52,12 +53,7 @@ export class LanternaPresenter {
    * @param {{ logLevel?: string }} [options]
    */
   static async load(factory, moduleOptions = {}, options = {}) {
-    const logLevel = options.logLevel ?? 'ERROR';
-    const module = await factory({
-      ...moduleOptions,
-      preRun: [(m) => { m.ENV.WLOG_LEVEL = logLevel; }],
-    });
-    return new LanternaPresenter(module);
+    return new LanternaPresenter(await loadModule(factory, moduleOptions, options));
   }
 
   constructor(module) {
@@ -106,15 +102,7 @@ export class LanternaPresenter {
 
   /** Ends every session (within deadlineMs), then the module's threads. */
   async close(deadlineMs = 5000) {
-    const sessions = [...this.sessions.values()];
-    for (const session of sessions) session.stop();
-    let timer;
-    const deadline = new Promise((resolve) => { timer = setTimeout(resolve, deadlineMs); });
-    await Promise.race([Promise.all(sessions.map((session) => session.ended)), deadline]);
-    clearTimeout(timer);
-    this.terminated = true;
-    this.module.PThread?.terminateAllThreads();
-    for (const session of this.sessions.values()) session.abandon();
+    await closeModule(this, (session) => session.ended, deadlineMs);
   }
 
   #dispatch(handle, kind, a, b, c, d) {

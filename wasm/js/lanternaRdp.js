@@ -4,6 +4,7 @@
 // rectangles over the wasm heap). Works in a browser Worker and in Node (where
 // there is no WebCodecs, so no H.264: h264Decoders.js).
 import { H264Decoders } from './h264Decoders.js';
+import { closeModule, loadModule } from './emscriptenHost.js';
 import { RingFeeder } from './ringFeeder.js';
 
 /** Why a session ended (enum lt_reason in wasm/src/session.h). */
@@ -86,12 +87,7 @@ export class LanternaRdp {
    * @param {{ logLevel?: string }} [options]
    */
   static async load(factory, moduleOptions = {}, options = {}) {
-    const logLevel = options.logLevel ?? 'ERROR';
-    const module = await factory({
-      ...moduleOptions,
-      preRun: [(m) => { m.ENV.WLOG_LEVEL = logLevel; }],
-    });
-    return new LanternaRdp(module);
+    return new LanternaRdp(await loadModule(factory, moduleOptions, options));
   }
 
   constructor(module) {
@@ -103,23 +99,9 @@ export class LanternaRdp {
     module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
   }
 
-  /**
-   * Ends every thread of the module (sessions first get a stop). In Node a
-   * thread pool FreeRDP keeps for its codecs would otherwise hold the process.
-   */
+  /** Ends every session (within deadlineMs), then every thread of the module (emscriptenHost.js says why in that order). */
   async close(deadlineMs = 5000) {
-    // Killing a thread that still runs (an RDP thread mid-stop, a codec worker)
-    // can leave a lock or a join that the page's thread then waits on forever,
-    // so the sessions end first; only their deadline passing forces the issue.
-    const sessions = [...this.sessions.values()];
-    for (const session of sessions) session.stop();
-    let timer;
-    const deadline = new Promise((resolve) => { timer = setTimeout(resolve, deadlineMs); });
-    await Promise.race([Promise.all(sessions.map((session) => session.closed)), deadline]);
-    clearTimeout(timer);
-    this.terminated = true;
-    this.module.PThread?.terminateAllThreads();
-    for (const session of this.sessions.values()) session.abandon();
+    await closeModule(this, (session) => session.closed, deadlineMs);
   }
 
   /** @param {import('./lanternaRdp.js').SessionOptions} options */
