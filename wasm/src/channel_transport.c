@@ -11,16 +11,6 @@ static LtContext* lt_from_transport(rdpTransport* transport)
 	return (LtContext*)transport_get_context(transport);
 }
 
-BOOL lt_channel_send(LtContext* lt, const BYTE* data, size_t length)
-{
-	return lt_post_copy(lt->id, LT_EVENT_SEND, data, length);
-}
-
-static BOOL channel_send(void* owner, const BYTE* data, size_t length)
-{
-	return lt_channel_send(owner, data, length);
-}
-
 /* While connecting, every read is bounded by the connect deadline, so a
  * server that stops answering ends the attempt instead of hanging it. */
 static BOOL connect_deadline_passed(LtContext* lt)
@@ -80,9 +70,11 @@ static rdpTransportLayer* connect_layer(rdpTransport* transport,
 		                              FREERDP_ERROR_SECURITY_NEGO_CONNECT_FAILED);
 		return NULL;
 	}
+	/* each PDU to JS (LT_EVENT_SEND) as one WebSocket frame */
 	const LtRingLayerHooks hooks = { .ring = lt->ring,
+		                             .id = lt->id,
+		                             .kind = LT_EVENT_SEND,
 		                             .owner = lt,
-		                             .send = channel_send,
 		                             .readFails = channel_read_fails,
 		                             .waitLimit = channel_wait_limit,
 		                             .closed = channel_closed };
@@ -122,21 +114,11 @@ static BOOL get_public_key(rdpTransport* transport, const BYTE** data, DWORD* le
 	return *data != NULL;
 }
 
-/* One whole PDU per frame, as the gateway protocol requires. The default path
- * goes through a buffered BIO whose ring buffer may split a PDU in two. */
+/* One whole PDU per frame, as the gateway protocol requires. */
 static int write_pdu(rdpTransport* transport, wStream* s)
 {
 	LtContext* lt = lt_from_transport(transport);
-	const size_t length = Stream_GetPosition(s);
-	if (length > INT32_MAX)
-		return -1;
-	if (!lt_channel_send(lt, Stream_Buffer(s), length))
-	{
-		freerdp_set_last_error_if_not(&lt->common.context,
-		                              FREERDP_ERROR_CONNECT_TRANSPORT_FAILED);
-		return -1;
-	}
-	return (int)length;
+	return lt_post_pdu(&lt->common.context, lt->id, LT_EVENT_SEND, s);
 }
 
 BOOL lt_channel_transport_install(LtContext* lt)

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <freerdp/freerdp.h>
+
 #include "js_events.h"
 
 static const LtRingLayerHooks* hooks_of(void* userContext)
@@ -26,7 +28,7 @@ static int layer_write(void* userContext, const void* data, int bytes)
 	const LtRingLayerHooks* hooks = hooks_of(userContext);
 	if (bytes < 0)
 		return -1;
-	return hooks->send(hooks->owner, data, (size_t)bytes) ? bytes : -1;
+	return lt_post_copy(hooks->id, hooks->kind, data, (size_t)bytes) ? bytes : -1;
 }
 
 static BOOL layer_wait(void* userContext, BOOL waitWrite, DWORD timeout)
@@ -77,4 +79,17 @@ BOOL lt_post_copy(intptr_t id, int kind, const BYTE* data, size_t length)
 	memcpy(copy, data, length);
 	lt_post_event(id, kind, (intptr_t)copy, (intptr_t)length, 0, 0);
 	return TRUE;
+}
+
+int lt_post_pdu(rdpContext* context, intptr_t id, int kind, wStream* s)
+{
+	const size_t length = Stream_GetPosition(s);
+	if (length > INT32_MAX)
+		return -1;
+	if (!lt_post_copy(id, kind, Stream_Buffer(s), length))
+	{
+		freerdp_set_last_error_if_not(context, FREERDP_ERROR_CONNECT_TRANSPORT_FAILED);
+		return -1;
+	}
+	return (int)length;
 }

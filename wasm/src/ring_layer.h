@@ -15,9 +15,11 @@
 typedef struct
 {
 	LtReceiveRing* ring; /* the owner's, for the owner's whole life */
-	void* owner;         /* handed back to each hook */
-	/* bytes that bypass WritePdu, still one message per call */
-	BOOL (*send)(void* owner, const BYTE* data, size_t length);
+	/* bytes that bypass WritePdu still go out one message per call: this
+	 * JS event (lt_post_copy) of this handle */
+	intptr_t id;
+	int kind;
+	void* owner; /* handed back to each hook */
 	/* TRUE when a read that finds the ring empty must fail (a stop, a deadline) */
 	BOOL (*readFails)(void* owner);
 	/* optional: the longest a wait for data may last now, at most timeout */
@@ -33,5 +35,11 @@ rdpTransportLayer* lt_ring_layer_new(rdpTransport* transport, const LtRingLayerH
  * length; JS frees it): one PDU, one WebSocket message. Nothing is posted
  * for no bytes; FALSE when a copy cannot be made or data is too long. */
 BOOL lt_post_copy(intptr_t id, int kind, const BYTE* data, size_t length);
+
+/* WritePdu's work for either end: the PDU in s whole as one such event (the
+ * default path goes through a buffered BIO whose ring buffer may split a
+ * PDU in two); when it cannot go, context's last error says so. Returns
+ * the length, or -1. */
+int lt_post_pdu(rdpContext* context, intptr_t id, int kind, wStream* s);
 
 #endif

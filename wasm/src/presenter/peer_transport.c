@@ -10,17 +10,6 @@ static LpContext* lp_from_transport(rdpTransport* transport)
 	return (LpContext*)transport_get_context(transport);
 }
 
-/* One whole PDU per message, as the gateway's framing expects. */
-static BOOL lp_output(LpContext* lp, const BYTE* data, size_t length)
-{
-	return lt_post_copy(lp->id, LP_EVENT_OUTPUT, data, length);
-}
-
-static BOOL peer_send(void* owner, const BYTE* data, size_t length)
-{
-	return lp_output(owner, data, length);
-}
-
 static BOOL peer_read_fails(void* owner)
 {
 	LpContext* lp = owner;
@@ -37,18 +26,11 @@ static BOOL tls_accept_passthrough(WINPR_ATTR_UNUSED rdpTransport* transport)
 	return TRUE;
 }
 
+/* One whole PDU per message, as the gateway's framing expects. */
 static int write_pdu(rdpTransport* transport, wStream* s)
 {
 	LpContext* lp = lp_from_transport(transport);
-	const size_t length = Stream_GetPosition(s);
-	if (length > INT32_MAX)
-		return -1;
-	if (!lp_output(lp, Stream_Buffer(s), length))
-	{
-		freerdp_set_last_error_if_not(&lp->context, FREERDP_ERROR_CONNECT_TRANSPORT_FAILED);
-		return -1;
-	}
-	return (int)length;
+	return lt_post_pdu(&lp->context, lp->id, LP_EVENT_OUTPUT, s);
 }
 
 BOOL lp_peer_transport_install(LpContext* lp)
@@ -67,8 +49,9 @@ BOOL lp_peer_transport_install(LpContext* lp)
 	 * becomes its front BIO through FreeRDP's own layer BIO */
 	rdpTransport* transport = freerdp_get_transport(context);
 	const LtRingLayerHooks hooks = { .ring = lp->ring,
+		                             .id = lp->id,
+		                             .kind = LP_EVENT_OUTPUT,
 		                             .owner = lp,
-		                             .send = peer_send,
 		                             .readFails = peer_read_fails };
 	rdpTransportLayer* layer = lt_ring_layer_new(transport, &hooks);
 	if (!layer)
