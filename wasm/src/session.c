@@ -153,8 +153,7 @@ void lt_session_destroy(LtContext* lt)
 {
 	if (!lt)
 		return;
-	if (lt->threadStarted)
-		pthread_join(lt->thread, NULL);
+	lt_rdp_thread_join(lt->thread, lt->threadStarted);
 	LtReceiveRing* ring = lt->ring;
 	HANDLE frameAck = lt->frameAck;
 	HANDLE audioPlayed = lt->audioPlayed;
@@ -270,10 +269,7 @@ static void* lt_session_main(void* arg)
 
 BOOL lt_session_start(LtContext* lt)
 {
-	if (lt->threadStarted)
-		return FALSE;
-	lt->threadStarted = lt_rdp_thread_start(&lt->thread, lt_session_main, lt);
-	return lt->threadStarted;
+	return lt_rdp_thread_start(&lt->thread, &lt->threadStarted, lt_session_main, lt);
 }
 
 /* Called on the page's thread. It only raises flags and events: the session

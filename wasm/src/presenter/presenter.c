@@ -180,8 +180,7 @@ void lp_presenter_destroy(LpContext* lp)
 {
 	if (!lp)
 		return;
-	if (lp->threadStarted)
-		pthread_join(lp->thread, NULL);
+	lt_rdp_thread_join(lp->thread, lp->threadStarted);
 	freerdp_peer* peer = lp->peer;
 	freerdp_peer_context_free(peer);
 	freerdp_peer_free(peer);
@@ -299,10 +298,7 @@ static void* lp_main(void* arg)
 
 BOOL lp_presenter_start(LpContext* lp)
 {
-	if (lp->threadStarted)
-		return FALSE;
-	lp->threadStarted = lt_rdp_thread_start(&lp->thread, lp_main, lp);
-	return lp->threadStarted;
+	return lt_rdp_thread_start(&lp->thread, &lp->threadStarted, lp_main, lp);
 }
 
 /* Called on the JS thread: raises flags and events only; the peer thread ends the session. */
