@@ -2,28 +2,16 @@
 
 #include <stdlib.h>
 
-/* qsort's order of two rectangles by three keys, the first that differs deciding */
-static int by_keys(int32_t a0, int32_t b0, int32_t a1, int32_t b1, int32_t a2, int32_t b2)
-{
-	if (a0 != b0)
-		return (a0 < b0) ? -1 : 1;
-	if (a1 != b1)
-		return (a1 < b1) ? -1 : 1;
-	return (a2 < b2) ? -1 : (a2 > b2);
-}
-
+/* Rows first, then same height, then left to right: tiles that can join are neighbours. */
 static int by_row(const void* pa, const void* pb)
 {
 	const LtRect* a = pa;
 	const LtRect* b = pb;
-	return by_keys(a->y, b->y, a->h, b->h, a->x, b->x);
-}
-
-static int by_column(const void* pa, const void* pb)
-{
-	const LtRect* a = pa;
-	const LtRect* b = pb;
-	return by_keys(a->x, b->x, a->w, b->w, a->y, b->y);
+	if (a->y != b->y)
+		return (a->y < b->y) ? -1 : 1;
+	if (a->h != b->h)
+		return (a->h < b->h) ? -1 : 1;
+	return (a->x < b->x) ? -1 : (a->x > b->x);
 }
 
 static int32_t max32(int32_t a, int32_t b)
@@ -34,6 +22,29 @@ static int32_t max32(int32_t a, int32_t b)
 static int32_t min32(int32_t a, int32_t b)
 {
 	return (a < b) ? a : b;
+}
+
+/* Tiles on one row with the same height that touch or overlap become one strip. */
+static size_t join_rows(LtRect* rects, size_t n)
+{
+	qsort(rects, n, sizeof(LtRect), by_row);
+	size_t m = 0;
+	for (size_t i = 1; i < n; i++)
+	{
+		LtRect* last = &rects[m];
+		if ((rects[i].y == last->y) && (rects[i].h == last->h) && (rects[i].x <= last->x + last->w))
+			last->w = max32(last->x + last->w, rects[i].x + rects[i].w) - last->x;
+		else
+			rects[++m] = rects[i];
+	}
+	return m + 1;
+}
+
+/* Mirrors rectangles on the diagonal (x with y, w with h): columns become rows. */
+static void transpose(LtRect* rects, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		rects[i] = (LtRect){ rects[i].y, rects[i].x, rects[i].h, rects[i].w };
 }
 
 size_t lt_coalesce_rects(LtRect* rects, size_t count, int32_t width, int32_t height)
@@ -52,30 +63,12 @@ size_t lt_coalesce_rects(LtRect* rects, size_t count, int32_t width, int32_t hei
 		return n;
 
 	/* tiles on one row with the same height become one strip */
-	qsort(rects, n, sizeof(LtRect), by_row);
-	size_t m = 0;
-	for (size_t i = 1; i < n; i++)
-	{
-		LtRect* last = &rects[m];
-		if ((rects[i].y == last->y) && (rects[i].h == last->h) && (rects[i].x <= last->x + last->w))
-			last->w = max32(last->x + last->w, rects[i].x + rects[i].w) - last->x;
-		else
-			rects[++m] = rects[i];
-	}
-	n = m + 1;
-
-	/* strips stacked with the same left edge and width become one block */
-	qsort(rects, n, sizeof(LtRect), by_column);
-	m = 0;
-	for (size_t i = 1; i < n; i++)
-	{
-		LtRect* last = &rects[m];
-		if ((rects[i].x == last->x) && (rects[i].w == last->w) && (rects[i].y <= last->y + last->h))
-			last->h = max32(last->y + last->h, rects[i].y + rects[i].h) - last->y;
-		else
-			rects[++m] = rects[i];
-	}
-	n = m + 1;
+	n = join_rows(rects, n);
+	/* strips stacked with the same left edge and width become one block: the
+	 * same join on the rectangles mirrored, so that columns are rows */
+	transpose(rects, n);
+	n = join_rows(rects, n);
+	transpose(rects, n);
 
 	if (n > LT_MAX_RECTS)
 	{
