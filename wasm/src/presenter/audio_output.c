@@ -288,9 +288,10 @@ static int audio_refusal(LpAudio* audio)
 	return 0;
 }
 
-/* A chunk that takes data over; NULL, with data freed and *refusal set,
- * when *refusal already holds a reason or no memory is left (full). */
-static LpAudioChunk* take_chunk(void* data, int* refusal)
+/* A chunk of frames from timestampMs on that takes data over (the caller
+ * says where it goes); NULL, with data freed and *refusal set, when
+ * *refusal already holds a reason or no memory is left (full). */
+static LpAudioChunk* take_chunk(void* data, size_t frames, UINT32 timestampMs, int* refusal)
 {
 	LpAudioChunk* chunk = (*refusal == 0) ? calloc(1, sizeof(LpAudioChunk)) : NULL;
 	if (!chunk)
@@ -298,7 +299,10 @@ static LpAudioChunk* take_chunk(void* data, int* refusal)
 		free(data);
 		if (*refusal == 0)
 			*refusal = LP_AUDIO_REFUSED_FULL;
+		return NULL;
 	}
+	chunk->frames = frames;
+	chunk->timestampMs = timestampMs;
 	return chunk;
 }
 
@@ -309,12 +313,10 @@ int lp_audio_queue(LpContext* lp, INT16* samples, size_t frames, UINT32 timestam
 	/* the client chose Opus: the page must send packets */
 	if ((refusal == 0) && atomic_load(&audio->opusChosen))
 		refusal = LP_AUDIO_REFUSED_BAD;
-	LpAudioChunk* chunk = take_chunk(samples, &refusal);
+	LpAudioChunk* chunk = take_chunk(samples, frames, timestampMs, &refusal);
 	if (!chunk)
 		return refusal;
 	chunk->samples = samples;
-	chunk->frames = frames;
-	chunk->timestampMs = timestampMs;
 	return queue_chunk(audio, chunk, frames * audio->format.nBlockAlign);
 }
 
@@ -327,13 +329,11 @@ int lp_audio_queue_packet(LpContext* lp, BYTE* packet, size_t length, size_t fra
 	                       (length > LP_OPUS_MAX_BYTES) || (frames == 0) ||
 	                       (frames > LP_OPUS_MAX_FRAMES)))
 		refusal = LP_AUDIO_REFUSED_BAD;
-	LpAudioChunk* chunk = take_chunk(packet, &refusal);
+	LpAudioChunk* chunk = take_chunk(packet, frames, timestampMs, &refusal);
 	if (!chunk)
 		return refusal;
 	chunk->packet = packet;
 	chunk->packetBytes = length;
-	chunk->frames = frames;
-	chunk->timestampMs = timestampMs;
 	return queue_chunk(audio, chunk, length);
 }
 
