@@ -1,10 +1,14 @@
-export function loadModule(
-  factory: (options: object) => Promise<any>,
-  moduleOptions: object,
-  options: { logLevel?: string },
-): Promise<any>;
-export function closeModule(
-  host: { module: any; sessions: Map<number, { stop(): void; abandon(): void }>; terminated?: boolean },
-  ended: (session: any) => Promise<unknown>,
-  deadlineMs: number,
-): Promise<void>;
+export declare class EmscriptenHost {
+  static load<T extends EmscriptenHost>(
+    this: new (module: any) => T,
+    factory: (options: object) => Promise<any>,
+    moduleOptions?: object,
+    options?: { logLevel?: string },
+  ): Promise<T>;
+  constructor(module: any);
+  module: any;
+  sessions: Map<number, any>;
+  terminated?: boolean;
+  close(deadlineMs?: number): Promise<void>;
+}
+export function codedErrorClass(name: string): new (code: string, message: string) => Error & { code: string };

@@ -4,7 +4,7 @@
 // callbacks, and moves bytes in and out; knows nothing of WebSockets or of
 // capture. Runs in a browser Worker and in Node.
 
-import { closeModule, loadModule } from './emscriptenHost.js';
+import { EmscriptenHost, codedErrorClass } from './emscriptenHost.js';
 import { RingFeeder } from './ringFeeder.js';
 
 /** Why a presenter's session ended (enum lp_reason in src/presenter/presenter_events.h). */
@@ -37,30 +37,12 @@ const CODECS = Object.freeze({ uncompressed: 1, planar: 2 });
 /** The largest side a presenter's picture may have (lp_presenter_create). */
 const MAX_SIDE = 8192;
 
-export class PresenterError extends Error {
-  /** @param {string} code @param {string} message */
-  constructor(code, message) {
-    super(message);
-    this.name = 'PresenterError';
-    this.code = code;
-  }
-}
+export const PresenterError = codedErrorClass('PresenterError');
 
-export class LanternaPresenter {
-  /**
-   * @param {(options: object) => Promise<any>} factory createLanternaPresenter from lanterna-presenter.js
-   * @param {object} [moduleOptions] Emscripten module options (wasmBinary, locateFile, print, …)
-   * @param {{ logLevel?: string }} [options]
-   */
-  static async load(factory, moduleOptions = {}, options = {}) {
-    return new LanternaPresenter(await loadModule(factory, moduleOptions, options));
-  }
-
-  constructor(module) {
-    this.module = module;
-    /** @type {Map<number, PresenterSession>} */
-    this.sessions = new Map();
-    module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
+/** The presenter's module (LanternaPresenter.load(createLanternaPresenter from lanterna-presenter.js, …)) and its sessions (PresenterSession). */
+export class LanternaPresenter extends EmscriptenHost {
+  sessionEnded(session) {
+    return session.ended;
   }
 
   /**
@@ -100,12 +82,8 @@ export class LanternaPresenter {
     return session;
   }
 
-  /** Ends every session (within deadlineMs), then the module's threads. */
-  async close(deadlineMs = 5000) {
-    await closeModule(this, (session) => session.ended, deadlineMs);
-  }
-
-  #dispatch(handle, kind, a, b, c, d) {
+  /** One event of the C side (EmscriptenHost routes them here). */
+  dispatch(handle, kind, a, b, c, d) {
     const session = this.sessions.get(handle);
     if (!session) {
       if (kind === EVENT.OUTPUT) this.module._free(a);

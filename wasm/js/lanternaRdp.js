@@ -4,7 +4,7 @@
 // rectangles over the wasm heap). Works in a browser Worker and in Node (where
 // there is no WebCodecs, so no H.264: h264Decoders.js).
 import { H264Decoders } from './h264Decoders.js';
-import { closeModule, loadModule } from './emscriptenHost.js';
+import { EmscriptenHost, codedErrorClass } from './emscriptenHost.js';
 import { RingFeeder } from './ringFeeder.js';
 
 /** Why a session ended (enum lt_reason in wasm/src/session.h). */
@@ -71,37 +71,18 @@ function checkInvitation(text) {
   }
 }
 
-export class RdpSessionError extends Error {
-  /** @param {string} code @param {string} message */
-  constructor(code, message) {
-    super(message);
-    this.name = 'RdpSessionError';
-    this.code = code;
-  }
-}
+export const RdpSessionError = codedErrorClass('RdpSessionError');
 
-export class LanternaRdp {
-  /**
-   * @param {(options: object) => Promise<any>} factory createLanternaRdp from lanterna-rdp.js
-   * @param {object} [moduleOptions] Emscripten module options (wasmBinary, locateFile, print, …)
-   * @param {{ logLevel?: string }} [options]
-   */
-  static async load(factory, moduleOptions = {}, options = {}) {
-    return new LanternaRdp(await loadModule(factory, moduleOptions, options));
-  }
-
+/** The client's module (LanternaRdp.load(createLanternaRdp from lanterna-rdp.js, …)) and its sessions (RdpSession). */
+export class LanternaRdp extends EmscriptenHost {
   constructor(module) {
-    this.module = module;
-    /** @type {Map<number, RdpSession>} */
-    this.sessions = new Map();
+    super(module);
     /** H.264 decoders (WebCodecs) of every session, with their totals in `h264.stats`. */
     this.h264 = new H264Decoders(module);
-    module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
   }
 
-  /** Ends every session (within deadlineMs), then every thread of the module (emscriptenHost.js says why in that order). */
-  async close(deadlineMs = 5000) {
-    await closeModule(this, (session) => session.closed, deadlineMs);
+  sessionEnded(session) {
+    return session.closed;
   }
 
   /** @param {import('./lanternaRdp.js').SessionOptions} options */
@@ -119,7 +100,8 @@ export class LanternaRdp {
     return session;
   }
 
-  #dispatch(handle, kind, a, b, c, d) {
+  /** One event of the C side (EmscriptenHost routes them here). */
+  dispatch(handle, kind, a, b, c, d) {
     // decoders belong to FreeRDP's H.264 contexts, which may outlive nothing but
     // are answered whether or not JS still knows the session
     if (kind === EVENT.H264_DECODE) {
