@@ -651,22 +651,21 @@ int main(int argc, char** argv)
 #endif
 	printf("{\"build\":\"%s\",\"frames\":%d,\"optimisedPrimitives\":%d,\"copy24MatchesGeneric\":%s,",
 	       build, frames, optimised_primitives(), copy24_matches_generic(img) ? "true" : "false");
-	if (wanted("planar"))
+	/* the lossless bitmap codecs: exact or not, and what they drew */
+	const struct
 	{
+		const char* name;
+		double (*bench)(const BYTE* img, BYTE* out, int frames, FrameClock* clock, int* exact);
+	} bitmap[] = { { "planar", bench_planar }, { "interleaved", bench_interleaved } };
+	for (size_t i = 0; i < ARRAYSIZE(bitmap); i++)
+	{
+		if (!wanted(bitmap[i].name))
+			continue;
 		int exact = 0;
-		failed |= bench_planar(img, out, frames, &clocks[0], &exact) < 0;
+		failed |= bitmap[i].bench(img, out, frames, &clocks[i], &exact) < 0;
 		snprintf(extra, sizeof(extra), "\"exact\":%s,\"hash\":\"%08x\"", exact ? "true" : "false",
 		         surface_hash(out));
-		print_codec("planar", &clocks[0], extra);
-		memset(out, 0, (size_t)STRIDE * H);
-	}
-	if (wanted("interleaved"))
-	{
-		int exact = 0;
-		failed |= bench_interleaved(img, out, frames, &clocks[1], &exact) < 0;
-		snprintf(extra, sizeof(extra), "\"exact\":%s,\"hash\":\"%08x\"", exact ? "true" : "false",
-		         surface_hash(out));
-		print_codec("interleaved", &clocks[1], extra);
+		print_codec(bitmap[i].name, &clocks[i], extra);
 		memset(out, 0, (size_t)STRIDE * H);
 	}
 	const struct
