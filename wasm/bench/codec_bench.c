@@ -213,27 +213,43 @@ static double time_frames(FrameClock* clock, int frames, BOOL (*decode_frame)(vo
 }
 
 /* A frame of tiles, for the bitmap codecs (planar, interleaved): each tile's
- * bytes decoded into out at its place. */
+ * bytes decoded into out at its place by the codec's decode_tile. */
 typedef struct
 {
 	void* dec;
 	Tile* tiles;
 	int n;
 	BYTE* out;
+	BOOL (*decode_tile)(void* dec, const Tile* t, BYTE* out);
 } TiledFrame;
 
-static BOOL decode_planar_frame(void* state, int f)
+static BOOL decode_tiled_frame(void* state, int f)
 {
 	const TiledFrame* frame = state;
 	for (int i = 0; i < frame->n; i++)
-	{
-		const Tile* t = &frame->tiles[i];
-		freerdp_bitmap_planar_context_reset(frame->dec, t->w, t->h);
-		if (!planar_decompress(frame->dec, t->data, t->size, t->w, t->h, frame->out, FORMAT, STRIDE,
-		                       t->x, t->y, t->w, t->h, FALSE))
+		if (!frame->decode_tile(frame->dec, &frame->tiles[i], frame->out))
 			return FALSE;
-	}
 	return TRUE;
+}
+
+/* The tiles' timed loop (time_frames), then whether out came back exactly
+ * img; the tiles are freed. The mean ms of a frame, or -1. */
+static double time_tiled_frames(FrameClock* clock, int frames, const TiledFrame* frame,
+                                const BYTE* img, int* exact)
+{
+	const double ms = time_frames(clock, frames, decode_tiled_frame, (void*)frame);
+	if (ms < 0)
+		return -1;
+	*exact = same_colours(img, frame->out);
+	free_tiles(frame->tiles, frame->n);
+	return ms;
+}
+
+static BOOL decode_planar_tile(void* dec, const Tile* t, BYTE* out)
+{
+	freerdp_bitmap_planar_context_reset(dec, t->w, t->h);
+	return planar_decompress(dec, t->data, t->size, t->w, t->h, out, FORMAT, STRIDE, t->x, t->y,
+	                         t->w, t->h, FALSE);
 }
 
 static double bench_planar(const BYTE* img, BYTE* out, int frames, FrameClock* clock, int* exact)
@@ -250,12 +266,8 @@ static double bench_planar(const BYTE* img, BYTE* out, int frames, FrameClock* c
 		t->data = freerdp_bitmap_compress_planar(enc, &img[t->y * STRIDE + t->x * 4], FORMAT, t->w,
 		                                         t->h, STRIDE, NULL, &t->size);
 	}
-	TiledFrame frame = { dec, tiles, n, out };
-	const double ms = time_frames(clock, frames, decode_planar_frame, &frame);
-	if (ms < 0)
-		return -1;
-	*exact = same_colours(img, out);
-	free_tiles(tiles, n);
+	const TiledFrame frame = { dec, tiles, n, out, decode_planar_tile };
+	const double ms = time_tiled_frames(clock, frames, &frame, img, exact);
 	freerdp_bitmap_planar_context_free(enc);
 	freerdp_bitmap_planar_context_free(dec);
 	return ms;
@@ -289,17 +301,10 @@ static BITMAP_INTERLEAVED_CONTEXT* new_zeroed_interleaved_encoder(void)
 	return enc;
 }
 
-static BOOL decode_interleaved_frame(void* state, int f)
+static BOOL decode_interleaved_tile(void* dec, const Tile* t, BYTE* out)
 {
-	const TiledFrame* frame = state;
-	for (int i = 0; i < frame->n; i++)
-	{
-		const Tile* t = &frame->tiles[i];
-		if (!interleaved_decompress(frame->dec, t->data, t->size, t->w, t->h, 24, frame->out, FORMAT,
-		                            STRIDE, t->x, t->y, t->w, t->h, NULL))
-			return FALSE;
-	}
-	return TRUE;
+	return interleaved_decompress(dec, t->data, t->size, t->w, t->h, 24, out, FORMAT, STRIDE, t->x,
+	                              t->y, t->w, t->h, NULL);
 }
 
 static double bench_interleaved(const BYTE* img, BYTE* out, int frames, FrameClock* clock,
@@ -318,12 +323,8 @@ static double bench_interleaved(const BYTE* img, BYTE* out, int frames, FrameClo
 		                          t->y, NULL, 24))
 			return -1;
 	}
-	TiledFrame frame = { dec, tiles, n, out };
-	const double ms = time_frames(clock, frames, decode_interleaved_frame, &frame);
-	if (ms < 0)
-		return -1;
-	*exact = same_colours(img, out);
-	free_tiles(tiles, n);
+	const TiledFrame frame = { dec, tiles, n, out, decode_interleaved_tile };
+	const double ms = time_tiled_frames(clock, frames, &frame, img, exact);
 	bitmap_interleaved_context_free(dec);
 	return ms;
 }
