@@ -4,9 +4,11 @@
 // it (sessions first, threads after), and throw errors with a code.
 
 /**
- * Owns one Emscripten module and its sessions by handle. A subclass answers
- * dispatch(handle, kind, a, b, c, d) for the C side's events and
- * sessionEnded(session), the promise close waits on.
+ * Owns one Emscripten module and its sessions by handle, and routes the C
+ * side's events to them. A subclass says which event kinds hand heap memory
+ * over to JS (ownedKinds: freed here when no session takes the event), may
+ * take events of its own first (hostEvent), and answers sessionEnded(session),
+ * the promise close waits on.
  */
 export class EmscriptenHost {
   /**
@@ -23,11 +25,26 @@ export class EmscriptenHost {
     return new this(module);
   }
 
-  constructor(module) {
+  /** @param {any} module @param {Set<number>} ownedKinds events whose first argument is heap memory JS frees */
+  constructor(module, ownedKinds) {
     this.module = module;
     /** @type {Map<number, any>} */
     this.sessions = new Map();
+    this.ownedKinds = ownedKinds;
     module.lanternaEvent = (handle, kind, a, b, c, d) => this.dispatch(handle, kind, a, b, c, d);
+  }
+
+  /** One event of the C side: the host's own, else its session's (or freed when the session is gone). */
+  dispatch(handle, kind, a, b, c, d) {
+    if (this.hostEvent(kind, a)) return;
+    const session = this.sessions.get(handle);
+    if (session) session.handleEvent(kind, a, b, c, d);
+    else if (this.ownedKinds.has(kind)) this.module._free(a);
+  }
+
+  /** True when the host itself took this event (none by default). */
+  hostEvent(_kind, _a) {
+    return false;
   }
 
   /**
@@ -64,4 +81,16 @@ export function codedErrorClass(name) {
       this.code = code;
     }
   };
+}
+
+/**
+ * The bytes of one message the C side posted (lt_post_copy in
+ * ../src/ring_layer.c: a PDU for the gateway), copied out of the heap and
+ * freed there, as that event's contract asks of JS.
+ * @param {any} module @param {number} ptr @param {number} length
+ */
+export function takePosted(module, ptr, length) {
+  const bytes = module.HEAPU8.slice(ptr, ptr + length);
+  module._free(ptr);
+  return bytes;
 }

@@ -4,7 +4,7 @@
 // callbacks, and moves bytes in and out; knows nothing of WebSockets or of
 // capture. Runs in a browser Worker and in Node.
 
-import { EmscriptenHost, codedErrorClass } from './emscriptenHost.js';
+import { EmscriptenHost, codedErrorClass, takePosted } from './emscriptenHost.js';
 import { RingFeeder } from './ringFeeder.js';
 
 /** Why a presenter's session ended (enum lp_reason in src/presenter/presenter_events.h). */
@@ -41,6 +41,10 @@ export const PresenterError = codedErrorClass('PresenterError');
 
 /** The presenter's module (LanternaPresenter.load(createLanternaPresenter from lanterna-presenter.js, …)) and its sessions (PresenterSession). */
 export class LanternaPresenter extends EmscriptenHost {
+  constructor(module) {
+    super(module, new Set([EVENT.OUTPUT]));
+  }
+
   sessionEnded(session) {
     return session.ended;
   }
@@ -80,16 +84,6 @@ export class LanternaPresenter extends EmscriptenHost {
     }
     this.sessions.set(handle, session);
     return session;
-  }
-
-  /** One event of the C side (EmscriptenHost routes them here). */
-  dispatch(handle, kind, a, b, c, d) {
-    const session = this.sessions.get(handle);
-    if (!session) {
-      if (kind === EVENT.OUTPUT) this.module._free(a);
-      return;
-    }
-    session.handleEvent(kind, a, b, c, d);
   }
 }
 
@@ -309,12 +303,9 @@ export class PresenterSession {
   handleEvent(kind, a, b, c, d) {
     const m = this.module;
     switch (kind) {
-      case EVENT.OUTPUT: {
-        const bytes = m.HEAPU8.slice(a, a + b);
-        m._free(a);
-        this.onoutput(bytes);
+      case EVENT.OUTPUT:
+        this.onoutput(takePosted(m, a, b));
         break;
-      }
       case EVENT.ACTIVE:
         this.state = 'active';
         this.active = { width: a, height: b, avc420: c === 1 };

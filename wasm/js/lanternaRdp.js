@@ -4,7 +4,7 @@
 // rectangles over the wasm heap). Works in a browser Worker and in Node (where
 // there is no WebCodecs, so no H.264: h264Decoders.js).
 import { H264Decoders } from './h264Decoders.js';
-import { EmscriptenHost, codedErrorClass } from './emscriptenHost.js';
+import { EmscriptenHost, codedErrorClass, takePosted } from './emscriptenHost.js';
 import { RingFeeder } from './ringFeeder.js';
 
 /** Why a session ended (enum lt_reason in wasm/src/session.h). */
@@ -76,7 +76,7 @@ export const RdpSessionError = codedErrorClass('RdpSessionError');
 /** The client's module (LanternaRdp.load(createLanternaRdp from lanterna-rdp.js, …)) and its sessions (RdpSession). */
 export class LanternaRdp extends EmscriptenHost {
   constructor(module) {
-    super(module);
+    super(module, new Set([EVENT.SEND, EVENT.FRAME, EVENT.POINTER_SET, EVENT.AUDIO]));
     /** H.264 decoders (WebCodecs) of every session, with their totals in `h264.stats`. */
     this.h264 = new H264Decoders(module);
   }
@@ -100,25 +100,15 @@ export class LanternaRdp extends EmscriptenHost {
     return session;
   }
 
-  /** One event of the C side (EmscriptenHost routes them here). */
-  dispatch(handle, kind, a, b, c, d) {
-    // decoders belong to FreeRDP's H.264 contexts, which may outlive nothing but
-    // are answered whether or not JS still knows the session
-    if (kind === EVENT.H264_DECODE) {
-      this.h264.decode(a);
-      return;
-    }
-    if (kind === EVENT.H264_CLOSE) {
-      this.h264.close(a);
-      return;
-    }
-    const session = this.sessions.get(handle);
-    const m = this.module;
-    if (!session) {
-      if (kind === EVENT.SEND || kind === EVENT.FRAME || kind === EVENT.POINTER_SET || kind === EVENT.AUDIO) m._free(a);
-      return;
-    }
-    session.handleEvent(kind, a, b, c, d);
+  /**
+   * Decoders belong to FreeRDP's H.264 contexts, which may outlive nothing but
+   * are answered whether or not JS still knows the session.
+   */
+  hostEvent(kind, a) {
+    if (kind === EVENT.H264_DECODE) this.h264.decode(a);
+    else if (kind === EVENT.H264_CLOSE) this.h264.close(a);
+    else return false;
+    return true;
   }
 }
 
@@ -336,12 +326,9 @@ export class RdpSession {
   handleEvent(kind, a, b) {
     const m = this.module;
     switch (kind) {
-      case EVENT.SEND: {
-        const bytes = m.HEAPU8.slice(a, a + b);
-        m._free(a);
-        this.onsend(bytes);
+      case EVENT.SEND:
+        this.onsend(takePosted(m, a, b));
         break;
-      }
       case EVENT.CONNECTED:
         this.state = 'connected';
         this.desktop = { width: a, height: b };
