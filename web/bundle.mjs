@@ -100,12 +100,12 @@ const wasmJs = join(here, '../wasm/js');
 const engines = {
   module: {
     emscripten: ['lanterna-rdp.js', 'lanterna-rdp.wasm', 'lanterna-rdp.worker.js'],
-    api: ['rdpEngine.js', 'lanternaRdp.js', 'ringFeeder.js', 'projectSettings.js', 'h264Decoders.js', 'annexB.js', 'classicScript.js'],
+    api: ['rdpEngine.js', 'lanternaRdp.js', 'emscriptenHost.js', 'ringFeeder.js', 'projectSettings.js', 'h264Decoders.js', 'annexB.js', 'classicScript.js'],
     entry: './wasm/js/rdpEngine.js',
   },
   presenter: {
     emscripten: ['lanterna-presenter.js', 'lanterna-presenter.wasm', 'lanterna-presenter.worker.js'],
-    api: ['lanternaPresenter.js', 'ringFeeder.js'],
+    api: ['lanternaPresenter.js', 'emscriptenHost.js', 'ringFeeder.js'],
     entry: './wasm/js/lanternaPresenter.js',
   },
 };

@@ -195,6 +195,63 @@ static int same_colours(const BYTE* img, const BYTE* out)
 }
 
 
+/* One codec's timed loop: decode_frame(state, f) for each of frames, a lap
+ * on clock per frame. The mean wall time of a frame in ms; -1 when a decode
+ * failed. */
+static double time_frames(FrameClock* clock, int frames, BOOL (*decode_frame)(void* state, int f),
+                          void* state)
+{
+	const double start = now_ms();
+	clock_start(clock);
+	for (int f = 0; f < frames; f++)
+	{
+		if (!decode_frame(state, f))
+			return -1;
+		clock_lap(clock);
+	}
+	return (now_ms() - start) / frames;
+}
+
+/* A frame of tiles, for the bitmap codecs (planar, interleaved): each tile's
+ * bytes decoded into out at its place by the codec's decode_tile. */
+typedef struct
+{
+	void* dec;
+	Tile* tiles;
+	int n;
+	BYTE* out;
+	BOOL (*decode_tile)(void* dec, const Tile* t, BYTE* out);
+} TiledFrame;
+
+static BOOL decode_tiled_frame(void* state, int f)
+{
+	const TiledFrame* frame = state;
+	for (int i = 0; i < frame->n; i++)
+		if (!frame->decode_tile(frame->dec, &frame->tiles[i], frame->out))
+			return FALSE;
+	return TRUE;
+}
+
+/* The tiles' timed loop (time_frames), then whether out came back exactly
+ * img; the tiles are freed. The mean ms of a frame, or -1. */
+static double time_tiled_frames(FrameClock* clock, int frames, const TiledFrame* frame,
+                                const BYTE* img, int* exact)
+{
+	const double ms = time_frames(clock, frames, decode_tiled_frame, (void*)frame);
+	if (ms < 0)
+		return -1;
+	*exact = same_colours(img, frame->out);
+	free_tiles(frame->tiles, frame->n);
+	return ms;
+}
+
+static BOOL decode_planar_tile(void* dec, const Tile* t, BYTE* out)
+{
+	freerdp_bitmap_planar_context_reset(dec, t->w, t->h);
+	return planar_decompress(dec, t->data, t->size, t->w, t->h, out, FORMAT, STRIDE, t->x, t->y,
+	                         t->w, t->h, FALSE);
+}
+
 static double bench_planar(const BYTE* img, BYTE* out, int frames, FrameClock* clock, int* exact)
 {
 	int n = 0;
@@ -209,23 +266,8 @@ static double bench_planar(const BYTE* img, BYTE* out, int frames, FrameClock* c
 		t->data = freerdp_bitmap_compress_planar(enc, &img[t->y * STRIDE + t->x * 4], FORMAT, t->w,
 		                                         t->h, STRIDE, NULL, &t->size);
 	}
-	const double start = now_ms();
-	clock_start(clock);
-	for (int f = 0; f < frames; f++)
-	{
-		for (int i = 0; i < n; i++)
-		{
-			Tile* t = &tiles[i];
-			freerdp_bitmap_planar_context_reset(dec, t->w, t->h);
-			if (!planar_decompress(dec, t->data, t->size, t->w, t->h, out, FORMAT, STRIDE, t->x, t->y,
-			                       t->w, t->h, FALSE))
-				return -1;
-		}
-		clock_lap(clock);
-	}
-	const double ms = (now_ms() - start) / frames;
-	*exact = same_colours(img, out);
-	free_tiles(tiles, n);
+	const TiledFrame frame = { dec, tiles, n, out, decode_planar_tile };
+	const double ms = time_tiled_frames(clock, frames, &frame, img, exact);
 	freerdp_bitmap_planar_context_free(enc);
 	freerdp_bitmap_planar_context_free(dec);
 	return ms;
@@ -259,6 +301,12 @@ static BITMAP_INTERLEAVED_CONTEXT* new_zeroed_interleaved_encoder(void)
 	return enc;
 }
 
+static BOOL decode_interleaved_tile(void* dec, const Tile* t, BYTE* out)
+{
+	return interleaved_decompress(dec, t->data, t->size, t->w, t->h, 24, out, FORMAT, STRIDE, t->x,
+	                              t->y, t->w, t->h, NULL);
+}
+
 static double bench_interleaved(const BYTE* img, BYTE* out, int frames, FrameClock* clock,
                                 int* exact)
 {
@@ -275,24 +323,28 @@ static double bench_interleaved(const BYTE* img, BYTE* out, int frames, FrameClo
 		                          t->y, NULL, 24))
 			return -1;
 	}
-	const double start = now_ms();
-	clock_start(clock);
-	for (int f = 0; f < frames; f++)
-	{
-		for (int i = 0; i < n; i++)
-		{
-			Tile* t = &tiles[i];
-			if (!interleaved_decompress(dec, t->data, t->size, t->w, t->h, 24, out, FORMAT, STRIDE,
-			                            t->x, t->y, t->w, t->h, NULL))
-				return -1;
-		}
-		clock_lap(clock);
-	}
-	const double ms = (now_ms() - start) / frames;
-	*exact = same_colours(img, out);
-	free_tiles(tiles, n);
+	const TiledFrame frame = { dec, tiles, n, out, decode_interleaved_tile };
+	const double ms = time_tiled_frames(clock, frames, &frame, img, exact);
 	bitmap_interleaved_context_free(dec);
 	return ms;
+}
+
+/* One encoded picture decoded again each frame (progressive, RemoteFX). */
+typedef struct
+{
+	void* dec;
+	BYTE* data;
+	UINT32 bytes;
+	BYTE* out;
+	REGION16* invalid;
+} WholeFrame;
+
+static BOOL decode_progressive_frame(void* state, int f)
+{
+	const WholeFrame* frame = state;
+	region16_clear(frame->invalid);
+	return progressive_decompress(frame->dec, frame->data, frame->bytes, frame->out, FORMAT, STRIDE,
+	                              0, 0, frame->invalid, 1, (UINT32)f + 1) >= 0;
 }
 
 static double bench_progressive(const BYTE* img, BYTE* out, int frames, UINT32 threading,
@@ -313,17 +365,10 @@ static double bench_progressive(const BYTE* img, BYTE* out, int frames, UINT32 t
 		return -1;
 	REGION16 invalid;
 	region16_init(&invalid);
-	const double start = now_ms();
-	clock_start(clock);
-	for (int f = 0; f < frames; f++)
-	{
-		region16_clear(&invalid);
-		if (progressive_decompress(dec, copy, *bytes, out, FORMAT, STRIDE, 0, 0, &invalid, 1,
-		                           (UINT32)f + 1) < 0)
-			return -1;
-		clock_lap(clock);
-	}
-	const double ms = (now_ms() - start) / frames;
+	WholeFrame frame = { dec, copy, *bytes, out, &invalid };
+	const double ms = time_frames(clock, frames, decode_progressive_frame, &frame);
+	if (ms < 0)
+		return -1;
 	*psnr = psnr_of(img, out);
 	region16_uninit(&invalid);
 	region16_uninit(&region);
@@ -494,6 +539,14 @@ static int optimised_primitives(void)
 	return differ;
 }
 
+static BOOL decode_rfx_frame(void* state, int f)
+{
+	const WholeFrame* frame = state;
+	region16_clear(frame->invalid);
+	return rfx_process_message(frame->dec, frame->data, frame->bytes, 0, 0, frame->out, FORMAT,
+	                           STRIDE, H, frame->invalid);
+}
+
 static double bench_rfx(const BYTE* img, BYTE* out, int frames, UINT32 threading,
                         FrameClock* clock, double* psnr, UINT32* bytes)
 {
@@ -510,16 +563,10 @@ static double bench_rfx(const BYTE* img, BYTE* out, int frames, UINT32 threading
 	*bytes = (UINT32)Stream_GetPosition(s);
 	REGION16 invalid;
 	region16_init(&invalid);
-	const double start = now_ms();
-	clock_start(clock);
-	for (int f = 0; f < frames; f++)
-	{
-		region16_clear(&invalid);
-		if (!rfx_process_message(dec, Stream_Buffer(s), *bytes, 0, 0, out, FORMAT, STRIDE, H, &invalid))
-			return -1;
-		clock_lap(clock);
-	}
-	const double ms = (now_ms() - start) / frames;
+	WholeFrame frame = { dec, Stream_Buffer(s), *bytes, out, &invalid };
+	const double ms = time_frames(clock, frames, decode_rfx_frame, &frame);
+	if (ms < 0)
+		return -1;
 	*psnr = psnr_of(img, out);
 	region16_uninit(&invalid);
 	rfx_message_free(enc, msg);
@@ -605,22 +652,21 @@ int main(int argc, char** argv)
 #endif
 	printf("{\"build\":\"%s\",\"frames\":%d,\"optimisedPrimitives\":%d,\"copy24MatchesGeneric\":%s,",
 	       build, frames, optimised_primitives(), copy24_matches_generic(img) ? "true" : "false");
-	if (wanted("planar"))
+	/* the lossless bitmap codecs: exact or not, and what they drew */
+	const struct
 	{
+		const char* name;
+		double (*bench)(const BYTE* img, BYTE* out, int frames, FrameClock* clock, int* exact);
+	} bitmap[] = { { "planar", bench_planar }, { "interleaved", bench_interleaved } };
+	for (size_t i = 0; i < ARRAYSIZE(bitmap); i++)
+	{
+		if (!wanted(bitmap[i].name))
+			continue;
 		int exact = 0;
-		failed |= bench_planar(img, out, frames, &clocks[0], &exact) < 0;
+		failed |= bitmap[i].bench(img, out, frames, &clocks[i], &exact) < 0;
 		snprintf(extra, sizeof(extra), "\"exact\":%s,\"hash\":\"%08x\"", exact ? "true" : "false",
 		         surface_hash(out));
-		print_codec("planar", &clocks[0], extra);
-		memset(out, 0, (size_t)STRIDE * H);
-	}
-	if (wanted("interleaved"))
-	{
-		int exact = 0;
-		failed |= bench_interleaved(img, out, frames, &clocks[1], &exact) < 0;
-		snprintf(extra, sizeof(extra), "\"exact\":%s,\"hash\":\"%08x\"", exact ? "true" : "false",
-		         surface_hash(out));
-		print_codec("interleaved", &clocks[1], extra);
+		print_codec(bitmap[i].name, &clocks[i], extra);
 		memset(out, 0, (size_t)STRIDE * H);
 	}
 	const struct

@@ -4,6 +4,7 @@
 // callbacks, and moves bytes in and out; knows nothing of WebSockets or of
 // capture. Runs in a browser Worker and in Node.
 
+import { EmscriptenHost, codedErrorClass, takePosted } from './emscriptenHost.js';
 import { RingFeeder } from './ringFeeder.js';
 
 /** Why a presenter's session ended (enum lp_reason in src/presenter/presenter_events.h). */
@@ -42,35 +43,16 @@ const CODECS = Object.freeze({ uncompressed: 1, planar: 2 });
 /** The largest side a presenter's picture may have (lp_presenter_create). */
 const MAX_SIDE = 8192;
 
-export class PresenterError extends Error {
-  /** @param {string} code @param {string} message */
-  constructor(code, message) {
-    super(message);
-    this.name = 'PresenterError';
-    this.code = code;
-  }
-}
+export const PresenterError = codedErrorClass('PresenterError');
 
-export class LanternaPresenter {
-  /**
-   * @param {(options: object) => Promise<any>} factory createLanternaPresenter from lanterna-presenter.js
-   * @param {object} [moduleOptions] Emscripten module options (wasmBinary, locateFile, print, …)
-   * @param {{ logLevel?: string }} [options]
-   */
-  static async load(factory, moduleOptions = {}, options = {}) {
-    const logLevel = options.logLevel ?? 'ERROR';
-    const module = await factory({
-      ...moduleOptions,
-      preRun: [(m) => { m.ENV.WLOG_LEVEL = logLevel; }],
-    });
-    return new LanternaPresenter(module);
-  }
-
+/** The presenter's module (LanternaPresenter.load(createLanternaPresenter from lanterna-presenter.js, …)) and its sessions (PresenterSession). */
+export class LanternaPresenter extends EmscriptenHost {
   constructor(module) {
-    this.module = module;
-    /** @type {Map<number, PresenterSession>} */
-    this.sessions = new Map();
-    module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
+    super(module, new Set([EVENT.OUTPUT, EVENT.TOUCH]));
+  }
+
+  sessionEnded(session) {
+    return session.ended;
   }
 
   /**
@@ -110,28 +92,6 @@ export class LanternaPresenter {
     if (touch === false) this.module._lp_presenter_no_touch(handle);
     this.sessions.set(handle, session);
     return session;
-  }
-
-  /** Ends every session (within deadlineMs), then the module's threads. */
-  async close(deadlineMs = 5000) {
-    const sessions = [...this.sessions.values()];
-    for (const session of sessions) session.stop();
-    let timer;
-    const deadline = new Promise((resolve) => { timer = setTimeout(resolve, deadlineMs); });
-    await Promise.race([Promise.all(sessions.map((session) => session.ended)), deadline]);
-    clearTimeout(timer);
-    this.terminated = true;
-    this.module.PThread?.terminateAllThreads();
-    for (const session of this.sessions.values()) session.abandon();
-  }
-
-  #dispatch(handle, kind, a, b, c, d) {
-    const session = this.sessions.get(handle);
-    if (!session) {
-      if (kind === EVENT.OUTPUT || kind === EVENT.TOUCH) this.module._free(a);
-      return;
-    }
-    session.handleEvent(kind, a, b, c, d);
   }
 }
 
@@ -356,12 +316,9 @@ export class PresenterSession {
   handleEvent(kind, a, b, c, d) {
     const m = this.module;
     switch (kind) {
-      case EVENT.OUTPUT: {
-        const bytes = m.HEAPU8.slice(a, a + b);
-        m._free(a);
-        this.onoutput(bytes);
+      case EVENT.OUTPUT:
+        this.onoutput(takePosted(m, a, b));
         break;
-      }
       case EVENT.ACTIVE:
         this.state = 'active';
         this.active = { width: a, height: b, avc420: c === 1 };

@@ -4,6 +4,7 @@
 // rectangles over the wasm heap). Works in a browser Worker and in Node (where
 // there is no WebCodecs, so no H.264: h264Decoders.js).
 import { H264Decoders } from './h264Decoders.js';
+import { EmscriptenHost, codedErrorClass, takePosted } from './emscriptenHost.js';
 import { RingFeeder } from './ringFeeder.js';
 
 /** Why a session ended (enum lt_reason in wasm/src/session.h). */
@@ -72,56 +73,18 @@ function checkInvitation(text) {
   }
 }
 
-export class RdpSessionError extends Error {
-  /** @param {string} code @param {string} message */
-  constructor(code, message) {
-    super(message);
-    this.name = 'RdpSessionError';
-    this.code = code;
-  }
-}
+export const RdpSessionError = codedErrorClass('RdpSessionError');
 
-export class LanternaRdp {
-  /**
-   * @param {(options: object) => Promise<any>} factory createLanternaRdp from lanterna-rdp.js
-   * @param {object} [moduleOptions] Emscripten module options (wasmBinary, locateFile, print, …)
-   * @param {{ logLevel?: string }} [options]
-   */
-  static async load(factory, moduleOptions = {}, options = {}) {
-    const logLevel = options.logLevel ?? 'ERROR';
-    const module = await factory({
-      ...moduleOptions,
-      preRun: [(m) => { m.ENV.WLOG_LEVEL = logLevel; }],
-    });
-    return new LanternaRdp(module);
-  }
-
+/** The client's module (LanternaRdp.load(createLanternaRdp from lanterna-rdp.js, …)) and its sessions (RdpSession). */
+export class LanternaRdp extends EmscriptenHost {
   constructor(module) {
-    this.module = module;
-    /** @type {Map<number, RdpSession>} */
-    this.sessions = new Map();
+    super(module, new Set([EVENT.SEND, EVENT.FRAME, EVENT.POINTER_SET, EVENT.AUDIO]));
     /** H.264 decoders (WebCodecs) of every session, with their totals in `h264.stats`. */
     this.h264 = new H264Decoders(module);
-    module.lanternaEvent = (handle, kind, a, b, c, d) => this.#dispatch(handle, kind, a, b, c, d);
   }
 
-  /**
-   * Ends every thread of the module (sessions first get a stop). In Node a
-   * thread pool FreeRDP keeps for its codecs would otherwise hold the process.
-   */
-  async close(deadlineMs = 5000) {
-    // Killing a thread that still runs (an RDP thread mid-stop, a codec worker)
-    // can leave a lock or a join that the page's thread then waits on forever,
-    // so the sessions end first; only their deadline passing forces the issue.
-    const sessions = [...this.sessions.values()];
-    for (const session of sessions) session.stop();
-    let timer;
-    const deadline = new Promise((resolve) => { timer = setTimeout(resolve, deadlineMs); });
-    await Promise.race([Promise.all(sessions.map((session) => session.closed)), deadline]);
-    clearTimeout(timer);
-    this.terminated = true;
-    this.module.PThread?.terminateAllThreads();
-    for (const session of this.sessions.values()) session.abandon();
+  sessionEnded(session) {
+    return session.closed;
   }
 
   /** @param {import('./lanternaRdp.js').SessionOptions} options */
@@ -139,24 +102,15 @@ export class LanternaRdp {
     return session;
   }
 
-  #dispatch(handle, kind, a, b, c, d) {
-    // decoders belong to FreeRDP's H.264 contexts, which may outlive nothing but
-    // are answered whether or not JS still knows the session
-    if (kind === EVENT.H264_DECODE) {
-      this.h264.decode(a);
-      return;
-    }
-    if (kind === EVENT.H264_CLOSE) {
-      this.h264.close(a);
-      return;
-    }
-    const session = this.sessions.get(handle);
-    const m = this.module;
-    if (!session) {
-      if (kind === EVENT.SEND || kind === EVENT.FRAME || kind === EVENT.POINTER_SET || kind === EVENT.AUDIO) m._free(a);
-      return;
-    }
-    session.handleEvent(kind, a, b, c, d);
+  /**
+   * Decoders belong to FreeRDP's H.264 contexts, which may outlive nothing but
+   * are answered whether or not JS still knows the session.
+   */
+  hostEvent(kind, a) {
+    if (kind === EVENT.H264_DECODE) this.h264.decode(a);
+    else if (kind === EVENT.H264_CLOSE) this.h264.close(a);
+    else return false;
+    return true;
   }
 }
 
@@ -395,12 +349,9 @@ export class RdpSession {
   handleEvent(kind, a, b) {
     const m = this.module;
     switch (kind) {
-      case EVENT.SEND: {
-        const bytes = m.HEAPU8.slice(a, a + b);
-        m._free(a);
-        this.onsend(bytes);
+      case EVENT.SEND:
+        this.onsend(takePosted(m, a, b));
         break;
-      }
       case EVENT.CONNECTED:
         this.state = 'connected';
         this.desktop = { width: a, height: b };

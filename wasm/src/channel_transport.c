@@ -1,33 +1,14 @@
 #include "channel_transport.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include <freerdp/transport_io.h>
 #include <winpr/sysinfo.h>
 
 #include "js_events.h"
-
-typedef struct
-{
-	LtContext* lt;
-} LtLayer;
+#include "ring_layer.h"
 
 static LtContext* lt_from_transport(rdpTransport* transport)
 {
 	return (LtContext*)transport_get_context(transport);
-}
-
-BOOL lt_channel_send(LtContext* lt, const BYTE* data, size_t length)
-{
-	if ((length == 0) || (length > INT32_MAX))
-		return length == 0;
-	BYTE* copy = malloc(length);
-	if (!copy)
-		return FALSE;
-	memcpy(copy, data, length);
-	lt_post_event(lt->id, LT_EVENT_SEND, (intptr_t)copy, (intptr_t)length, 0, 0);
-	return TRUE;
 }
 
 /* While connecting, every read is bounded by the connect deadline, so a
@@ -42,31 +23,15 @@ static BOOL connect_deadline_passed(LtContext* lt)
 	return TRUE;
 }
 
-static int layer_read(void* userContext, void* data, int bytes)
+static BOOL channel_read_fails(void* owner)
 {
-	LtContext* lt = ((LtLayer*)userContext)->lt;
-	if (bytes <= 0)
-		return 0;
-	const int n = lt_ring_read(lt->ring, data, (size_t)bytes);
-	if ((n == 0) && (atomic_load(&lt->stopRequested) || connect_deadline_passed(lt)))
-		return -1;
-	return n;
+	LtContext* lt = owner;
+	return atomic_load(&lt->stopRequested) || connect_deadline_passed(lt);
 }
 
-/* Only reached for bytes that bypass write_pdu; still one frame per call. */
-static int layer_write(void* userContext, const void* data, int bytes)
+static DWORD channel_wait_limit(void* owner, DWORD timeout)
 {
-	LtContext* lt = ((LtLayer*)userContext)->lt;
-	if (bytes < 0)
-		return -1;
-	return lt_channel_send(lt, data, (size_t)bytes) ? bytes : -1;
-}
-
-static BOOL layer_wait(void* userContext, BOOL waitWrite, DWORD timeout)
-{
-	LtContext* lt = ((LtLayer*)userContext)->lt;
-	if (waitWrite)
-		return TRUE; /* JS queues every frame: writing never blocks */
+	LtContext* lt = owner;
 	if (!atomic_load(&lt->connected) && (lt->connectDeadline != 0))
 	{
 		const UINT64 now = GetTickCount64();
@@ -74,26 +39,20 @@ static BOOL layer_wait(void* userContext, BOOL waitWrite, DWORD timeout)
 		if (left < timeout)
 			timeout = (DWORD)left;
 	}
-	return WaitForSingleObject(lt_ring_event(lt->ring), timeout) == WAIT_OBJECT_0;
+	return timeout;
 }
 
-static HANDLE layer_get_event(void* userContext)
+/* What closing keeps is the error that ended the connection: FreeRDP clears
+ * it before it retries (and the retry is refused, see connect_layer), so
+ * afterwards it is gone. */
+static void channel_closed(void* owner)
 {
-	return lt_ring_event(((LtLayer*)userContext)->lt->ring);
-}
-
-/* The ring belongs to the session, not to the layer. What closing keeps is
- * the error that ended the connection: FreeRDP clears it before it retries
- * (and the retry is refused, see connect_layer), so afterwards it is gone. */
-static BOOL layer_close(void* userContext)
-{
-	LtContext* lt = ((LtLayer*)userContext)->lt;
+	LtContext* lt = owner;
 	if (!lt->layerClosed)
 	{
 		lt->layerClosed = TRUE;
 		lt->layerCloseError = freerdp_get_last_error(&lt->common.context);
 	}
-	return TRUE;
 }
 
 static rdpTransportLayer* connect_layer(rdpTransport* transport,
@@ -111,16 +70,15 @@ static rdpTransportLayer* connect_layer(rdpTransport* transport,
 		                              FREERDP_ERROR_SECURITY_NEGO_CONNECT_FAILED);
 		return NULL;
 	}
-	rdpTransportLayer* layer = transport_layer_new(transport, sizeof(LtLayer));
-	if (!layer)
-		return NULL;
-	((LtLayer*)layer->userContext)->lt = lt;
-	layer->Read = layer_read;
-	layer->Write = layer_write;
-	layer->Wait = layer_wait;
-	layer->GetEvent = layer_get_event;
-	layer->Close = layer_close;
-	return layer;
+	/* each PDU to JS (LT_EVENT_SEND) as one WebSocket frame */
+	const LtRingLayerHooks hooks = { .ring = lt->ring,
+		                             .id = lt->id,
+		                             .kind = LT_EVENT_SEND,
+		                             .owner = lt,
+		                             .readFails = channel_read_fails,
+		                             .waitLimit = channel_wait_limit,
+		                             .closed = channel_closed };
+	return lt_ring_layer_new(transport, &hooks);
 }
 
 /* There are no sockets in the browser: anything that asks for one fails. */
@@ -156,21 +114,11 @@ static BOOL get_public_key(rdpTransport* transport, const BYTE** data, DWORD* le
 	return *data != NULL;
 }
 
-/* One whole PDU per frame, as the gateway protocol requires. The default path
- * goes through a buffered BIO whose ring buffer may split a PDU in two. */
+/* One whole PDU per frame, as the gateway protocol requires. */
 static int write_pdu(rdpTransport* transport, wStream* s)
 {
 	LtContext* lt = lt_from_transport(transport);
-	const size_t length = Stream_GetPosition(s);
-	if (length > INT32_MAX)
-		return -1;
-	if (!lt_channel_send(lt, Stream_Buffer(s), length))
-	{
-		freerdp_set_last_error_if_not(&lt->common.context,
-		                              FREERDP_ERROR_CONNECT_TRANSPORT_FAILED);
-		return -1;
-	}
-	return (int)length;
+	return lt_post_pdu(&lt->common.context, lt->id, LT_EVENT_SEND, s);
 }
 
 BOOL lt_channel_transport_install(LtContext* lt)

@@ -9,7 +9,4 @@
 
 BOOL lt_channel_transport_install(LtContext* lt);
 
-/* Hands bytes to JS (LT_EVENT_SEND) as one WebSocket frame. */
-BOOL lt_channel_send(LtContext* lt, const BYTE* data, size_t length);
-
 #endif

@@ -76,22 +76,24 @@ static UINT lt_clipboard_server_format_list(CliprdrClientContext* cliprdr,
 	return cliprdr->ClientFormatListResponse(cliprdr, &response);
 }
 
+/* Our two handlers on the channel named, when it is cliprdr (on: ours, off: none). */
+static void set_handlers(const char* channel, void* pInterface, BOOL on)
+{
+	if (strcmp(channel, CLIPRDR_SVC_CHANNEL_NAME) != 0)
+		return;
+	CliprdrClientContext* cliprdr = pInterface;
+	cliprdr->MonitorReady = on ? lt_clipboard_monitor_ready : NULL;
+	cliprdr->ServerFormatList = on ? lt_clipboard_server_format_list : NULL;
+}
+
 void lt_clipboard_handshake_on_connected(void* context, const ChannelConnectedEventArgs* e)
 {
 	(void)context;
-	if (strcmp(e->name, CLIPRDR_SVC_CHANNEL_NAME) != 0)
-		return;
-	CliprdrClientContext* cliprdr = e->pInterface;
-	cliprdr->MonitorReady = lt_clipboard_monitor_ready;
-	cliprdr->ServerFormatList = lt_clipboard_server_format_list;
+	set_handlers(e->name, e->pInterface, TRUE);
 }
 
 void lt_clipboard_handshake_on_disconnected(void* context, const ChannelDisconnectedEventArgs* e)
 {
 	(void)context;
-	if (strcmp(e->name, CLIPRDR_SVC_CHANNEL_NAME) != 0)
-		return;
-	CliprdrClientContext* cliprdr = e->pInterface;
-	cliprdr->MonitorReady = NULL;
-	cliprdr->ServerFormatList = NULL;
+	set_handlers(e->name, e->pInterface, FALSE);
 }

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+/* Rows first, then same height, then left to right: tiles that can join are neighbours. */
 static int by_row(const void* pa, const void* pb)
 {
 	const LtRect* a = pa;
@@ -13,17 +14,6 @@ static int by_row(const void* pa, const void* pb)
 	return (a->x < b->x) ? -1 : (a->x > b->x);
 }
 
-static int by_column(const void* pa, const void* pb)
-{
-	const LtRect* a = pa;
-	const LtRect* b = pb;
-	if (a->x != b->x)
-		return (a->x < b->x) ? -1 : 1;
-	if (a->w != b->w)
-		return (a->w < b->w) ? -1 : 1;
-	return (a->y < b->y) ? -1 : (a->y > b->y);
-}
-
 static int32_t max32(int32_t a, int32_t b)
 {
 	return (a > b) ? a : b;
@@ -32,6 +22,29 @@ static int32_t max32(int32_t a, int32_t b)
 static int32_t min32(int32_t a, int32_t b)
 {
 	return (a < b) ? a : b;
+}
+
+/* Tiles on one row with the same height that touch or overlap become one strip. */
+static size_t join_rows(LtRect* rects, size_t n)
+{
+	qsort(rects, n, sizeof(LtRect), by_row);
+	size_t m = 0;
+	for (size_t i = 1; i < n; i++)
+	{
+		LtRect* last = &rects[m];
+		if ((rects[i].y == last->y) && (rects[i].h == last->h) && (rects[i].x <= last->x + last->w))
+			last->w = max32(last->x + last->w, rects[i].x + rects[i].w) - last->x;
+		else
+			rects[++m] = rects[i];
+	}
+	return m + 1;
+}
+
+/* Mirrors rectangles on the diagonal (x with y, w with h): columns become rows. */
+static void transpose(LtRect* rects, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		rects[i] = (LtRect){ rects[i].y, rects[i].x, rects[i].h, rects[i].w };
 }
 
 size_t lt_coalesce_rects(LtRect* rects, size_t count, int32_t width, int32_t height)
@@ -50,30 +63,12 @@ size_t lt_coalesce_rects(LtRect* rects, size_t count, int32_t width, int32_t hei
 		return n;
 
 	/* tiles on one row with the same height become one strip */
-	qsort(rects, n, sizeof(LtRect), by_row);
-	size_t m = 0;
-	for (size_t i = 1; i < n; i++)
-	{
-		LtRect* last = &rects[m];
-		if ((rects[i].y == last->y) && (rects[i].h == last->h) && (rects[i].x <= last->x + last->w))
-			last->w = max32(last->x + last->w, rects[i].x + rects[i].w) - last->x;
-		else
-			rects[++m] = rects[i];
-	}
-	n = m + 1;
-
-	/* strips stacked with the same left edge and width become one block */
-	qsort(rects, n, sizeof(LtRect), by_column);
-	m = 0;
-	for (size_t i = 1; i < n; i++)
-	{
-		LtRect* last = &rects[m];
-		if ((rects[i].x == last->x) && (rects[i].w == last->w) && (rects[i].y <= last->y + last->h))
-			last->h = max32(last->y + last->h, rects[i].y + rects[i].h) - last->y;
-		else
-			rects[++m] = rects[i];
-	}
-	n = m + 1;
+	n = join_rows(rects, n);
+	/* strips stacked with the same left edge and width become one block: the
+	 * same join on the rectangles mirrored, so that columns are rows */
+	transpose(rects, n);
+	n = join_rows(rects, n);
+	transpose(rects, n);
 
 	if (n > LT_MAX_RECTS)
 	{

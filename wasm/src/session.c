@@ -17,6 +17,7 @@
 #include "heap_guard.h"
 #include "js_events.h"
 #include "pointer_output.h"
+#include "rdp_thread.h"
 #include "session_errors.h"
 #include "touch_input.h"
 #include "video_decoder.h"
@@ -159,8 +160,7 @@ void lt_session_destroy(LtContext* lt)
 {
 	if (!lt)
 		return;
-	if (lt->threadStarted)
-		pthread_join(lt->thread, NULL);
+	lt_rdp_thread_join(lt->thread, lt->threadStarted);
 	LtReceiveRing* ring = lt->ring;
 	HANDLE frameAck = lt->frameAck;
 	HANDLE audioPlayed = lt->audioPlayed;
@@ -279,16 +279,7 @@ static void* lt_session_main(void* arg)
 
 BOOL lt_session_start(LtContext* lt)
 {
-	if (lt->threadStarted)
-		return FALSE;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	/* FreeRDP's connect path and codecs use deep stacks; 64 KiB is emscripten's default */
-	pthread_attr_setstacksize(&attr, 2u * 1024u * 1024u);
-	const int rc = pthread_create(&lt->thread, &attr, lt_session_main, lt);
-	pthread_attr_destroy(&attr);
-	lt->threadStarted = (rc == 0);
-	return lt->threadStarted;
+	return lt_rdp_thread_start(&lt->thread, &lt->threadStarted, lt_session_main, lt);
 }
 
 /* Called on the page's thread. It only raises flags and events: the session

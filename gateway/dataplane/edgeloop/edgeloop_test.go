@@ -22,6 +22,26 @@ func handedOff(t *testing.T) (*Socket, net.Conn) {
 	return s, peer
 }
 
+// newLoop: a loop that takes up to events edges per wait, or the test fails.
+func newLoop(t *testing.T, events int) *Loop {
+	t.Helper()
+	loop, err := New(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loop
+}
+
+// serving: a reader of s (its channel depth chunks deep) added to loop.
+func serving(t *testing.T, loop *Loop, s *Socket, depth int) *reader {
+	t.Helper()
+	r := &reader{s: s, loop: loop, got: make(chan []byte, depth), ended: make(chan error, 1)}
+	if err := loop.Add(s, r.serve); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // reader: a serve callback that collects what it reads and reports the end.
 type reader struct {
 	s     *Socket
@@ -62,17 +82,11 @@ func (r *reader) collect(t *testing.T, want int) []byte {
 }
 
 func TestTheLoopReadsEachArrivalAndWhatCameBeforeItWasAdded(t *testing.T) {
-	loop, err := New(16)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loop := newLoop(t, 16)
 	s, peer := handedOff(t)
-	r := &reader{s: s, loop: loop, got: make(chan []byte, 64), ended: make(chan error, 1)}
 	// before Add: reported at once
 	_, _ = peer.Write([]byte("early"))
-	if err := loop.Add(s, r.serve); err != nil {
-		t.Fatal(err)
-	}
+	r := serving(t, loop, s, 64)
 	if got := r.collect(t, 5); string(got) != "early" {
 		t.Fatalf("%q", got)
 	}
@@ -116,20 +130,14 @@ func TestTheLoopReadsEachArrivalAndWhatCameBeforeItWasAdded(t *testing.T) {
 // backlog's cap (our own shutdown, seen while its pings were still queued)
 // was never ended (CI, datasession's ping test).
 func TestThePeersLastBytesAndItsEndInOneEdgeAreBothRead(t *testing.T) {
-	loop, err := New(64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loop := newLoop(t, 64)
 	for round := range 20 {
 		s, peer := handedOff(t)
-		r := &reader{s: s, loop: loop, got: make(chan []byte, 4), ended: make(chan error, 1)}
 		_, _ = peer.Write([]byte("last"))
 		_ = peer.Close()
 		// both the bytes and the FIN are queued before the loop looks
 		time.Sleep(10 * time.Millisecond)
-		if err := loop.Add(s, r.serve); err != nil {
-			t.Fatal(err)
-		}
+		r := serving(t, loop, s, 4)
 		if got := r.collect(t, 4); string(got) != "last" {
 			t.Fatalf("round %d: %q", round, got)
 		}
@@ -145,15 +153,9 @@ func TestThePeersLastBytesAndItsEndInOneEdgeAreBothRead(t *testing.T) {
 }
 
 func TestShutdownEndsAHandedOffSocketThroughItsLoop(t *testing.T) {
-	loop, err := New(64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loop := newLoop(t, 64)
 	s, _ := handedOff(t)
-	r := &reader{s: s, loop: loop, got: make(chan []byte, 4), ended: make(chan error, 1)}
-	if err := loop.Add(s, r.serve); err != nil {
-		t.Fatal(err)
-	}
+	r := serving(t, loop, s, 4)
 	if err := s.Shutdown(); err != nil {
 		t.Fatal(err)
 	}
@@ -170,17 +172,11 @@ func TestShutdownEndsAHandedOffSocketThroughItsLoop(t *testing.T) {
 }
 
 func TestABacklogHoldsWhatThePeerHasNoRoomForAndTheLoopSendsItInOrder(t *testing.T) {
-	loop, err := New(64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loop := newLoop(t, 64)
 	s, peer := handedOff(t)
 	relieved := make(chan int, 4)
 	s.KeepBacklog(64<<10, 16<<10, 0, func(buf []byte) { relieved <- s.Backlog() })
-	r := &reader{s: s, loop: loop, got: make(chan []byte, 4), ended: make(chan error, 1)}
-	if err := loop.Add(s, r.serve); err != nil {
-		t.Fatal(err)
-	}
+	serving(t, loop, s, 4)
 	// more than loopback's buffers (which grow as they fill): the writes
 	// return at once, the rest kept, until the backlog passes its mark
 	var sent []byte

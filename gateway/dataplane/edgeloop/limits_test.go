@@ -12,23 +12,14 @@ import (
 
 // Issue 31: a backlog has a hard cap, and a peer past it is cut alone.
 func TestABacklogPastItsLimitCutsThatPeerAloneAndTheLoopGoesOn(t *testing.T) {
-	loop, err := New(64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	loop := newLoop(t, 64)
 	const limit = 256 << 10
 	s, _ := handedOff(t) // its peer never reads
 	s.KeepBacklog(64<<10, 16<<10, limit, nil)
-	r := &reader{s: s, loop: loop, got: make(chan []byte, 4), ended: make(chan error, 1)}
-	if err := loop.Add(s, r.serve); err != nil {
-		t.Fatal(err)
-	}
+	r := serving(t, loop, s, 4)
 	other, otherPeer := handedOff(t)
 	other.KeepBacklog(64<<10, 16<<10, limit, nil)
-	o := &reader{s: other, loop: loop, got: make(chan []byte, 4), ended: make(chan error, 1)}
-	if err := loop.Add(other, o.serve); err != nil {
-		t.Fatal(err)
-	}
+	o := serving(t, loop, other, 4)
 
 	// small writes, as pongs and key update answers are: they never wait, and past the limit they fail
 	chunk := make([]byte, 100)

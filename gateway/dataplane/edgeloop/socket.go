@@ -12,7 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
+
+	"lanterna/dataplane/rawsocket"
 )
 
 // ErrWouldBlock is a Socket's "nothing more to read now". A temporary
@@ -183,26 +184,22 @@ func (s *Socket) Read(b []byte) (int, error) {
 	if s.closed {
 		return 0, net.ErrClosed
 	}
-	for {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, uintptr(s.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
-		switch errno {
-		case 0:
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			s.drained = true
-			return 0, ErrWouldBlock
-		default:
-			return 0, os.NewSyscallError("read", errno)
-		}
-		if n == 0 {
-			return 0, io.EOF
-		}
-		if int(n) < len(b) && !s.ending {
-			s.drained = true
-		}
-		return int(n), nil
+	n, errno := rawsocket.Call(syscall.SYS_READ, uintptr(s.fd), b)
+	switch errno {
+	case 0:
+	case syscall.EAGAIN:
+		s.drained = true
+		return 0, ErrWouldBlock
+	default:
+		return 0, os.NewSyscallError("read", errno)
 	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	if n < len(b) && !s.ending {
+		s.drained = true
+	}
+	return n, nil
 }
 
 // Shutdown ends both directions of a handed-off socket without closing its

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"lanterna/dataplane/rawsocket"
 )
 
 // KeepBacklog makes writes after the hand-off keep what the peer has no
@@ -172,11 +174,10 @@ func (s *Socket) writeOrKeep(b []byte) (int, error) {
 func writeSome(fd int, b []byte) (int, error) {
 	written := 0
 	for written < len(b) {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[written])), uintptr(len(b)-written))
+		n, errno := rawsocket.Call(syscall.SYS_WRITE, uintptr(fd), b[written:])
 		switch errno {
 		case 0:
-			written += int(n)
-		case syscall.EINTR:
+			written += n
 		case syscall.EAGAIN:
 			return written, nil
 		default:

@@ -21,7 +21,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
 )
 
 // Conn is a *net.TCPConn (deadlines, Close, CloseWrite, addresses as usual)
@@ -44,12 +43,8 @@ type Conn struct {
 
 // Wrap returns conn as a *Conn when it is a TCP connection, else conn itself.
 func Wrap(conn net.Conn) net.Conn {
-	tcp, ok := conn.(*net.TCPConn)
+	tcp, raw, ok := Raw(conn)
 	if !ok {
-		return conn
-	}
-	raw, err := tcp.SyscallConn()
-	if err != nil {
 		return conn
 	}
 	c := &Conn{TCPConn: tcp, raw: raw}
@@ -61,37 +56,24 @@ func Wrap(conn net.Conn) net.Conn {
 // Pauses counts writes that had to wait for the peer to read.
 func (c *Conn) Pauses() uint64 { return c.pauses.Load() }
 
+// tryRead and tryWrite are the poller's callbacks: false (EAGAIN) makes it
+// wait for the socket and call again.
 func (c *Conn) tryRead(fd uintptr) bool {
-	for {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&c.readBuf[0])), uintptr(len(c.readBuf)))
-		switch errno {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		}
-		c.readN, c.readErr = int(n), errno
-		return true
-	}
+	c.readN, c.readErr = Call(syscall.SYS_READ, fd, c.readBuf)
+	return c.readErr != syscall.EAGAIN
 }
 
 func (c *Conn) tryWrite(fd uintptr) bool {
-	for {
-		n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&c.writeBuf[0])), uintptr(len(c.writeBuf)))
-		switch errno {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			// counted when the wait begins: a peer that never reads again is one pause
-			if !c.wouldBlock {
-				c.wouldBlock = true
-				c.pauses.Add(1)
-			}
-			return false
-		}
-		c.writeN, c.writeErr = int(n), errno
+	c.writeN, c.writeErr = Call(syscall.SYS_WRITE, fd, c.writeBuf)
+	if c.writeErr != syscall.EAGAIN {
 		return true
 	}
+	// counted when the wait begins: a peer that never reads again is one pause
+	if !c.wouldBlock {
+		c.wouldBlock = true
+		c.pauses.Add(1)
+	}
+	return false
 }
 
 func (c *Conn) Read(b []byte) (int, error) {

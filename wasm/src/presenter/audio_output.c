@@ -278,33 +278,45 @@ static int queue_chunk(LpAudio* audio, LpAudioChunk* chunk, size_t bytes)
 	return 0;
 }
 
+/* Why nothing can be queued now: the audio is off or the client not ready; 0 when it can. */
+static int audio_refusal(LpAudio* audio)
+{
+	if (!audio || (audio->mode == LP_AUDIO_OFF))
+		return LP_AUDIO_REFUSED_OFF;
+	if (!atomic_load(&audio->ready))
+		return LP_AUDIO_REFUSED_NOT_READY;
+	return 0;
+}
+
+/* A chunk of frames from timestampMs on that takes data over (the caller
+ * says where it goes); NULL, with data freed and *refusal set, when
+ * *refusal already holds a reason or no memory is left (full). */
+static LpAudioChunk* take_chunk(void* data, size_t frames, UINT32 timestampMs, int* refusal)
+{
+	LpAudioChunk* chunk = (*refusal == 0) ? calloc(1, sizeof(LpAudioChunk)) : NULL;
+	if (!chunk)
+	{
+		free(data);
+		if (*refusal == 0)
+			*refusal = LP_AUDIO_REFUSED_FULL;
+		return NULL;
+	}
+	chunk->frames = frames;
+	chunk->timestampMs = timestampMs;
+	return chunk;
+}
+
 int lp_audio_queue(LpContext* lp, INT16* samples, size_t frames, UINT32 timestampMs)
 {
 	LpAudio* audio = lp->audio;
-	if (!audio || (audio->mode == LP_AUDIO_OFF))
-	{
-		free(samples);
-		return LP_AUDIO_REFUSED_OFF;
-	}
-	if (!atomic_load(&audio->ready))
-	{
-		free(samples);
-		return LP_AUDIO_REFUSED_NOT_READY;
-	}
-	if (atomic_load(&audio->opusChosen))
-	{
-		free(samples); /* the client chose Opus: the page must send packets */
-		return LP_AUDIO_REFUSED_BAD;
-	}
-	LpAudioChunk* chunk = calloc(1, sizeof(LpAudioChunk));
+	int refusal = audio_refusal(audio);
+	/* the client chose Opus: the page must send packets */
+	if ((refusal == 0) && atomic_load(&audio->opusChosen))
+		refusal = LP_AUDIO_REFUSED_BAD;
+	LpAudioChunk* chunk = take_chunk(samples, frames, timestampMs, &refusal);
 	if (!chunk)
-	{
-		free(samples);
-		return LP_AUDIO_REFUSED_FULL;
-	}
+		return refusal;
 	chunk->samples = samples;
-	chunk->frames = frames;
-	chunk->timestampMs = timestampMs;
 	return queue_chunk(audio, chunk, frames * audio->format.nBlockAlign);
 }
 
@@ -312,32 +324,16 @@ int lp_audio_queue_packet(LpContext* lp, BYTE* packet, size_t length, size_t fra
                           UINT32 timestampMs)
 {
 	LpAudio* audio = lp->audio;
-	if (!audio || (audio->mode == LP_AUDIO_OFF))
-	{
-		free(packet);
-		return LP_AUDIO_REFUSED_OFF;
-	}
-	if (!atomic_load(&audio->ready))
-	{
-		free(packet);
-		return LP_AUDIO_REFUSED_NOT_READY;
-	}
-	if (!atomic_load(&audio->opusChosen) || (length == 0) || (length > LP_OPUS_MAX_BYTES) ||
-	    (frames == 0) || (frames > LP_OPUS_MAX_FRAMES))
-	{
-		free(packet);
-		return LP_AUDIO_REFUSED_BAD;
-	}
-	LpAudioChunk* chunk = calloc(1, sizeof(LpAudioChunk));
+	int refusal = audio_refusal(audio);
+	if ((refusal == 0) && (!atomic_load(&audio->opusChosen) || (length == 0) ||
+	                       (length > LP_OPUS_MAX_BYTES) || (frames == 0) ||
+	                       (frames > LP_OPUS_MAX_FRAMES)))
+		refusal = LP_AUDIO_REFUSED_BAD;
+	LpAudioChunk* chunk = take_chunk(packet, frames, timestampMs, &refusal);
 	if (!chunk)
-	{
-		free(packet);
-		return LP_AUDIO_REFUSED_FULL;
-	}
+		return refusal;
 	chunk->packet = packet;
 	chunk->packetBytes = length;
-	chunk->frames = frames;
-	chunk->timestampMs = timestampMs;
 	return queue_chunk(audio, chunk, length);
 }
 

@@ -11,6 +11,7 @@
 #include <winpr/sysinfo.h>
 
 #include "../js_events.h"
+#include "../rdp_thread.h"
 #include "audio_output.h"
 #include "gfx_output.h"
 #include "peer_certificate.h"
@@ -182,8 +183,7 @@ void lp_presenter_destroy(LpContext* lp)
 {
 	if (!lp)
 		return;
-	if (lp->threadStarted)
-		pthread_join(lp->thread, NULL);
+	lt_rdp_thread_join(lp->thread, lp->threadStarted);
 	freerdp_peer* peer = lp->peer;
 	freerdp_peer_context_free(peer);
 	freerdp_peer_free(peer);
@@ -306,16 +306,7 @@ static void* lp_main(void* arg)
 
 BOOL lp_presenter_start(LpContext* lp)
 {
-	if (lp->threadStarted)
-		return FALSE;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	/* FreeRDP's connect path and codecs use deep stacks; 64 KiB is emscripten's default */
-	pthread_attr_setstacksize(&attr, 2u * 1024u * 1024u);
-	const int rc = pthread_create(&lp->thread, &attr, lp_main, lp);
-	pthread_attr_destroy(&attr);
-	lp->threadStarted = (rc == 0);
-	return lp->threadStarted;
+	return lt_rdp_thread_start(&lp->thread, &lp->threadStarted, lp_main, lp);
 }
 
 /* Called on the JS thread: raises flags and events only; the peer thread ends the session. */

@@ -55,36 +55,47 @@ EMSCRIPTEN_KEEPALIVE void lp_presenter_close_input(intptr_t handle)
 	lt_ring_close(from_handle(handle)->ring);
 }
 
-/* A picture in B,G,R,X bytes; pixels is malloc'd by JS and taken over here
- * (freed on every path). Returns 1 when queued. */
-EMSCRIPTEN_KEEPALIVE int lp_presenter_send_frame(intptr_t handle, int codec, int x, int y,
-                                                 int width, int height, int stride, BYTE* pixels)
+/* Queues data (malloc'd by JS, taken over here, freed on every path) as a
+ * picture of the rectangle at (x, y); returns 1 when queued. Refused (0): a
+ * picture the caller found bad (valid FALSE), a rectangle not inside the
+ * desktop, more than LP_MAX_FRAME_BYTES, or no memory. */
+static int queue_picture(LpContext* lp, BOOL valid, UINT32 codec, int x, int y, int width,
+                         int height, UINT32 stride, BYTE* data, size_t length)
 {
-	LpContext* lp = from_handle(handle);
-	const size_t length = (size_t)stride * (size_t)height;
-	if ((x < 0) || (y < 0) || (width <= 0) || (height <= 0) || (stride < width * 4) ||
+	if (!valid || (x < 0) || (y < 0) || (width <= 0) || (height <= 0) ||
 	    ((UINT32)x + (UINT32)width > lp->width) || ((UINT32)y + (UINT32)height > lp->height) ||
-	    (length > LP_MAX_FRAME_BYTES) || ((codec != LP_CODEC_UNCOMPRESSED) && (codec != LP_CODEC_PLANAR)))
+	    (length > LP_MAX_FRAME_BYTES))
 	{
-		free(pixels);
+		free(data);
 		return 0;
 	}
 	LpFrame* frame = calloc(1, sizeof(LpFrame));
 	if (!frame)
 	{
-		free(pixels);
+		free(data);
 		return 0;
 	}
-	frame->codec = (UINT32)codec;
+	frame->codec = codec;
 	frame->x = (UINT32)x;
 	frame->y = (UINT32)y;
 	frame->width = (UINT32)width;
 	frame->height = (UINT32)height;
-	frame->stride = (UINT32)stride;
-	frame->pixels = pixels;
+	frame->stride = stride;
+	frame->pixels = data;
 	frame->length = length;
 	lp_presenter_queue_frame(lp, frame);
 	return 1;
+}
+
+/* A picture in B,G,R,X bytes; pixels is malloc'd by JS and taken over here
+ * (freed on every path). Returns 1 when queued. */
+EMSCRIPTEN_KEEPALIVE int lp_presenter_send_frame(intptr_t handle, int codec, int x, int y,
+                                                 int width, int height, int stride, BYTE* pixels)
+{
+	const BOOL valid = (stride >= width * 4) &&
+	                   ((codec == LP_CODEC_UNCOMPRESSED) || (codec == LP_CODEC_PLANAR));
+	return queue_picture(from_handle(handle), valid, (UINT32)codec, x, y, width, height,
+	                     (UINT32)stride, pixels, (size_t)stride * (size_t)height);
 }
 
 /* An H.264 access unit (Annex-B) for the rectangle at (x, y), sent as GFX
@@ -94,29 +105,8 @@ EMSCRIPTEN_KEEPALIVE int lp_presenter_send_frame(intptr_t handle, int codec, int
 EMSCRIPTEN_KEEPALIVE int lp_presenter_send_avc420(intptr_t handle, int x, int y, int width,
                                                   int height, BYTE* data, int length)
 {
-	LpContext* lp = from_handle(handle);
-	if ((x < 0) || (y < 0) || (width <= 0) || (height <= 0) || (length <= 0) ||
-	    ((UINT32)x + (UINT32)width > lp->width) || ((UINT32)y + (UINT32)height > lp->height) ||
-	    ((size_t)length > LP_MAX_FRAME_BYTES))
-	{
-		free(data);
-		return 0;
-	}
-	LpFrame* frame = calloc(1, sizeof(LpFrame));
-	if (!frame)
-	{
-		free(data);
-		return 0;
-	}
-	frame->codec = LP_CODEC_AVC420;
-	frame->x = (UINT32)x;
-	frame->y = (UINT32)y;
-	frame->width = (UINT32)width;
-	frame->height = (UINT32)height;
-	frame->pixels = data;
-	frame->length = (size_t)length;
-	lp_presenter_queue_frame(lp, frame);
-	return 1;
+	return queue_picture(from_handle(handle), length > 0, LP_CODEC_AVC420, x, y, width, height,
+	                     0, data, (size_t)length);
 }
 
 /* Sound, before start: mode 1 static rdpsnd, 2 dynamic; the PCM the page will

@@ -21,13 +21,9 @@ func bigTPKT(n int, fill byte) []byte {
 }
 
 func TestADisplayThatStopsReadingPausesItsServerLosesNothingAndHoldsUpNoOtherSession(t *testing.T) {
-	node := &fakeNode{}
-	node.target = rdpServer(t, sslConfirm, nil, echo)
-	h := newHarness(t, node, func(o *Options) {
+	h, _, stalled := relayingEcho(t, func(o *Options) {
 		o.Relay.HighWaterBytes, o.Relay.LowWaterBytes = 64<<10, 16<<10
 	})
-	stalled := h.kiosk(t)
-	stalled.secure()
 	h.engine.mu.Lock()
 	session := h.engine.byID["s1"]
 	h.engine.mu.Unlock()

@@ -146,9 +146,7 @@ func TestAWaitingPresenterThatSpeaksIsWrongTokenIsStoppedOrOutlivesItsTokenEndsA
 	t.Run("speaks", func(t *testing.T) {
 		node := &fakeNode{presenter: true}
 		h := newHarness(t, node, nil)
-		page := h.presenterPage(t)
-		page.present()
-		waitFor(t, func() bool { return h.engine.desk.waitingCount() == 1 }, "waiting")
+		page := h.waitingPage(t)
 		page.send(websocket.BinaryMessage, dataTpkt(10, 0))
 		page.expectError(sessionerr.PhaseOpen, sessionerr.CodeBadMessage, 4400)
 		if got := node.presenterEnded(t); got.Error == nil || got.Error.Code != sessionerr.CodeBadMessage {
@@ -158,9 +156,7 @@ func TestAWaitingPresenterThatSpeaksIsWrongTokenIsStoppedOrOutlivesItsTokenEndsA
 	t.Run("closes politely", func(t *testing.T) {
 		node := &fakeNode{presenter: true}
 		h := newHarness(t, node, nil)
-		page := h.presenterPage(t)
-		page.present()
-		waitFor(t, func() bool { return h.engine.desk.waitingCount() == 1 }, "waiting")
+		page := h.waitingPage(t)
 		page.text(`{"type":"close"}`)
 		if ended := page.readJSON(); ended["reason"] != rpc.ReasonServerClosed {
 			t.Fatalf("the page heard %v", ended)
@@ -189,9 +185,7 @@ func TestAWaitingPresenterThatSpeaksIsWrongTokenIsStoppedOrOutlivesItsTokenEndsA
 	t.Run("stopped", func(t *testing.T) {
 		node := &fakeNode{presenter: true}
 		h := newHarness(t, node, nil)
-		page := h.presenterPage(t)
-		page.present()
-		waitFor(t, func() bool { return h.engine.desk.waitingCount() == 1 }, "waiting")
+		page := h.waitingPage(t)
 		h.engine.Stop("s1", "")
 		if ended := page.readJSON(); ended["reason"] != rpc.ReasonStopped {
 			t.Fatalf("the page heard %v", ended)
@@ -207,9 +201,7 @@ func TestAWaitingPresenterThatSpeaksIsWrongTokenIsStoppedOrOutlivesItsTokenEndsA
 	t.Run("drained", func(t *testing.T) {
 		node := &fakeNode{presenter: true}
 		h := newHarness(t, node, nil)
-		page := h.presenterPage(t)
-		page.present()
-		waitFor(t, func() bool { return h.engine.desk.waitingCount() == 1 }, "waiting")
+		page := h.waitingPage(t)
 		drained := make(chan struct{})
 		go func() { h.engine.Drain(time.Second); close(drained) }()
 		if ended := page.readJSON(); ended["reason"] != rpc.ReasonGatewayShutdown {

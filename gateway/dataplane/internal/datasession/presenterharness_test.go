@@ -37,14 +37,21 @@ func dataTpkt(n int, fill byte) []byte {
 	return b
 }
 
+// waitingPage: a presenter page that said present and waits on h's desk.
+func (h *harness) waitingPage(t *testing.T) *kiosk {
+	t.Helper()
+	page := h.presenterPage(t)
+	page.present()
+	waitFor(t, func() bool { return h.engine.desk.waitingCount() == 1 }, "the page waits on the desk")
+	return page
+}
+
 // presenterHarness: a browser-source engine with its page waiting (present said) and its display opened.
 func presenterHarness(t *testing.T, node *fakeNode, configure func(*Options)) (*harness, *kiosk, *kiosk) {
 	t.Helper()
 	node.presenter = true
 	h := newHarness(t, node, configure)
-	page := h.presenterPage(t)
-	page.present()
-	waitFor(t, func() bool { return h.engine.desk.waitingCount() == 1 }, "the page waits on the desk")
+	page := h.waitingPage(t)
 	display := h.kiosk(t)
 	display.text(`{"type":"open","token":"tok"}`)
 	return h, page, display

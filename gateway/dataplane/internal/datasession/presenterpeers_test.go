@@ -84,9 +84,7 @@ func TestASiblingAskingForAPageThatIsNotThereGetsNoAndTheWaitingPageStays(t *tes
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = listener.Close() })
-	page := h.presenterPage(t)
-	page.present()
-	waitFor(t, func() bool { return h.engine.desk.waitingCount() == 1 }, "waiting")
+	h.waitingPage(t)
 	other := &session{id: "another", engine: h.engine}
 	if p := h.engine.askSibling(context.Background(), h.engine.peers.Load().self, other); p != nil {
 		t.Fatal("a sibling handed over a page for another session")

@@ -74,10 +74,7 @@ func TestSecuredThenTheConfirmThenPdusBothWaysPingsAndAPoliteClose(t *testing.T)
 }
 
 func TestAnUnexpectedControlMessageIsABadMessage(t *testing.T) {
-	node := &fakeNode{}
-	node.target = rdpServer(t, sslConfirm, nil, echo)
-	k := newHarness(t, node, nil).kiosk(t)
-	k.secure()
+	_, node, k := relayingEcho(t, nil)
 	k.text(`{"type":"open","token":"again"}`)
 	k.expectError("relay", "bad-message", 4400)
 	if ended := node.ended(t); ended.Reason != rpc.ReasonError || ended.Error.Code != "bad-message" {
@@ -86,10 +83,7 @@ func TestAnUnexpectedControlMessageIsABadMessage(t *testing.T) {
 }
 
 func TestAMalformedPduFromTheDisplayIsPduInvalid(t *testing.T) {
-	node := &fakeNode{}
-	node.target = rdpServer(t, sslConfirm, nil, echo)
-	k := newHarness(t, node, nil).kiosk(t)
-	k.secure()
+	_, _, k := relayingEcho(t, nil)
 	// a TPKT that claims 9 bytes in a frame of 7
 	k.send(websocket.BinaryMessage, []byte{0x03, 0x00, 0x00, 0x09, 0x02, 0xf0, 0x80})
 	message := k.expectError("relay", "pdu-invalid", 4400)
@@ -110,10 +104,7 @@ func TestAMalformedPduFromTheServerIsAServerError(t *testing.T) {
 }
 
 func TestNoTrafficForTheIdleTimeoutEndsTheSession(t *testing.T) {
-	node := &fakeNode{}
-	node.target = rdpServer(t, sslConfirm, nil, echo)
-	k := newHarness(t, node, func(o *Options) { o.Relay.IdleTimeoutMs = 50 }).kiosk(t)
-	k.secure()
+	_, _, k := relayingEcho(t, func(o *Options) { o.Relay.IdleTimeoutMs = 50 })
 	message := k.expectError("relay", "timeout", 4408)
 	if message["message"] != "no traffic for 50 ms" {
 		t.Fatalf("error %v", message)

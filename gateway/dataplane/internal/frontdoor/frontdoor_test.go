@@ -99,6 +99,17 @@ func open(t *testing.T, configure func(*Options)) (*FrontDoor, chan sessionCall)
 
 func address(door *FrontDoor) string { return "127.0.0.1:" + strconv.Itoa(door.Port()) }
 
+// dialTCP: a plain TCP connection to door, closed at the test's end at the latest.
+func dialTCP(t *testing.T, door *FrontDoor) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", address(door))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
 // droppedAtOnce: the front door closes the connection without a word.
 func droppedAtOnce(t *testing.T, conn net.Conn) bool {
 	t.Helper()
@@ -119,10 +130,7 @@ func TestConnectionsOverTheLimitsAreDroppedAtAccept(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			door, _ := open(t, configure)
-			first, err := net.Dial("tcp", address(door))
-			if err != nil {
-				t.Fatal(err)
-			}
+			first := dialTCP(t, door)
 			// the first is served (a request answered proves it was counted first)
 			if _, err := io.WriteString(first, "GET /a HTTP/1.1\r\nHost: h\r\n\r\n"); err != nil {
 				t.Fatal(err)
@@ -131,11 +139,7 @@ func TestConnectionsOverTheLimitsAreDroppedAtAccept(t *testing.T) {
 			if _, err := io.ReadFull(first, reply); err != nil || string(reply) != "HTTP/1.1 200" {
 				t.Fatalf("first: %q %v", reply, err)
 			}
-			second, err := net.Dial("tcp", address(door))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer second.Close()
+			second := dialTCP(t, door)
 			if !droppedAtOnce(t, second) {
 				t.Fatal("the second connection was kept")
 			}
@@ -169,16 +173,24 @@ func TestRequestsGoToNodeWithTheClientAppendedToXForwardedFor(t *testing.T) {
 	}
 }
 
-func TestOtherUpgradesPassThroughToNode(t *testing.T) {
-	door, _ := open(t, nil)
-	ws, response, err := websocket.DefaultDialer.Dial("ws://"+address(door)+"/v1/displays/d1/control", nil)
+// nodesSocket: a WebSocket through door to path that Node's side answered
+// (the test upstream echoes what it saw forwarded), closed at the test's end.
+func nodesSocket(t *testing.T, door *FrontDoor, path string) *websocket.Conn {
+	t.Helper()
+	ws, response, err := websocket.DefaultDialer.Dial("ws://"+address(door)+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.Close()
+	t.Cleanup(func() { _ = ws.Close() })
 	if response.Header.Get("X-Seen-Forwarded-For") != "127.0.0.1" {
-		t.Fatalf("headers %v", response.Header)
+		t.Fatalf("not Node's answer: %v", response.Header)
 	}
+	return ws
+}
+
+func TestOtherUpgradesPassThroughToNode(t *testing.T) {
+	door, _ := open(t, nil)
+	ws := nodesSocket(t, door, "/v1/displays/d1/control")
 	_ = ws.SetReadDeadline(time.Now().Add(wait))
 	if err := ws.WriteMessage(websocket.TextMessage, []byte("hello")); err != nil {
 		t.Fatal(err)
@@ -315,11 +327,7 @@ func TestASlowTLSHandshakeIsCutAtItsDeadline(t *testing.T) {
 		t.Fatalf("%q", body)
 	}
 	// one that never starts its handshake is dropped
-	silent, err := net.Dial("tcp", address(door))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
+	silent := dialTCP(t, door)
 	if !droppedAtOnce(t, silent) {
 		t.Fatal("a silent connection outlived the handshake deadline")
 	}
@@ -367,12 +375,5 @@ func TestPresenterUpgradesAreServedHereAfterNodeAdmitsThemAndGoToNodeWithoutARun
 	}
 	// a front door without a presenter runner passes the upgrade on to Node (its echo answers)
 	plain, _ := open(t, nil)
-	passed, response, err := websocket.DefaultDialer.Dial("ws://"+address(plain)+"/v1/sessions/s-9/present", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer passed.Close()
-	if response.Header.Get("X-Seen-Forwarded-For") != "127.0.0.1" {
-		t.Fatalf("not Node's answer: %v", response.Header)
-	}
+	nodesSocket(t, plain, "/v1/sessions/s-9/present")
 }

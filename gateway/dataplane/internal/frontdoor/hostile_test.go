@@ -3,7 +3,6 @@ package frontdoor
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -95,10 +94,7 @@ func TestARequestHeadOverTheLimitIs431AndOneUnderItIsServed(t *testing.T) {
 		headerBytes int
 		status      int
 	}{{15 << 10, http.StatusOK}, {17 << 10, http.StatusRequestHeaderFieldsTooLarge}} {
-		conn, err := net.Dial("tcp", address(door))
-		if err != nil {
-			t.Fatal(err)
-		}
+		conn := dialTCP(t, door)
 		request := fmt.Sprintf("GET /x HTTP/1.1\r\nHost: h\r\nX-Big: %s\r\n\r\n", strings.Repeat("a", c.headerBytes))
 		go func() { _, _ = conn.Write([]byte(request)) }()
 		_ = conn.SetReadDeadline(time.Now().Add(wait))

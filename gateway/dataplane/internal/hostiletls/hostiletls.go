@@ -27,6 +27,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"lanterna/dataplane/rawsocket"
 )
 
 // SmallReceiveBuffer is the SO_RCVBUF a hostile peer asks for: its window stays small and closes soon.
@@ -229,12 +231,8 @@ const tcpEstablished = 1
 // false once the peer reset or closed it (read without reading the socket,
 // whose unread data stays where it is).
 func Established(conn net.Conn) bool {
-	tcp, ok := conn.(*net.TCPConn)
+	_, raw, ok := rawsocket.Raw(conn)
 	if !ok {
-		return false
-	}
-	raw, err := tcp.SyscallConn()
-	if err != nil {
 		return false
 	}
 	state := byte(0)

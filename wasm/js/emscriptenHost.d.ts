@@ -1,0 +1,18 @@
+export declare class EmscriptenHost {
+  static load<T extends EmscriptenHost>(
+    this: new (module: any) => T,
+    factory: (options: object) => Promise<any>,
+    moduleOptions?: object,
+    options?: { logLevel?: string },
+  ): Promise<T>;
+  constructor(module: any, ownedKinds: Set<number>);
+  ownedKinds: Set<number>;
+  dispatch(handle: number, kind: number, a: number, b: number, c: number, d: number): void;
+  hostEvent(kind: number, a: number): boolean;
+  module: any;
+  sessions: Map<number, any>;
+  terminated?: boolean;
+  close(deadlineMs?: number): Promise<void>;
+}
+export function codedErrorClass(name: string): new (code: string, message: string) => Error & { code: string };
+export function takePosted(module: any, ptr: number, length: number): Uint8Array;
