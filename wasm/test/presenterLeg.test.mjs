@@ -13,11 +13,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { buildConnectionConfirm, parseGatewayPresenterMessage, PROTOCOL } from '@lanterna/protocol';
-import { connectControl, startTestGateway } from '@lanterna/testkit';
 
 import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
 import { countDifferences, testPicture } from './presenterPipe.mjs';
+import { startDisplayGateway } from './displayGateway.mjs';
 
 const DISPLAY = 'room-1';
 const DISPLAY_TOKEN = 'room-1-token-0123456789abcdef';
@@ -27,39 +27,23 @@ const HEIGHT = 240;
 let rdp;
 let presenters;
 let gateway;
-let control;
 
-/** A gateway with the display online (its control socket's `project` messages queued for nextProject). */
-async function startDisplayGateway(overrides = {}) {
-  gateway = await startTestGateway({ displays: [{ id: DISPLAY, token: DISPLAY_TOKEN }], ...overrides });
-  // the pass this file runs in is the engine it tests (scripts/run-tests.mjs sets it for the second pass)
-  const wanted = process.env.LANTERNA_TEST_RELAY_ENGINE;
-  if (wanted) assert.equal(gateway.relayEngine, wanted);
-  control = await connectControl(gateway.url, DISPLAY, DISPLAY_TOKEN, undefined, { features: ['room'] });
-  control.socket.on('message', (data, isBinary) => {
-    if (isBinary) return;
-    const message = JSON.parse(data.toString('utf8'));
-    if (message.type === 'project') {
-      const waiter = projectWaiters.shift();
-      if (waiter) waiter(message);
-      else projects.push(message);
-    }
-  });
+/** The gateway with the display online (displayGateway.mjs); replaced by tests that need other settings. */
+let room;
+
+async function startRoom(overrides = {}) {
+  room = await startDisplayGateway(DISPLAY, DISPLAY_TOKEN, overrides);
+  gateway = room.gateway;
 }
 
 before(async () => {
   [rdp, presenters] = await Promise.all([loadLanternaRdp(), loadLanternaPresenter()]);
-  await startDisplayGateway();
+  await startRoom();
 });
 after(async () => {
-  control?.close();
-  await gateway?.close();
+  await room?.close();
   await Promise.all([rdp?.close(), presenters?.close()]);
 });
-
-/** `project` messages the display was sent and the tests have not read yet. */
-const projects = [];
-const projectWaiters = [];
 
 async function currentPin() {
   // what the broker holds, and the display is sent (it rotates after each use)
@@ -70,12 +54,7 @@ async function currentPin() {
 
 /** The next `project` the display is told. */
 function nextProject(deadlineMs = 5000) {
-  const queued = projects.shift();
-  if (queued) return Promise.resolve(queued);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no project message')), deadlineMs);
-    projectWaiters.push((message) => { clearTimeout(timer); resolve(message); });
-  });
+  return room.nextProject(deadlineMs);
 }
 
 function projectionUrl(displayId = DISPLAY) {
@@ -377,9 +356,8 @@ test('hostile presenter pages end alone, typed: a forged token, data or garbage 
 });
 
 test('a presenter page that never sends its Confirm, or leaves before it, ends the display\'s session typed within the Confirm deadline', async () => {
-  control.close();
-  await gateway.close();
-  await startDisplayGateway({ timeouts: { confirmMs: 500 } });
+  await room.close();
+  await startRoom({ timeouts: { confirmMs: 500 } });
   for (const behaviour of ['silent', 'leaves']) {
     const asked = await askToPresent({ pin: await currentPin(), source: 'browser' });
     assert.equal(asked.status, 202);
@@ -407,9 +385,8 @@ test('a presenter page that never sends its Confirm, or leaves before it, ends t
 });
 
 test('a presenter page past relay.presenterBytesPerSecond is read later, not cut: its pictures still arrive whole, paced', async (t) => {
-  control.close();
-  await gateway.close();
-  await startDisplayGateway({ relay: { presenterBytesPerSecond: 64 * 1024 } });
+  await room.close();
+  await startRoom({ relay: { presenterBytesPerSecond: 64 * 1024 } });
   const { presenter, nextFrame, started, displayEnded } = await presentation(t);
   // two uncompressed whole pictures: 2 × 300 KiB through a 64 KiB/s door
   const whole = { x: 0, y: 0, width: WIDTH, height: HEIGHT };

@@ -12,11 +12,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
-import { connectControl, startTestGateway } from '@lanterna/testkit';
 
 import { loadLanternaPresenter, loadLanternaRdp } from '../js/nodeLoader.js';
 import { runOverGateway } from '../js/gatewaySession.js';
 import { countDifferences, testPicture } from './presenterPipe.mjs';
+import { startDisplayGateway } from './displayGateway.mjs';
 import { CONTACT, DvcFollower, EVENT_ID, FIELDS, PROTOCOL_V300, SpecReader, channelPdus, clientDvcData, decodeRdpeiPdu } from './rdpeiSpec.mjs';
 
 const DISPLAY = 'room-1';
@@ -28,38 +28,21 @@ const ENGAGED = CONTACT.INRANGE | CONTACT.INCONTACT;
 let rdp;
 let presenters;
 let gateway;
-let control;
-const projects = [];
-const projectWaiters = [];
+/** The gateway with the display online (displayGateway.mjs). */
+let room;
 
 before(async () => {
   [rdp, presenters] = await Promise.all([loadLanternaRdp(), loadLanternaPresenter()]);
-  gateway = await startTestGateway({ displays: [{ id: DISPLAY, token: DISPLAY_TOKEN }] });
-  const wanted = process.env.LANTERNA_TEST_RELAY_ENGINE;
-  if (wanted) assert.equal(gateway.relayEngine, wanted);
-  control = await connectControl(gateway.url, DISPLAY, DISPLAY_TOKEN, undefined, { features: ['room'] });
-  control.socket.on('message', (data, isBinary) => {
-    if (isBinary) return;
-    const message = JSON.parse(data.toString('utf8'));
-    if (message.type !== 'project') return;
-    const waiter = projectWaiters.shift();
-    if (waiter) waiter(message);
-    else projects.push(message);
-  });
+  room = await startDisplayGateway(DISPLAY, DISPLAY_TOKEN);
+  gateway = room.gateway;
 });
 after(async () => {
-  control?.close();
-  await gateway?.close();
+  await room?.close();
   await Promise.all([rdp?.close(), presenters?.close()]);
 });
 
 function nextProject(deadlineMs = 5000) {
-  const queued = projects.shift();
-  if (queued) return Promise.resolve(queued);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no project message')), deadlineMs);
-    projectWaiters.push((message) => { clearTimeout(timer); resolve(message); });
-  });
+  return room.nextProject(deadlineMs);
 }
 
 /** Resolves when `check()` is true (polled), or fails with `what`. */
