@@ -15,7 +15,7 @@ void test('chaos, small: kill -9 of one gateway worker under 100 displays — al
   const result = await runChaosPhase('worker', {
     sessions: 100, phases: ['worker'], shape: KW_V1_SHAPE, workers: 2, fleets: 1,
     reconnectBudgetMs: 5000, latencyBudgetMs: 40, recoveryDeadlineMs: 15_000,
-    startSpreadMs: 2000, startDeadlineMs: 60_000, sessionAgeMs: 0, baselineMs: 1000, afterMs: 1000,
+    startSpreadMs: 2000, startDeadlineMs: 60_000, sessionAgeMs: 0, baselineMs: 1000, afterMs: 1000, probeDisplays: 10, bystanderStallBudgetMs: 100, loadSideNiceness: 10, probeNiceness: 0,
   });
   assert.equal(result.error, undefined, result.error);
   assert.equal(result.unplaced, 0, 'every display\'s sockets were found in a worker before the kill');
@@ -26,5 +26,10 @@ void test('chaos, small: kill -9 of one gateway worker under 100 displays — al
   assert.equal(result.reconnect.backWithinBudget, result.reconnect.displays, `reconnect max ${result.reconnect.maxMs ?? '-'} ms`);
   assert.equal(result.bystanders.displays + result.reconnect.displays, 100);
   assert.equal(result.bystanders.errors, 0, `a bystander was disturbed: ${result.bystanders.firstError ?? ''}`);
+  // the probe fleet ran its share of the displays, and its bystanders were measured apart
+  assert.ok(result.probe, 'the probe fleet\'s figures');
+  assert.equal(result.probe.displays, 10);
+  assert.equal(result.probe.bystanders.errors, 0);
+  assert.notEqual(result.verdict.probeStallWithinBystanderBudget, undefined);
   assert.ok(result.replacementSeconds !== undefined && result.replacementSeconds < 10, 'the primary replaced the worker');
 });

@@ -54,6 +54,29 @@ export interface ChaosOptions {
   baselineMs: number;
   /** Relaying after the last display is back, inside the window. */
   afterMs: number;
+  /**
+   * Displays run by a probe fleet of their own (0: none): a process that
+   * reconnects few displays, so its displays' stalls are the gateway's share
+   * (the other fleets' event loops are held up by their own reconnect storm).
+   */
+  probeDisplays: number;
+  /** Finding 7 of issue 31: a bystander of the probe fleet may stall at most this long. */
+  bystanderStallBudgetMs: number;
+  /**
+   * Niceness of the load side's processes (the regular fleets and their echo
+   * host; 0: the gateway's). On a LAN the displays and the presenters'
+   * computers are other machines; here they share two cores with the gateway,
+   * and Linux's autogroups give each of their processes as much CPU as the
+   * whole gateway.
+   */
+  loadSideNiceness: number;
+  /**
+   * Niceness of the probe fleet and its echo host, the instrument (−10: ahead
+   * of the gateway, as a latency tester runs, so that what it sees is not its
+   * own wait for a CPU; it does little work. Raising priority needs root;
+   * elsewhere `nice` warns and the instrument runs at the gateway's).
+   */
+  probeNiceness: number;
   onPhase?: (text: string) => void;
 }
 
@@ -101,6 +124,18 @@ export interface BystanderFigures {
   maxStallMs: number;
 }
 
+/** The probe fleet's own figures: the gateway's share of what bystanders see. */
+export interface ProbeFigures {
+  displays: number;
+  /** Its displays that were on the victim: their reconnect is the gateway's, not slowed by a fleet's own storm. */
+  reconnect: ReconnectFigures;
+  bystanders: BystanderFigures;
+  baseline: BystanderFigures;
+  /** Its event loop, held up how long at most in the window (small: it reconnects few displays). */
+  loopDelayMaxMs: number;
+  cpuCores: number;
+}
+
 export interface ChaosPhaseResult {
   phase: ChaosPhase;
   sessions: number;
@@ -116,6 +151,10 @@ export interface ChaosPhaseResult {
   bystanders: BystanderFigures;
   /** The same displays in the window before the kill. */
   baseline: BystanderFigures;
+  /** The probe fleet's displays alone (undefined: no probe fleet). */
+  probe: ProbeFigures | undefined;
+  /** Niceness of the load side (regular fleets, their echo host) and of the probe. */
+  niceness: { loadSide: number; probe: number };
   /** Every response in the window (all displays, the recovery included). */
   windowLatency: LatencySummary;
   /** From the last display relaying to the kill: the youngest session's age when it died. */
@@ -137,6 +176,10 @@ export interface ChaosPhaseResult {
     bystanderStallWithinBudget: boolean;
     /** ... or at least no more than the budget past what they saw before the kill (a shared machine stalls on its own). */
     bystanderStallWithinBaselinePlusBudget: boolean;
+    /** The probe fleet's bystanders stalled at most `bystanderStallBudgetMs` (undefined: no probe fleet). */
+    probeStallWithinBystanderBudget: boolean | undefined;
+    /** Every probe display on the victim relayed again within the reconnect budget (undefined: no probe fleet). */
+    probeBackInBudget: boolean | undefined;
   };
 }
 
@@ -152,14 +195,26 @@ interface Topology {
   baseUrl: string;
 }
 
-async function startTopology(phase: ChaosPhase, displays: readonly DisplayIdentity[], workers: number, cleanups: (() => Promise<void>)[]): Promise<Topology> {
-  const echo = await startEchoHostProcess({ handshake: 'x224-then-tls', sessionTickets: true, sizedReplies: true });
-  cleanups.push(() => echo.process.stop());
+/** Every n-th display, spread over the start as the others are: the probe fleet's. */
+export function probeIdsOf(displays: readonly DisplayIdentity[], count: number): Set<string> {
+  if (count <= 0) return new Set();
+  const every = Math.max(1, Math.floor(displays.length / count));
+  return new Set(displays.filter((_display, index) => index % every === 0).slice(0, count).map((display) => display.id));
+}
+
+async function startTopology(phase: ChaosPhase, displays: readonly DisplayIdentity[], workers: number, probeIds: ReadonlySet<string>, niceness: { loadSide: string | undefined; probe: string | undefined }, cleanups: (() => Promise<void>)[]): Promise<Topology> {
+  const startEcho = async (niceness: string | undefined): Promise<EchoHostProcess> => {
+    const echo = await startEchoHostProcess({ handshake: 'x224-then-tls', sessionTickets: true, sizedReplies: true, niceness });
+    cleanups.push(() => echo.process.stop());
+    return echo;
+  };
+  const echo = await startEcho(niceness.loadSide);
+  const probeServer = probeIds.size > 0 ? { port: (await startEcho(niceness.probe)).port, ids: probeIds } : undefined;
   const sessionSecret = randomBytes(32).toString('hex');
   const adminToken = randomBytes(24).toString('hex');
   const gateways: GatewayInstance[] = [];
   for (let index = 0; index < (phase === 'instance' ? 2 : 1); index += 1) {
-    const gateway = await startGateway({ displays, echoPort: echo.port, workers, sessionSecret, adminToken });
+    const gateway = await startGateway({ displays, echoPort: echo.port, probeServer, workers, sessionSecret, adminToken });
     cleanups.push(() => gateway.stop());
     gateways.push(gateway);
   }
@@ -315,21 +370,26 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     reconnect: reconnectFigures([], new Set(), 0, options.reconnectBudgetMs),
     bystanders: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
     baseline: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
-    windowLatency: empty, youngestSessionSeconds: 0, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0, fleetLoopDelayMaxMs: 0,
+    probe: undefined, niceness: { loadSide: options.loadSideNiceness, probe: options.probeNiceness }, windowLatency: empty, youngestSessionSeconds: 0, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0, fleetLoopDelayMaxMs: 0,
     loadAverage: { start: loadStart, end: 0 }, durationSeconds: 0, haproxyConfig: undefined, error: undefined,
-    verdict: { everyDisplayBackInBudget: false, bystandersUndisturbed: false, bystanderStallWithinBudget: false, bystanderStallWithinBaselinePlusBudget: false },
+    verdict: { everyDisplayBackInBudget: false, bystandersUndisturbed: false, bystanderStallWithinBudget: false, bystanderStallWithinBaselinePlusBudget: false, probeStallWithinBystanderBudget: undefined, probeBackInBudget: undefined },
   };
   try {
     note(`starting echo host, ${instances} gateway instance(s) of ${options.workers} workers${phase === 'instance' ? ', haproxy' : ''}`);
-    const topology = await startTopology(phase, displays, options.workers, cleanups);
+    const probeIds = probeIdsOf(displays, options.probeDisplays);
+    const niceness = {
+      loadSide: options.loadSideNiceness === 0 ? undefined : String(options.loadSideNiceness),
+      probe: options.probeNiceness === 0 ? undefined : String(options.probeNiceness),
+    };
+    const topology = await startTopology(phase, displays, options.workers, probeIds, niceness, cleanups);
     result.haproxyConfig = topology.haproxy?.config;
-    const pool = await FleetPool.start(options.fleets, undefined);
+    const pool = await FleetPool.start(options.fleets, undefined, options.probeDisplays > 0, niceness.loadSide, niceness.probe);
     cleanups.push(() => pool.stop());
     cleanups.push(() => pool.closeAll());
     pool.configure(topology.baseUrl, phase === 'instance', 15_000);
     note(`starting ${options.sessions} displays over ${options.startSpreadMs / 1000} s`);
     const fleet: FleetDisplay[] = displays.map((display, index) => ({ ...display, index, shape: options.shape }));
-    await pool.start(fleet, options.startSpreadMs);
+    await pool.start(fleet, options.startSpreadMs, probeIds);
     await pool.untilRelaying(options.sessions, options.startDeadlineMs);
     const relayingNs = nowNs();
     // at least a second: the start-up's stragglers settle (every display has answered at least once now)
@@ -347,6 +407,7 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     await sleep(options.baselineMs);
     const before = await pool.endWindow(true);
     result.baseline = bystanderFigures(before.flatMap((window) => window.perDisplay ?? []), placement.onVictim, options.shape.intervalMs);
+    const probeBefore = pool.hasProbe ? before[before.length - 1] : undefined;
     pool.beginWindow();
     note('kill -9');
     const killedNs = nowNs();
@@ -370,13 +431,27 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     result.fleetCpuCores = Math.round(Math.max(...windows.map((window) => window.cpuCores)) * 100) / 100;
     result.fleetLoopDelayP99Ms = Math.round(Math.max(...windows.map((window) => window.loopDelayP99Ms)) * 10) / 10;
     result.fleetLoopDelayMaxMs = Math.round(Math.max(...windows.map((window) => window.loopDelayMaxMs)) * 10) / 10;
+    const probeWindow = pool.hasProbe ? windows[windows.length - 1] : undefined;
+    if (probeWindow && probeBefore) {
+      const probeDisplays = probeWindow.perDisplay ?? [];
+      result.probe = {
+        displays: probeDisplays.length,
+        reconnect: reconnectFigures(probeDisplays, placement.onVictim, killedNs, options.reconnectBudgetMs),
+        bystanders: bystanderFigures(probeDisplays, placement.onVictim, options.shape.intervalMs),
+        baseline: bystanderFigures(probeBefore.perDisplay ?? [], placement.onVictim, options.shape.intervalMs),
+        loopDelayMaxMs: Math.round(probeWindow.loopDelayMaxMs * 10) / 10,
+        cpuCores: Math.round(probeWindow.cpuCores * 100) / 100,
+      };
+    }
     result.verdict = {
       everyDisplayBackInBudget: result.reconnect.displays > 0 && result.reconnect.backWithinBudget === result.reconnect.displays,
       bystandersUndisturbed: result.bystanders.errors === 0 && result.unplaced === 0,
       bystanderStallWithinBudget: result.bystanders.maxStallMs <= options.latencyBudgetMs,
       bystanderStallWithinBaselinePlusBudget: result.bystanders.maxStallMs <= result.baseline.maxStallMs + options.latencyBudgetMs,
+      probeStallWithinBystanderBudget: result.probe ? result.probe.bystanders.displays > 0 && result.probe.bystanders.maxStallMs <= options.bystanderStallBudgetMs : undefined,
+      probeBackInBudget: result.probe ? result.probe.reconnect.displays > 0 && result.probe.reconnect.backWithinBudget === result.probe.reconnect.displays : undefined,
     };
-    note(`back: ${result.reconnect.back}/${result.reconnect.displays}, p50 ${result.reconnect.p50Ms ?? '-'} ms, p95 ${result.reconnect.p95Ms ?? '-'} ms, max ${result.reconnect.maxMs ?? '-'} ms; bystander errors ${result.bystanders.errors}, max stall ${result.bystanders.maxStallMs} ms (${result.baseline.maxStallMs} ms before the kill); the fleets' own event loop held up at most ${result.fleetLoopDelayMaxMs} ms`);
+    note(`back: ${result.reconnect.back}/${result.reconnect.displays}, p50 ${result.reconnect.p50Ms ?? '-'} ms, p95 ${result.reconnect.p95Ms ?? '-'} ms, max ${result.reconnect.maxMs ?? '-'} ms; bystander errors ${result.bystanders.errors}, max stall ${result.bystanders.maxStallMs} ms (${result.baseline.maxStallMs} ms before the kill); the fleets' own event loop held up at most ${result.fleetLoopDelayMaxMs} ms${result.probe ? `; the probe fleet's ${result.probe.reconnect.displays} victims back p50 ${result.probe.reconnect.p50Ms ?? '-'} ms, max ${result.probe.reconnect.maxMs ?? '-'} ms, its ${result.probe.bystanders.displays} bystanders: max stall ${result.probe.bystanders.maxStallMs} ms (${result.probe.baseline.maxStallMs} before), its loop held up at most ${result.probe.loopDelayMaxMs} ms` : ''}`);
   } catch (error) {
     result.error = error instanceof Error ? error.message : String(error);
   }

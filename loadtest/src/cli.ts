@@ -21,6 +21,11 @@ const int = (value: string): number => {
   return parsed;
 };
 const intList = (value: string): number[] => value.split(',').map(int);
+const signedInt = (value: string): number => {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed)) throw new Error(`not an integer: ${value}`);
+  return parsed;
+};
 
 const program = new Command().name('lanterna-loadtest').description('Lanterna gateway capacity against the 40 ms budget, after the RD Gateway capacity whitepaper');
 
@@ -64,6 +69,10 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--recovery-deadline-seconds <n>', 'chaos: how long to wait for stragglers', int, 30)
   .option('--session-age-seconds <n>', 'chaos: every session has run this long when the victim is killed (0: straight after the start-up, when signage still waits the short-session pause)', int, 35)
   .option('--fleets <n>', 'chaos/soak: processes that run the simulated displays', int, 2)
+  .option('--probe-displays <n>', 'chaos: displays run by a probe fleet of their own, whose nearly idle loop shows the gateway\'s share of a bystander\'s stall (0: none)', int, 50)
+  .option('--load-side-nice <n>', 'chaos: niceness of the regular fleets and their echo host (0: the gateway\'s): on a LAN they are other machines', int, 10)
+  .option('--probe-nice <n>', 'chaos: niceness of the probe fleet and its echo host, the instrument (needs root below 0)', signedInt, -10)
+  .option('--bystander-stall-ms <n>', 'chaos: the probe fleet\'s bystanders may stall at most this long', int, 100)
   .option('--duration-minutes <n>', 'soak: length of the run', int, 60)
   .option('--churn-percent <n>', 'soak: pages closed and reopened each minute, % of the displays', Number, 3)
   .option('--nice <n>', 'niceness of every process the run starts (negative needs root)', (value: string) => String(Number.parseInt(value, 10)), '-10')
@@ -73,7 +82,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
     stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number; confirmHolds: number;
     throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string;
     generator: GeneratorKind | 'auto'; echoHost: EchoHostKind | 'auto'; relayNodeOptions?: string; kioskTls?: boolean;
-    sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; sessionAgeSeconds: number; fleets: number;
+    sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; sessionAgeSeconds: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number; probeNice: number;
     durationMinutes: number; churnPercent: number;
   }) => {
     process.env[NICENESS_ENV] = options.nice;
@@ -100,7 +109,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
     };
     const report = await executePlan(plan);
     const written = await writeReport(report, options.resultsDir, options.name ?? report.startedAt.replace(/[:.]/g, '-'));
-    const chaos = report.chaos.map((result) => ({ phase: result.phase, victim: result.victim, reconnect: result.reconnect, bystanders: result.bystanders, beforeTheKill: result.baseline, verdict: result.verdict, error: result.error }));
+    const chaos = report.chaos.map((result) => ({ phase: result.phase, victim: result.victim, reconnect: result.reconnect, bystanders: result.bystanders, beforeTheKill: result.baseline, probe: result.probe, verdict: result.verdict, error: result.error }));
     const soak = report.soak.map((result) => ({ figures: result.figures, blocks: result.blocks.map((block) => ({ minutes: `${block.fromMinute}-${block.toMinute}`, p99Ms: block.latency.p99Ms, loadAverage: block.loadAverage })), error: result.error }));
     process.stdout.write(`${JSON.stringify({ report: written, derived: deriveFigures(report), ...(chaos.length > 0 ? { chaos } : {}), ...(soak.length > 0 ? { soak } : {}) }, null, 2)}\n`);
   });
@@ -115,7 +124,7 @@ program.command('smoke').description('a few hundred connections for a few second
 
 const progressLine = (text: string): void => { process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${text}\n`); };
 
-function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; workers?: number; fleets: number; reconnectBudgetMs: number; budgetMs: number;
+function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; workers?: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number; probeNice: number; reconnectBudgetMs: number; budgetMs: number;
   recoveryDeadlineSeconds: number; sessionAgeSeconds: number; upBytes?: number; downBytes?: number; intervalMs?: number }): ChaosOptions {
   const sessions = options.sessions ?? 1000;
   return {
@@ -126,6 +135,7 @@ function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; w
     // about 40 new displays a second: a building's screens after a power cut, not all in one instant
     startSpreadMs: sessions * 25, startDeadlineMs: sessions * 25 + 120_000,
     sessionAgeMs: options.sessionAgeSeconds * 1000, baselineMs: 5000, afterMs: 2000, onPhase: progressLine,
+    probeDisplays: options.probeDisplays, bystanderStallBudgetMs: options.bystanderStallMs, loadSideNiceness: options.loadSideNice, probeNiceness: options.probeNice,
   };
 }
 

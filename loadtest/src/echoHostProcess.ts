@@ -33,6 +33,8 @@ export interface EchoHostProcessOptions {
   sizedReplies?: boolean | undefined;
   streamPduBytes?: number | undefined;
   cpus?: string | undefined;
+  /** Its niceness, instead of the run's. */
+  niceness?: string | undefined;
   host?: string;
   /** Wraps the command, e.g. ['ip', 'netns', 'exec', 'ns'] to run it in a namespace. */
   prefix?: string[];
@@ -56,6 +58,7 @@ export async function startEchoHostProcess(options: EchoHostProcessOptions): Pro
     command: prefix[0] ?? command,
     args: prefix.length > 0 ? [...prefix.slice(1), command, ...args] : args,
     cpus: options.cpus,
+    niceness: options.niceness,
     // shares its CPU with the Go generator: both under SCHED_BATCH (managedProcess.ts)
     batchScheduling: kind === 'go',
     onLine: (line) => {

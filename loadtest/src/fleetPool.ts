@@ -15,12 +15,23 @@ export class FleetPool {
   /** Which fleet process holds each display. */
   private readonly owner = new Map<string, FleetHandle>();
 
-  private constructor(private readonly fleets: FleetHandle[]) {}
+  /**
+   * `probe`: one more fleet process, last in `fleets`, that runs only a few
+   * displays (`start`'s `probeDisplays`). Its event loop stays nearly idle
+   * while the other fleets reconnect hundreds of displays at once, so what its
+   * displays see is the gateway's share of a stall, not the load side's.
+   */
+  private constructor(private readonly fleets: FleetHandle[], private readonly probe: boolean) {}
 
-  static async start(count: number, cpus: string | undefined): Promise<FleetPool> {
-    const fleets: FleetHandle[] = Array.from({ length: Math.max(1, count) }, (_unused, index) => new IpcChild(`fleet-${index}`, FLEET_MAIN, cpus));
-    return poolWhenReady(new FleetPool(fleets), fleets);
+  /** `niceness`: the regular fleets'; `probeNiceness`: the probe fleet's (unset: the run's). */
+  static async start(count: number, cpus: string | undefined, probe = false, niceness?: string, probeNiceness?: string): Promise<FleetPool> {
+    const fleets: FleetHandle[] = Array.from({ length: Math.max(1, count) }, (_unused, index) => new IpcChild(`fleet-${index}`, FLEET_MAIN, cpus, niceness));
+    if (probe) fleets.push(new IpcChild('fleet-probe', FLEET_MAIN, cpus, probeNiceness));
+    return poolWhenReady(new FleetPool(fleets, probe), fleets);
   }
+
+  /** Whether `endWindow`'s last window is the probe fleet's. */
+  get hasProbe(): boolean { return this.probe; }
 
   pids(): number[] { return this.fleets.map((fleet) => fleet.process.pid); }
 
@@ -28,11 +39,17 @@ export class FleetPool {
     for (const fleet of this.fleets) fleet.post({ type: 'configure', baseUrl, distinctSourceAddresses, timeoutMs });
   }
 
-  /** Hands the displays out round-robin and starts them over `spreadMs`. */
-  async start(displays: FleetDisplay[], spreadMs: number): Promise<void> {
+  /**
+   * Hands the displays out round-robin and starts them over `spreadMs`; with a
+   * probe fleet, the displays named in `probeIds` go to it instead.
+   */
+  async start(displays: FleetDisplay[], spreadMs: number, probeIds: ReadonlySet<string> = new Set()): Promise<void> {
     const shares: FleetDisplay[][] = this.fleets.map(() => []);
-    displays.forEach((display, index) => {
-      const slot = index % this.fleets.length;
+    const regular = this.probe ? this.fleets.length - 1 : this.fleets.length;
+    let regularIndex = 0;
+    displays.forEach((display) => {
+      const toProbe = this.probe && probeIds.has(display.id);
+      const slot = toProbe ? this.fleets.length - 1 : regularIndex++ % regular;
       shares[slot]?.push(display);
       const fleet = this.fleets[slot];
       if (fleet) this.owner.set(display.id, fleet);

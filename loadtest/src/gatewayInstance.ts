@@ -22,6 +22,13 @@ export const GATEWAY_CLI = process.env['LANTERNA_GATEWAY_CLI'] ?? fileURLToPath(
 export interface GatewayInstanceOptions {
   displays: readonly DisplayIdentity[];
   echoPort: number;
+  /**
+   * A second echo host for some displays (the chaos run's probe displays): a
+   * real presenter's computer serves one session, so a probe whose server
+   * also answered the reconnect storm's handshakes would measure the load
+   * side's stall, not the gateway's.
+   */
+  probeServer?: { port: number; ids: ReadonlySet<string> } | undefined;
   workers: number;
   cpus?: string | undefined;
   port?: number;
@@ -73,9 +80,16 @@ export function gatewayConfig(options: GatewayInstanceOptions, port: number, sta
     displays: options.displays.map((display) => ({
       id: display.id,
       token: display.token,
-      autoProject: { host: options.echoHost ?? '127.0.0.1', port: options.echoPort, name: 'loadtest echo host' },
+      autoProject: {
+        host: options.echoHost ?? '127.0.0.1',
+        port: options.probeServer?.ids.has(display.id) === true ? options.probeServer.port : options.echoPort,
+        name: 'loadtest echo host',
+      },
     })),
-    policy: { allowNetworks: options.allowNetworks ?? ['127.0.0.0/8'], allowPorts: [String(options.echoPort)] },
+    policy: {
+      allowNetworks: options.allowNetworks ?? ['127.0.0.0/8'],
+      allowPorts: [String(options.echoPort), ...(options.probeServer ? [String(options.probeServer.port)] : [])],
+    },
     certificates: { mode: 'first-use' },
     // unnamed: the gateway's own default (auto), or LANTERNA_RELAY_ENGINE
     ...(options.engine === undefined ? {} : { relay: { engine: options.engine } }),

@@ -15,18 +15,18 @@ export class IpcChild<Incoming extends { type: string }, Outgoing> {
   private readonly write: (message: Outgoing) => void;
 
   /** `main`: a Node script (Node IPC), or a native command (JSON lines). */
-  constructor(name: string, main: string | JsonLinesCommand, cpus: string | undefined) {
+  constructor(name: string, main: string | JsonLinesCommand, cpus: string | undefined, niceness?: string) {
     const receive = (message: Incoming): void => {
       this.inbox.push(message);
       this.waiter?.();
     };
     if (typeof main === 'string') {
-      this.process = new ManagedProcess(name, { command: process.execPath, args: [main], cpus, ipc: true });
+      this.process = new ManagedProcess(name, { command: process.execPath, args: [main], cpus, niceness, ipc: true });
       this.process.child.on('message', receive);
       this.write = (message) => { this.process.child.send(message as object); };
     } else {
       this.process = new ManagedProcess(name, {
-        command: main.command, args: main.args, cpus, stdinPipe: true, batchScheduling: main.batchScheduling === true,
+        command: main.command, args: main.args, cpus, niceness, stdinPipe: true, batchScheduling: main.batchScheduling === true,
         onStdoutLine: (line) => {
           if (line.trim() === '') return;
           try {

@@ -33,6 +33,8 @@ export interface ManagedProcessOptions {
    * (loadtest/README.md, "Generators").
    */
   batchScheduling?: boolean;
+  /** This process's niceness (and its autogroup's), instead of the run's (`LANTERNA_LOADTEST_NICE`). */
+  niceness?: string | undefined;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** Adds an IPC channel (the child must be node). */
@@ -71,7 +73,7 @@ export class ManagedProcess {
       ? ['chrt', ['-b', '0', options.command, ...options.args]]
       : [options.command, options.args];
     if (options.cpus !== undefined) [command, args] = ['taskset', ['-c', options.cpus, command, ...args]];
-    const niceness = process.env[NICENESS_ENV] || undefined;
+    const niceness = options.niceness ?? (process.env[NICENESS_ENV] || undefined);
     if (niceness !== undefined && niceness !== '0') [command, args] = ['nice', ['-n', niceness, command, ...args]];
     const stdin = options.stdinPipe === true ? 'pipe' : 'ignore';
     const stdio: StdioOptions = options.ipc === true ? [stdin, 'pipe', 'pipe', 'ipc'] : [stdin, 'pipe', 'pipe'];
