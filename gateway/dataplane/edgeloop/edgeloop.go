@@ -25,9 +25,22 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
+
+// yieldAfter is how long the loop serves without waiting in the poller before
+// it lets the other goroutines run. Not after every batch: runtime.Gosched
+// puts the loop at the back of the global run queue, which each P looks at
+// only every 61st turn while its own queue is full. In a reconnect storm
+// (hundreds of new sessions' goroutines runnable) every batch then waited
+// there: a surviving worker's bystanders stalled up to 250 ms (issue 31,
+// finding 7; 0.5 s of the loop's wait in 9 s in a trace, all of it in
+// Gosched). A loop that parks in the poller between arrivals, as a relay
+// does, never needs to yield; one kept busy yields at most every yieldAfter.
+const yieldAfter = time.Millisecond
 
 // Loop is one goroutine serving its sockets' readiness.
 type Loop struct {
@@ -41,6 +54,12 @@ type Loop struct {
 	// bound once, so that a wait allocates nothing
 	serveOnce func(fd uintptr) bool
 	failed    error
+	// parked: the last wait found nothing ready (the goroutine waited in Go's
+	// poller); busySince: when the loop last woke from such a wait or yielded
+	parked    bool
+	busySince time.Time
+	// yields counts runtime.Gosched calls (tests read it)
+	yields atomic.Uint64
 }
 
 // New starts a loop whose serve callbacks get a read buffer of bufferBytes.
@@ -60,7 +79,7 @@ func New(bufferBytes int) (*Loop, error) {
 		_ = file.Close()
 		return nil, err
 	}
-	l := &Loop{epfd: epfd, poller: poller, events: make([]syscall.EpollEvent, 256), buf: make([]byte, bufferBytes)}
+	l := &Loop{epfd: epfd, poller: poller, events: make([]syscall.EpollEvent, 256), buf: make([]byte, bufferBytes), parked: true}
 	l.serveOnce = l.serveReady
 	go l.run(file)
 	return l, nil
@@ -75,14 +94,22 @@ func (l *Loop) run(file *os.File) {
 		// A batch served. While events keep coming the loop never parks, and
 		// with one P nothing else would run (timers neither: the generator's
 		// pacing wheel sent 10-50 ms late, until the runtime's 10 ms
-		// preemption): let the others have their turn.
-		runtime.Gosched()
+		// preemption): past yieldAfter, let the others have their turn.
+		if time.Since(l.busySince) >= yieldAfter {
+			l.yields.Add(1)
+			runtime.Gosched()
+			l.busySince = time.Now()
+		}
 	}
 }
 
 // serveReady takes what the set has ready without waiting; false (nothing
 // ready) sends the goroutine to wait in Go's poller until the set is readable.
 func (l *Loop) serveReady(epfd uintptr) bool {
+	if l.parked {
+		l.parked = false
+		l.busySince = time.Now()
+	}
 	n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, epfd, uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
 	switch errno {
 	case 0:
@@ -93,6 +120,7 @@ func (l *Loop) serveReady(epfd uintptr) bool {
 		return true
 	}
 	if n == 0 {
+		l.parked = true
 		return false
 	}
 	for i := range int(n) {

@@ -239,3 +239,68 @@ func TestDeadlinesAfterTheHandOffAreTheOwnersNotTheClosedConnections(t *testing.
 	}
 	_ = s.Close()
 }
+
+// A loop that waits in the poller between arrivals, as a relay's does, never
+// sends itself to the back of the run queue (issue 31, finding 7: behind a
+// reconnect storm's goroutines each of those yields cost the bystanders up to
+// 250 ms). Before yieldAfter it yielded after every batch: 100 here.
+func TestALoopThatParksBetweenArrivalsNeverYields(t *testing.T) {
+	loop := newLoop(t, 64)
+	s, peer := handedOff(t)
+	r := serving(t, loop, s, 64)
+	for range 100 {
+		_, _ = peer.Write([]byte("ping"))
+		if got := r.collect(t, 4); string(got) != "ping" {
+			t.Fatalf("%q", got)
+		}
+		// the loop goes back to the poller before the next arrival
+		time.Sleep(200 * time.Microsecond)
+	}
+	if yields := loop.yields.Load(); yields != 0 {
+		t.Fatalf("the loop yielded %d times though it parked between every arrival", yields)
+	}
+}
+
+// A loop kept busy still lets the others run: ten sockets ready at once,
+// each taking 2 ms to serve, are one batch of 20 ms without a wait.
+func TestALoopKeptBusyYields(t *testing.T) {
+	loop := newLoop(t, 64)
+	served := make(chan struct{}, 10)
+	for range 10 {
+		s, peer := handedOff(t)
+		_, _ = peer.Write([]byte("work"))
+		busy := func(buf []byte) bool {
+			for {
+				_, err := s.Read(buf)
+				if errors.Is(err, ErrWouldBlock) {
+					break
+				}
+				if err != nil {
+					return false
+				}
+			}
+			for start := time.Now(); time.Since(start) < 2*time.Millisecond; {
+				// a serve that computes
+			}
+			served <- struct{}{}
+			return true
+		}
+		if err := loop.Add(s, busy); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 10 {
+		select {
+		case <-served:
+		case <-time.After(5 * time.Second):
+			t.Fatal("not every socket was served")
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for loop.yields.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if loop.yields.Load() == 0 {
+		t.Fatal("a loop busy for 20 ms never let the others run")
+	}
+}
