@@ -62,6 +62,6 @@ export function chaosMarkdown(results: readonly ChaosPhaseResult[], budgetMs: nu
     if (result.bystanders.firstError !== undefined) out.push('', `${result.phase}: first bystander error: ${result.bystanders.firstError}`);
   }
   const traffic = results[0]?.shape;
-  if (traffic) out.push('', `Traffic per display: ${traffic.upBytes} B up, ${traffic.downBytes} B down every ${traffic.intervalMs} ms; ${results[0]?.workersPerInstance ?? ''} workers per gateway instance; the load side at nice ${results[0]?.niceness.loadSide ?? 0}, the probe at nice ${results[0]?.niceness.probe ?? 0}.`);
+  if (traffic) out.push('', `Traffic per display: ${traffic.upBytes} B up, ${traffic.downBytes} B down every ${traffic.intervalMs} ms; ${results[0]?.workersPerInstance ?? ''} workers per gateway instance; the load side at nice ${results[0]?.loadSideNiceness ?? 'of the run'}, the gateway and the probe at the run's (\`--nice\`).`);
   return out.join('\n');
 }

@@ -64,19 +64,13 @@ export interface ChaosOptions {
   bystanderStallBudgetMs: number;
   /**
    * Niceness of the load side's processes (the regular fleets and their echo
-   * host; 0: the gateway's). On a LAN the displays and the presenters'
-   * computers are other machines; here they share two cores with the gateway,
-   * and Linux's autogroups give each of their processes as much CPU as the
-   * whole gateway.
+   * host; undefined: the run's, as the gateway's). On a LAN the displays and
+   * the presenters' computers are other machines; here they share two cores
+   * with the gateway, and Linux's autogroups give each of their processes as
+   * much CPU as the whole gateway. The probe fleet and its echo host, the
+   * instrument, run at the run's niceness, as the gateway does.
    */
-  loadSideNiceness: number;
-  /**
-   * Niceness of the probe fleet and its echo host, the instrument (−10: ahead
-   * of the gateway, as a latency tester runs, so that what it sees is not its
-   * own wait for a CPU; it does little work. Raising priority needs root;
-   * elsewhere `nice` warns and the instrument runs at the gateway's).
-   */
-  probeNiceness: number;
+  loadSideNiceness: number | undefined;
   onPhase?: (text: string) => void;
 }
 
@@ -153,8 +147,8 @@ export interface ChaosPhaseResult {
   baseline: BystanderFigures;
   /** The probe fleet's displays alone (undefined: no probe fleet). */
   probe: ProbeFigures | undefined;
-  /** Niceness of the load side (regular fleets, their echo host) and of the probe. */
-  niceness: { loadSide: number; probe: number };
+  /** Niceness of the load side (regular fleets, their echo host; undefined: the run's). */
+  loadSideNiceness: number | undefined;
   /** Every response in the window (all displays, the recovery included). */
   windowLatency: LatencySummary;
   /** From the last display relaying to the kill: the youngest session's age when it died. */
@@ -202,14 +196,14 @@ export function probeIdsOf(displays: readonly DisplayIdentity[], count: number):
   return new Set(displays.filter((_display, index) => index % every === 0).slice(0, count).map((display) => display.id));
 }
 
-async function startTopology(phase: ChaosPhase, displays: readonly DisplayIdentity[], workers: number, probeIds: ReadonlySet<string>, niceness: { loadSide: string | undefined; probe: string | undefined }, cleanups: (() => Promise<void>)[]): Promise<Topology> {
+async function startTopology(phase: ChaosPhase, displays: readonly DisplayIdentity[], workers: number, probeIds: ReadonlySet<string>, loadSideNiceness: string | undefined, cleanups: (() => Promise<void>)[]): Promise<Topology> {
   const startEcho = async (niceness: string | undefined): Promise<EchoHostProcess> => {
     const echo = await startEchoHostProcess({ handshake: 'x224-then-tls', sessionTickets: true, sizedReplies: true, niceness });
     cleanups.push(() => echo.process.stop());
     return echo;
   };
-  const echo = await startEcho(niceness.loadSide);
-  const probeServer = probeIds.size > 0 ? { port: (await startEcho(niceness.probe)).port, ids: probeIds } : undefined;
+  const echo = await startEcho(loadSideNiceness);
+  const probeServer = probeIds.size > 0 ? { port: (await startEcho(undefined)).port, ids: probeIds } : undefined;
   const sessionSecret = randomBytes(32).toString('hex');
   const adminToken = randomBytes(24).toString('hex');
   const gateways: GatewayInstance[] = [];
@@ -370,20 +364,17 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     reconnect: reconnectFigures([], new Set(), 0, options.reconnectBudgetMs),
     bystanders: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
     baseline: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
-    probe: undefined, niceness: { loadSide: options.loadSideNiceness, probe: options.probeNiceness }, windowLatency: empty, youngestSessionSeconds: 0, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0, fleetLoopDelayMaxMs: 0,
+    probe: undefined, loadSideNiceness: options.loadSideNiceness, windowLatency: empty, youngestSessionSeconds: 0, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0, fleetLoopDelayMaxMs: 0,
     loadAverage: { start: loadStart, end: 0 }, durationSeconds: 0, haproxyConfig: undefined, error: undefined,
     verdict: { everyDisplayBackInBudget: false, bystandersUndisturbed: false, bystanderStallWithinBudget: false, bystanderStallWithinBaselinePlusBudget: false, probeStallWithinBystanderBudget: undefined, probeBackInBudget: undefined },
   };
   try {
     note(`starting echo host, ${instances} gateway instance(s) of ${options.workers} workers${phase === 'instance' ? ', haproxy' : ''}`);
     const probeIds = probeIdsOf(displays, options.probeDisplays);
-    const niceness = {
-      loadSide: options.loadSideNiceness === 0 ? undefined : String(options.loadSideNiceness),
-      probe: options.probeNiceness === 0 ? undefined : String(options.probeNiceness),
-    };
-    const topology = await startTopology(phase, displays, options.workers, probeIds, niceness, cleanups);
+    const loadSideNiceness = options.loadSideNiceness === undefined ? undefined : String(options.loadSideNiceness);
+    const topology = await startTopology(phase, displays, options.workers, probeIds, loadSideNiceness, cleanups);
     result.haproxyConfig = topology.haproxy?.config;
-    const pool = await FleetPool.start(options.fleets, undefined, options.probeDisplays > 0, niceness.loadSide, niceness.probe);
+    const pool = await FleetPool.start(options.fleets, undefined, options.probeDisplays > 0, loadSideNiceness);
     cleanups.push(() => pool.stop());
     cleanups.push(() => pool.closeAll());
     pool.configure(topology.baseUrl, phase === 'instance', 15_000);

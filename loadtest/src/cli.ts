@@ -70,8 +70,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--session-age-seconds <n>', 'chaos: every session has run this long when the victim is killed (0: straight after the start-up, when signage still waits the short-session pause)', int, 35)
   .option('--fleets <n>', 'chaos/soak: processes that run the simulated displays', int, 2)
   .option('--probe-displays <n>', 'chaos: displays run by a probe fleet of their own, whose nearly idle loop shows the gateway\'s share of a bystander\'s stall (0: none)', int, 50)
-  .option('--load-side-nice <n>', 'chaos: niceness of the regular fleets and their echo host (0: the gateway\'s): on a LAN they are other machines', int, 10)
-  .option('--probe-nice <n>', 'chaos: niceness of the probe fleet and its echo host, the instrument (needs root below 0)', signedInt, -10)
+  .option('--load-side-nice <n>', 'chaos: niceness of the regular fleets and their echo host (the gateway and the probe run at --nice): on a LAN they are other machines', signedInt, 10)
   .option('--bystander-stall-ms <n>', 'chaos: the probe fleet\'s bystanders may stall at most this long', int, 100)
   .option('--duration-minutes <n>', 'soak: length of the run', int, 60)
   .option('--churn-percent <n>', 'soak: pages closed and reopened each minute, % of the displays', Number, 3)
@@ -82,7 +81,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
     stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number; confirmHolds: number;
     throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string;
     generator: GeneratorKind | 'auto'; echoHost: EchoHostKind | 'auto'; relayNodeOptions?: string; kioskTls?: boolean;
-    sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; sessionAgeSeconds: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number; probeNice: number;
+    sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; sessionAgeSeconds: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number;
     durationMinutes: number; churnPercent: number;
   }) => {
     process.env[NICENESS_ENV] = options.nice;
@@ -124,7 +123,7 @@ program.command('smoke').description('a few hundred connections for a few second
 
 const progressLine = (text: string): void => { process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${text}\n`); };
 
-function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; workers?: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number; probeNice: number; reconnectBudgetMs: number; budgetMs: number;
+function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; workers?: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number; reconnectBudgetMs: number; budgetMs: number;
   recoveryDeadlineSeconds: number; sessionAgeSeconds: number; upBytes?: number; downBytes?: number; intervalMs?: number }): ChaosOptions {
   const sessions = options.sessions ?? 1000;
   return {
@@ -135,7 +134,7 @@ function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; w
     // about 40 new displays a second: a building's screens after a power cut, not all in one instant
     startSpreadMs: sessions * 25, startDeadlineMs: sessions * 25 + 120_000,
     sessionAgeMs: options.sessionAgeSeconds * 1000, baselineMs: 5000, afterMs: 2000, onPhase: progressLine,
-    probeDisplays: options.probeDisplays, bystanderStallBudgetMs: options.bystanderStallMs, loadSideNiceness: options.loadSideNice, probeNiceness: options.probeNice,
+    probeDisplays: options.probeDisplays, bystanderStallBudgetMs: options.bystanderStallMs, loadSideNiceness: options.loadSideNice,
   };
 }
 

@@ -23,10 +23,10 @@ export class FleetPool {
    */
   private constructor(private readonly fleets: FleetHandle[], private readonly probe: boolean) {}
 
-  /** `niceness`: the regular fleets'; `probeNiceness`: the probe fleet's (unset: the run's). */
-  static async start(count: number, cpus: string | undefined, probe = false, niceness?: string, probeNiceness?: string): Promise<FleetPool> {
+  /** `niceness`: the regular fleets' (unset: the run's); the probe fleet keeps the run's. */
+  static async start(count: number, cpus: string | undefined, probe = false, niceness?: string): Promise<FleetPool> {
     const fleets: FleetHandle[] = Array.from({ length: Math.max(1, count) }, (_unused, index) => new IpcChild(`fleet-${index}`, FLEET_MAIN, cpus, niceness));
-    if (probe) fleets.push(new IpcChild('fleet-probe', FLEET_MAIN, cpus, probeNiceness));
+    if (probe) fleets.push(new IpcChild('fleet-probe', FLEET_MAIN, cpus));
     return poolWhenReady(new FleetPool(fleets, probe), fleets);
   }
 
