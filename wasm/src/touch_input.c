@@ -7,6 +7,7 @@
 #include <freerdp/event.h>
 #include <freerdp/log.h>
 
+#include "channel_watch.h"
 #include "input_queue.h"
 #include "js_events.h"
 
@@ -70,16 +71,12 @@ static void lt_touch_disconnected(void* context, const ChannelDisconnectedEventA
 
 BOOL lt_touch_input_install(LtContext* lt)
 {
-	wPubSub* pubSub = lt->common.context.pubSub;
-	return (PubSub_SubscribeChannelConnected(pubSub, lt_touch_connected) >= 0) &&
-	       (PubSub_SubscribeChannelDisconnected(pubSub, lt_touch_disconnected) >= 0);
+	return lt_channel_watch(&lt->common.context, lt_touch_connected, lt_touch_disconnected);
 }
 
 void lt_touch_input_uninstall(LtContext* lt)
 {
-	wPubSub* pubSub = lt->common.context.pubSub;
-	(void)PubSub_UnsubscribeChannelConnected(pubSub, lt_touch_connected);
-	(void)PubSub_UnsubscribeChannelDisconnected(pubSub, lt_touch_disconnected);
+	lt_channel_unwatch(&lt->common.context, lt_touch_connected, lt_touch_disconnected);
 	atomic_store(&lt->touch->rdpei, NULL);
 }
 
