@@ -37,6 +37,12 @@ function roomRefused(refusal: RoomRefusal): RouteAnswer {
 
 const noRooms: RouteAnswer = { status: 404, body: { code: 'not-found', message: 'this gateway keeps no rooms' } };
 
+/** The 404 for a display this gateway does not know; undefined when it knows it. */
+async function unknownDisplay(deps: AdminDeps, displayId: string): Promise<RouteAnswer | undefined> {
+  if ((await deps.displays.listDisplays()).some((display) => display.id === displayId)) return undefined;
+  return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+}
+
 /** The moderator's word on a waiting request (accept, decline): the request as it is now, or why not. */
 async function decideRoomRequest(
   deps: AdminDeps,
@@ -333,7 +339,8 @@ export const adminRoutes: AdminRoute[] = [
     handle: async ({ deps, params }) => {
       if (!deps.rooms) return noRooms;
       const displayId = params.displayId ?? '';
-      if (!(await deps.displays.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+      const unknown = await unknownDisplay(deps, displayId);
+      if (unknown) return unknown;
       return { status: 200, body: await deps.rooms.view(displayId) };
     },
   }),
@@ -345,7 +352,8 @@ export const adminRoutes: AdminRoute[] = [
     handle: async ({ deps, params, body, requester }) => {
       if (!deps.rooms) return noRooms;
       const displayId = params.displayId ?? '';
-      if (!(await deps.displays.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+      const unknown = await unknownDisplay(deps, displayId);
+      if (unknown) return unknown;
       await deps.rooms.change(displayId, { mode: body.mode, layout: body.layout, large: body.large, hostRequestId: body.host }, requester);
       return { status: 200, body: await deps.rooms.view(displayId) };
     },
