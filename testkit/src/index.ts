@@ -22,6 +22,7 @@ export { startRecordingTlsProxy, type RecordingTlsProxy, type ProxiedPdu } from 
 // Page tests: Chromium, the built pages served with the gateway's headers, pixels.
 export { launchChromium, openWatchedPage, chromiumPath, baseFlags, webGlFlags, type WatchedPage, type WebGlBackend } from './chromium.js';
 export { startStaticServer, isolationHeaders, type StaticServer } from './staticServer.js';
+export { servePagesInChromium, type ServedPages } from './servedPages.js';
 export { publicDir, labDir } from './webDist.js';
 export { firstPixelDifference } from './pixelCompare.js';
 export { waitFor, withDeadline } from './waiting.js';

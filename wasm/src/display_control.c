@@ -6,6 +6,8 @@
 #include <freerdp/event.h>
 #include <freerdp/log.h>
 
+#include "channel_watch.h"
+
 #define TAG "lanterna.display_control"
 #define LT_DISP_MIN 200u
 #define LT_DISP_MAX 8192u
@@ -47,16 +49,12 @@ static void lt_disp_disconnected(void* context, const ChannelDisconnectedEventAr
 
 BOOL lt_display_control_install(LtContext* lt)
 {
-	wPubSub* pubSub = lt->common.context.pubSub;
-	return (PubSub_SubscribeChannelConnected(pubSub, lt_disp_connected) >= 0) &&
-	       (PubSub_SubscribeChannelDisconnected(pubSub, lt_disp_disconnected) >= 0);
+	return lt_channel_watch(&lt->common.context, lt_disp_connected, lt_disp_disconnected);
 }
 
 void lt_display_control_uninstall(LtContext* lt)
 {
-	wPubSub* pubSub = lt->common.context.pubSub;
-	(void)PubSub_UnsubscribeChannelConnected(pubSub, lt_disp_connected);
-	(void)PubSub_UnsubscribeChannelDisconnected(pubSub, lt_disp_disconnected);
+	lt_channel_unwatch(&lt->common.context, lt_disp_connected, lt_disp_disconnected);
 	atomic_store(&lt->dispReady, 0);
 	lt->disp = NULL;
 }

@@ -10,6 +10,7 @@
 
 #include "audio_output.h"
 #include "channel_transport.h"
+#include "channel_watch.h"
 #include "clipboard_handshake.h"
 #include "display_control.h"
 #include "mouse_input.h"
@@ -28,24 +29,13 @@
 static BOOL lt_pre_connect(freerdp* instance)
 {
 	rdpContext* context = instance->context;
-	if (PubSub_SubscribeChannelConnected(context->pubSub,
-	                                     freerdp_client_OnChannelConnectedEventHandler) < 0)
-		return FALSE;
-	if (PubSub_SubscribeChannelDisconnected(context->pubSub,
-	                                        freerdp_client_OnChannelDisconnectedEventHandler) < 0)
-		return FALSE;
-	if (PubSub_SubscribeChannelConnected(context->pubSub, lt_clipboard_handshake_on_connected) < 0)
-		return FALSE;
-	if (!lt_video_decoder_install((LtContext*)context))
-		return FALSE;
-	if (!lt_display_control_install((LtContext*)context))
-		return FALSE;
-	if (!lt_touch_input_install((LtContext*)context))
-		return FALSE;
-	if (PubSub_SubscribeChannelDisconnected(context->pubSub,
-	                                        lt_clipboard_handshake_on_disconnected) < 0)
-		return FALSE;
-	return TRUE;
+	return lt_channel_watch(context, freerdp_client_OnChannelConnectedEventHandler,
+	                        freerdp_client_OnChannelDisconnectedEventHandler) &&
+	       lt_channel_watch(context, lt_clipboard_handshake_on_connected,
+	                        lt_clipboard_handshake_on_disconnected) &&
+	       lt_video_decoder_install((LtContext*)context) &&
+	       lt_display_control_install((LtContext*)context) &&
+	       lt_touch_input_install((LtContext*)context);
 }
 
 static BOOL lt_post_connect(freerdp* instance)
@@ -64,13 +54,10 @@ static BOOL lt_post_connect(freerdp* instance)
 static void lt_post_disconnect(freerdp* instance)
 {
 	rdpContext* context = instance->context;
-	(void)PubSub_UnsubscribeChannelConnected(context->pubSub,
-	                                         freerdp_client_OnChannelConnectedEventHandler);
-	(void)PubSub_UnsubscribeChannelDisconnected(context->pubSub,
-	                                            freerdp_client_OnChannelDisconnectedEventHandler);
-	(void)PubSub_UnsubscribeChannelConnected(context->pubSub, lt_clipboard_handshake_on_connected);
-	(void)PubSub_UnsubscribeChannelDisconnected(context->pubSub,
-	                                            lt_clipboard_handshake_on_disconnected);
+	lt_channel_unwatch(context, freerdp_client_OnChannelConnectedEventHandler,
+	                   freerdp_client_OnChannelDisconnectedEventHandler);
+	lt_channel_unwatch(context, lt_clipboard_handshake_on_connected,
+	                   lt_clipboard_handshake_on_disconnected);
 	lt_video_decoder_uninstall((LtContext*)context);
 	lt_display_control_uninstall((LtContext*)context);
 	lt_touch_input_uninstall((LtContext*)context);

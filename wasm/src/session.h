@@ -12,6 +12,7 @@
 #include <freerdp/client/rdpgfx.h>
 #include <freerdp/freerdp.h>
 
+#include "input_queue.h"
 #include "receive_ring.h"
 
 /* Why a session ended; the numbers are the contract with wasm/js/lanternaRdp.js. */
@@ -98,11 +99,8 @@ typedef struct
 	atomic_uint dispMaxArea;  /* its MaxMonitorAreaFactorA × B (0: not said) */
 	_Atomic uint64_t dispWish; /* width, height, desktop and device scale, 16 bits each; 0: none */
 
-	pthread_mutex_t mouseLock;      /* the pointer events JS queued (mouse_input.h) */
-	HANDLE mouseQueued;             /* set while any wait; the RDP thread waits on it */
+	LtInputQueue mouse; /* the pointer events JS queued (mouse_input.h), in mouseEvents */
 	LtMouseEvent mouseEvents[LT_MOUSE_QUEUE_CAPACITY];
-	UINT32 mouseHead;
-	UINT32 mouseCount;
 
 	struct LtTouchInput* touch; /* multi-touch through RDPEI (touch_input.h) */
 } LtContext;

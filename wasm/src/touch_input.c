@@ -6,8 +6,9 @@
 #include <freerdp/client/rdpei.h>
 #include <freerdp/event.h>
 #include <freerdp/log.h>
-#include <winpr/synch.h>
 
+#include "channel_watch.h"
+#include "input_queue.h"
 #include "js_events.h"
 
 #define TAG "lanterna.touch_input"
@@ -24,11 +25,8 @@ typedef struct
 struct LtTouchInput
 {
 	_Atomic(RdpeiClientContext*) rdpei; /* set while the server has the channel open */
-	pthread_mutex_t lock;
-	HANDLE queued; /* set while any change waits; manual reset (WinPR has no other) */
+	LtInputQueue queue;                 /* the contacts' changes JS queued, in events */
 	LtTouchEvent events[LT_TOUCH_QUEUE_CAPACITY];
-	UINT32 head;
-	UINT32 count;
 };
 
 BOOL lt_touch_input_init(LtContext* lt)
@@ -36,10 +34,9 @@ BOOL lt_touch_input_init(LtContext* lt)
 	LtTouchInput* touch = calloc(1, sizeof(*touch));
 	if (!touch)
 		return FALSE;
-	pthread_mutex_init(&touch->lock, NULL);
-	touch->queued = CreateEventA(NULL, TRUE, FALSE, NULL);
 	lt->touch = touch;
-	return touch->queued != NULL;
+	return lt_input_queue_init(&touch->queue, touch->events, sizeof(LtTouchEvent),
+	                           LT_TOUCH_QUEUE_CAPACITY);
 }
 
 void lt_touch_input_free(LtContext* lt)
@@ -47,9 +44,7 @@ void lt_touch_input_free(LtContext* lt)
 	LtTouchInput* touch = lt->touch;
 	if (!touch)
 		return;
-	if (touch->queued)
-		(void)CloseHandle(touch->queued);
-	pthread_mutex_destroy(&touch->lock);
+	lt_input_queue_free(&touch->queue);
 	free(touch);
 	lt->touch = NULL;
 }
@@ -76,16 +71,12 @@ static void lt_touch_disconnected(void* context, const ChannelDisconnectedEventA
 
 BOOL lt_touch_input_install(LtContext* lt)
 {
-	wPubSub* pubSub = lt->common.context.pubSub;
-	return (PubSub_SubscribeChannelConnected(pubSub, lt_touch_connected) >= 0) &&
-	       (PubSub_SubscribeChannelDisconnected(pubSub, lt_touch_disconnected) >= 0);
+	return lt_channel_watch(&lt->common.context, lt_touch_connected, lt_touch_disconnected);
 }
 
 void lt_touch_input_uninstall(LtContext* lt)
 {
-	wPubSub* pubSub = lt->common.context.pubSub;
-	(void)PubSub_UnsubscribeChannelConnected(pubSub, lt_touch_connected);
-	(void)PubSub_UnsubscribeChannelDisconnected(pubSub, lt_touch_disconnected);
+	lt_channel_unwatch(&lt->common.context, lt_touch_connected, lt_touch_disconnected);
 	atomic_store(&lt->touch->rdpei, NULL);
 }
 
@@ -99,31 +90,15 @@ BOOL lt_touch_input_queue(LtContext* lt, int kind, INT32 id, INT32 x, INT32 y, I
 	if ((kind < LT_TOUCH_DOWN) || (kind > LT_TOUCH_CANCEL) || !atomic_load(&lt->connected) ||
 	    !lt_touch_input_offered(lt))
 		return FALSE;
-	LtTouchInput* touch = lt->touch;
-	BOOL taken = FALSE;
-	pthread_mutex_lock(&touch->lock);
-	if (touch->count < LT_TOUCH_QUEUE_CAPACITY)
-	{
-		LtTouchEvent* slot =
-		    &touch->events[(touch->head + touch->count) % LT_TOUCH_QUEUE_CAPACITY];
-		slot->kind = kind;
-		slot->id = id;
-		slot->x = x;
-		slot->y = y;
-		/* [MS-RDPEI] 2.2.3.3.1.1: pressure is normalized to 0–1024 */
-		slot->pressure = (pressure < 0) ? -1 : (pressure > 1024) ? 1024 : pressure;
-		touch->count++;
-		taken = TRUE;
-	}
-	pthread_mutex_unlock(&touch->lock);
-	if (taken)
-		(void)SetEvent(touch->queued);
-	return taken;
+	/* [MS-RDPEI] 2.2.3.3.1.1: pressure is normalized to 0–1024 */
+	const INT32 normalized = (pressure < 0) ? -1 : (pressure > 1024) ? 1024 : pressure;
+	const LtTouchEvent event = { .id = id, .x = x, .y = y, .pressure = normalized, .kind = kind };
+	return lt_input_queue_push(&lt->touch->queue, &event);
 }
 
 HANDLE lt_touch_input_event(LtContext* lt)
 {
-	return lt->touch->queued;
+	return lt_input_queue_event(&lt->touch->queue);
 }
 
 #define LT_ENGAGED (RDPINPUT_CONTACT_FLAG_INRANGE | RDPINPUT_CONTACT_FLAG_INCONTACT)
@@ -163,22 +138,9 @@ static UINT lt_touch_send(RdpeiClientContext* rdpei, const LtTouchEvent* e)
 void lt_touch_input_flush(LtContext* lt)
 {
 	LtTouchInput* touch = lt->touch;
-	for (;;)
+	LtTouchEvent event = { 0 };
+	while (lt_input_queue_pop(&touch->queue, &event))
 	{
-		LtTouchEvent event = { 0 };
-		pthread_mutex_lock(&touch->lock);
-		const BOOL any = touch->count > 0;
-		if (any)
-		{
-			event = touch->events[touch->head];
-			touch->head = (touch->head + 1) % LT_TOUCH_QUEUE_CAPACITY;
-			touch->count--;
-		}
-		else
-			(void)ResetEvent(touch->queued);
-		pthread_mutex_unlock(&touch->lock);
-		if (!any)
-			return;
 		RdpeiClientContext* rdpei = atomic_load(&touch->rdpei);
 		if (!rdpei)
 			continue; /* the channel closed: what was queued goes nowhere */

@@ -39,37 +39,29 @@ export class SpecReader {
     return v;
   }
 
+  /**
+   * 2.2.2.1–2.2.2.5 share one layout: the first byte's top `countBits` bits
+   * say how many bytes follow; a signed one's next bit is the sign; val1 is
+   * the rest of that byte, the most significant part of the value.
+   */
+  #variable(countBits, signed) {
+    const first = this.byte();
+    const valueBits = 8 - countBits - (signed ? 1 : 0);
+    const magnitude = this.#rest(first & ((1 << valueBits) - 1), first >> (8 - countBits));
+    if (!signed) return magnitude;
+    return (first & (1 << valueBits)) !== 0 ? -Number(magnitude) : Number(magnitude);
+  }
+
   /** 2.2.2.1 TWO_BYTE_UNSIGNED_INTEGER: c (1 bit) extra bytes, val1 (7 bits). */
-  twoByteUnsigned() {
-    const first = this.byte();
-    return Number(this.#rest(first & 0x7f, first >> 7));
-  }
-
+  twoByteUnsigned() { return Number(this.#variable(1, false)); }
   /** 2.2.2.2 TWO_BYTE_SIGNED_INTEGER: c (1 bit), s (1 bit) negative, val1 (6 bits). */
-  twoByteSigned() {
-    const first = this.byte();
-    const magnitude = Number(this.#rest(first & 0x3f, first >> 7));
-    return (first & 0x40) !== 0 ? -magnitude : magnitude;
-  }
-
+  twoByteSigned() { return this.#variable(1, true); }
   /** 2.2.2.3 FOUR_BYTE_UNSIGNED_INTEGER: c (2 bits) extra bytes, val1 (6 bits). */
-  fourByteUnsigned() {
-    const first = this.byte();
-    return Number(this.#rest(first & 0x3f, first >> 6));
-  }
-
+  fourByteUnsigned() { return Number(this.#variable(2, false)); }
   /** 2.2.2.4 FOUR_BYTE_SIGNED_INTEGER: c (2 bits), s (1 bit) negative, val1 (5 bits). */
-  fourByteSigned() {
-    const first = this.byte();
-    const magnitude = Number(this.#rest(first & 0x1f, first >> 6));
-    return (first & 0x20) !== 0 ? -magnitude : magnitude;
-  }
-
+  fourByteSigned() { return this.#variable(2, true); }
   /** 2.2.2.5 EIGHT_BYTE_UNSIGNED_INTEGER: c (3 bits) extra bytes, val1 (5 bits). */
-  eightByteUnsigned() {
-    const first = this.byte();
-    return this.#rest(first & 0x1f, first >> 5);
-  }
+  eightByteUnsigned() { return this.#variable(3, false); }
 
   get left() { return this.bytes.length - this.at; }
 }

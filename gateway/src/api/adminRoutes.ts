@@ -16,7 +16,7 @@ import type { Requester, SessionRecord } from '../broker/brokerStore.js';
 import type { PinStore } from '../policy/pinStore.js';
 import { canonicalPinKey } from '../policy/pinKey.js';
 import { MAX_ROOM_SLOTS, ROOM_LAYOUTS, ROOM_MODES } from '@lanterna/protocol';
-import type { RoomRefusal, RoomRequests } from '../broker/roomRequests.js';
+import type { PublicRequest, RoomRefusal, RoomRequests } from '../broker/roomRequests.js';
 
 export const roomChangeBody = z.object({
   mode: z.enum(ROOM_MODES).optional().describe('open: anyone with the room PIN joins a free slot (or takes one over when asking so); moderated: requests wait for the moderator'),
@@ -36,6 +36,23 @@ function roomRefused(refusal: RoomRefusal): RouteAnswer {
 }
 
 const noRooms: RouteAnswer = { status: 404, body: { code: 'not-found', message: 'this gateway keeps no rooms' } };
+
+/** The 404 for a display this gateway does not know; undefined when it knows it. */
+async function unknownDisplay(deps: AdminDeps, displayId: string): Promise<RouteAnswer | undefined> {
+  if ((await deps.displays.listDisplays()).some((display) => display.id === displayId)) return undefined;
+  return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+}
+
+/** The moderator's word on a waiting request (accept, decline): the request as it is now, or why not. */
+async function decideRoomRequest(
+  deps: AdminDeps,
+  params: Record<string, string>,
+  decide: (rooms: RoomRequests, displayId: string, requestId: string) => Promise<{ ok: true; request: PublicRequest } | RoomRefusal>,
+): Promise<RouteAnswer> {
+  if (!deps.rooms) return noRooms;
+  const outcome = await decide(deps.rooms, params.displayId ?? '', params.requestId ?? '');
+  return outcome.ok ? { status: 200, body: outcome.request } : roomRefused(outcome);
+}
 
 export interface AdminDeps {
   adminToken: string;
@@ -322,7 +339,8 @@ export const adminRoutes: AdminRoute[] = [
     handle: async ({ deps, params }) => {
       if (!deps.rooms) return noRooms;
       const displayId = params.displayId ?? '';
-      if (!(await deps.displays.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+      const unknown = await unknownDisplay(deps, displayId);
+      if (unknown) return unknown;
       return { status: 200, body: await deps.rooms.view(displayId) };
     },
   }),
@@ -334,7 +352,8 @@ export const adminRoutes: AdminRoute[] = [
     handle: async ({ deps, params, body, requester }) => {
       if (!deps.rooms) return noRooms;
       const displayId = params.displayId ?? '';
-      if (!(await deps.displays.listDisplays()).some((display) => display.id === displayId)) return { status: 404, body: { code: 'unknown-display', message: `no display "${displayId}"` } };
+      const unknown = await unknownDisplay(deps, displayId);
+      if (unknown) return unknown;
       await deps.rooms.change(displayId, { mode: body.mode, layout: body.layout, large: body.large, hostRequestId: body.host }, requester);
       return { status: 200, body: await deps.rooms.view(displayId) };
     },
@@ -344,22 +363,14 @@ export const adminRoutes: AdminRoute[] = [
     summary: 'Lets a waiting request on screen: into the named slot (replacing the source there), else the lowest free slot',
     body: acceptBody,
     responses: { 200: 'on screen', 400: 'no such slot', 404: 'no such request', 409: 'not waiting any more, or every slot taken' },
-    handle: async ({ deps, params, body, requester }) => {
-      if (!deps.rooms) return noRooms;
-      const outcome = await deps.rooms.accept(params.displayId ?? '', params.requestId ?? '', body.slot, requester);
-      return outcome.ok ? { status: 200, body: outcome.request } : roomRefused(outcome);
-    },
+    handle: ({ deps, params, body, requester }) => decideRoomRequest(deps, params, (rooms, displayId, requestId) => rooms.accept(displayId, requestId, body.slot, requester)),
   }),
   route({
     method: 'POST', path: '/v1/admin/displays/{displayId}/room/requests/{requestId}/decline', operationId: 'declineRoomRequest',
     summary: "Says no to a waiting request (its presenter's page shows the reason)",
     body: declineBody,
     responses: { 200: 'declined', 404: 'no such request', 409: 'not waiting any more' },
-    handle: async ({ deps, params, body, requester }) => {
-      if (!deps.rooms) return noRooms;
-      const outcome = await deps.rooms.decline(params.displayId ?? '', params.requestId ?? '', body.reason, requester);
-      return outcome.ok ? { status: 200, body: outcome.request } : roomRefused(outcome);
-    },
+    handle: ({ deps, params, body, requester }) => decideRoomRequest(deps, params, (rooms, displayId, requestId) => rooms.decline(displayId, requestId, body.reason, requester)),
   }),
   route({
     method: 'DELETE', path: '/v1/admin/displays/{displayId}/room/slots/{slot}', operationId: 'endRoomSource',

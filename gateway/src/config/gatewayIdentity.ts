@@ -1,8 +1,9 @@
-import { closeSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
+import { createFileOnceSync } from '../persist/atomicFileSync.js';
 import { MIN_ADMIN_TOKEN_CHARS, MIN_SESSION_SECRET_CHARS, type GatewayConfig } from './configSchema.js';
 
 export interface GatewayIdentity {
@@ -25,37 +26,6 @@ function modeText(mode: number): string {
   return `0${(mode & 0o777).toString(8)}`;
 }
 
-/**
- * Creates `path` with `content` only if nothing is there yet, and never leaves a
- * half-written file behind: temp file, fsync, then a hard link, which (unlike
- * rename) fails when another process made the file first. Returns false then.
- */
-function createFileOnce(path: string, content: string, mode: number): boolean {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'wx', mode);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(temp, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  } finally {
-    unlinkSync(temp);
-  }
-  const dir = openSync(join(path, '..'), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
-  return true;
-}
-
 /** A secret file must be ours, a plain file, and closed to everyone else; anything else may have leaked. */
 function checkPrivateFile(path: string): void {
   const info = lstatSync(path);
@@ -68,7 +38,7 @@ function checkPrivateFile(path: string): void {
 }
 
 function readOrCreateSecret(path: string, minChars: number, make: () => string): string {
-  if (!existsSync(path)) createFileOnce(path, `${make()}\n`, 0o600);
+  if (!existsSync(path)) createFileOnceSync(path, `${make()}\n`, 0o600);
   checkPrivateFile(path);
   const value = readFileSync(path, 'utf8').trim();
   if (value.length < minChars) {
@@ -130,8 +100,8 @@ export async function ensureGatewayIdentity(config: GatewayConfig & { stateDir: 
       });
       // A pair half-made by a crash is replaced whole.
       for (const path of [keyPath, certPath]) if (existsSync(path)) unlinkSync(path);
-      createFileOnce(keyPath, pems.private, 0o600);
-      createFileOnce(certPath, pems.cert, 0o644);
+      createFileOnceSync(keyPath, pems.private, 0o600);
+      createFileOnceSync(certPath, pems.cert, 0o644);
       generated = true;
     }
     checkPrivateFile(keyPath);

@@ -2,11 +2,12 @@
 // AppSequence's InstanceId, which must rise every time the responder starts
 // (clients drop messages whose InstanceId went back), and the seed that makes
 // each display's endpoint address (urn:uuid:…) stable across restarts and
-// distinct between gateways. Written whole or not at all: temp file, fsync,
-// rename, fsync of the directory.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+// distinct between gateways. Written whole or not at all
+// (../persist/atomicFileSync.ts).
+import { readFileSync } from 'node:fs';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { replaceFileSync } from '../persist/atomicFileSync.js';
 
 export interface WsdIdentity {
   readonly instanceId: number;
@@ -46,24 +47,6 @@ function readState(stateDir: string): Partial<WsdIdentity> | undefined {
   }
 }
 
-function writeAtomically(path: string, content: string): void {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, path);
-  const dir = openSync(join(path, '..'), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
-}
-
 /**
  * The responder's start: the next InstanceId (above the last one and at least
  * the time in seconds, so a lost state file still moves forward), persisted
@@ -73,7 +56,7 @@ export function startWsdInstance(stateDir: string, now = Date.now()): WsdIdentit
   const previous = readState(stateDir);
   const instanceId = Math.min(0xffffffff, Math.max((previous?.instanceId ?? 0) + 1, Math.floor(now / 1000)));
   const deviceSeed = previous?.deviceSeed ?? randomUUID();
-  writeAtomically(wsdStateFile(stateDir), `${JSON.stringify({ instanceId, deviceSeed })}\n`);
+  replaceFileSync(wsdStateFile(stateDir), `${JSON.stringify({ instanceId, deviceSeed })}\n`);
   return { instanceId, deviceSeed };
 }
 

@@ -266,3 +266,13 @@ test("moderated: a browser presenter's request waits like any other (no presente
   assert.deepEqual([bobNow.state, bobNow.request?.state, bobNow.presenter], ['ended', 'declined', undefined]);
   assert.match(bobNow.request?.by ?? '', /^admin@/);
 });
+
+test("the admin API's room of a display the gateway does not know is a 404 unknown-display, for a view and a change alike", async (t) => {
+  const url = await startGateway(t);
+  for (const init of [{ headers: admin }, { method: 'PATCH', headers: admin, body: JSON.stringify({ mode: 'moderated' }) }]) {
+    const response = await fetch(`${url}/v1/admin/displays/nowhere/room`, init);
+    assert.equal(response.status, 404, init.method ?? 'GET');
+    assert.deepEqual(await response.json(), { code: 'unknown-display', message: 'no display "nowhere"' });
+    assert.equal((await fetch(`${url}/v1/admin/displays/room/room`, init)).status, 200, `${init.method ?? 'GET'} of a display it knows`);
+  }
+});

@@ -242,20 +242,16 @@ static int lp_run(LpContext* lp)
 			return LP_REASON_INTERNAL;
 		handles[count++] = channelEvent;
 		handles[count++] = lp->stopEvent;
-		if (atomic_load(&lp->gfxReady))
-			handles[count++] = lp->frameEvent; /* before then a picture only waits */
-		HANDLE gfxEvent = lp_gfx_event(lp);
-		if (gfxEvent)
-			handles[count++] = gfxEvent;
-		HANDLE audioEvent = lp_audio_event(lp);
-		if (audioEvent)
-			handles[count++] = audioEvent;
-		HANDLE touchEvent = lp_touch_event(lp);
-		if (touchEvent)
-			handles[count++] = touchEvent;
-		HANDLE audioQueued = lp_audio_queue_event(lp);
-		if (audioQueued)
-			handles[count++] = audioQueued;
+		/* each NULL while its part is not there (yet): a channel not open, no audio */
+		const HANDLE optional[] = {
+			atomic_load(&lp->gfxReady) ? lp->frameEvent : NULL, /* before then a picture only waits */
+			lp_gfx_event(lp), lp_audio_event(lp), lp_touch_event(lp), lp_audio_queue_event(lp)
+		};
+		for (size_t i = 0; i < ARRAYSIZE(optional); i++)
+		{
+			if (optional[i])
+				handles[count++] = optional[i];
+		}
 		/* the timeout drives FreeRDP's timers: there are no waitable timers here */
 		if (WaitForMultipleObjects(count, handles, FALSE, 100) == WAIT_FAILED)
 			return LP_REASON_INTERNAL;
@@ -281,7 +277,7 @@ static int lp_run(LpContext* lp)
 		    !lp_touch_poll(lp))
 			return LP_REASON_PROTOCOL_ERROR;
 		lp_touch_handle_messages(lp);
-		gfxEvent = lp_gfx_event(lp);
+		const HANDLE gfxEvent = lp_gfx_event(lp);
 		if (gfxEvent && (WaitForSingleObject(gfxEvent, 0) == WAIT_OBJECT_0) &&
 		    (rdpgfx_server_handle_messages(lp->gfx) != CHANNEL_RC_OK))
 			return LP_REASON_PROTOCOL_ERROR;

@@ -1,10 +1,10 @@
 // Pixel tests of the renderer in real Chromium (WebGL2 through SwiftShader):
 // what the canvas shows is read back and compared exactly with pixels
 // computed here in Node from the same pattern.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { firstPixelDifference, labDir, launchChromium, openWatchedPage, publicDir, startStaticServer, type StaticServer } from '@lanterna/testkit';
+import type { Page } from 'playwright-core';
+import { firstPixelDifference, labDir, launchChromium, openWatchedPage, publicDir, servePagesInChromium } from '@lanterna/testkit';
 import { expectedRgba, fillPattern } from '../../lab/testPattern.js';
 import type { PixelFormat } from './frame.js';
 import type { RenderStats } from './renderStats.js';
@@ -19,25 +19,14 @@ const dirtyRects = [
   { x: 20, y: 20, width: 1, height: 1 },
 ];
 
-let server: StaticServer;
-let browser: Browser;
+const pages = servePagesInChromium(publicDir, labDir);
 
-before(async () => {
-  server = await startStaticServer(publicDir, labDir);
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser.close();
-  await server.close();
-});
-
-async function labPage(t: { after: (fn: () => Promise<void>) => void }, target = browser): Promise<Page> {
+async function labPage(t: { after: (fn: () => Promise<void>) => void }, target = pages.browser): Promise<Page> {
   const { page, problems } = await openWatchedPage(target);
   t.after(async () => {
     await page.context().close();
   });
-  await page.goto(`${server.origin}/lab/lab.html`);
+  await page.goto(`${pages.server.origin}/lab/lab.html`);
   await page.waitForSelector('body[data-ready="true"]');
   t.after(() => {
     assert.deepEqual(problems, [], 'no console error or uncaught exception in the page');

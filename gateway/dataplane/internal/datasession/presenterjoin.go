@@ -55,7 +55,7 @@ func (s *session) joinPresenter(ctx context.Context, request []byte) (*targetcon
 	p := s.engine.findPresenter(ctx, s, s.ms(timeouts.ConnectMs))
 	if p == nil {
 		if ctx.Err() != nil {
-			return nil, abortReason(ctx, sessionerr.PhaseConnect)
+			return nil, sessionerr.Aborted(ctx, sessionerr.PhaseConnect)
 		}
 		return nil, sessionerr.New(sessionerr.PhaseConnect, sessionerr.CodeTimeout,
 			fmt.Sprintf("the presenter page did not connect within %d ms", timeouts.ConnectMs)).WithDetail("phase", sessionerr.PhaseConnect)
@@ -83,16 +83,6 @@ func (s *session) joinPresenter(ctx context.Context, request []byte) (*targetcon
 	}}, nil
 }
 
-// abortReason is what a cancelled handshake ends with: the cause when it is
-// the session's error (the display broke its silence), else the drain.
-func abortReason(ctx context.Context, phase string) *sessionerr.Error {
-	var reason *sessionerr.Error
-	if errors.As(context.Cause(ctx), &reason) {
-		return reason
-	}
-	return sessionerr.New(phase, sessionerr.CodeGatewayShutdown, "")
-}
-
 // exchange sends the Connection Request and takes the Confirm: the Confirm,
 // or the error and whether the page was at fault.
 func (p *presenterLeg) exchange(ctx context.Context, request []byte, confirmWait time.Duration) ([]byte, *sessionerr.Error, bool) {
@@ -111,7 +101,7 @@ func (p *presenterLeg) exchange(ctx context.Context, request []byte, confirmWait
 	select {
 	case message = <-p.confirm:
 	case <-ctx.Done():
-		return nil, abortReason(ctx, sessionerr.PhaseX224), false
+		return nil, sessionerr.Aborted(ctx, sessionerr.PhaseX224), false
 	case <-p.readerDone:
 		// a Confirm that came just before the page left still counts
 		select {

@@ -6,7 +6,11 @@
 // `configure`, so this package holds only the names.
 package sessionerr
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
+)
 
 // Phases of a session, as docs/kiosk-protocol.md names them.
 const (
@@ -84,6 +88,18 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("%s %s", e.Phase, e.Code)
 	}
 	return fmt.Sprintf("%s %s: %s", e.Phase, e.Code, e.Message)
+}
+
+// Aborted is what a phase cancelled through ctx ends with: ctx's cause when
+// that is a session's error (the display broke its silence, say), otherwise
+// the gateway's shutdown in that phase. The server leg (targetconn) and a
+// presenter's leg (datasession) are cancelled alike.
+func Aborted(ctx context.Context, phase string) *Error {
+	var reason *Error
+	if errors.As(context.Cause(ctx), &reason) {
+		return reason
+	}
+	return New(phase, CodeGatewayShutdown, "")
 }
 
 // WithDetail sets one field the display is shown; returns e for chaining.

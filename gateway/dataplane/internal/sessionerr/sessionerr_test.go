@@ -1,6 +1,8 @@
 package sessionerr
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -55,5 +57,21 @@ func TestNewAndHelpers(t *testing.T) {
 	bare.WithDetail("a", 1).WithInternal("b", 2)
 	if bare.Detail["a"] != 1 || bare.Internal["b"] != 2 {
 		t.Fatal("helpers on a zero Error")
+	}
+}
+
+func TestAborted(t *testing.T) {
+	// a context cancelled with a session's error ends the phase with that error
+	cause := New(PhaseHello, CodeBadMessage, "the display spoke during the handshake")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(fmt.Errorf("wrapped: %w", cause))
+	if got := Aborted(ctx, PhaseTLS); got != cause {
+		t.Fatalf("with a session's error as the cause: %v", got)
+	}
+	// any other cancellation is the gateway's shutdown, in the phase under way
+	plain, stop := context.WithCancel(context.Background())
+	stop()
+	if got := Aborted(plain, PhaseX224); got.Phase != PhaseX224 || got.Code != CodeGatewayShutdown || got.Message != "" {
+		t.Fatalf("with a plain cancellation: %v", got)
 	}
 }

@@ -44,7 +44,7 @@ func Connect(ctx context.Context, req Request, judge Judge) (*Connected, *sessio
 	connected, failure := secure(ctx, req, tcp, judge)
 	if !aborted() && failure == nil {
 		// The abort fired after the handshake: the session is over anyway.
-		failure = abortReason(ctx, sessionerr.PhaseTLS)
+		failure = sessionerr.Aborted(ctx, sessionerr.PhaseTLS)
 	}
 	if failure != nil {
 		if connected != nil {
@@ -74,7 +74,7 @@ func secure(ctx context.Context, req Request, tcp *net.TCPConn, judge Judge) (*C
 	_ = tcp.SetWriteDeadline(time.Now().Add(req.Timeouts.write()))
 	if ctx.Err() != nil {
 		// the abort may have moved the deadline just before this call moved it back
-		return nil, abortReason(ctx, sessionerr.PhaseX224)
+		return nil, sessionerr.Aborted(ctx, sessionerr.PhaseX224)
 	}
 	if _, err := tcp.Write(req.ConnectionRequest); err != nil {
 		return nil, confirmReadFailure(ctx, err, 0)
@@ -109,23 +109,13 @@ func secure(ctx context.Context, req Request, tcp *net.TCPConn, judge Judge) (*C
 	return &Connected{Conn: conn, Confirm: confirm, Secured: secured, Address: req.Address}, nil
 }
 
-// abortReason is what an aborted phase ends with: ctx's cause when a
-// session error, otherwise the gateway's shutdown.
-func abortReason(ctx context.Context, phase string) *sessionerr.Error {
-	var reason *sessionerr.Error
-	if errors.As(context.Cause(ctx), &reason) {
-		return reason
-	}
-	return sessionerr.New(phase, sessionerr.CodeGatewayShutdown, "")
-}
-
 func dialAddress(address string, port int) string {
 	return net.JoinHostPort(strings.TrimSuffix(strings.TrimPrefix(address, "["), "]"), strconv.Itoa(port))
 }
 
 func openTCP(ctx context.Context, req Request) (*net.TCPConn, *sessionerr.Error) {
 	if ctx.Err() != nil {
-		return nil, abortReason(ctx, sessionerr.PhaseConnect)
+		return nil, sessionerr.Aborted(ctx, sessionerr.PhaseConnect)
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, req.Timeouts.Connect)
 	defer cancel()
@@ -133,7 +123,7 @@ func openTCP(ctx context.Context, req Request) (*net.TCPConn, *sessionerr.Error)
 	conn, err := dialer.DialContext(dialCtx, "tcp", dialAddress(req.Address, req.Port))
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, abortReason(ctx, sessionerr.PhaseConnect)
+			return nil, sessionerr.Aborted(ctx, sessionerr.PhaseConnect)
 		}
 		if dialCtx.Err() != nil {
 			return nil, sessionerr.New(sessionerr.PhaseConnect, sessionerr.CodeTimeout,
@@ -192,12 +182,12 @@ func isTimeout(err error) bool {
 
 func readConfirm(ctx context.Context, tcp *net.TCPConn, timeout time.Duration) ([]byte, *sessionerr.Error) {
 	if ctx.Err() != nil {
-		return nil, abortReason(ctx, sessionerr.PhaseX224)
+		return nil, sessionerr.Aborted(ctx, sessionerr.PhaseX224)
 	}
 	_ = tcp.SetReadDeadline(time.Now().Add(timeout))
 	if ctx.Err() != nil {
 		// The abort may have moved the deadline just before this call moved it back.
-		return nil, abortReason(ctx, sessionerr.PhaseX224)
+		return nil, sessionerr.Aborted(ctx, sessionerr.PhaseX224)
 	}
 	var buffer [MaxConfirmBytes + 1]byte
 	received := 0
@@ -256,7 +246,7 @@ func x224Invalid(reason string) *sessionerr.Error {
 
 func confirmReadFailure(ctx context.Context, err error, received int) *sessionerr.Error {
 	if ctx.Err() != nil {
-		return abortReason(ctx, sessionerr.PhaseX224)
+		return sessionerr.Aborted(ctx, sessionerr.PhaseX224)
 	}
 	if isTimeout(err) {
 		return sessionerr.New(sessionerr.PhaseX224, sessionerr.CodeTimeout, "the presenter's computer did not confirm the connection in time").
@@ -302,7 +292,7 @@ func acceptedProtocol(confirm []byte) (string, *sessionerr.Error) {
 
 func startTLS(ctx context.Context, req Request, tcp *net.TCPConn) (*tls.Conn, *sessionerr.Error) {
 	if ctx.Err() != nil {
-		return nil, abortReason(ctx, sessionerr.PhaseTLS)
+		return nil, sessionerr.Aborted(ctx, sessionerr.PhaseTLS)
 	}
 	// raw system calls under TLS, as the kiosk leg's (package rawsocket has
 	// the profile), over a socket the relay's event loop can take over
@@ -318,7 +308,7 @@ func startTLS(ctx context.Context, req Request, tcp *net.TCPConn) (*tls.Conn, *s
 		return conn, nil
 	}
 	if ctx.Err() != nil {
-		return nil, abortReason(ctx, sessionerr.PhaseTLS)
+		return nil, sessionerr.Aborted(ctx, sessionerr.PhaseTLS)
 	}
 	if handshakeCtx.Err() != nil {
 		return nil, sessionerr.New(sessionerr.PhaseTLS, sessionerr.CodeTimeout,
@@ -358,7 +348,7 @@ func judgeCertificate(ctx context.Context, conn *tls.Conn, req Request, protocol
 		return Secured{}, failure
 	}
 	if ctx.Err() != nil {
-		return Secured{}, abortReason(ctx, sessionerr.PhaseTLS)
+		return Secured{}, sessionerr.Aborted(ctx, sessionerr.PhaseTLS)
 	}
 	certificates := make([]string, len(state.PeerCertificates))
 	for i, certificate := range state.PeerCertificates {

@@ -1,32 +1,21 @@
 // The display page in Chromium against an in-test stand-in of the gateway's
 // sockets (docs/kiosk-protocol.md). Set LANTERNA_WEB_SCREENSHOTS=<dir> to keep
 // screenshots of each state.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { GatewayStandIn, launchChromium, openWatchedPage, publicDir, startStaticServer, waitFor, type StaticServer } from '@lanterna/testkit';
+import type { Page } from 'playwright-core';
+import { GatewayStandIn, openWatchedPage, publicDir, servePagesInChromium, waitFor } from '@lanterna/testkit';
 
 const display = { id: 'room-1', name: 'Room 1', token: 'display-token-1', location: 'Floor 3, east wing' };
 const screenshots = process.env.LANTERNA_WEB_SCREENSHOTS;
 
-let server: StaticServer;
-let browser: Browser;
-
-before(async () => {
-  server = await startStaticServer(publicDir);
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser.close();
-  await server.close();
-});
+const pages = servePagesInChromium(publicDir);
 
 async function openDisplay(t: { after: (fn: () => Promise<void>) => void }, path: string, viewport = { width: 1280, height: 720 }): Promise<{ page: Page; standIn: GatewayStandIn }> {
-  const standIn = new GatewayStandIn(server.server, { display });
-  const { page, problems } = await openWatchedPage(browser, viewport);
+  const standIn = new GatewayStandIn(pages.server.server, { display });
+  const { page, problems } = await openWatchedPage(pages.browser, viewport);
   t.after(async () => {
     await page.context().close();
     standIn.close();
@@ -37,7 +26,7 @@ async function openDisplay(t: { after: (fn: () => Promise<void>) => void }, path
     assert.deepEqual(real, [], 'no console error or uncaught exception in the page');
     return Promise.resolve();
   });
-  await page.goto(`${server.origin}${path}`);
+  await page.goto(`${pages.server.origin}${path}`);
   return { page, standIn };
 }
 

@@ -6,25 +6,14 @@
 // move, up, at the letterboxed desktop pixel, pressure where the panel gives
 // one) where RDPEI is offered, and mouse input where it is not. What the wasm
 // client does with the contacts is wasm/test/presenterTouch.test.mjs's.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { GatewayStandIn, launchChromium, openWatchedPage, publicDir, startStaticServer, waitFor, type StaticServer } from '@lanterna/testkit';
+import type { Page } from 'playwright-core';
+import { GatewayStandIn, openWatchedPage, publicDir, servePagesInChromium, waitFor } from '@lanterna/testkit';
 
 const display = { id: 'room-1', name: 'Room 1', token: 'display-token-1', location: 'Floor 3' };
 
-let server: StaticServer;
-let browser: Browser;
-
-before(async () => {
-  server = await startStaticServer(publicDir);
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser.close();
-  await server.close();
-});
+const pages = servePagesInChromium(publicDir);
 
 /** An engine module (rdpClientEngine.ts's RdpEngineModule) that connects at once, paints a 640×480 picture and says whether RDPEI is offered. */
 function stubEngine(offered: boolean): string {
@@ -48,8 +37,8 @@ function stubEngine(offered: boolean): string {
 interface Sent { kind?: string; id?: number; x: number; y: number; pressure?: number; flags?: number }
 
 async function openWithEngine(t: { after: (fn: () => Promise<void>) => void }, offered: boolean): Promise<{ page: Page; touch: (type: string, points: { x: number; y: number; id: number; force: number }[]) => Promise<void> }> {
-  const standIn = new GatewayStandIn(server.server, { display });
-  const { page } = await openWatchedPage(browser, { width: 1280, height: 720 }, { hasTouch: true });
+  const standIn = new GatewayStandIn(pages.server.server, { display });
+  const { page } = await openWatchedPage(pages.browser, { width: 1280, height: 720 }, { hasTouch: true });
   t.after(async () => {
     await page.context().close();
     standIn.close();
@@ -59,7 +48,7 @@ async function openWithEngine(t: { after: (fn: () => Promise<void>) => void }, o
     body: stubEngine(offered),
     headers: { 'content-type': 'text/javascript', 'cross-origin-resource-policy': 'same-origin' },
   }));
-  await page.goto(`${server.origin}/display/${display.id}#token=${display.token}`);
+  await page.goto(`${pages.server.origin}/display/${display.id}#token=${display.token}`);
   await waitFor('the page online', () => standIn.onlineControls === 1, 10_000);
   await page.evaluate(() => {
     const w = window as unknown as { sent: { multi: unknown[]; mouse: unknown[] } };
