@@ -20,7 +20,7 @@ function sawtooth(policy: JitterPolicy, from: number, ms: number, low: () => num
   return speeds;
 }
 
-test('waits for the 30 ms start level (a 10 ms margin and a wave), plays on, drops back to it past 140 ms', () => {
+test('waits for the 30 ms start level (a 10 ms margin and a wave), plays on, 2 % fast above 60 ms, drops back to it past 140 ms', () => {
   const policy = new JitterPolicy();
   assert.equal(policy.targetMs, 30);
   assert.equal(policy.marginMs, 10);
@@ -28,18 +28,21 @@ test('waits for the 30 ms start level (a 10 ms margin and a wave), plays on, dro
   assert.deepEqual(policy.decide(frames(30), RATE, 1), PLAIN);
   // once playing, a shallower queue plays on (a dry one is ranDry's business)
   assert.deepEqual(policy.decide(frames(5), RATE, 2), PLAIN);
-  assert.deepEqual(policy.decide(frames(140), RATE, 3), PLAIN);
-  assert.deepEqual(policy.decide(frames(141), RATE, 4), { kind: 'play', speed: 1, drop: frames(141) - frames(30) });
+  assert.deepEqual(policy.decide(frames(60), RATE, 3), PLAIN);
+  // a burst is not left for the next window
+  assert.deepEqual(policy.decide(frames(61), RATE, 4), { kind: 'play', speed: 1.02, drop: 0 });
+  assert.deepEqual(policy.decide(frames(140), RATE, 5), { kind: 'play', speed: 1.02, drop: 0 });
+  assert.deepEqual(policy.decide(frames(141), RATE, 6), { kind: 'play', speed: 1, drop: frames(141) - frames(30) });
 });
 
 test('a queue whose low-water mark stays above the margin is drained to it by playing 2 % fast; one at the margin is left alone', () => {
   const policy = new JitterPolicy();
-  policy.decide(frames(60), RATE, 0);
-  // a second of a sawtooth between 50 and 68 ms: 40 ms above the margin were never needed
-  let low = 50;
+  policy.decide(frames(53), RATE, 0);
+  // a second of a sawtooth between 35 and 53 ms (under the fast mark, 60 ms): 25 ms above the margin were never needed
+  let low = 35;
   const first = sawtooth(policy, 0, 1000, () => low);
   assert.ok(first.every((speed) => speed === 1), 'nothing stretched while the first window is watched');
-  // it drains 40 ms at 2 %: 2 s of playing fast (the depth follows what it consumed)
+  // it drains 25 ms at 2 %: 1.25 s of playing fast (the depth follows what it consumed)
   let t = 1000;
   let fast = 0;
   for (; t < 5000; t += 2) {
@@ -50,7 +53,7 @@ test('a queue whose low-water mark stays above the margin is drained to it by pl
       low -= 2 * 0.02;
     }
   }
-  assert.ok(Math.abs(fast - 2000) <= 10, `2 s played fast (${fast} ms)`);
+  assert.ok(Math.abs(fast - 1250) <= 10, `1.25 s played fast (${fast} ms)`);
   assert.ok(Math.abs(low - 10) < 0.5, `the low-water mark ends at the margin (${low.toFixed(1)} ms)`);
   // at the margin: nothing more to drain, window after window
   const after = sawtooth(policy, t, 4000, () => low);

@@ -11,8 +11,9 @@
 //   time-stretch: no gap, a pitch shift of a third of a semitone). So the
 //   depth follows the measured arrival jitter instead of a fixed floor.
 // - It waits until the queue holds the margin plus one wave's worth (the
-//   start level) before it plays; past the start level plus 110 ms it drops
-//   down to the start level at once (a burst after a stall).
+//   start level) before it plays. A burst after a stall is not left for the
+//   next window: above the start level plus 30 ms it plays 2 % fast at once,
+//   and past the start level plus 110 ms it drops down to the start level.
 // - A queue that runs dry shows more jitter than the margin covered: it
 //   raises the margin 25 ms (at most 130 ms) and waits for the start level
 //   again; each 10 s without running dry lowers it 10 ms (back to its floor).
@@ -39,6 +40,8 @@ export interface JitterBounds {
   readonly calmMs: number;
   /** How long the low-water mark is watched before what lay above the margin is drained, ms. */
   readonly windowMs: number;
+  /** Above the start level + this the queue plays fast whatever its low-water mark, ms. */
+  readonly highAboveMs: number;
   /** Above the start level + this the excess is dropped at once, down to the start level, ms. */
   readonly maxAboveMs: number;
   /** Speed while draining (1.02: 2 % fast). */
@@ -48,7 +51,7 @@ export interface JitterBounds {
 }
 
 export const DEFAULT_JITTER_BOUNDS: JitterBounds = {
-  minMarginMs: 10, maxMarginMs: 130, startAboveMs: 20, raiseMs: 25, lowerMs: 10, calmMs: 10_000, windowMs: 1000, maxAboveMs: 110, stretch: 1.02, startupGraceMs: 1000,
+  minMarginMs: 10, maxMarginMs: 130, startAboveMs: 20, raiseMs: 25, lowerMs: 10, calmMs: 10_000, windowMs: 1000, highAboveMs: 30, maxAboveMs: 110, stretch: 1.02, startupGraceMs: 1000,
 };
 
 export type JitterDecision =
@@ -111,6 +114,7 @@ export class JitterPolicy {
       this.restartWindow(nowMs);
       return { kind: 'play', speed: 1, drop: fillFrames - Math.round((this.targetMs * rate) / 1000) };
     }
+    const high = ms > this.targetMs + b.highAboveMs;
     if (this.drainMs > 0) {
       // what the last block (played fast) took beyond its share
       this.drainMs -= elapsed * (b.stretch - 1);
@@ -127,7 +131,7 @@ export class JitterPolicy {
         return { kind: 'play', speed: b.stretch, drop: 0 };
       }
     }
-    return { kind: 'play', speed: 1, drop: 0 };
+    return { kind: 'play', speed: high ? b.stretch : 1, drop: 0 };
   }
 
   /** The queue ran dry during the block: wait for the (raised) start level again. */
