@@ -5,6 +5,7 @@
 // within 900 ms after its scheduled time are a pair.
 import type { Page } from 'playwright-core';
 import { stripStamp } from '@lanterna/protocol';
+import { hook } from '../kiosk/soundTap.js';
 import { channel } from '../kiosk/toneAnalysis.js';
 import { quantile } from './benchFigures.js';
 
@@ -43,6 +44,26 @@ export async function readClockedTap(page: Page): Promise<TapRead> {
   if (!raw?.clock) throw new Error('the tap has no clock');
   const bytes = Buffer.from(raw.base64, 'base64');
   return { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4), rate: raw.sampleRate, startFrame: raw.startFrame, clock: raw.clock };
+}
+
+/** What the display itself adds to the sound while the flashes run: its queue + output (ms), sampled every 200 ms until `untilMs`; and its dry queues and stretched ms meanwhile. */
+export async function sampleDisplayDelay(page: Page, untilMs: number): Promise<{ delays: number[]; underruns: number; stretchedMs: number }> {
+  const delays: number[] = [];
+  const before = await hook(page, (sound) => sound.counters());
+  let last = before;
+  while (Date.now() < untilMs) {
+    const ring = await hook(page, (sound) => sound.counters());
+    const rate = ring.rate ?? 0;
+    if (rate > 0) delays.push(((((ring.write ?? 0) - (ring.read ?? 0)) | 0) * 1000) / rate + (ring.outputLatencyUs ?? 0) / 1000);
+    last = ring;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const rate = last.rate ?? 0;
+  return {
+    delays,
+    underruns: (last.underruns ?? 0) - (before.underruns ?? 0),
+    stretchedMs: rate > 0 ? Math.round((((last.stretched ?? 0) - (before.stretched ?? 0)) * 1000) / rate) : 0,
+  };
 }
 
 /** The epoch ms at which each click in the tap is heard: onsets after a quiet stretch. */

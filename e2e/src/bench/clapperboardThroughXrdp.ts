@@ -20,7 +20,7 @@ import { Lab, type XrdpServer } from '@lanterna/lab';
 import { waitFor } from '@lanterna/testkit';
 import { startKioskRig, type KioskRig } from '../kiosk/kioskRig.js';
 import { hook, soundState } from '../kiosk/soundTap.js';
-import { clapperTable, clicksHeard, installStripLog, pairFlashes, readClockedTap, readStripLog } from './clapperboardFigures.js';
+import { clapperTable, clicksHeard, installStripLog, pairFlashes, readClockedTap, readStripLog, sampleDisplayDelay } from './clapperboardFigures.js';
 
 export interface ThroughXrdpOptions { seconds: number; width: number; height: number; out: string }
 
@@ -69,14 +69,7 @@ export async function clapperboardThroughXrdp(options: ThroughXrdpOptions): Prom
     const first = Math.ceil((Date.now() + 500) / 1000) * 1000;
     const flashTimes = Array.from({ length: options.seconds }, (_, k) => first + k * 1000);
     // what the display itself adds to the sound: its queue and its output, sampled while the flashes run
-    const displayDelay: number[] = [];
-    const until = first + options.seconds * 1000 + 2500;
-    while (Date.now() < until) {
-      const ring = await hook(page, (sound) => sound.counters());
-      const rate = ring.rate ?? 0;
-      if (rate > 0) displayDelay.push(((((ring.write ?? 0) - (ring.read ?? 0)) | 0) * 1000) / rate + (ring.outputLatencyUs ?? 0) / 1000);
-      await sleep(200);
-    }
+    const displayShare = await sampleDisplayDelay(page, first + options.seconds * 1000 + 2500);
 
     const strips = await readStripLog(page);
     const tap = await readClockedTap(page);
@@ -86,12 +79,12 @@ export async function clapperboardThroughXrdp(options: ThroughXrdpOptions): Prom
     const pairs = pairFlashes(flashTimes, strips, clicks);
     const loadAfter = loadavg()[0] ?? 0;
     const table = clapperTable(
-      `Clapperboard through xrdp 0.9.21 (session ${options.width}×${options.height}: bitmap updates + rdpsnd PCM ${String(counters.rate ?? '?')} Hz from PipeWire's xrdp sink, ${options.seconds} flashes a second apart; ${pairs.offsets.length} paired, ${pairs.pictures} pictures read, ${clicks.length} clicks heard); display context ${tap.rate} Hz; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} cores; jitter target ${counters.targetMs} ms, ${counters.underruns} underruns, ${counters.dropped} frames dropped`,
+      `Clapperboard through xrdp 0.9.21 (session ${options.width}×${options.height}: bitmap updates + rdpsnd PCM ${String(counters.rate ?? '?')} Hz from PipeWire's xrdp sink, ${options.seconds} flashes a second apart; ${pairs.offsets.length} paired, ${pairs.pictures} pictures read, ${clicks.length} clicks heard); display context ${tap.rate} Hz; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} cores; jitter target ${counters.targetMs} ms, ${counters.underruns} underruns (${displayShare.underruns} while the flashes ran), ${displayShare.stretchedMs} ms stretched meanwhile, ${counters.dropped} frames dropped`,
       pairs,
       [
         ['source: second → flash drawn in the session (X round trip done)', source.drawn],
         ['source: second → click written to pw-cat (− = ahead)', source.written],
-        ['display: its queue + output, sampled every 200 ms (of the sound latency)', displayDelay],
+        ['display: its queue + output, sampled every 200 ms (of the sound latency)', displayShare.delays],
       ],
     );
     console.log(table);

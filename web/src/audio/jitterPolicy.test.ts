@@ -1,33 +1,94 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { JitterPolicy } from './jitterPolicy.js';
+import { JitterPolicy, type JitterDecision } from './jitterPolicy.js';
 
 const RATE = 48_000;
 const frames = (ms: number): number => Math.round((ms * RATE) / 1000);
+const PLAIN: JitterDecision = { kind: 'play', speed: 1, drop: 0 };
 
-test('waits for the 50 ms target, then plays at speed 1 up to 80 ms, 2 % fast above, drops back to the target past 160 ms', () => {
+/** A steady link's depth at `t` (a 20 ms wave every 20 ms, read every 2 ms): a sawtooth from `low` + 18 down to `low`. */
+const depth = (t: number, low: number): number => frames(low + 18 - (t % 20));
+
+/** Plays the sawtooth for `ms` from `from`; the decisions' speeds. */
+function sawtooth(policy: JitterPolicy, from: number, ms: number, low: () => number): number[] {
+  const speeds: number[] = [];
+  for (let t = from; t < from + ms; t += 2) {
+    const decision = policy.decide(depth(t, low()), RATE, t);
+    assert.equal(decision.kind, 'play');
+    speeds.push(decision.speed);
+  }
+  return speeds;
+}
+
+test('waits for the 30 ms start level (a 10 ms margin and a wave), plays on, 2 % fast above 60 ms, drops back to it past 140 ms', () => {
   const policy = new JitterPolicy();
-  assert.deepEqual(policy.decide(frames(49), RATE, 0), { kind: 'wait' });
-  assert.deepEqual(policy.decide(frames(50), RATE, 1), { kind: 'play', speed: 1, drop: 0 });
+  assert.equal(policy.targetMs, 30);
+  assert.equal(policy.marginMs, 10);
+  assert.deepEqual(policy.decide(frames(29), RATE, 0), { kind: 'wait' });
+  assert.deepEqual(policy.decide(frames(30), RATE, 1), PLAIN);
   // once playing, a shallower queue plays on (a dry one is ranDry's business)
-  assert.deepEqual(policy.decide(frames(10), RATE, 2), { kind: 'play', speed: 1, drop: 0 });
-  assert.deepEqual(policy.decide(frames(80), RATE, 3), { kind: 'play', speed: 1, drop: 0 });
-  assert.deepEqual(policy.decide(frames(81), RATE, 4), { kind: 'play', speed: 1.02, drop: 0 });
-  assert.deepEqual(policy.decide(frames(161), RATE, 5), { kind: 'play', speed: 1, drop: frames(161) - frames(50) });
+  assert.deepEqual(policy.decide(frames(5), RATE, 2), PLAIN);
+  assert.deepEqual(policy.decide(frames(60), RATE, 3), PLAIN);
+  // a burst is not left for the next window
+  assert.deepEqual(policy.decide(frames(61), RATE, 4), { kind: 'play', speed: 1.02, drop: 0 });
+  assert.deepEqual(policy.decide(frames(140), RATE, 5), { kind: 'play', speed: 1.02, drop: 0 });
+  assert.deepEqual(policy.decide(frames(141), RATE, 6), { kind: 'play', speed: 1, drop: frames(141) - frames(30) });
 });
 
-test('a dry queue raises the target by 25 ms up to 150 ms; each calm 10 s lowers it by 10 ms back to 50', () => {
+test('a queue whose low-water mark stays above the margin is drained to it by playing 2 % fast; one at the margin is left alone', () => {
+  const policy = new JitterPolicy();
+  policy.decide(frames(53), RATE, 0);
+  // a second of a sawtooth between 35 and 53 ms (under the fast mark, 60 ms): 25 ms above the margin were never needed
+  let low = 35;
+  const first = sawtooth(policy, 0, 1000, () => low);
+  assert.ok(first.every((speed) => speed === 1), 'nothing stretched while the first window is watched');
+  // it drains 25 ms at 2 %: 1.25 s of playing fast (the depth follows what it consumed)
+  let t = 1000;
+  let fast = 0;
+  for (; t < 5000; t += 2) {
+    const decision = policy.decide(depth(t, low), RATE, t);
+    assert.equal(decision.kind, 'play');
+    if (decision.speed === 1.02) {
+      fast += 2;
+      low -= 2 * 0.02;
+    }
+  }
+  assert.ok(Math.abs(fast - 1250) <= 10, `1.25 s played fast (${fast} ms)`);
+  assert.ok(Math.abs(low - 10) < 0.5, `the low-water mark ends at the margin (${low.toFixed(1)} ms)`);
+  // at the margin: nothing more to drain, window after window
+  const after = sawtooth(policy, t, 4000, () => low);
+  assert.ok(after.every((speed) => speed === 1), 'a queue at its margin plays at speed 1');
+});
+
+test('a dry queue raises the margin by 25 ms up to 130 ms; each calm 10 s lowers it by 10 ms back to 10', () => {
   const policy = new JitterPolicy();
   policy.decide(frames(60), RATE, 0);
-  policy.ranDry(100);
-  assert.equal(policy.targetMs, 75);
-  assert.deepEqual(policy.decide(frames(60), RATE, 200), { kind: 'wait' }, 'restarts only at the raised target');
-  for (let i = 0; i < 10; i++) policy.ranDry(300 + i);
-  assert.equal(policy.targetMs, 150, 'bounded');
-  assert.deepEqual(policy.decide(frames(261), RATE, 400), { kind: 'play', speed: 1, drop: frames(261) - frames(150) }, 'the bound moves with the target: 150 + 110 ms');
-  policy.decide(frames(150), RATE, 10_309);
-  assert.equal(policy.targetMs, 140);
-  let now = 10_309;
-  for (let i = 0; i < 20; i++) policy.decide(frames(100), RATE, (now += 10_000));
-  assert.equal(policy.targetMs, 50);
+  policy.ranDry(2000);
+  assert.equal(policy.marginMs, 35);
+  assert.equal(policy.targetMs, 55);
+  assert.deepEqual(policy.decide(frames(54), RATE, 2100), { kind: 'wait' }, 'restarts only at the raised start level');
+  for (let i = 0; i < 10; i++) policy.ranDry(2200 + i);
+  assert.equal(policy.marginMs, 130, 'bounded');
+  assert.deepEqual(policy.decide(frames(261), RATE, 2300), { kind: 'play', speed: 1, drop: frames(261) - frames(150) }, 'the bound moves with the start level: 150 + 110 ms');
+  policy.decide(frames(150), RATE, 12_209);
+  assert.equal(policy.marginMs, 120);
+  let now = 12_209;
+  for (let i = 0; i < 20; i++) policy.decide(frames(150), RATE, (now += 10_000));
+  assert.equal(policy.marginMs, 10);
+});
+
+test('start-up grace: a dry queue in the first second of playing waits for a raised start level but leaves the margin; one after it raises the margin', () => {
+  const policy = new JitterPolicy();
+  assert.deepEqual(policy.decide(frames(30), RATE, 100), PLAIN);
+  policy.ranDry(400);
+  assert.equal(policy.marginMs, 10, 'the session starting is not the link\'s jitter');
+  assert.equal(policy.targetMs, 55, 'but the restart waits for more');
+  assert.deepEqual(policy.decide(frames(54), RATE, 500), { kind: 'wait' });
+  assert.deepEqual(policy.decide(frames(55), RATE, 600), PLAIN);
+  // past the grace the start level is the margin's again
+  policy.decide(frames(55), RATE, 1100);
+  assert.equal(policy.targetMs, 30);
+  policy.ranDry(1200);
+  assert.equal(policy.marginMs, 35, 'a dry queue after the start-up raises the margin');
+  assert.equal(policy.targetMs, 55);
 });

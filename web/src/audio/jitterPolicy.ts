@@ -1,32 +1,57 @@
 // How the display's jitter buffer keeps its depth (pure, so it can be tested
-// without an audio thread). It waits until the queue holds the target before
-// it plays; plays a little fast while the queue is above its high mark (a 2 %
-// time-stretch: no gap, a pitch shift nobody hears on speech); and drops down
-// to the target at once past the bound. The target starts at 50 ms; a queue
-// that runs dry raises it (the network has shown more jitter than that), and
-// each 10 s without running dry lowers it again, so it stays between 50 and
-// 150 ms and the bound never exceeds the target plus 110 ms: the queue never
-// grows without bound, and on a steady network it adds 50–80 ms.
+// without an audio thread). Every ms the queue holds is a ms the sound trails
+// the picture, so it keeps only what the link's arrivals have shown they need.
+//
+// - Waves arrive in steps (a wave at a time, 10–46 ms each) while the output
+//   drains the queue smoothly, so its depth is a sawtooth. What decides
+//   whether it runs dry is its low-water mark: the depth just before the next
+//   wave arrives. The policy keeps that low-water mark at a margin (10 ms on
+//   a steady link): each second of playing it looks at the lowest depth it
+//   saw, and drains whatever lay above the margin by playing 2 % fast (a
+//   time-stretch: no gap, a pitch shift of a third of a semitone). So the
+//   depth follows the measured arrival jitter instead of a fixed floor.
+// - It waits until the queue holds the margin plus one wave's worth (the
+//   start level) before it plays. A burst after a stall is not left for the
+//   next window: above the start level plus 30 ms it plays 2 % fast at once,
+//   and past the start level plus 110 ms it drops down to the start level.
+// - A queue that runs dry shows more jitter than the margin covered: it
+//   raises the margin 25 ms (at most 130 ms) and waits for the start level
+//   again; each 10 s without running dry lowers it 10 ms (back to its floor).
+// - Start-up grace: dry queues in the first second of playing are the
+//   session's start (the client setting up, the first picture decoded in the
+//   same worker), not the link's jitter. They wait for a raised start level
+//   but leave the margin alone; they once held a quiet xrdp session's target
+//   at 90 ms for the next 40 s.
+//
+// Bounded: the queue never holds more than the start level plus 110 ms
+// (130 + 20 + 110 ms at worst, as before this policy: a 150 ms
+// target + 110).
 
 export interface JitterBounds {
-  /** The target's floor and ceiling, ms. */
-  readonly minTargetMs: number;
-  readonly maxTargetMs: number;
-  /** What one dry queue adds to the target, ms. */
+  /** The low-water mark's floor and ceiling, ms. */
+  readonly minMarginMs: number;
+  readonly maxMarginMs: number;
+  /** Playback (re)starts when the queue holds the margin plus this, ms (about a wave). */
+  readonly startAboveMs: number;
+  /** What one dry queue adds to the margin, ms. */
   readonly raiseMs: number;
   /** What each calm `calmMs` takes off it again, ms. */
   readonly lowerMs: number;
   readonly calmMs: number;
-  /** Above target + this the queue is drained by playing slightly fast, ms. */
+  /** How long the low-water mark is watched before what lay above the margin is drained, ms. */
+  readonly windowMs: number;
+  /** Above the start level + this the queue plays fast whatever its low-water mark, ms. */
   readonly highAboveMs: number;
-  /** Above target + this the excess is dropped at once, down to the target, ms. */
+  /** Above the start level + this the excess is dropped at once, down to the start level, ms. */
   readonly maxAboveMs: number;
-  /** Speed while above the high mark (1.02: 2 % fast). */
+  /** Speed while draining (1.02: 2 % fast). */
   readonly stretch: number;
+  /** The first ms of playing, when a dry queue does not raise the margin. */
+  readonly startupGraceMs: number;
 }
 
 export const DEFAULT_JITTER_BOUNDS: JitterBounds = {
-  minTargetMs: 50, maxTargetMs: 150, raiseMs: 25, lowerMs: 10, calmMs: 10_000, highAboveMs: 30, maxAboveMs: 110, stretch: 1.02,
+  minMarginMs: 10, maxMarginMs: 130, startAboveMs: 20, raiseMs: 25, lowerMs: 10, calmMs: 10_000, windowMs: 1000, highAboveMs: 30, maxAboveMs: 110, stretch: 1.02, startupGraceMs: 1000,
 };
 
 export type JitterDecision =
@@ -36,17 +61,32 @@ export type JitterDecision =
   | { readonly kind: 'play'; readonly speed: number; readonly drop: number };
 
 export class JitterPolicy {
-  private target: number;
+  private margin: number;
+  /** Added to the start level by dry queues in the start-up grace (gone once it ends). */
+  private startupExtra = 0;
   private playing = false;
   private calmSinceMs = 0;
+  /** When playing first began (null before), for the start-up grace. */
+  private firstPlayMs: number | null = null;
+  /** The low-water mark of the window that began at `windowStartMs` (ms of sound). */
+  private lowMs = Infinity;
+  private windowStartMs = 0;
+  /** Ms of sound still to drain by stretching, and the audio clock when that was last counted. */
+  private drainMs = 0;
+  private lastMs = 0;
 
   constructor(private readonly bounds: JitterBounds = DEFAULT_JITTER_BOUNDS) {
-    this.target = bounds.minTargetMs;
+    this.margin = bounds.minMarginMs;
   }
 
-  /** The depth it aims at now, ms. */
+  /** The depth playback starts at now, ms (the margin plus a wave's worth). */
   get targetMs(): number {
-    return this.target;
+    return this.margin + this.bounds.startAboveMs + this.startupExtra;
+  }
+
+  /** The low-water mark it keeps the queue at, ms. */
+  get marginMs(): number {
+    return this.margin;
   }
 
   get isPlaying(): boolean {
@@ -56,21 +96,59 @@ export class JitterPolicy {
   /** Before each block: `fillFrames` queued at `rate`, `nowMs` the audio clock. */
   decide(fillFrames: number, rate: number, nowMs: number): JitterDecision {
     const b = this.bounds;
-    if (nowMs - this.calmSinceMs >= b.calmMs && this.target > b.minTargetMs) {
-      this.target = Math.max(b.minTargetMs, this.target - b.lowerMs);
+    if (nowMs - this.calmSinceMs >= b.calmMs && this.margin > b.minMarginMs) {
+      this.margin = Math.max(b.minMarginMs, this.margin - b.lowerMs);
       this.calmSinceMs = nowMs;
     }
+    if (this.startupExtra > 0 && this.firstPlayMs !== null && nowMs - this.firstPlayMs >= b.startupGraceMs) this.startupExtra = 0;
     const ms = (fillFrames * 1000) / rate;
-    if (!this.playing && ms < this.target) return { kind: 'wait' };
-    this.playing = true;
-    if (ms > this.target + b.maxAboveMs) return { kind: 'play', speed: 1, drop: fillFrames - Math.round((this.target * rate) / 1000) };
-    return { kind: 'play', speed: ms > this.target + b.highAboveMs ? b.stretch : 1, drop: 0 };
+    const elapsed = Math.max(0, nowMs - this.lastMs);
+    this.lastMs = nowMs;
+    if (!this.playing) {
+      if (ms < this.targetMs) return { kind: 'wait' };
+      this.playing = true;
+      this.firstPlayMs ??= nowMs;
+      this.restartWindow(nowMs);
+    }
+    if (ms > this.targetMs + b.maxAboveMs) {
+      this.restartWindow(nowMs);
+      return { kind: 'play', speed: 1, drop: fillFrames - Math.round((this.targetMs * rate) / 1000) };
+    }
+    const high = ms > this.targetMs + b.highAboveMs;
+    if (this.drainMs > 0) {
+      // what the last block (played fast) took beyond its share
+      this.drainMs -= elapsed * (b.stretch - 1);
+      if (this.drainMs > 0) return { kind: 'play', speed: b.stretch, drop: 0 };
+      this.restartWindow(nowMs);
+    }
+    this.lowMs = Math.min(this.lowMs, ms);
+    if (nowMs - this.windowStartMs >= b.windowMs) {
+      // a whole window watched: the queue never went below lowMs, so what lay above the margin was not needed
+      const excess = this.lowMs - this.margin;
+      this.restartWindow(nowMs);
+      if (excess >= 1) {
+        this.drainMs = excess;
+        return { kind: 'play', speed: b.stretch, drop: 0 };
+      }
+    }
+    return { kind: 'play', speed: high ? b.stretch : 1, drop: 0 };
   }
 
-  /** The queue ran dry during the block: wait for the (raised) target again. */
+  /** The queue ran dry during the block: wait for the (raised) start level again. */
   ranDry(nowMs: number): void {
     this.playing = false;
-    this.target = Math.min(this.bounds.maxTargetMs, this.target + this.bounds.raiseMs);
+    this.drainMs = 0;
+    if (this.firstPlayMs !== null && nowMs - this.firstPlayMs < this.bounds.startupGraceMs) {
+      // the session's start, not the link: the next start waits for more, the margin stays
+      this.startupExtra = Math.min(this.bounds.maxMarginMs, this.startupExtra + this.bounds.raiseMs);
+      return;
+    }
+    this.margin = Math.min(this.bounds.maxMarginMs, this.margin + this.bounds.raiseMs);
     this.calmSinceMs = nowMs;
+  }
+
+  private restartWindow(nowMs: number): void {
+    this.lowMs = Infinity;
+    this.windowStartMs = nowMs;
   }
 }

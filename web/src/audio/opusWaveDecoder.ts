@@ -12,7 +12,7 @@ import { queuedDelayMs, ringRunning, writePlanes, RING, type PlaybackRingViews }
 
 /** Opus's clock: packets carry frames at 48 kHz whatever the source's rate. */
 export const OPUS_RATE = 48_000;
-/** Packets waiting in the decoder at most: 16 × 20 ms, far past what a 20 ms packet takes to decode. */
+/** Packets waiting in the decoder at most: 16 (160–320 ms of 10 or 20 ms packets), far past what a packet takes to decode. */
 export const DECODE_QUEUE_CAP = 16;
 
 /** Whether this browser decodes Opus at 48 kHz stereo here (WebCodecs AudioDecoder). */

@@ -2,7 +2,7 @@
 // AudioData from MediaStreamTrackProcessor, transferred by the page) read as
 // it comes and sent with the presenter's RDP server (FreeRDP's rdpsnd server
 // half) in the same session as the picture: encoded as Opus (WebCodecs
-// AudioEncoder, one 20 ms packet per wave, sendAudioPacket) where this
+// AudioEncoder, one 10 ms packet per wave, sendAudioPacket) where this
 // browser can and the display's client takes it, else cut into 20 ms pieces
 // of 16-bit PCM (sendAudio). Nothing is queued here: while the display's
 // client has not yet agreed on the format, while the presenter has muted it,
@@ -19,9 +19,17 @@ export interface ShareSoundFigures {
   readonly dropped: number;
 }
 
-/** Opus for a film's or a slide's sound: 96 kbit/s stereo (Opus calls 64–128 kbit/s transparent for music), 20 ms packets. */
+/** Opus for a film's or a slide's sound: 96 kbit/s stereo (Opus calls 64–128 kbit/s transparent for music). */
 export const OPUS_BITRATE = 96_000;
-const OPUS_FRAME_US = 20_000;
+/**
+ * 10 ms packets: the encoder holds a packet's worth of the capture (which
+ * Chromium delivers 10 ms at a time) before it can send any, and the display's
+ * queue rises by a packet at a time, so each ms here is one the sound trails
+ * the picture. 20 ms packets cost 10 ms more at the encoder and as much again
+ * in the display's jitter buffer, for 800 bytes/s less on the wire (issue 27;
+ * docs/performance.md, "Sound: the A/V offset").
+ */
+export const OPUS_FRAME_US = 10_000;
 /** Opus's clock (the frames a packet holds are counted at it, whatever the capture's rate). */
 const OPUS_RATE = 48_000;
 /** Capture buffers waiting in the encoder at most (10 ms each): more means it falls behind, and the sound is dropped. */
