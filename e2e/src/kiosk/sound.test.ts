@@ -30,6 +30,7 @@ const QUIET = 'room-quiet';
 const RATE = 48_000;
 /** 20 ms chunks, as a capture would send them. */
 const CHUNK_FRAMES = RATE / 50;
+const CHUNK_MS = (CHUNK_FRAMES * 1000) / RATE;
 
 interface Rig {
   gateway: TestGateway;
@@ -162,8 +163,10 @@ test('a 1 kHz / 440 Hz tone from the presenter\'s sendAudio plays out of the dis
   assert.ok(Math.abs(amplitude(rr.subarray(from, to)) - 0.25) < 0.0125, 'right at quarter scale');
   assert.deepEqual(discontinuities(rr.subarray(from, to), 440, rate, tolerance), [], 'the right channel unbroken where the left is');
   assert.ok(confirms.length >= 140, `a second confirm for (nearly) every wave (${confirms.length})`);
-  // bounded by the jitter policy: at most its highest target (150 ms) + 110 ms before it drops, plus the output's own
-  const bound = 150 + 110 + (counters.outputLatencyUs ?? 0) / 1000 + 10;
+  // bounded by the jitter policy: at most its highest start level (150 ms) + 110 ms before it drops, plus the
+  // output's own; the drop comes at the render block after a wave lands, so a sample taken between the two
+  // may hold one 20 ms chunk more (313.6 ms against 312 seen at load 22), and 10 ms for the sampling
+  const bound = 150 + 110 + CHUNK_MS + (counters.outputLatencyUs ?? 0) / 1000 + 10;
   assert.ok(percentile(delays, 50) >= 20 && Math.max(...delays) <= bound, `the queue stays near its target, bounded (max ${Math.max(...delays).toFixed(1)} ms, bound ${bound} ms)`);
   assert.ok(percentile(confirms, 50) >= 20, 'the confirms report the time until the sound is heard, not just its arrival');
 
