@@ -16,3 +16,17 @@ export declare class EmscriptenHost {
 }
 export function codedErrorClass(name: string): new (code: string, message: string) => Error & { code: string };
 export function takePosted(module: any, ptr: number, length: number): Uint8Array;
+export declare class HostedSession {
+  constructor(
+    host: EmscriptenHost,
+    handle: number,
+    ring: Omit<import('./ringFeeder.js').ReceiveRing, 'running'>,
+    callbacks: string[],
+  );
+  module: any;
+  handle: number;
+  state: string;
+  input: import('./ringFeeder.js').RingFeeder;
+  threadStarted(state: string): void;
+  release(host: EmscriptenHost, free: (() => void) | null): void;
+}
