@@ -400,6 +400,24 @@ enum bulk_kind { BULK_MPPC, BULK_NCRUSH, BULK_XCRUSH };
 #define BULK_INPUT (2u * 1024u * 1024u)
 #define BULK_PACKET 8000u
 
+/* A compressor's (sender) or decompressor's (receiver) context of one kind. */
+static void* bulk_context_new(enum bulk_kind kind, BOOL compressor)
+{
+	return (kind == BULK_MPPC)     ? (void*)mppc_context_new(1, compressor)
+	       : (kind == BULK_NCRUSH) ? (void*)ncrush_context_new(compressor)
+	                               : (void*)xcrush_context_new(compressor);
+}
+
+static void bulk_context_free(enum bulk_kind kind, void* context)
+{
+	if (kind == BULK_MPPC)
+		mppc_context_free(context);
+	else if (kind == BULK_NCRUSH)
+		ncrush_context_free(context);
+	else
+		xcrush_context_free(context);
+}
+
 /* Compresses the input packet by packet, then times decompressing the whole
  * sequence with a fresh receiver; checks the bytes come back. */
 static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, FrameClock* clock,
@@ -410,9 +428,7 @@ static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, Fra
 	UINT32* sizes = calloc(count, sizeof(UINT32));
 	UINT32* flags = calloc(count, sizeof(UINT32));
 	BYTE* scratch = malloc(65536);
-	void* enc = (kind == BULK_MPPC)     ? (void*)mppc_context_new(1, TRUE)
-	            : (kind == BULK_NCRUSH) ? (void*)ncrush_context_new(TRUE)
-	                                    : (void*)xcrush_context_new(TRUE);
+	void* enc = bulk_context_new(kind, TRUE);
 	*packed = 0;
 	for (UINT32 i = 0; i < count; i++)
 	{
@@ -445,9 +461,7 @@ static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, Fra
 	clock->count = 0;
 	for (int r = 0; r < rounds; r++)
 	{
-		void* dec = (kind == BULK_MPPC)     ? (void*)mppc_context_new(1, FALSE)
-		            : (kind == BULK_NCRUSH) ? (void*)ncrush_context_new(FALSE)
-		                                    : (void*)xcrush_context_new(FALSE);
+		void* dec = bulk_context_new(kind, FALSE);
 		size_t at = 0;
 		clock_resume(clock);
 		const double start = clock->last;
@@ -473,19 +487,9 @@ static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, Fra
 		clock_lap(clock);
 		if ((at != BULK_INPUT) || (memcmp(check, input, BULK_INPUT) != 0))
 			*exact = 0;
-		if (kind == BULK_MPPC)
-			mppc_context_free(dec);
-		else if (kind == BULK_NCRUSH)
-			ncrush_context_free(dec);
-		else
-			xcrush_context_free(dec);
+		bulk_context_free(kind, dec);
 	}
-	if (kind == BULK_MPPC)
-		mppc_context_free(enc);
-	else if (kind == BULK_NCRUSH)
-		ncrush_context_free(enc);
-	else
-		xcrush_context_free(enc);
+	bulk_context_free(kind, enc);
 	for (UINT32 i = 0; i < count; i++)
 		free(packets[i]);
 	free(packets);
