@@ -28,5 +28,11 @@ export declare class HostedSession {
   state: string;
   input: import('./ringFeeder.js').RingFeeder;
   threadStarted(state: string): void;
+  stop(): void;
+  abandon(): void;
+  /** The subclass's: asks its running thread to stop. */
+  stopThread(): void;
+  /** The subclass's: the session's end. */
+  finish(end: { reason: string; code: number }, options?: { touchWasm?: boolean }): void;
   release(host: EmscriptenHost, free: (() => void) | null): void;
 }

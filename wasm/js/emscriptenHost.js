@@ -92,6 +92,22 @@ export class HostedSession {
     for (const name of callbacks) this[name] = () => {};
   }
 
+  /**
+   * Ends the session; its end callback follows with reason 'stopped': at once
+   * when its thread never started, else once the thread has stopped (the
+   * subclass's stopThread asks it to).
+   */
+  stop() {
+    if (this.state === 'ended') return;
+    if (this.state === 'new') this.finish({ reason: 'stopped', code: 0 });
+    else this.stopThread();
+  }
+
+  /** The module's threads were ended under this session (the host's close deadline): end it without touching wasm. */
+  abandon() {
+    this.finish({ reason: 'stopped', code: 0 }, { touchWasm: false });
+  }
+
   /** The session's thread runs: it is a worker the host may not count, so a live session keeps the process running. */
   threadStarted(state) {
     this.state = state;

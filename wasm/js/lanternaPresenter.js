@@ -285,19 +285,9 @@ export class PresenterSession extends HostedSession {
     return result;
   }
 
-  /** Ends the session; onended follows with reason 'stopped'. */
-  stop() {
-    if (this.state === 'ended') return;
-    if (this.state === 'new') {
-      this.#finish({ reason: 'stopped', code: 0 });
-      return;
-    }
+  /** stop() of a running session (HostedSession); onended follows with reason 'stopped'. */
+  stopThread() {
     this.module._lp_presenter_stop_thread(this.handle);
-  }
-
-  /** The module's threads were ended under this session: end it without touching wasm. */
-  abandon() {
-    this.#finish({ reason: 'stopped', code: 0 }, { touchWasm: false });
   }
 
   handleEvent(kind, a, b, c, d) {
@@ -369,14 +359,15 @@ export class PresenterSession extends HostedSession {
         this.ontouchoff({ code: a >>> 0 });
         break;
       case EVENT.ENDED:
-        this.#finish({ reason: PRESENTER_END_REASONS[a] ?? 'internal', code: b >>> 0 });
+        this.finish({ reason: PRESENTER_END_REASONS[a] ?? 'internal', code: b >>> 0 });
         break;
       default:
         break;
     }
   }
 
-  #finish(end, { touchWasm = true } = {}) {
+  /** The session's end (HostedSession's stop and abandon call it too); touchWasm false: the module's threads are gone. */
+  finish(end, { touchWasm = true } = {}) {
     if (this.state === 'ended') return;
     this.release(this.presenter, touchWasm ? () => this.module._lp_presenter_free(this.handle) : null);
     this.onended(end);

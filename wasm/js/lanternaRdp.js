@@ -296,18 +296,9 @@ export class RdpSession extends HostedSession {
     this.input.end();
   }
 
-  /** Ends the session; ondisconnected follows with reason 'stopped'. */
-  stop() {
-    if (this.state === 'ended' || this.state === 'new') {
-      if (this.state === 'new') this.#finish({ reason: 'stopped', code: 0 });
-      return;
-    }
+  /** stop() of a running session (HostedSession); ondisconnected follows with reason 'stopped'. */
+  stopThread() {
     this.module._lt_session_stop_thread(this.handle);
-  }
-
-  /** The module's threads were ended under this session (LanternaRdp.close's deadline): end it without touching wasm. */
-  abandon() {
-    this.#finish({ reason: 'stopped', code: 0 });
   }
 
   /** Tells the RDP thread the renderer is done with the surface (see onframe). */
@@ -380,7 +371,7 @@ export class RdpSession extends HostedSession {
         this.ontouchoffered(this.touchOffered);
         break;
       case EVENT.DISCONNECTED:
-        this.#finish({ reason: REASONS[a] ?? 'internal', code: b >>> 0 });
+        this.finish({ reason: REASONS[a] ?? 'internal', code: b >>> 0 });
         break;
       default:
         break;
@@ -436,13 +427,14 @@ export class RdpSession extends HostedSession {
     }
   }
 
-  #finish(end) {
+  /** The session's end (HostedSession's stop and abandon call it too); touchWasm false: the module's threads are gone. */
+  finish(end, { touchWasm = true } = {}) {
     if (this.state === 'ended') return;
-    const wasStarted = this.state !== 'new';
-    this.finalLateAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_frame_acks(this.handle) : 0;
-    this.finalLateAudioAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_audio_acks(this.handle) : 0;
-    this.finalDroppedAudio = wasStarted && !this.rdp.terminated ? this.module._lt_session_dropped_audio(this.handle) : 0;
-    this.release(this.rdp, () => this.module._lt_session_free(this.handle));
+    const counted = touchWasm && this.state !== 'new' && !this.rdp.terminated;
+    this.finalLateAcks = counted ? this.module._lt_session_late_frame_acks(this.handle) : 0;
+    this.finalLateAudioAcks = counted ? this.module._lt_session_late_audio_acks(this.handle) : 0;
+    this.finalDroppedAudio = counted ? this.module._lt_session_dropped_audio(this.handle) : 0;
+    this.release(this.rdp, touchWasm ? () => this.module._lt_session_free(this.handle) : null);
     this.endReason = end;
     this.ondisconnected(end);
     this.resolveClosed(end);
