@@ -2,6 +2,7 @@
 // throws only when the code under test is wrong. Adding a target means writing
 // one of these (plus, optionally, a generator of valid inputs) and one line in
 // the owning package's campaign list.
+import { AssertionError } from 'node:assert';
 import type { SeededRandom } from './seededRandom.js';
 
 export interface FuzzTarget {
@@ -44,4 +45,38 @@ export interface CampaignTargetSpec {
 export function dictionaryBytes(target: FuzzTarget): Uint8Array[] {
   const encoder = new TextEncoder();
   return (target.dictionary ?? []).map((token) => (typeof token === 'string' ? encoder.encode(token) : token));
+}
+
+/**
+ * What a target over text (JSON, XML, an invitation) declares: its run on the
+ * input read as UTF-8 and a generator of text; `textFuzzTarget` makes the
+ * FuzzTarget that reads and writes the bytes.
+ */
+export interface TextFuzzTargetSpec extends Omit<FuzzTarget, 'execute' | 'generate'> {
+  readonly executeText: (text: string) => string;
+  readonly generateText?: (random: SeededRandom) => string;
+}
+
+/**
+ * A FuzzTarget whose bytes are text: decoded as UTF-8 with malformed
+ * sequences replaced (U+FFFD), as a body reaches the code under test;
+ * generated text encoded as UTF-8.
+ */
+export function textFuzzTarget({ executeText, generateText, ...target }: TextFuzzTargetSpec): FuzzTarget {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  return {
+    ...target,
+    execute: (input) => executeText(decoder.decode(input)),
+    ...(generateText ? { generate: (random: SeededRandom) => encoder.encode(generateText(random)) } : {}),
+  };
+}
+
+/**
+ * A fuzz target's invariant: when it does not hold the code under test is
+ * wrong, so it throws an AssertionError (a crash the campaign keeps), never
+ * the parser's own typed error.
+ */
+export function invariant(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new AssertionError({ message });
 }

@@ -8,6 +8,6 @@ export { contentName, corpusSize, readCorpus, saveEntry, type CorpusEntry } from
 export { CoverageFeedback, type Novelty } from './coverageFeedback.js';
 export { COVERAGE_GLOBAL, instrumentModule, type InstrumentedModule } from './coverageInstrumenter.js';
 export { runFuzzLoop, type Crash, type Finding, type FuzzLoopOptions, type LoopStats } from './fuzzLoop.js';
-export { dictionaryBytes, type CampaignTargetSpec, type FuzzTarget } from './fuzzTarget.js';
+export { dictionaryBytes, invariant, textFuzzTarget, type CampaignTargetSpec, type FuzzTarget, type TextFuzzTargetSpec } from './fuzzTarget.js';
 export { SeededRandom } from './seededRandom.js';
 export { assertShortFuzz, describeCrashes, runShortFuzz, type ShortRunResult } from './shortRun.js';

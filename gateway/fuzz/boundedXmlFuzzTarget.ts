@@ -6,8 +6,7 @@
 // refuse (checked by a scan that shares no code with it), and reads back the
 // same after serializing; a document read under tight limits reads the same
 // under the defaults. Error messages stay short whatever the input.
-import { AssertionError } from 'node:assert';
-import type { FuzzTarget } from '@lanterna/fuzzer';
+import { invariant, textFuzzTarget } from '@lanterna/fuzzer';
 import { DEFAULT_XML_LIMITS, parseXml, XmlError, type XmlElement, type XmlLimits } from '@lanterna/protocol/xml';
 import { forbiddenMarkup, generateXmlDocument, namesValid, sameTree, serializeXml, withinLimits } from './xmlDocuments.js';
 
@@ -16,32 +15,28 @@ export const MAX_MESSAGE_CHARS = 240;
 const TIGHT_LIMITS: XmlLimits = { maxChars: 512, maxDepth: 3, maxElements: 6, maxAttributes: 2 };
 const CODES = ['too-large', 'forbidden-markup', 'malformed'];
 
-function check(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new AssertionError({ message });
-}
-
 function read(text: string, limits: XmlLimits): XmlElement | XmlError {
   try {
     return parseXml(text, limits);
   } catch (error) {
     if (!(error instanceof XmlError)) throw error;
-    check(CODES.includes(error.code), `unknown XmlError code ${error.code}`);
+    invariant(CODES.includes(error.code), `unknown XmlError code ${error.code}`);
     // Messages name the input's parts: keep them out of the text, so one bug is one crash key.
     // Lower case; a final "." can be the input's own (an attribute named "n."), so it is not judged here.
-    check(!/^[A-Z][a-z]/.test(error.message), `badly formed ${error.code} message`);
-    check(error.message.length <= MAX_MESSAGE_CHARS, `a ${error.code} message over ${MAX_MESSAGE_CHARS} characters`);
+    invariant(!/^[A-Z][a-z]/.test(error.message), `badly formed ${error.code} message`);
+    invariant(error.message.length <= MAX_MESSAGE_CHARS, `a ${error.code} message over ${MAX_MESSAGE_CHARS} characters`);
     return error;
   }
 }
 
 function checkAccepted(text: string, root: XmlElement, limits: XmlLimits): void {
-  check(withinLimits(root, limits), 'a document past its limits was accepted');
-  check(namesValid(root), 'an element or attribute with an invalid name was accepted');
+  invariant(withinLimits(root, limits), 'a document past its limits was accepted');
+  invariant(namesValid(root), 'an element or attribute with an invalid name was accepted');
   const forbidden = forbiddenMarkup(text);
-  check(forbidden === undefined, `markup that must be refused was accepted (${forbidden?.startsWith('&') ? 'an entity reference' : (forbidden ?? '')})`);
+  invariant(forbidden === undefined, `markup that must be refused was accepted (${forbidden?.startsWith('&') ? 'an entity reference' : (forbidden ?? '')})`);
   const again = read(serializeXml(root), { ...DEFAULT_XML_LIMITS, maxChars: Number.MAX_SAFE_INTEGER });
-  check(!(again instanceof XmlError), `the serialized tree does not read back (${again instanceof XmlError ? again.code : ''})`);
-  check(sameTree(again, root), 'the serialized tree reads back different');
+  invariant(!(again instanceof XmlError), `the serialized tree does not read back (${again instanceof XmlError ? again.code : ''})`);
+  invariant(sameTree(again, root), 'the serialized tree reads back different');
 }
 
 /** Reads `text` under the default and tight limits; returns what each did. */
@@ -51,15 +46,12 @@ export function checkBoundedXml(text: string): string {
   if (!(relaxed instanceof XmlError)) checkAccepted(text, relaxed, DEFAULT_XML_LIMITS);
   if (!(tight instanceof XmlError)) {
     checkAccepted(text, tight, TIGHT_LIMITS);
-    check(!(relaxed instanceof XmlError) && sameTree(relaxed, tight), 'a document read under tight limits reads differently under the defaults');
+    invariant(!(relaxed instanceof XmlError) && sameTree(relaxed, tight), 'a document read under tight limits reads differently under the defaults');
   }
   return `${relaxed instanceof XmlError ? relaxed.code : 'ok'} / ${tight instanceof XmlError ? tight.code : 'ok'}`;
 }
 
-const decoder = new TextDecoder();
-const encoder = new TextEncoder();
-
-export const fuzzTarget: FuzzTarget = {
+export const fuzzTarget = textFuzzTarget({
   name: 'bounded-xml',
   checks:
     'the hardened XML reader (saxes) under default and tight limits: only XmlError, with a short message in lower case; what it accepts keeps the limits, has valid names, ' +
@@ -72,6 +64,6 @@ export const fuzzTarget: FuzzTarget = {
     '<!-- c -->', '<?pi x?>', '&amp;', '&lt;', '&gt;', '&quot;', '&apos;', '&#65;', '&#x41;', '&#0;', '&#x110000;', '&#xD800;', '&#1114111;', '&e;', '&', ';', '#x',
     'constructor', '__proto__', 'toString', 'UPLOADINFO', 'UPLOADDATA', 'TYPE="Escalated"', 'x:y', 'a-b.c_d',
   ],
-  execute: (input) => checkBoundedXml(decoder.decode(input)),
-  generate: (random) => encoder.encode(generateXmlDocument(random)),
-};
+  executeText: checkBoundedXml,
+  generateText: generateXmlDocument,
+});

@@ -4,18 +4,14 @@
 // 16 addresses with real ports, a host and a session id; and it reads back
 // the same from a type 2 invitation (and a type 1 one where its text allows)
 // written from it (build→parse). An input is `password \n invitation`.
-import { AssertionError, deepStrictEqual } from 'node:assert';
-import type { FuzzTarget, SeededRandom } from '@lanterna/fuzzer';
+import { deepStrictEqual } from 'node:assert';
+import { invariant, textFuzzTarget, type SeededRandom } from '@lanterna/fuzzer';
 import { InvitationError, MAX_INVITATION_ADDRESSES, MAX_INVITATION_CHARS, readInvitation, type InvitationAddress } from '#assistance/raInvitation.js';
 import { MAX_MESSAGE_CHARS } from './boundedXmlFuzzTarget.js';
 import { connectionString2, encryptTicket, invitationXml, type1Invitation, type2Invitation } from './raTicketCipher.js';
 import { generateXmlDocument } from './xmlDocuments.js';
 
 const CODES = ['invitation-too-large', 'invitation-markup', 'invitation-malformed', 'invitation-password'];
-
-function check(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new AssertionError({ message });
-}
 
 /** Reads `invitation` with `password`; returns what happened. */
 export function checkInvitation(invitation: string, password: string): string {
@@ -24,19 +20,19 @@ export function checkInvitation(invitation: string, password: string): string {
     read = readInvitation(invitation, password);
   } catch (error) {
     if (!(error instanceof InvitationError)) throw error;
-    check(CODES.includes(error.code), `unknown InvitationError code ${error.code}`);
+    invariant(CODES.includes(error.code), `unknown InvitationError code ${error.code}`);
     // Lower case; a final "." can be the input's own (an attribute named "n."), so it is not judged here.
-    check(!/^[A-Z][a-z]/.test(error.message), `badly formed ${error.code} message`);
-    check(error.message.length <= MAX_MESSAGE_CHARS + 60, `an ${error.code} message over ${MAX_MESSAGE_CHARS + 60} characters`);
+    invariant(!/^[A-Z][a-z]/.test(error.message), `badly formed ${error.code} message`);
+    invariant(error.message.length <= MAX_MESSAGE_CHARS + 60, `an ${error.code} message over ${MAX_MESSAGE_CHARS + 60} characters`);
     return error.code;
   }
   const { type, addresses, sessionId } = read;
-  check(addresses.length >= 1 && addresses.length <= MAX_INVITATION_ADDRESSES, 'too few or too many addresses');
+  invariant(addresses.length >= 1 && addresses.length <= MAX_INVITATION_ADDRESSES, 'too few or too many addresses');
   for (const address of addresses) {
-    check(Number.isInteger(address.port) && address.port >= 1 && address.port <= 65535, 'a port out of range');
-    check(address.host !== '', 'an empty host');
+    invariant(Number.isInteger(address.port) && address.port >= 1 && address.port <= 65535, 'a port out of range');
+    invariant(address.host !== '', 'an empty host');
   }
-  check(sessionId !== '', 'an empty session id');
+  invariant(sessionId !== '', 'an empty session id');
   const rebuilt2 = type2Invitation(addresses, sessionId, password);
   if (rebuilt2.length <= MAX_INVITATION_CHARS) deepStrictEqual(readInvitation(rebuilt2, password), { type: 2, addresses, sessionId });
   const rebuilt1 = type1Invitation(addresses, sessionId);
@@ -44,8 +40,6 @@ export function checkInvitation(invitation: string, password: string): string {
   return `type ${type}${addresses.length > 1 ? ', several addresses' : ''}`;
 }
 
-const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 /** An input is the password, a line feed, the invitation. */
 export function splitInput(text: string): { password: string; invitation: string } {
@@ -92,7 +86,7 @@ function generateInvitation(random: SeededRandom): string {
   }
 }
 
-export const fuzzTarget: FuzzTarget = {
+export const fuzzTarget = textFuzzTarget({
   name: 'ra-invitation',
   checks:
     'readInvitation on any invitation text and password (type 1 plain, type 2 AES-encrypted XML): only InvitationError, with a short lower-case message; ' +
@@ -103,9 +97,9 @@ export const fuzzTarget: FuzzTarget = {
     '\n', '<UPLOADINFO TYPE="Escalated">', '</UPLOADINFO>', '<UPLOADDATA ', '/>', 'RCTICKET="', 'LHTICKET="', 'PassStub="x"', '"', '65538,1,', ',*,',
     ':3389', ';', ',', '<E>', '</E>', '<A ID="s"/>', '<C><T><L P="3389" N="h"/></T></C>', '&amp;', '&#0;', '0123456789ABCDEF', '00000000000000000000000000000000',
   ],
-  execute(input) {
-    const { password: secret, invitation } = splitInput(decoder.decode(input));
+  executeText(text) {
+    const { password: secret, invitation } = splitInput(text);
     return checkInvitation(invitation, secret);
   },
-  generate: (random) => encoder.encode(generateInvitation(random)),
-};
+  generateText: generateInvitation,
+});

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
+import { configForCommand } from '@lanterna/protocol';
 import { loadConfig, ConfigError } from './config/loadConfig.js';
 import { ensureGatewayIdentity, StateDirError } from './config/gatewayIdentity.js';
 import { createGatewayMetrics, createWsdUdpMetrics } from './metrics/gatewayMetrics.js';
@@ -30,20 +31,11 @@ const program = new Command()
   .parse();
 const options = program.opts<{ config?: string; check?: boolean }>();
 
-let config: ReturnType<typeof loadConfig>;
-try {
-  config = loadConfig({ file: options.config });
-} catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`lanterna-gateway: ${error.message}\n`);
-    process.exit(2);
-  }
-  throw error;
-}
-if (options.check) {
-  process.stdout.write('configuration is valid\n');
-  process.exit(0);
-}
+const config = configForCommand(process, {
+  command: 'lanterna-gateway', check: options.check,
+  load: () => loadConfig({ file: options.config }),
+  isConfigError: (error) => error instanceof ConfigError,
+});
 
 const logger = pino({ level: config.logLevel, base: { pid: process.pid, role: cluster.isPrimary ? 'primary' : 'worker' } });
 const workers = config.workers === 0 ? availableParallelism() : config.workers;

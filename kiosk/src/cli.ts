@@ -4,6 +4,7 @@
 // JSON file, then defaults (README.md).
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
+import { configForCommand } from '@lanterna/protocol';
 import { readGatewayCertificatePins } from './gatewayCertificatePins.js';
 import { KioskConfigError, loadKioskConfig, type KioskConfig, type KioskFlags } from './kioskConfig.js';
 import { KioskSupervisor } from './kioskSupervisor.js';
@@ -29,22 +30,14 @@ const program = new Command()
   .parse();
 const options = program.opts<KioskFlags & { config?: string; check?: boolean }>();
 
-let config: KioskConfig;
-let pins: string[];
-try {
-  config = loadKioskConfig({ file: options.config, flags: options });
-  pins = config.gatewayCertificate !== undefined ? readGatewayCertificatePins(config.gatewayCertificate) : [];
-} catch (error) {
-  if (error instanceof KioskConfigError) {
-    process.stderr.write(`lanterna-kiosk: ${error.message}\n`);
-    process.exit(2);
-  }
-  throw error;
-}
-if (options.check) {
-  process.stdout.write('configuration is valid\n');
-  process.exit(0);
-}
+const { config, pins } = configForCommand(process, {
+  command: 'lanterna-kiosk', check: options.check,
+  load: (): { config: KioskConfig; pins: string[] } => {
+    const loaded = loadKioskConfig({ file: options.config, flags: options });
+    return { config: loaded, pins: loaded.gatewayCertificate !== undefined ? readGatewayCertificatePins(loaded.gatewayCertificate) : [] };
+  },
+  isConfigError: (error) => error instanceof KioskConfigError,
+});
 
 const logger = pino({ level: config.logLevel, base: { pid: process.pid, displayId: config.displayId } });
 const supervisor = new KioskSupervisor({ config, pins, logger });

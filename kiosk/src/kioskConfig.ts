@@ -3,6 +3,7 @@
 // with where it came from.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { parseConfigObject, setConfigField } from '@lanterna/protocol';
 
 const displayIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
 const ms = (min: number) => z.number().int().min(min);
@@ -140,21 +141,9 @@ function envValue(raw: string, fieldPath: readonly string[]): unknown {
   return raw;
 }
 
-function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
-  let node = target;
-  for (const key of path.slice(0, -1)) {
-    const next = node[key];
-    if (typeof next !== 'object' || next === null) node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[path[path.length - 1] ?? ''] = value;
-}
-
 function readFileConfig(path: string): Record<string, unknown> {
   try {
-    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('top level must be an object');
-    return parsed as Record<string, unknown>;
+    return parseConfigObject(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new KioskConfigError([`${path}: ${(error as Error).message}`]);
   }
@@ -173,7 +162,7 @@ export function loadKioskConfig({ file, env = process.env, flags = {} }: KioskCo
   for (const [name, fieldPath] of Object.entries(kioskEnvFields)) {
     const value = env[name];
     if (value === undefined || value === '') continue;
-    setPath(raw, fieldPath, envValue(value, fieldPath));
+    setConfigField(raw, fieldPath, envValue(value, fieldPath));
     origin.set(fieldPath.join('.'), name);
   }
   for (const [key, fieldPath] of Object.entries(flagFields) as [keyof KioskFlags, readonly string[]][]) {
@@ -181,7 +170,7 @@ export function loadKioskConfig({ file, env = process.env, flags = {} }: KioskCo
     if (value === undefined) continue;
     // commander's --no-window-manager gives windowManager: true unless the flag is given
     if (key === 'windowManager' && value === true) continue;
-    setPath(raw, fieldPath, value);
+    setConfigField(raw, fieldPath, value);
     origin.set(fieldPath.join('.'), flagNames[key]);
   }
   const result = kioskConfigSchema.safeParse(raw);

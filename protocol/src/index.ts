@@ -169,3 +169,6 @@ export {
   type EndedNotice, type InputNotice, type OpenAnswer, type OpenRequest, type PhaseNotice, type PresentAnswer, type PresentRequest,
   type PresenterEndedNotice, type ResolveAnswer, type ResolveRequest, type SampleNotice, type SecuredNotice, type StopNotice,
 } from './dataPlaneContract.js';
+// How the gateway's and the kiosk launcher's commands layer and check their configuration (a file, fields over it; exit 2, --check).
+export { parseConfigObject, setConfigField } from './config/configLayers.js';
+export { CONFIG_ERROR_EXIT, configForCommand, type CommandConfigOptions, type CommandHost } from './config/commandConfig.js';

@@ -27,8 +27,9 @@ export { publicDir, labDir } from './webDist.js';
 export { firstPixelDifference } from './pixelCompare.js';
 export { waitFor, withDeadline } from './waiting.js';
 
-// Real processes around gateways: the CLI as a child, Redis, HAProxy (a farm).
+// Real processes around gateways: the gateway's CLI and the demo as children, Redis, HAProxy (a farm).
 export { startGatewayProcess, type GatewayProcess } from './gatewayProcess.js';
+export { startDemo, type DemoRun } from './demoRun.js';
 export { startRedis, redisServerPath, type RedisServer } from './redisServer.js';
 export { haproxyConfig, type HaproxyConfigOptions } from './haproxyConfig.js';
 export { startHaproxyProcess, haproxyPath, type HaproxyProcess } from './haproxyProcess.js';

@@ -400,6 +400,24 @@ enum bulk_kind { BULK_MPPC, BULK_NCRUSH, BULK_XCRUSH };
 #define BULK_INPUT (2u * 1024u * 1024u)
 #define BULK_PACKET 8000u
 
+/* A compressor's (sender) or decompressor's (receiver) context of one kind. */
+static void* bulk_context_new(enum bulk_kind kind, BOOL compressor)
+{
+	return (kind == BULK_MPPC)     ? (void*)mppc_context_new(1, compressor)
+	       : (kind == BULK_NCRUSH) ? (void*)ncrush_context_new(compressor)
+	                               : (void*)xcrush_context_new(compressor);
+}
+
+static void bulk_context_free(enum bulk_kind kind, void* context)
+{
+	if (kind == BULK_MPPC)
+		mppc_context_free(context);
+	else if (kind == BULK_NCRUSH)
+		ncrush_context_free(context);
+	else
+		xcrush_context_free(context);
+}
+
 /* Compresses the input packet by packet, then times decompressing the whole
  * sequence with a fresh receiver; checks the bytes come back. */
 static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, FrameClock* clock,
@@ -410,9 +428,7 @@ static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, Fra
 	UINT32* sizes = calloc(count, sizeof(UINT32));
 	UINT32* flags = calloc(count, sizeof(UINT32));
 	BYTE* scratch = malloc(65536);
-	void* enc = (kind == BULK_MPPC)     ? (void*)mppc_context_new(1, TRUE)
-	            : (kind == BULK_NCRUSH) ? (void*)ncrush_context_new(TRUE)
-	                                    : (void*)xcrush_context_new(TRUE);
+	void* enc = bulk_context_new(kind, TRUE);
 	*packed = 0;
 	for (UINT32 i = 0; i < count; i++)
 	{
@@ -445,9 +461,7 @@ static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, Fra
 	clock->count = 0;
 	for (int r = 0; r < rounds; r++)
 	{
-		void* dec = (kind == BULK_MPPC)     ? (void*)mppc_context_new(1, FALSE)
-		            : (kind == BULK_NCRUSH) ? (void*)ncrush_context_new(FALSE)
-		                                    : (void*)xcrush_context_new(FALSE);
+		void* dec = bulk_context_new(kind, FALSE);
 		size_t at = 0;
 		clock_resume(clock);
 		const double start = clock->last;
@@ -473,19 +487,9 @@ static double bench_bulk(enum bulk_kind kind, const BYTE* input, int rounds, Fra
 		clock_lap(clock);
 		if ((at != BULK_INPUT) || (memcmp(check, input, BULK_INPUT) != 0))
 			*exact = 0;
-		if (kind == BULK_MPPC)
-			mppc_context_free(dec);
-		else if (kind == BULK_NCRUSH)
-			ncrush_context_free(dec);
-		else
-			xcrush_context_free(dec);
+		bulk_context_free(kind, dec);
 	}
-	if (kind == BULK_MPPC)
-		mppc_context_free(enc);
-	else if (kind == BULK_NCRUSH)
-		ncrush_context_free(enc);
-	else
-		xcrush_context_free(enc);
+	bulk_context_free(kind, enc);
 	for (UINT32 i = 0; i < count; i++)
 		free(packets[i]);
 	free(packets);
@@ -605,7 +609,72 @@ static void print_codec(const char* name, FrameClock* clock, const char* extra)
 	first = 0;
 }
 
-static FrameClock clocks[9];
+/* One measured codec: its name (in the output and in the list of those
+ * wanted), the kind of figures it gives, and what runs it. */
+typedef struct
+{
+	const char* name;
+	enum
+	{
+		CASE_BITMAP,  /* lossless bitmap codec: exact or not, and what it drew */
+		CASE_WAVELET, /* RemoteFX / progressive: PSNR, bytes, and what it drew */
+		CASE_BULK     /* bulk compression round trips: bytes, exact or not */
+	} kind;
+	double (*bitmap)(const BYTE* img, BYTE* out, int frames, FrameClock* clock, int* exact);
+	double (*wavelet)(const BYTE* img, BYTE* out, int frames, UINT32 threading, FrameClock* clock,
+	                  double* psnr, UINT32* bytes);
+	UINT32 threading;
+	enum bulk_kind bulk;
+} BenchCase;
+
+static const BenchCase cases[] = {
+	{ "planar", CASE_BITMAP, bench_planar, NULL, 0, 0 },
+	{ "interleaved", CASE_BITMAP, bench_interleaved, NULL, 0, 0 },
+	{ "remotefx", CASE_WAVELET, NULL, bench_rfx, THREADING_FLAGS_DISABLE_THREADS, 0 },
+	{ "remotefxThreaded", CASE_WAVELET, NULL, bench_rfx, 0, 0 },
+	{ "progressive", CASE_WAVELET, NULL, bench_progressive, THREADING_FLAGS_DISABLE_THREADS, 0 },
+	{ "progressiveThreaded", CASE_WAVELET, NULL, bench_progressive, 0, 0 },
+	{ "mppc", CASE_BULK, NULL, NULL, 0, BULK_MPPC },
+	{ "ncrush", CASE_BULK, NULL, NULL, 0, BULK_NCRUSH },
+	{ "xcrush", CASE_BULK, NULL, NULL, 0, BULK_XCRUSH },
+};
+
+static FrameClock clocks[ARRAYSIZE(cases)];
+
+/* Runs one case over frames (rounds, for bulk compression) on clock, its
+ * figures as JSON members into extra (when not NULL); out is cleared after.
+ * Nonzero when a decode failed. */
+static int run_case(const BenchCase* bc, const BYTE* img, BYTE* out, const BYTE* bulkInput,
+                    int frames, FrameClock* clock, char* extra, size_t extraSize)
+{
+	double psnr = 0;
+	UINT32 bytes = 0;
+	int exact = 0;
+	double rc = 0;
+	switch (bc->kind)
+	{
+		case CASE_BITMAP:
+			rc = bc->bitmap(img, out, frames, clock, &exact);
+			if (extra)
+				snprintf(extra, extraSize, "\"exact\":%s,\"hash\":\"%08x\"",
+				         exact ? "true" : "false", surface_hash(out));
+			break;
+		case CASE_WAVELET:
+			rc = bc->wavelet(img, out, frames, bc->threading, clock, &psnr, &bytes);
+			if (extra)
+				snprintf(extra, extraSize, "\"psnrDb\":%.1f,\"bytes\":%u,\"hash\":\"%08x\"", psnr,
+				         bytes, surface_hash(out));
+			break;
+		case CASE_BULK:
+			rc = bench_bulk(bc->bulk, bulkInput, frames, clock, &bytes, &exact);
+			if (extra)
+				snprintf(extra, extraSize, "\"bytes\":%u,\"exact\":%s", bytes,
+				         exact ? "true" : "false");
+			break;
+	}
+	memset(out, 0, (size_t)STRIDE * H);
+	return rc < 0;
+}
 
 int main(int argc, char** argv)
 {
@@ -617,33 +686,16 @@ int main(int argc, char** argv)
 	char extra[160];
 	int failed = 0;
 	paint_desktop(img);
+	/* bulk input: desktop rows (long runs, repeats) as bitmap updates carry them */
+	BYTE* bulkInput = malloc(BULK_INPUT);
+	memcpy(bulkInput, img, BULK_INPUT);
+	/* warm-up, discarded: wasm engines start on a baseline compiler and
+	 * optimise hot functions later (V8: Liftoff, then TurboFan) */
+	for (size_t i = 0; i < ARRAYSIZE(cases); i++)
 	{
-		/* warm-up, discarded: wasm engines start on a baseline compiler and
-		 * optimise hot functions later (V8: Liftoff, then TurboFan) */
-		FrameClock* c = &clocks[0];
-		double p = 0;
-		UINT32 u = 0;
-		int e = 0;
-		if (wanted("planar"))
-			(void)bench_planar(img, out, 2, c, &e);
-		if (wanted("interleaved"))
-			(void)bench_interleaved(img, out, 2, c, &e);
-		if (wanted("remotefx"))
-			(void)bench_rfx(img, out, 2, THREADING_FLAGS_DISABLE_THREADS, c, &p, &u);
-		if (wanted("remotefxThreaded"))
-			(void)bench_rfx(img, out, 2, 0, c, &p, &u);
-		if (wanted("progressive"))
-			(void)bench_progressive(img, out, 2, THREADING_FLAGS_DISABLE_THREADS, c, &p, &u);
-		if (wanted("progressiveThreaded"))
-			(void)bench_progressive(img, out, 2, 0, c, &p, &u);
-		memcpy(out, img, BULK_INPUT);
-		if (wanted("mppc"))
-			(void)bench_bulk(BULK_MPPC, out, 1, c, &u, &e);
-		if (wanted("ncrush"))
-			(void)bench_bulk(BULK_NCRUSH, out, 1, c, &u, &e);
-		if (wanted("xcrush"))
-			(void)bench_bulk(BULK_XCRUSH, out, 1, c, &u, &e);
-		memset(out, 0, (size_t)STRIDE * H);
+		if (wanted(cases[i].name))
+			(void)run_case(&cases[i], img, out, bulkInput, cases[i].kind == CASE_BULK ? 1 : 2,
+			               &clocks[0], NULL, 0);
 	}
 #if defined(__EMSCRIPTEN__)
 	const char* build = "wasm";
@@ -652,67 +704,12 @@ int main(int argc, char** argv)
 #endif
 	printf("{\"build\":\"%s\",\"frames\":%d,\"optimisedPrimitives\":%d,\"copy24MatchesGeneric\":%s,",
 	       build, frames, optimised_primitives(), copy24_matches_generic(img) ? "true" : "false");
-	/* the lossless bitmap codecs: exact or not, and what they drew */
-	const struct
+	for (size_t i = 0; i < ARRAYSIZE(cases); i++)
 	{
-		const char* name;
-		double (*bench)(const BYTE* img, BYTE* out, int frames, FrameClock* clock, int* exact);
-	} bitmap[] = { { "planar", bench_planar }, { "interleaved", bench_interleaved } };
-	for (size_t i = 0; i < ARRAYSIZE(bitmap); i++)
-	{
-		if (!wanted(bitmap[i].name))
+		if (!wanted(cases[i].name))
 			continue;
-		int exact = 0;
-		failed |= bitmap[i].bench(img, out, frames, &clocks[i], &exact) < 0;
-		snprintf(extra, sizeof(extra), "\"exact\":%s,\"hash\":\"%08x\"", exact ? "true" : "false",
-		         surface_hash(out));
-		print_codec(bitmap[i].name, &clocks[i], extra);
-		memset(out, 0, (size_t)STRIDE * H);
-	}
-	const struct
-	{
-		const char* name;
-		int progressive;
-		UINT32 threading;
-	} wavelet[] = { { "remotefx", 0, THREADING_FLAGS_DISABLE_THREADS },
-		            { "remotefxThreaded", 0, 0 },
-		            { "progressive", 1, THREADING_FLAGS_DISABLE_THREADS },
-		            { "progressiveThreaded", 1, 0 } };
-	for (size_t i = 0; i < ARRAYSIZE(wavelet); i++)
-	{
-		if (!wanted(wavelet[i].name))
-			continue;
-		double psnr = 0;
-		UINT32 bytes = 0;
-		FrameClock* c = &clocks[2 + i];
-		failed |= (wavelet[i].progressive
-		               ? bench_progressive(img, out, frames, wavelet[i].threading, c, &psnr, &bytes)
-		               : bench_rfx(img, out, frames, wavelet[i].threading, c, &psnr, &bytes)) < 0;
-		snprintf(extra, sizeof(extra), "\"psnrDb\":%.1f,\"bytes\":%u,\"hash\":\"%08x\"", psnr, bytes,
-		         surface_hash(out));
-		print_codec(wavelet[i].name, c, extra);
-		memset(out, 0, (size_t)STRIDE * H);
-	}
-
-	/* bulk input: desktop rows (long runs, repeats) as bitmap updates carry them */
-	BYTE* bulkInput = malloc(BULK_INPUT);
-	memcpy(bulkInput, img, BULK_INPUT);
-	const int rounds = frames;
-	const struct
-	{
-		const char* name;
-		enum bulk_kind kind;
-	} bulk[] = { { "mppc", BULK_MPPC }, { "ncrush", BULK_NCRUSH }, { "xcrush", BULK_XCRUSH } };
-	for (size_t i = 0; i < ARRAYSIZE(bulk); i++)
-	{
-		if (!wanted(bulk[i].name))
-			continue;
-		UINT32 bytes = 0;
-		int exact = 0;
-		FrameClock* c = &clocks[6 + i];
-		failed |= bench_bulk(bulk[i].kind, bulkInput, rounds, c, &bytes, &exact) < 0;
-		snprintf(extra, sizeof(extra), "\"bytes\":%u,\"exact\":%s", bytes, exact ? "true" : "false");
-		print_codec(bulk[i].name, c, extra);
+		failed |= run_case(&cases[i], img, out, bulkInput, frames, &clocks[i], extra, sizeof(extra));
+		print_codec(cases[i].name, &clocks[i], extra);
 	}
 	printf("}\n");
 	fflush(stdout);

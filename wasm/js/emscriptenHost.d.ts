@@ -16,3 +16,23 @@ export declare class EmscriptenHost {
 }
 export function codedErrorClass(name: string): new (code: string, message: string) => Error & { code: string };
 export function takePosted(module: any, ptr: number, length: number): Uint8Array;
+export declare class HostedSession {
+  constructor(
+    host: EmscriptenHost,
+    handle: number,
+    ring: Omit<import('./ringFeeder.js').ReceiveRing, 'running'>,
+    callbacks: string[],
+  );
+  module: any;
+  handle: number;
+  state: string;
+  input: import('./ringFeeder.js').RingFeeder;
+  threadStarted(state: string): void;
+  stop(): void;
+  abandon(): void;
+  /** The subclass's: asks its running thread to stop. */
+  stopThread(): void;
+  /** The subclass's: the session's end. */
+  finish(end: { reason: string; code: number }, options?: { touchWasm?: boolean }): void;
+  release(host: EmscriptenHost, free: (() => void) | null): void;
+}

@@ -1,7 +1,9 @@
 // What the client (lanternaRdp.js) and the presenter's server
 // (lanternaPresenter.js) do alike with their Emscripten module: load it with
 // FreeRDP's log level, route the C side's numbered events to the host, close
-// it (sessions first, threads after), and throw errors with a code.
+// it (sessions first, threads after), throw errors with a code; and what
+// their sessions share (HostedSession).
+import { RingFeeder } from './ringFeeder.js';
 
 /**
  * Owns one Emscripten module and its sessions by handle, and routes the C
@@ -64,6 +66,67 @@ export class EmscriptenHost {
     this.terminated = true;
     this.module.PThread?.terminateAllThreads();
     for (const session of this.sessions.values()) session.abandon();
+  }
+}
+
+/**
+ * What a session of an EmscriptenHost (RdpSession, PresenterSession) is made
+ * of alike: its handle in the host's module, a state that starts at 'new' and
+ * ends at 'ended', the gateway's bytes fed into its receive ring, callbacks
+ * that do nothing until the caller assigns them, a live thread keeping the
+ * process running, and what its end gives back to the host.
+ */
+export class HostedSession {
+  /**
+   * @param {EmscriptenHost} host
+   * @param {number} handle the session in the host's module
+   * @param {{ push: (ptr: number, length: number) => number, closeInput: () => void, mayCloseInput?: () => boolean }} ring the module's receive ring (RingFeeder)
+   * @param {string[]} callbacks the on… callbacks a caller may assign
+   */
+  constructor(host, handle, ring, callbacks) {
+    this.module = host.module;
+    this.handle = handle;
+    this.state = 'new';
+    /** Gateway bytes into the receive ring; what finds no room waits there. */
+    this.input = new RingFeeder(this.module, { ...ring, running: () => this.state !== 'ended' });
+    for (const name of callbacks) this[name] = () => {};
+  }
+
+  /**
+   * Ends the session; its end callback follows with reason 'stopped': at once
+   * when its thread never started, else once the thread has stopped (the
+   * subclass's stopThread asks it to).
+   */
+  stop() {
+    if (this.state === 'ended') return;
+    if (this.state === 'new') this.finish({ reason: 'stopped', code: 0 });
+    else this.stopThread();
+  }
+
+  /** The module's threads were ended under this session (the host's close deadline): end it without touching wasm. */
+  abandon() {
+    this.finish({ reason: 'stopped', code: 0 }, { touchWasm: false });
+  }
+
+  /** The session's thread runs: it is a worker the host may not count, so a live session keeps the process running. */
+  threadStarted(state) {
+    this.state = state;
+    this.keepAlive = setInterval(() => {}, 1000);
+  }
+
+  /**
+   * The session has ended: its input and keep-alive stop, its handle is freed
+   * (the thread has posted its last event: joining it is immediate) unless
+   * the host killed every thread already (a join would never return) or
+   * `free` is null, and the host forgets it.
+   * @param {EmscriptenHost} host @param {(() => void) | null} free
+   */
+  release(host, free) {
+    this.state = 'ended';
+    this.input.cancel();
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    if (free && !host.terminated) free();
+    host.sessions.delete(this.handle);
   }
 }
 

@@ -4,8 +4,7 @@
 // callbacks, and moves bytes in and out; knows nothing of WebSockets or of
 // capture. Runs in a browser Worker and in Node.
 
-import { EmscriptenHost, codedErrorClass, takePosted } from './emscriptenHost.js';
-import { RingFeeder } from './ringFeeder.js';
+import { EmscriptenHost, HostedSession, codedErrorClass, takePosted } from './emscriptenHost.js';
 
 /** Why a presenter's session ended (enum lp_reason in src/presenter/presenter_events.h). */
 export const PRESENTER_END_REASONS = Object.freeze({
@@ -95,43 +94,33 @@ export class LanternaPresenter extends EmscriptenHost {
   }
 }
 
-export class PresenterSession {
+/** The callbacks of a PresenterSession (types in lanternaPresenter.d.ts); assign the ones you need. */
+const PRESENTER_SESSION_CALLBACKS = [
+  'onoutput', 'onactive', 'onkeyframerequest', 'onframeacked', 'onframedropped', 'onended',
+  // sound (createSession's audio option)
+  'onaudioready', 'onaudiorefused', 'onaudiosent', 'onaudioconfirm', 'onaudiodropped',
+  // the display's multi-touch (RDPEI, offered to every client): what its client said in CS_READY, then its frames
+  'ontouchready', 'ontouch', 'ontouchoff',
+];
+
+export class PresenterSession extends HostedSession {
   constructor(presenter, handle, desktop) {
-    this.presenter = presenter;
-    this.module = presenter.module;
-    this.handle = handle;
-    this.desktop = desktop;
-    this.state = 'new'; // new → running → active → ended
-    /** Gateway bytes into the receive ring; what finds no room waits there. */
-    this.input = new RingFeeder(this.module, {
+    // state: new → running → active → ended
+    super(presenter, handle, {
       push: (ptr, length) => this.module._lp_presenter_push(this.handle, ptr, length),
       closeInput: () => this.module._lp_presenter_close_input(this.handle),
-      running: () => this.state !== 'ended',
       mayCloseInput: () => this.state !== 'ended' && this.state !== 'new',
-    });
+    }, PRESENTER_SESSION_CALLBACKS);
+    this.presenter = presenter;
+    this.desktop = desktop;
     this.framesQueued = 0;
     /** What onactive reported, once the graphics channel is up. */
     this.active = null;
-    /** Callbacks; assign the ones you need. */
-    this.onoutput = (_bytes) => {};
-    this.onactive = (_info) => {};
-    this.onkeyframerequest = () => {};
-    this.onframeacked = (_ack) => {};
-    this.onframedropped = (_drop) => {};
-    this.onended = (_end) => {};
-    // sound (createSession's audio option)
+    // sound: createSession's audio option, then what the client chose
     this.audio = null;
     this.audioReady = null;
-    this.onaudioready = (_info) => {};
-    this.onaudiorefused = (_info) => {};
-    this.onaudiosent = (_sent) => {};
-    this.onaudioconfirm = (_confirm) => {};
-    this.onaudiodropped = (_drop) => {};
-    // the display's multi-touch (RDPEI, offered to every client): what its client said in CS_READY, then its frames
+    // the display's multi-touch: what its client said in CS_READY
     this.touchReady = null;
-    this.ontouchready = (_info) => {};
-    this.ontouch = (_frame) => {};
-    this.ontouchoff = (_info) => {};
     /** Block number → the wTimeStamp it was sent with (the last 256 blocks). */
     this.audioBlocks = new Map();
     this.ended = new Promise((resolve) => { this.resolveEnded = resolve; });
@@ -168,9 +157,7 @@ export class PresenterSession {
   start() {
     if (this.state !== 'new') throw new PresenterError('internal', 'session already started');
     if (!this.module._lp_presenter_start_thread(this.handle, this.connectTimeoutMs)) throw new PresenterError('internal', 'could not start the rdp server thread');
-    this.state = 'running';
-    // the peer thread is a worker the host may not count: a live session keeps it running
-    this.keepAlive = setInterval(() => {}, 1000);
+    this.threadStarted('running');
   }
 
   /** Bytes from the gateway (the display client's PDUs; any split is fine). */
@@ -298,19 +285,9 @@ export class PresenterSession {
     return result;
   }
 
-  /** Ends the session; onended follows with reason 'stopped'. */
-  stop() {
-    if (this.state === 'ended') return;
-    if (this.state === 'new') {
-      this.#finish({ reason: 'stopped', code: 0 });
-      return;
-    }
+  /** stop() of a running session (HostedSession); onended follows with reason 'stopped'. */
+  stopThread() {
     this.module._lp_presenter_stop_thread(this.handle);
-  }
-
-  /** The module's threads were ended under this session: end it without touching wasm. */
-  abandon() {
-    this.#finish({ reason: 'stopped', code: 0 }, { touchWasm: false });
   }
 
   handleEvent(kind, a, b, c, d) {
@@ -382,21 +359,17 @@ export class PresenterSession {
         this.ontouchoff({ code: a >>> 0 });
         break;
       case EVENT.ENDED:
-        this.#finish({ reason: PRESENTER_END_REASONS[a] ?? 'internal', code: b >>> 0 });
+        this.finish({ reason: PRESENTER_END_REASONS[a] ?? 'internal', code: b >>> 0 });
         break;
       default:
         break;
     }
   }
 
-  #finish(end, { touchWasm = true } = {}) {
+  /** The session's end (HostedSession's stop and abandon call it too); touchWasm false: the module's threads are gone. */
+  finish(end, { touchWasm = true } = {}) {
     if (this.state === 'ended') return;
-    this.state = 'ended';
-    this.input.cancel();
-    if (this.keepAlive) clearInterval(this.keepAlive);
-    // the thread has posted its last event: joining it is immediate
-    if (touchWasm && !this.presenter.terminated) this.module._lp_presenter_free(this.handle);
-    this.presenter.sessions.delete(this.handle);
+    this.release(this.presenter, touchWasm ? () => this.module._lp_presenter_free(this.handle) : null);
     this.onended(end);
     this.resolveEnded(end);
   }

@@ -4,8 +4,7 @@
 // rectangles over the wasm heap). Works in a browser Worker and in Node (where
 // there is no WebCodecs, so no H.264: h264Decoders.js).
 import { H264Decoders } from './h264Decoders.js';
-import { EmscriptenHost, codedErrorClass, takePosted } from './emscriptenHost.js';
-import { RingFeeder } from './ringFeeder.js';
+import { EmscriptenHost, HostedSession, codedErrorClass, takePosted } from './emscriptenHost.js';
 
 /** Why a session ended (enum lt_reason in wasm/src/session.h). */
 export const REASONS = Object.freeze({
@@ -114,36 +113,30 @@ export class LanternaRdp extends EmscriptenHost {
   }
 }
 
-export class RdpSession {
+/** The callbacks of an RdpSession (types in lanternaRdp.d.ts); assign the ones you need. */
+const RDP_SESSION_CALLBACKS = [
+  'onsend', 'onconnected', 'onresize', 'onframe', 'onpointer',
+  'ontouchoffered', // whether the server has RDPEI open (multi-touch; sendTouch), when that changes
+  'onaudio', // a wave of sound (options.audio); may return the ms until it is heard
+  'ondisconnected',
+];
+
+export class RdpSession extends HostedSession {
   constructor(rdp, handle) {
-    this.rdp = rdp;
-    this.module = rdp.module;
-    this.handle = handle;
-    this.state = 'new'; // new → connecting → connected → ended
-    /** Gateway frames into the receive ring; what finds no room waits there. */
-    this.input = new RingFeeder(this.module, {
+    // state: new → connecting → connected → ended
+    super(rdp, handle, {
       push: (ptr, length) => this.module._lt_session_push(this.handle, ptr, length),
       closeInput: () => this.module._lt_session_close_input(this.handle),
-      running: () => this.state !== 'ended',
-    });
+    }, RDP_SESSION_CALLBACKS);
+    this.rdp = rdp;
     this.endReason = null;
     this.desktop = { width: 0, height: 0 };
     this.frames = 0;
     this.waves = 0;
     /** Waves the page could not play after onaudio took them (an Opus packet its decoder refused). */
     this.pageDroppedAudio = 0;
-    /** Callbacks; assign the ones you need. */
-    this.onsend = (_bytes) => {};
-    this.onconnected = (_desktop) => {};
-    this.onresize = (_desktop) => {};
-    this.onframe = (_frame) => {};
-    this.onpointer = (_pointer) => {};
-    /** Whether the server has RDPEI open (multi-touch; sendTouch), and when that changes. */
+    /** Whether the server has RDPEI open (multi-touch; sendTouch). */
     this.touchOffered = false;
-    this.ontouchoffered = (_offered) => {};
-    // a wave of sound (options.audio); may return the ms until it is heard
-    this.onaudio = (_wave) => {};
-    this.ondisconnected = (_end) => {};
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
   }
 
@@ -232,9 +225,7 @@ export class RdpSession {
     if (!this.module._lt_session_start_thread(this.handle)) {
       throw new RdpSessionError('internal', 'could not start the rdp thread');
     }
-    this.state = 'connecting';
-    // the RDP thread is a worker the host may not count: a live session keeps it running
-    this.keepAlive = setInterval(() => {}, 1000);
+    this.threadStarted('connecting');
   }
 
   /**
@@ -305,18 +296,9 @@ export class RdpSession {
     this.input.end();
   }
 
-  /** Ends the session; ondisconnected follows with reason 'stopped'. */
-  stop() {
-    if (this.state === 'ended' || this.state === 'new') {
-      if (this.state === 'new') this.#finish({ reason: 'stopped', code: 0 });
-      return;
-    }
+  /** stop() of a running session (HostedSession); ondisconnected follows with reason 'stopped'. */
+  stopThread() {
     this.module._lt_session_stop_thread(this.handle);
-  }
-
-  /** The module's threads were ended under this session (LanternaRdp.close's deadline): end it without touching wasm. */
-  abandon() {
-    this.#finish({ reason: 'stopped', code: 0 });
   }
 
   /** Tells the RDP thread the renderer is done with the surface (see onframe). */
@@ -389,7 +371,7 @@ export class RdpSession {
         this.ontouchoffered(this.touchOffered);
         break;
       case EVENT.DISCONNECTED:
-        this.#finish({ reason: REASONS[a] ?? 'internal', code: b >>> 0 });
+        this.finish({ reason: REASONS[a] ?? 'internal', code: b >>> 0 });
         break;
       default:
         break;
@@ -445,19 +427,14 @@ export class RdpSession {
     }
   }
 
-  #finish(end) {
+  /** The session's end (HostedSession's stop and abandon call it too); touchWasm false: the module's threads are gone. */
+  finish(end, { touchWasm = true } = {}) {
     if (this.state === 'ended') return;
-    const wasStarted = this.state !== 'new';
-    this.state = 'ended';
-    this.input.cancel();
-    if (this.keepAlive) clearInterval(this.keepAlive);
-    this.finalLateAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_frame_acks(this.handle) : 0;
-    this.finalLateAudioAcks = wasStarted && !this.rdp.terminated ? this.module._lt_session_late_audio_acks(this.handle) : 0;
-    this.finalDroppedAudio = wasStarted && !this.rdp.terminated ? this.module._lt_session_dropped_audio(this.handle) : 0;
-    // the thread has posted its last event: joining it is immediate (unless
-    // close() already killed every thread, when a join would never return)
-    if (!this.rdp.terminated) this.module._lt_session_free(this.handle);
-    this.rdp.sessions.delete(this.handle);
+    const counted = touchWasm && this.state !== 'new' && !this.rdp.terminated;
+    this.finalLateAcks = counted ? this.module._lt_session_late_frame_acks(this.handle) : 0;
+    this.finalLateAudioAcks = counted ? this.module._lt_session_late_audio_acks(this.handle) : 0;
+    this.finalDroppedAudio = counted ? this.module._lt_session_dropped_audio(this.handle) : 0;
+    this.release(this.rdp, touchWasm ? () => this.module._lt_session_free(this.handle) : null);
     this.endReason = end;
     this.ondisconnected(end);
     this.resolveClosed(end);

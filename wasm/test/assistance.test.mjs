@@ -5,7 +5,7 @@
 // target from the invitation under its policy (no open relay); the client must
 // turn the invitation into the fields an RA server checks. Bad invitations end
 // with typed errors, and the module keeps running sessions.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { connectControl, startTestGateway } from '@lanterna/testkit';
@@ -17,6 +17,7 @@ import { RdpSessionError } from '../js/lanternaRdp.js';
 import { startClientInfoPeer } from './clientInfoPeer.mjs';
 import { decodeClientSession } from './clientPdus.mjs';
 import { type1Invitation, type2Invitation } from './raInvitations.mjs';
+import { openForSuite } from './suiteResources.mjs';
 
 const DISPLAY_TOKEN = 'wasm-ra-display-token-0123456789';
 const PASSWORD = 'Expert-Pa55';
@@ -27,21 +28,11 @@ const PERF_DISABLE_FULLWINDOWDRAG = 0x02;
 const PERF_DISABLE_MENUANIMATIONS = 0x04;
 const PERF_DISABLE_THEMING = 0x08;
 
-let rdp;
-let peer;
-let gateway;
-let control;
-before(async () => {
-  rdp = await loadLanternaRdp({ logLevel: process.env.LT_LOG ?? 'OFF' });
-  peer = await startClientInfoPeer();
-  gateway = await startTestGateway({ displays: [{ id: 'ra', token: DISPLAY_TOKEN }], certificates: { mode: 'first-use' } });
-  control = await connectControl(gateway.url, 'ra', DISPLAY_TOKEN);
-});
-after(async () => {
-  await control?.close();
-  await gateway?.close();
-  await peer?.close();
-  await rdp?.close();
+const suite = openForSuite({
+  rdp: () => loadLanternaRdp({ logLevel: process.env.LT_LOG ?? 'OFF' }),
+  peer: () => startClientInfoPeer(),
+  gateway: () => startTestGateway({ displays: [{ id: 'ra', token: DISPLAY_TOKEN }], certificates: { mode: 'first-use' } }),
+  control: ({ gateway }) => connectControl(gateway.url, 'ra', DISPLAY_TOKEN),
 });
 
 function errorCode(fn) {
@@ -55,12 +46,12 @@ function errorCode(fn) {
 }
 
 function createWith(invitation, password = PASSWORD) {
-  return () => rdp.createSession({ assistance: { invitation, password } }).stop();
+  return () => suite.rdp.createSession({ assistance: { invitation, password } }).stop();
 }
 
 async function project(body) {
-  const response = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
-    method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}` },
+  const response = await fetch(`${suite.gateway.httpUrl}/v1/admin/sessions`, {
+    method: 'POST', headers: { authorization: `Bearer ${suite.gateway.adminToken}` },
     body: JSON.stringify({ displayId: 'ra', ...body }),
   });
   return { status: response.status, body: await response.json() };
@@ -68,15 +59,15 @@ async function project(body) {
 
 /** The kiosk's part: the project message → session options → data socket, until the peer has the Client Info. */
 async function runProjected(projectMessage) {
-  const sessionsBefore = peer.sessions.length;
-  const session = rdp.createSession({ ...sessionOptionsFromProject(projectMessage, { width: 1280, height: 720 }), connectTimeoutMs: 10000 });
-  const socket = new WebSocket(`${gateway.url}/v1/sessions/${projectMessage.sessionId}/data`, 'lanterna.v1');
+  const sessionsBefore = suite.peer.sessions.length;
+  const session = suite.rdp.createSession({ ...sessionOptionsFromProject(projectMessage, { width: 1280, height: 720 }), connectTimeoutMs: 10000 });
+  const socket = new WebSocket(`${suite.gateway.url}/v1/sessions/${projectMessage.sessionId}/data`, 'lanterna.v1');
   const ended = runOverGateway(session, socket, { token: String(projectMessage.sessionToken) });
   let timer;
   const deadline = new Promise((_resolve, reject) => { timer = setTimeout(() => reject(new Error('no end within 20 s')), 20000); });
   try {
     const end = await Promise.race([ended, deadline]);
-    const recorded = peer.sessions[sessionsBefore];
+    const recorded = suite.peer.sessions[sessionsBefore];
     assert.ok(recorded, 'the gateway connected to the peer');
     await Promise.race([recorded.clientInfo, deadline]);
     return { end, wire: decodeClientSession(recorded.pdus) };
@@ -97,7 +88,7 @@ test('bad invitations are refused by the client with a typed error, before any c
   assert.equal(errorCode(createWith(laughs)), 'invalid-invitation');
   assert.equal(errorCode(createWith(type1.replace('PassStub="', 'PassStub="&b;'))), 'invalid-invitation');
   assert.equal(errorCode(createWith(type1.replace('L="0"', `L="0" X="${'a'.repeat(13 * 1024)}"`))), 'invalid-invitation');
-  assert.equal(rdp.sessions.size, 0, 'no half-made session is left behind');
+  assert.equal(suite.rdp.sessions.size, 0, 'no half-made session is left behind');
 });
 
 test('the gateway refuses invitations it cannot read or whose addresses its policy forbids', async () => {
@@ -114,25 +105,25 @@ test('the gateway refuses invitations it cannot read or whose addresses its poli
   assert.deepEqual([markup.status, markup.body.code], [400, 'invitation-markup']);
   const huge = await project({ assistance: { invitation: `${onlyForbidden}${' '.repeat(13 * 1024)}`, password: PASSWORD } });
   assert.equal(huge.status, 400);
-  const both = await project({ target: { host: '127.0.0.1', port: peer.port }, assistance: { invitation: onlyForbidden, password: PASSWORD } });
+  const both = await project({ target: { host: '127.0.0.1', port: suite.peer.port }, assistance: { invitation: onlyForbidden, password: PASSWORD } });
   assert.equal(both.status, 400);
   // avc420/avc444 may be asked for (the display grants them when its decoder can); unknown codecs may not
-  const unknown = await project({ target: { host: '127.0.0.1', port: peer.port }, settings: { codecs: ['h265'] } });
+  const unknown = await project({ target: { host: '127.0.0.1', port: suite.peer.port }, settings: { codecs: ['h265'] } });
   assert.equal(unknown.status, 400, 'an unknown codec was accepted');
-  await assert.rejects(control.next('project', 300), 'no project message for a refused request');
+  await assert.rejects(suite.control.next('project', 300), 'no project message for a refused request');
 });
 
 test('type 2 invitation through the gateway: first allowed address, RA fields in the Client Info', async () => {
   const sessionId = '+ULZ6ifjoCa6cGPMLQiGHRPwkg6VyJqGwxMnO6GcelwUh9a6/FBq3It5ADSndmLL';
   const invitation = type2Invitation({
-    addresses: [FORBIDDEN, { host: '127.0.0.1', port: peer.port }, { host: '127.0.0.2', port: peer.port }],
+    addresses: [FORBIDDEN, { host: '127.0.0.1', port: suite.peer.port }, { host: '127.0.0.2', port: suite.peer.port }],
     sessionId, passStub: 'WB^6HsrIaFmEpi', password: PASSWORD, username: 'novice',
   });
   const projected = await project({ assistance: { invitation, password: PASSWORD } });
   assert.equal(projected.status, 202, JSON.stringify(projected.body));
-  assert.deepEqual(projected.body.target, { host: '127.0.0.1', port: peer.port });
-  const message = await control.next('project');
-  assert.deepEqual(message.target, { name: `127.0.0.1:${peer.port}`, host: '127.0.0.1', port: peer.port });
+  assert.deepEqual(projected.body.target, { host: '127.0.0.1', port: suite.peer.port });
+  const message = await suite.control.next('project');
+  assert.deepEqual(message.target, { name: `127.0.0.1:${suite.peer.port}`, host: '127.0.0.1', port: suite.peer.port });
   assert.equal(message.credentials, undefined);
 
   const { end, wire } = await runProjected(message);
@@ -150,11 +141,11 @@ test('type 2 invitation through the gateway: first allowed address, RA fields in
 
 test('type 1 invitation with performance flags and colour depth from the project settings', async () => {
   const sessionId = 'rb+v0oPmEISmi8N2zK/vuhgul/ABqlDt6wW0VxMyxK8=';
-  const invitation = type1Invitation({ addresses: [{ host: '127.0.0.1', port: peer.port }], sessionId, passStub: 'RT=0PvIndan52*' });
+  const invitation = type1Invitation({ addresses: [{ host: '127.0.0.1', port: suite.peer.port }], sessionId, passStub: 'RT=0PvIndan52*' });
   const settings = { colorDepth: 16, performance: { wallpaper: false, fullWindowDrag: true, menuAnimations: false, themes: false } };
   const projected = await project({ assistance: { invitation, password: PASSWORD }, settings });
   assert.equal(projected.status, 202, JSON.stringify(projected.body));
-  const message = await control.next('project');
+  const message = await suite.control.next('project');
   assert.deepEqual({ ...message.settings, assistance: undefined }, { ...settings, assistance: undefined });
 
   const { wire } = await runProjected(message);

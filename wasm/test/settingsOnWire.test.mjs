@@ -7,7 +7,7 @@
 // sessions must also draw, so the fields are those of a working session, not of
 // one the server turned away; where AVC is offered to a Node client on purpose, the
 // server's H.264 must end the session with its clear reason instead.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { Lab } from '@lanterna/lab';
@@ -18,6 +18,7 @@ import { runOverGateway } from '../js/gatewaySession.js';
 import { startFlatDesktop } from './flatDesktop.mjs';
 import { tappedSocket } from './tappedSocket.mjs';
 import { GFX, channelMessages, decodeClientSession, dynamicChannelMessages, readGfxCapsAdvertise, splitPdus } from './clientPdus.mjs';
+import { openForSuite } from './suiteResources.mjs';
 
 const HIGH_COLOR_16BPP = 0x10;
 const HIGH_COLOR_24BPP = 0x18;
@@ -25,27 +26,18 @@ const RNS_UD_32BPP_SUPPORT = 0x0008;
 const RNS_UD_CS_WANT_32BPP_SESSION = 0x0002;
 const PERF_EFFECTS_MASK = 0x0f; // wallpaper, full-window drag, menu animations, theming
 
-let rdp;
-let lab;
-let server;
-let projecting;
-before(async () => {
-  rdp = await loadLanternaRdp({ logLevel: process.env.LT_LOG ?? 'OFF' });
-  lab = await Lab.create({ name: 'wasm-settings-on-wire' });
-  server = await startFlatDesktop(lab, { auth: 'tls' });
-  projecting = await startProjectingGateway({ displayId: 'wire' });
-});
-after(async () => {
-  await projecting?.close();
-  await lab?.close();
-  await rdp?.close();
+const suite = openForSuite({
+  rdp: () => loadLanternaRdp({ logLevel: process.env.LT_LOG ?? 'OFF' }),
+  lab: () => Lab.create({ name: 'wasm-settings-on-wire' }),
+  server: ({ lab }) => startFlatDesktop(lab, { auth: 'tls' }),
+  projecting: () => startProjectingGateway({ displayId: 'wire' }),
 });
 
 /** One session with these options until it has drawn twice; returns the client's PDUs, decoded. */
 async function sessionWire(options, { mustDraw = true, onsession = () => {} } = {}) {
   const sent = [];
-  const { dataUrl, token } = await projecting.project(server);
-  const session = rdp.createSession({ width: 1024, height: 768, connectTimeoutMs: 15000, username: 'viewer', password: 'x', ...options });
+  const { dataUrl, token } = await suite.projecting.project(suite.server);
+  const session = suite.rdp.createSession({ width: 1024, height: 768, connectTimeoutMs: 15000, username: 'viewer', password: 'x', ...options });
   let frames = 0;
   session.onframe = () => { frames += 1; if (frames === 2) session.stop(); };
   const timer = setTimeout(() => session.stop(), 30000);

@@ -11,20 +11,11 @@
 // Engines: one (the demo runs its gateway's default, the native data plane).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createHash, createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { allocateFreePort } from '@lanterna/lab';
 import { stripStamp } from '@lanterna/protocol';
-import { launchChromium, waitFor } from '@lanterna/testkit';
+import { launchChromium, startDemo, waitFor } from '@lanterna/testkit';
 import { clicksHeard, pairFlashes, readClockedTap } from '../bench/clapperboardFigures.js';
 import { hook, soundState } from './soundTap.js';
 
-const demoCli = fileURLToPath(new URL('../../../demo/dist/cli.js', import.meta.url));
 /** The timestamp strip is 1,152 px wide: the presenter's screen must hold it. */
 const SIZE = { width: 1280, height: 720 };
 const LISTEN_S = 12;
@@ -38,38 +29,11 @@ function unwrapStamp(stamp: number, near: number): number {
 }
 
 test('the README demo with --scene clapperboard: the display page plays a click once a second, each after the white flash it presented for that second', { timeout: 300_000 }, async (t) => {
-  const stateHome = mkdtempSync(join(tmpdir(), 'lanterna-demo-clapper-'));
-  t.after(() => rmSync(stateHome, { recursive: true, force: true }));
-  const port = await allocateFreePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: stateHome };
-  delete env.DISPLAY; // headless: the demo prints the URL instead of opening a kiosk
-  const demo = spawn(process.execPath, [demoCli, '--no-kiosk', '--no-discovery', '--host', '127.0.0.1', '--port', String(port), '--scene', 'clapperboard', '--display-size', `${SIZE.width}x${SIZE.height}`],
-    { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const stopped = new Promise<number | null>((resolve) => demo.once('exit', (code) => resolve(code)));
-  // Ctrl-C lets the demo stop its lab (xrdp, the session's user); SIGKILL only if it does not end
-  t.after(async () => {
-    if (demo.exitCode !== null) return;
-    demo.kill('SIGINT');
-    const timer = setTimeout(() => demo.kill('SIGKILL'), 30_000);
-    await stopped;
-    clearTimeout(timer);
-  });
-  const said: string[] = [];
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo did not start within 120 s: ${said.join('\n')}`)), 120_000);
-    void stopped.then((code) => { clearTimeout(timer); reject(new Error(`the demo exited ${String(code)}: ${said.join('\n')}`)); });
-    let page: string | undefined;
-    createInterface({ input: demo.stdout }).on('line', (line) => {
-      said.push(line);
-      page ??= /display page:\s+(\S+)/.exec(line)?.[1];
-      if (page !== undefined && /^Press Ctrl-C/.test(line)) { clearTimeout(timer); resolve(page); }
-    });
-  });
-  assert.match(said.join('\n'), /presenter: +RDP \S+ \(user \S+\), an xrdp session with sound showing the "clapperboard" scene/);
-  const certificate = readFileSync(join(stateHome, 'lanterna-demo', 'gateway', 'gateway-cert.pem'), 'utf8');
-  const spki = createHash('sha256').update(createPublicKey(certificate).export({ type: 'spki', format: 'der' })).digest('base64');
+  const demo = await startDemo(t, ['--no-discovery', '--scene', 'clapperboard', '--display-size', `${SIZE.width}x${SIZE.height}`]);
+  assert.match(demo.output.join('\n'), /presenter: +RDP \S+ \(user \S+\), an xrdp session with sound showing the "clapperboard" scene/);
+  const url = demo.displayUrl;
 
-  const browser = await launchChromium([`--ignore-certificate-errors-spki-list=${spki}`]);
+  const browser = await launchChromium([`--ignore-certificate-errors-spki-list=${demo.gatewaySpki()}`]);
   t.after(() => void browser.close());
   const page = await browser.newPage({ viewport: SIZE });
   const [base, hash] = url.split('#');
@@ -111,6 +75,6 @@ test('the README demo with --scene clapperboard: the display page plays a click 
   // a click belongs to the flash before it when it comes less than 900 ms after that second (pairFlashes)
   assert.ok(pairs.offsets.length >= 3, `clicks heard after the flashes they go with: ${pairs.offsets.length} pairs`);
 
-  demo.kill('SIGINT');
-  assert.equal(await stopped, 0, 'Ctrl-C ends the demo with 0');
+  demo.child.kill('SIGINT');
+  assert.equal(await demo.exited, 0, 'Ctrl-C ends the demo with 0');
 });

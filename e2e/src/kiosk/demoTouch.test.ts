@@ -5,20 +5,12 @@
 // touch events, and the presenter's X pointer read with xdotool as the truth.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { createHash, createPublicKey } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { allocateFreePort } from '@lanterna/lab';
-import { launchChromium, waitFor } from '@lanterna/testkit';
+import { launchChromium, startDemo, waitFor } from '@lanterna/testkit';
 import { openTouchPage } from './inkTouch.js';
 
 const run = promisify(execFile);
-const demoCli = fileURLToPath(new URL('../../../demo/dist/cli.js', import.meta.url));
 /** The demo presenter's screen and the panel are one size: a CSS pixel of the page is a pixel of the presenter's desktop. */
 const SIZE = { width: 1280, height: 720 };
 /** Long enough for a tap to have crossed page, worker, gateway and server on a loaded machine. */
@@ -30,37 +22,18 @@ async function pointerOn(xDisplay: string): Promise<{ x: number; y: number }> {
 }
 
 /** Runs the demo as the README does (headless: no kiosk window), with `flags`; its display page URL and its presenter's X display. */
-async function startDemo(t: { after: (fn: () => void) => void }, flags: string[]): Promise<{ url: string; xDisplay: string; spki: string }> {
-  const stateHome = mkdtempSync(join(tmpdir(), 'lanterna-demo-touch-'));
-  const port = await allocateFreePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: stateHome };
-  delete env.DISPLAY;
-  const demo = spawn(process.execPath, [demoCli, '--no-kiosk', '--no-discovery', '--host', '127.0.0.1', '--port', String(port), '--scene', 'reference', '--display-size', `${SIZE.width}x${SIZE.height}`, ...flags],
-    { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  t.after(() => { if (demo.exitCode === null) demo.kill('SIGINT'); });
-  const said: string[] = [];
-  const started = await new Promise<{ url: string; xDisplay: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo did not start within 90 s: ${said.join('\n')}`)), 90_000);
-    demo.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the demo exited ${String(code)}: ${said.join('\n')}`)); });
-    let url: string | undefined;
-    let xDisplay: string | undefined;
-    createInterface({ input: demo.stdout }).on('line', (line) => {
-      said.push(line);
-      url ??= /display page:\s+(\S+)/.exec(line)?.[1];
-      xDisplay ??= /on X display (:\d+)/.exec(line)?.[1];
-      // the touch line comes last of the three
-      if (url !== undefined && xDisplay !== undefined && /^ +touch:/.test(line)) { clearTimeout(timer); resolve({ url, xDisplay }); }
-    });
-  });
-  assert.match(said.join('\n'), flags.includes('--touch') ? /touch: +a finger or the mouse on the display page controls the presenter/ : /touch: +off/);
-  const certificate = readFileSync(join(stateHome, 'lanterna-demo', 'gateway', 'gateway-cert.pem'), 'utf8');
-  const spki = createHash('sha256').update(createPublicKey(certificate).export({ type: 'spki', format: 'der' })).digest('base64');
-  return { ...started, spki };
+async function startTouchDemo(t: { after: (fn: () => void | Promise<void>) => void }, flags: string[]): Promise<{ url: string; xDisplay: string; spki: string }> {
+  const demo = await startDemo(t, ['--no-discovery', '--scene', 'reference', '--display-size', `${SIZE.width}x${SIZE.height}`, ...flags], { startDeadlineMs: 90_000 });
+  const said = demo.output.join('\n');
+  const xDisplay = /on X display (:\d+)/.exec(said)?.[1];
+  assert.ok(xDisplay, `the demo names its presenter's X display: ${said}`);
+  assert.match(said, flags.includes('--touch') ? /touch: +a finger or the mouse on the display page controls the presenter/ : /touch: +off/);
+  return { url: demo.displayUrl, xDisplay, spki: demo.gatewaySpki() };
 }
 
 /** The demo's display page on a touch panel, its picture decoded; a tap at (x, y) CSS px, and where the presenter's pointer is after it. */
-async function tapOnDemo(t: { after: (fn: () => void) => void }, flags: string[], at: { x: number; y: number }): Promise<{ before: { x: number; y: number }; after: { x: number; y: number }; marks: number }> {
-  const demo = await startDemo(t, flags);
+async function tapOnDemo(t: { after: (fn: () => void | Promise<void>) => void }, flags: string[], at: { x: number; y: number }): Promise<{ before: { x: number; y: number }; after: { x: number; y: number }; marks: number }> {
+  const demo = await startTouchDemo(t, flags);
   const browser = await launchChromium([`--ignore-certificate-errors-spki-list=${demo.spki}`]);
   t.after(() => void browser.close());
   const { page, touch, problems } = await openTouchPage(browser, SIZE);

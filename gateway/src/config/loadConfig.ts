@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { parseConfigObject, setConfigField } from '@lanterna/protocol';
 import { configSchema, type GatewayConfig } from './configSchema.js';
 
 export class ConfigError extends Error {
@@ -40,16 +41,6 @@ function envValue(raw: string): unknown {
   return raw;
 }
 
-function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
-  let node = target;
-  for (const key of path.slice(0, -1)) {
-    const next = node[key];
-    if (typeof next !== 'object' || next === null) node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[path[path.length - 1] ?? ''] = value;
-}
-
 export interface ConfigSources {
   file?: string | undefined;
   env?: NodeJS.ProcessEnv;
@@ -62,9 +53,7 @@ export function loadConfig({ file, env = process.env }: ConfigSources = {}): Gat
   const path = file ?? env.LANTERNA_CONFIG;
   if (path) {
     try {
-      const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('top level must be an object');
-      raw = parsed as Record<string, unknown>;
+      raw = parseConfigObject(readFileSync(path, 'utf8'));
     } catch (error) {
       throw new ConfigError([`${path}: ${(error as Error).message}`]);
     }
@@ -73,7 +62,7 @@ export function loadConfig({ file, env = process.env }: ConfigSources = {}): Gat
   for (const [name, fieldPath] of Object.entries(envFields)) {
     const value = env[name];
     if (value === undefined || value === '') continue;
-    setPath(raw, fieldPath, envValue(value));
+    setConfigField(raw, fieldPath, envValue(value));
     origin.set(fieldPath.join('.'), name);
   }
   const result = configSchema.safeParse(raw);

@@ -4,8 +4,7 @@
 // another exception, never a frame that splits a PDU or breaks the limits.
 // Two other readers of the same rule must agree with it: the one-shot
 // validator (splitWholePdus) and the counting reader (PduStreamCounter).
-import { AssertionError } from 'node:assert';
-import type { FuzzTarget, SeededRandom } from '@lanterna/fuzzer';
+import { invariant, type FuzzTarget, type SeededRandom } from '@lanterna/fuzzer';
 import { FRAMING_MODES, nextFramingMode, type FramingMode } from '../framingMode.js';
 import { FramingError } from '../framingError.js';
 import { PduFramer } from '../pduFramer.js';
@@ -28,10 +27,6 @@ export interface FramerCaseResult {
   readonly failure?: FramingError;
   /** Bytes left inside an unfinished PDU. */
   readonly buffered: number;
-}
-
-function check(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new AssertionError({ message });
 }
 
 /** The mode after the given PDUs, starting from `start`. */
@@ -79,22 +74,22 @@ export function checkFramerCase(input: FramerFuzzCase): FramerCaseResult {
     failure = framingFailure(() => {
       const batches = framer.pushBatches(chunk);
       const last = framer.lastPdus();
-      check(batches.reduce((n, batch) => n + batch.pduCount, 0) === last.length, 'batches do not count the pdus pushed');
+      invariant(batches.reduce((n, batch) => n + batch.pduCount, 0) === last.length, 'batches do not count the pdus pushed');
       frames.push(...batches.map((batch) => batch.data));
       pdus.push(...last);
     });
     relayedFailure ??= framingFailure(() => {
       const whole = relayed.takeWhole(chunk);
       if (whole > 0) {
-        check(whole === relayed.lastPdus().length && chunk.length <= relayed.maxFrameBytes, 'takeWhole took a chunk that is not one frame of whole pdus');
+        invariant(whole === relayed.lastPdus().length && chunk.length <= relayed.maxFrameBytes, 'takeWhole took a chunk that is not one frame of whole pdus');
       } else {
         relayed.pushBatches(chunk);
       }
       relayedPdus.push(...relayed.lastPdus());
     });
-    check(relayedFailure?.message === failure?.message, 'takeWhole and push disagree on an error');
+    invariant(relayedFailure?.message === failure?.message, 'takeWhole and push disagree on an error');
     if (counterFailure) {
-      check(framingFailure(() => counter.push(chunk)) === counterFailure, 'a failed counter accepted another chunk');
+      invariant(framingFailure(() => counter.push(chunk)) === counterFailure, 'a failed counter accepted another chunk');
     } else {
       counterFailure = framingFailure(() => (counted += counter.push(chunk)));
     }
@@ -106,29 +101,29 @@ export function checkFramerCase(input: FramerFuzzCase): FramerCaseResult {
   const consumed = framer.offset;
   const returned = pdus.reduce((n, pdu) => n + pdu.length, 0);
   if (failure) {
-    check(returned <= consumed, 'returned more than consumed');
+    invariant(returned <= consumed, 'returned more than consumed');
     splitWholePdus(stream.subarray(returned, consumed), mode(input.mode, pdus), { maxPduBytes: input.maxPduBytes });
-    check(framingFailure(() => framer.push(stream.subarray(0, 1))) === failure, 'a failed framer accepted another chunk');
+    invariant(framingFailure(() => framer.push(stream.subarray(0, 1))) === failure, 'a failed framer accepted another chunk');
   } else {
-    check(returned === consumed, `returned ${returned} bytes but consumed ${consumed}`);
-    check(relayed.offset === consumed && relayedPdus.length === pdus.length && relayedPdus.every((pdu, i) => { const other = pdus[i]; return other !== undefined && sameBytes(pdu, other); }), 'takeWhole and push returned other pdus');
+    invariant(returned === consumed, `returned ${returned} bytes but consumed ${consumed}`);
+    invariant(relayed.offset === consumed && relayedPdus.length === pdus.length && relayedPdus.every((pdu, i) => { const other = pdus[i]; return other !== undefined && sameBytes(pdu, other); }), 'takeWhole and push returned other pdus');
   }
   const prefix = stream.subarray(0, returned);
-  check(sameBytes(Buffer.concat(pdus), prefix), 'pdus do not concatenate to the consumed prefix');
-  check(sameBytes(Buffer.concat(frames), prefix), 'frames do not concatenate to the consumed prefix');
+  invariant(sameBytes(Buffer.concat(pdus), prefix), 'pdus do not concatenate to the consumed prefix');
+  invariant(sameBytes(Buffer.concat(frames), prefix), 'frames do not concatenate to the consumed prefix');
   let frameMode = input.mode;
   for (const frame of frames) {
-    check(frame.length <= input.maxFrameBytes, `frame of ${frame.length} bytes exceeds ${input.maxFrameBytes}`);
-    check(Buffer.isBuffer(frame) === !plain, 'a frame is not of the kind of array pushed');
+    invariant(frame.length <= input.maxFrameBytes, `frame of ${frame.length} bytes exceeds ${input.maxFrameBytes}`);
+    invariant(Buffer.isBuffer(frame) === !plain, 'a frame is not of the kind of array pushed');
     const split = splitWholePdus(frame, frameMode, { maxPduBytes: input.maxPduBytes });
     const count = countWholePdus(frame, frameMode, { maxPduBytes: input.maxPduBytes });
-    check(count.count === split.length, 'countWholePdus and splitWholePdus disagree');
+    invariant(count.count === split.length, 'countWholePdus and splitWholePdus disagree');
     frameMode = mode(frameMode, split);
-    check(count.mode === frameMode, 'countWholePdus reports another mode');
+    invariant(count.mode === frameMode, 'countWholePdus reports another mode');
   }
-  for (const pdu of pdus) check(pdu.length <= input.maxPduBytes, `pdu of ${pdu.length} bytes exceeds ${input.maxPduBytes}`);
-  check(framer.stats.bytes === consumed, 'stats disagree with the offset');
-  if (!failure) check(framer.stats.pdus === pdus.length, 'stats disagree with the pdus returned');
+  for (const pdu of pdus) invariant(pdu.length <= input.maxPduBytes, `pdu of ${pdu.length} bytes exceeds ${input.maxPduBytes}`);
+  invariant(framer.stats.bytes === consumed, 'stats disagree with the offset');
+  if (!failure) invariant(framer.stats.pdus === pdus.length, 'stats disagree with the pdus returned');
 
   // Differential checks: the one-shot validator and the counter read the stream the same way.
   let whole: Uint8Array[] | FramingError;
@@ -139,20 +134,20 @@ export function checkFramerCase(input: FramerFuzzCase): FramerCaseResult {
     whole = error;
   }
   if (failure) {
-    check(failure.offset === consumed, `error offset ${failure.offset} is not the consumed length ${consumed}`);
-    check(/^[a-z]/.test(failure.message) && !failure.message.endsWith('.'), `badly formed message: ${failure.message}`);
-    check(whole instanceof FramingError && whole.code === failure.code && whole.offset === failure.offset,
+    invariant(failure.offset === consumed, `error offset ${failure.offset} is not the consumed length ${consumed}`);
+    invariant(/^[a-z]/.test(failure.message) && !failure.message.endsWith('.'), `badly formed message: ${failure.message}`);
+    invariant(whole instanceof FramingError && whole.code === failure.code && whole.offset === failure.offset,
       `validator disagrees: ${whole instanceof FramingError ? whole.message : 'no error'} vs ${failure.message}`);
-    check(counterFailure?.code === failure.code && counterFailure.offset === failure.offset,
+    invariant(counterFailure?.code === failure.code && counterFailure.offset === failure.offset,
       `counter disagrees: ${counterFailure?.message ?? 'no error'} vs ${failure.message}`);
   } else if (framer.bufferedBytes > 0) {
-    check(framer.bufferedBytes === stream.length - consumed, 'buffered bytes are not the unconsumed tail');
-    check(whole instanceof FramingError && whole.offset === consumed, 'validator accepted a stream that ends inside a pdu');
-    check(counterFailure === undefined && counted === pdus.length, `counter counted ${counted} pdus, the framer ${pdus.length}`);
+    invariant(framer.bufferedBytes === stream.length - consumed, 'buffered bytes are not the unconsumed tail');
+    invariant(whole instanceof FramingError && whole.offset === consumed, 'validator accepted a stream that ends inside a pdu');
+    invariant(counterFailure === undefined && counted === pdus.length, `counter counted ${counted} pdus, the framer ${pdus.length}`);
   } else {
-    check(consumed === stream.length, 'stream not consumed although nothing is buffered');
-    check(Array.isArray(whole) && whole.length === pdus.length, 'validator split the stream differently');
-    check(counterFailure === undefined && counted === pdus.length, `counter counted ${counted} pdus, the framer ${pdus.length}`);
+    invariant(consumed === stream.length, 'stream not consumed although nothing is buffered');
+    invariant(Array.isArray(whole) && whole.length === pdus.length, 'validator split the stream differently');
+    invariant(counterFailure === undefined && counted === pdus.length, `counter counted ${counted} pdus, the framer ${pdus.length}`);
   }
   return { pdus: pdus.length, buffered: framer.bufferedBytes, ...(failure ? { failure } : {}) };
 }

@@ -3,8 +3,7 @@
 // failure, never an exception; a failure's text is lower case without a
 // final period; a message read is of the `type` the text named, and reads
 // back the same after JSON.stringify (what the sender does with it).
-import { AssertionError } from 'node:assert';
-import type { FuzzTarget, SeededRandom } from '@lanterna/fuzzer';
+import { invariant, textFuzzTarget, type SeededRandom } from '@lanterna/fuzzer';
 import {
   parseGatewayControlMessage,
   parseGatewayDataMessage,
@@ -28,10 +27,6 @@ const READERS: readonly (readonly [string, Reader])[] = [
 ];
 
 const REASONS: readonly KioskMessageFailureReason[] = ['not-json', 'not-a-message', 'unknown-type', 'invalid'];
-
-function check(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new AssertionError({ message });
-}
 
 /**
  * JSON values only, in plain objects and arrays (no prototype taken from the
@@ -60,29 +55,27 @@ export function checkKioskMessages(text: string): string {
   for (const [name, read] of READERS) {
     const result = read(text);
     if (result.ok) {
-      check(result.message.type === typeOf(text), `${name} read a ${result.message.type} message from text of another type`);
+      invariant(result.message.type === typeOf(text), `${name} read a ${result.message.type} message from text of another type`);
       const again = read(JSON.stringify(result.message));
-      check(again.ok, `${name}: a ${result.message.type} message does not read back after JSON.stringify: ${again.ok ? '' : again.failure.message}`);
-      check(isPlainData(result.message), `${name}: a ${result.message.type} message is not plain JSON data`);
+      invariant(again.ok, `${name}: a ${result.message.type} message does not read back after JSON.stringify: ${again.ok ? '' : again.failure.message}`);
+      invariant(isPlainData(result.message), `${name}: a ${result.message.type} message is not plain JSON data`);
       const { t } = result.message as { t?: unknown };
-      check(t === undefined || Number.isFinite(t), `${name}: a ${result.message.type} message with a number that is not finite`);
+      invariant(t === undefined || Number.isFinite(t), `${name}: a ${result.message.type} message with a number that is not finite`);
       // Compared as JSON text: -0 is sent as 0, which is no change.
-      check(JSON.stringify(again.message) === JSON.stringify(result.message), `${name}: a ${result.message.type} message reads back different after JSON.stringify`);
+      invariant(JSON.stringify(again.message) === JSON.stringify(result.message), `${name}: a ${result.message.type} message reads back different after JSON.stringify`);
       outcomes.push(`${name} ${result.message.type}`);
     } else {
       const { reason, message, type } = result.failure;
-      check(REASONS.includes(reason), `${name}: unknown failure reason ${reason}`);
+      invariant(REASONS.includes(reason), `${name}: unknown failure reason ${reason}`);
       // An unknown type is quoted (cut to 64 characters): a final "." may be the sender's own.
-      check(/^[a-z]/.test(message) && (reason === 'unknown-type' || !message.endsWith('.')) && message.length <= 200, `${name}: badly formed ${reason} message`);
-      check(reason !== 'unknown-type' && reason !== 'invalid' ? type === undefined : typeof type === 'string', `${name}: failure ${reason} with type ${String(type)}`);
+      invariant(/^[a-z]/.test(message) && (reason === 'unknown-type' || !message.endsWith('.')) && message.length <= 200, `${name}: badly formed ${reason} message`);
+      invariant(reason !== 'unknown-type' && reason !== 'invalid' ? type === undefined : typeof type === 'string', `${name}: failure ${reason} with type ${String(type)}`);
       // The type of an unknown message is the sender's text, not a path.
       outcomes.push(`${name} ${reason === 'unknown-type' ? reason : message}`);
     }
   }
   return outcomes.join(' / ');
 }
-
-const decoder = new TextDecoder();
 
 // Generators of valid messages of every type, with values near the schemas' edges.
 const CHARACTERS = ['a', 'Z', '0', ' ', '"', '\\', '/', '\n', '\u0000', '\u00e9', '\u2028', '\ud83d\ude00', '\ud800', '<', '&'];
@@ -177,7 +170,7 @@ function message(random: SeededRandom): Record<string, unknown> {
   }
 }
 
-export const fuzzTarget: FuzzTarget = {
+export const fuzzTarget = textFuzzTarget({
   name: 'kiosk-messages',
   checks:
     'the six readers (control, data and presenter socket, each direction) on any text: a message or a typed failure, never an exception; ' +
@@ -193,10 +186,9 @@ export const fuzzTarget: FuzzTarget = {
     '"fingerprint"', '"trust"', '"ssl"', '"hybrid-ex"', '"pinned"', '"first-use"', '"planar"', '"__proto__"', '"constructor"', '"toString"', '"prototype"',
     '"room"', '"pin"', '"expiresAt"', '"presenterUrl"', '"features"', '"location"', '"012345"',
   ],
-  execute: (input) => checkKioskMessages(decoder.decode(input)),
-  generate(random) {
+  executeText: checkKioskMessages,
+  generateText(random) {
     const value = message(random);
-    const json = random.chance(0.2) ? JSON.stringify(value, null, random.below(3)) : JSON.stringify(value);
-    return new TextEncoder().encode(json);
+    return random.chance(0.2) ? JSON.stringify(value, null, random.below(3)) : JSON.stringify(value);
   },
-};
+});

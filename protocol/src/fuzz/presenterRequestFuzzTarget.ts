@@ -2,15 +2,10 @@
 // POST): any JSON body is accepted or refused by the schema, never an
 // exception; what is accepted names a target or an invitation, not both, has
 // no key the schema does not know, and reads back equal after JSON.stringify.
-import { AssertionError } from 'node:assert';
-import type { FuzzTarget, SeededRandom } from '@lanterna/fuzzer';
+import { invariant, textFuzzTarget, type SeededRandom } from '@lanterna/fuzzer';
 import { projectionRequestSchema } from '../presenterMessages.js';
 
 const KNOWN = new Set(['pin', 'target', 'credentials', 'assistance', 'settings']);
-
-function check(condition: boolean, message: string): asserts condition {
-  if (!condition) throw new AssertionError({ message });
-}
 
 /** Reads `text` as the gateway does (JSON, then the schema); returns what happened. */
 export function checkProjectionRequest(text: string): string {
@@ -26,10 +21,10 @@ export function checkProjectionRequest(text: string): string {
     return `refused ${issue?.code ?? ''} at ${(issue?.path ?? []).map((part) => (typeof part === 'number' ? '#' : String(part))).join('.')}`;
   }
   const request = parsed.data;
-  check((request.target === undefined) !== (request.assistance === undefined), 'accepted with both or neither of target and assistance');
-  check(Object.keys(request).every((key) => KNOWN.has(key)), 'accepted an unknown key');
+  invariant((request.target === undefined) !== (request.assistance === undefined), 'accepted with both or neither of target and assistance');
+  invariant(Object.keys(request).every((key) => KNOWN.has(key)), 'accepted an unknown key');
   const again = projectionRequestSchema.safeParse(JSON.parse(JSON.stringify(request)));
-  check(again.success && JSON.stringify(again.data) === JSON.stringify(request), 'an accepted request reads back different');
+  invariant(again.success && JSON.stringify(again.data) === JSON.stringify(request), 'an accepted request reads back different');
   return `accepted ${request.target ? 'target' : 'assistance'}${request.settings ? ' with settings' : ''}`;
 }
 
@@ -46,10 +41,7 @@ function generate(random: SeededRandom): Record<string, unknown> {
   return body;
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-export const fuzzTarget: FuzzTarget = {
+export const fuzzTarget = textFuzzTarget({
   name: 'presenter-request',
   checks:
     'the presenter API\'s projection request on any body: accepted or refused by the schema, never an exception; accepted requests name a target or an invitation, ' +
@@ -58,6 +50,6 @@ export const fuzzTarget: FuzzTarget = {
   corpusExtension: '.json',
   dictionary: ['{', '}', '[', ']', ',', ':', '"', 'null', 'true', '0', '65535', '65536', '1e309', '"pin"', '"target"', '"host"', '"port"', '"credentials"', '"username"',
     '"password"', '"domain"', '"assistance"', '"invitation"', '"settings"', '"colorDepth"', '"gfx"', '"codecs"', '"performance"', '"wallpaper"', '"__proto__"', '"constructor"'],
-  execute: (input) => checkProjectionRequest(decoder.decode(input)),
-  generate: (random) => encoder.encode(JSON.stringify(generate(random))),
-};
+  executeText: checkProjectionRequest,
+  generateText: (random) => JSON.stringify(generate(random)),
+});

@@ -8,18 +8,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { request as httpsRequest } from 'node:https';
 import { WebSocket } from 'ws';
-import { allocateFreePort } from '@lanterna/lab';
+import { startDemo } from '@lanterna/testkit';
 
 const START_DEADLINE_MS = 60_000;
 const MESSAGE_DEADLINE_MS = 15_000;
-const cli = fileURLToPath(new URL('./cli.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 /** An X.224 Connection Request offering TLS and NLA (TPKT, CR TPDU, RDP_NEG_REQ with PROTOCOL_SSL | PROTOCOL_HYBRID). */
 const CONNECTION_REQUEST = Buffer.from([0x03, 0x00, 0x00, 0x13, 0x0e, 0xe0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x08, 0x00, 0x03, 0x00, 0x00, 0x00]);
@@ -75,33 +73,15 @@ class Inbox {
 }
 
 test('the demo runs a presenter and the gateway, projects the presenter to its display, and stops on Ctrl-C', { timeout: 120_000 }, async (t) => {
-  const stateHome = mkdtempSync(join(tmpdir(), 'lanterna-demo-test-'));
-  t.after(() => rmSync(stateHome, { recursive: true, force: true }));
-  const port = await allocateFreePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: stateHome };
-  delete env.DISPLAY; // headless: the demo prints the URL instead of opening a kiosk
-  const demo = spawn(process.execPath, [cli, '--no-kiosk', '--host', '127.0.0.1', '--port', String(port), '--scene', 'reference', '--discovery-interface', 'lo', '--display-size', '1280x800'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = once(demo, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  t.after(() => { if (demo.exitCode === null) demo.kill('SIGKILL'); });
-  const output: string[] = [];
-  demo.stderr.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-
-  const displayUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo did not start within ${START_DEADLINE_MS} ms:\n${output.join('')}`)), START_DEADLINE_MS);
-    void exited.then(([code]) => { clearTimeout(timer); reject(new Error(`the demo exited ${String(code)}:\n${output.join('')}`)); });
-    createInterface({ input: demo.stdout }).on('line', (line) => {
-      output.push(`${line}\n`);
-      const url = /display page:\s+(\S+)/.exec(line)?.[1];
-      if (url) { clearTimeout(timer); resolve(url); }
-    });
-  });
-  assert.match(output.join(''), /shadow server on a virtual 1280×800 screen/, 'the presenter\'s screen has the size asked for');
+  const demo = await startDemo(t, ['--scene', 'reference', '--discovery-interface', 'lo', '--display-size', '1280x800'], { startDeadlineMs: START_DEADLINE_MS });
+  const { port, displayUrl, output } = demo;
+  assert.match(output.join('\n'), /shadow server on a virtual 1280×800 screen/, 'the presenter\'s screen has the size asked for');
   const page = new URL(displayUrl);
   assert.equal(page.origin, `https://127.0.0.1:${port}`);
   const token = new URLSearchParams(page.hash.slice(1)).get('token');
   assert.ok(token, 'the display page URL carries the display token');
 
-  const ca = readFileSync(join(stateHome, 'lanterna-demo', 'gateway', 'gateway-cert.pem'), 'utf8');
+  const ca = readFileSync(join(demo.gatewayDir, 'gateway-cert.pem'), 'utf8');
   const control = new WebSocket(`wss://127.0.0.1:${port}/v1/displays/demo/control`, 'lanterna.v1', { ca });
   t.after(() => control.terminate());
   await once(control, 'open');
@@ -128,7 +108,7 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   assert.equal(answer.trust, 'pinned', 'the demo presenter is trusted by its configured pin');
   data.terminate();
   control.close();
-  const adminToken = readFileSync(join(stateHome, 'lanterna-demo', 'gateway', 'admin-token'), 'utf8').trim();
+  const adminToken = readFileSync(join(demo.gatewayDir, 'admin-token'), 'utf8').trim();
   const { pins } = await getJson(`https://127.0.0.1:${port}/v1/admin/pins`, ca, adminToken) as { pins: { key: string }[] };
   assert.deepEqual(pins.map((pin) => pin.key).filter((key) => key === presenterKey), [], 'the admin\'s pins table has nothing of the demo presenter');
 
@@ -147,11 +127,11 @@ test('the demo runs a presenter and the gateway, projects the presenter to its d
   assert.match(metadata, /<wsdp:FriendlyName>Demo display<\/wsdp:FriendlyName>/);
   assert.match(metadata, /<lp:Location>Demo room<\/lp:Location>/);
 
-  demo.kill('SIGINT');
-  const [code] = await exited;
-  assert.equal(code, 0, output.join(''));
+  demo.child.kill('SIGINT');
+  const code = await demo.exited;
+  assert.equal(code, 0, output.join('\n'));
   // Stopped: the gateway's pin file holds nothing of this run's presenter.
-  const pinFile = join(stateHome, 'lanterna-demo', 'gateway', 'known-targets.json');
+  const pinFile = join(demo.gatewayDir, 'known-targets.json');
   const left = existsSync(pinFile) ? Object.keys(JSON.parse(readFileSync(pinFile, 'utf8') || '{}') as Record<string, string>) : [];
   assert.deepEqual(left, [], `the demo left no certificate pin behind (${pinFile})`);
 });
