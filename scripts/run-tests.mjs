@@ -11,9 +11,11 @@
 // timing-sensitive files alone at the end, files holding a fixed resource
 // never together, a file never beside itself; testTimes.mjs keeps each
 // file's measured wall and CPU seconds). Each job's output is printed whole
-// when it ends. LANTERNA_TEST_LANES (default 5; 1 runs every file one after
-// the other) and LANTERNA_TEST_CORES (default 2 × the CPUs: most files keep
-// well under one core busy, waiting on servers and pages) change the limits.
+// when it ends. LANTERNA_TEST_LANES (default 4; 1 runs every file one after
+// the other), LANTERNA_TEST_CORES (default 1.5 × the CPUs: most files keep
+// well under one core busy, waiting on servers and pages) and
+// LANTERNA_TEST_PAGES (page tests at once, default 2: five at once on 2 cores
+// missed their 10 s waits) change the limits.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -150,12 +152,13 @@ if (nativeBuilt && bothFiles.length > 0) {
 
 const cpus = availableParallelism();
 const limits = {
-  lanes: Math.max(1, Number(process.env.LANTERNA_TEST_LANES ?? 5) || 1),
-  cores: Number(process.env.LANTERNA_TEST_CORES ?? 2 * cpus) || 2 * cpus,
+  lanes: Math.max(1, Number(process.env.LANTERNA_TEST_LANES ?? 4) || 1),
+  cores: Number(process.env.LANTERNA_TEST_CORES ?? 1.5 * cpus) || 1.5 * cpus,
+  pages: Math.max(1, Number(process.env.LANTERNA_TEST_PAGES ?? 2) || 1),
 };
 const jobs = planJobs(passes, readTimes(), { maxCores: cpus });
 const reports = mkdtempSync(join(tmpdir(), 'lanterna-tests-'));
-console.log(`# ${jobs.length} jobs for ${passes.reduce((sum, pass) => sum + pass.files.length, 0)} file runs, up to ${limits.lanes} at once within ${limits.cores} CPU cores (reports in ${reports})`);
+console.log(`# ${jobs.length} jobs for ${passes.reduce((sum, pass) => sum + pass.files.length, 0)} file runs, up to ${limits.lanes} at once (${limits.pages} page tests) within ${limits.cores} CPU cores (reports in ${reports})`);
 
 /** Keeps the first and last `cap` bytes of a job's output. */
 class OutputTail {
@@ -187,8 +190,8 @@ let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     stopping = true;
-    for (const job of running) { try { job.child.kill(signal); } catch { /* gone */ } }
-    setTimeout(() => process.exit(130), 10_000).unref();
+    // the jobs end their files (and those their labs); the runner reports when the last has ended
+    for (const job of running) { try { process.kill(-job.child.pid, signal); } catch { /* gone */ } }
   });
 }
 
@@ -209,7 +212,8 @@ function runJob(job) {
   const output = new OutputTail();
   job.started = performance.now();
   job.child = spawn('sh', ['-c', 'out=$1; shift; "$@"; status=$?; times > "$out"; exit $status', 'sh', job.cpuFile, process.execPath, ...args], {
-    cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...job.env, LANTERNA_LAB_TAG: tag },
+    // a process group of its own: a signal to the runner goes to the whole job (sh, node --test, the file)
+    cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...job.env, LANTERNA_LAB_TAG: tag },
   });
   job.child.stdout.on('data', (chunk) => output.push(chunk));
   job.child.stderr.on('data', (chunk) => output.push(chunk));

@@ -7,8 +7,8 @@
 // files run one after the other (one runner start for many small files).
 // Jobs run side by side in lanes, up to `lanes` at once and while the sum of
 // their expected CPU cores stays within `cores` (measured per file, see
-// testTimes.mjs), longest first so that no long file starts last. Three
-// rules keep them apart:
+// testTimes.mjs) and while at most `pages` of them are page tests, longest
+// first so that no long file starts last. Three rules keep them apart:
 // - ALONE files are timing-sensitive by nature (they read latencies, frame
 //   rates, CPU shares or real-time sound): they run at the end, one at a
 //   time, with nothing else of the suite beside them.
@@ -48,6 +48,15 @@ export const SHARED_RESOURCES = {
   ],
 };
 
+/**
+ * Page tests: Chromium (SwiftShader WebGL2, a wasm client, often a presenter
+ * page's wasm server and encoder) beside lab servers. Their CPU comes in
+ * bursts (a browser and its wasm starting) that their average hides, and
+ * their 10 s waits are what a burst beside other bursts misses: at most
+ * `pages` of them run at once.
+ */
+export const PAGE_TESTS = /^(e2e\/dist\/|web\/dist\/src\/pages\/|kiosk\/dist\/kioskOnDisplay)/;
+
 /** Files whose runs are measured in a few seconds or less are chunked up to this many expected seconds. */
 export const SHORT_FILE_S = 4;
 export const CHUNK_S = 30;
@@ -58,7 +67,7 @@ export const CHUNK_S = 30;
  * most others short.
  */
 export function defaultCost(file) {
-  if (/(^|\/)(e2e\/dist\/|web\/dist\/src\/pages\/|kiosk\/dist\/kioskOnDisplay)/.test(file)) return { wallS: 20, cores: 1.3 };
+  if (PAGE_TESTS.test(file)) return { wallS: 20, cores: 1.3 };
   if (/^(wasm\/test\/|lab\/dist\/|gateway\/test\/dist\/)/.test(file)) return { wallS: 6, cores: 0.8 };
   return { wallS: 2, cores: 0.6 };
 }
@@ -105,6 +114,7 @@ export function planJobs(passes, times, { maxCores = 2 } = {}) {
         wallS,
         cores: Math.min(maxCores, Math.max(0.05, cpuS / wallS)),
         alone: group.some((f) => f.alone),
+        page: group.some((f) => PAGE_TESTS.test(f.file)),
         // a file is a resource of its own: its two passes never overlap
         resources: [...new Set(group.flatMap((f) => [...f.resources, `file:${f.file}`]))],
       });
@@ -115,10 +125,11 @@ export function planJobs(passes, times, { maxCores = 2 } = {}) {
 }
 
 /** Whether `job` may start now beside `running`. */
-export function fits(job, running, { lanes, cores }) {
+export function fits(job, running, { lanes, cores, pages = lanes }) {
   if (running.length === 0) return true;
   if (job.alone || running.some((r) => r.alone)) return false;
   if (running.length >= lanes) return false;
+  if (job.page && running.filter((r) => r.page).length >= pages) return false;
   if (job.resources.some((resource) => running.some((r) => r.resources.includes(resource)))) return false;
   return running.reduce((sum, r) => sum + r.cores, 0) + job.cores <= cores;
 }

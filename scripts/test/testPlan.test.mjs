@@ -58,12 +58,14 @@ test('every file of every pass runs once, short files chunked, long ones first a
     ['e2e/dist/kiosk/panelSize.test.js', 'loadtest/dist/processTreeUsage.test.js', 'wasm/test/waits.test.mjs']);
   assert.ok(jobs.slice(-3).every((job) => job.alone), 'the alone ones are planned last');
   assert.equal(jobs.find((job) => job.engine === 'node' && job.files[0] === 'e2e/dist/kiosk/failurePaths.test.js')?.env.LANTERNA_TEST_RELAY_ENGINE, 'node');
+  assert.deepEqual(jobs.filter((job) => job.page).map((job) => `${job.engine} ${job.files[0]}`).sort(),
+    ['default e2e/dist/kiosk/failurePaths.test.js', 'default e2e/dist/kiosk/panelSize.test.js', 'default e2e/dist/kiosk/pixelTruth.test.js', 'node e2e/dist/kiosk/failurePaths.test.js']);
   const pixel = jobs[0];
   assert.equal(pixel.cores, 1.5, 'measured CPU seconds over wall seconds');
 });
 
-for (const limits of [{ lanes: 4, cores: 3 }, { lanes: 3, cores: 2 }, { lanes: 8, cores: 16 }, { lanes: 1, cores: 3 }]) {
-  test(`side by side within ${limits.lanes} lanes and ${limits.cores} cores, never two that must not meet`, () => {
+for (const limits of [{ lanes: 4, cores: 3, pages: 2 }, { lanes: 3, cores: 2, pages: 1 }, { lanes: 8, cores: 16, pages: 1 }, { lanes: 1, cores: 3, pages: 2 }]) {
+  test(`side by side within ${limits.lanes} lanes, ${limits.cores} cores and ${limits.pages} page tests, never two that must not meet`, () => {
     const jobs = planJobs(PASSES, TIMES, { maxCores: 2 });
     const timeline = simulate(jobs, limits);
     assert.equal(timeline.length, jobs.length);
@@ -78,6 +80,7 @@ for (const limits of [{ lanes: 4, cores: 3 }, { lanes: 3, cores: 2 }, { lanes: 8
       // at each job's start, the lanes and cores of what runs (a lone job may exceed the cores)
       const atStart = timeline.filter((b) => b.start <= a.start && a.start < b.end);
       assert.ok(atStart.length <= limits.lanes, 'within the lanes');
+      assert.ok(atStart.filter((b) => b.job.page).length <= limits.pages, 'within the page tests');
       if (atStart.length > 1) assert.ok(atStart.reduce((sum, b) => sum + b.job.cores, 0) <= limits.cores + 1e-9, 'within the cores');
     }
     const wsd = timeline.filter((t) => t.job.resources.includes('udp-3702'));
@@ -103,4 +106,8 @@ test('a lone job starts whatever its cost; an alone one only when nothing runs',
   assert.equal(nextJob([alone, light], [], limits), light, 'the others first');
   assert.equal(nextJob([alone], [], limits), alone);
   assert.equal(nextJob([alone], [light], limits), undefined);
+  const page = (file) => ({ alone: false, page: true, cores: 0.3, resources: [`file:${file}`] });
+  assert.ok(fits(page('p'), [page('q')], { ...limits, pages: 2 }));
+  assert.ok(!fits(page('p'), [page('q'), page('r')], { ...limits, pages: 2 }), 'no third page test');
+  assert.ok(fits(light, [page('q'), page('r')], { ...limits, pages: 2 }), 'others beside them');
 });
