@@ -23,6 +23,7 @@ export const ALONE = [
   // send phases 2 ms apart, no catch-up burst within 5 ms
   'loadtest/dist/pacedConnection.test.js',
   // load benches in miniature: they saturate the cores and read latency and CPU per round trip
+  // (goGenerator also rebuilds loadtest/generator-go/bin, whose binaries the others run)
   'loadtest/dist/goGenerator.test.js', 'loadtest/dist/smoke.test.js', 'loadtest/dist/chaos.test.js',
   'loadtest/dist/websockifyKiosk.test.js',
   // WinPR waits: a wake within 1 ms median, a 400 ms timeout within 200 ms, CPU under a quarter of the wait
@@ -33,6 +34,9 @@ export const ALONE = [
   'e2e/dist/kiosk/motion.test.js', 'lab/dist/lab.test.js',
   // a 4K picture through SwiftShader within 90 s
   'e2e/dist/kiosk/panelSize.test.js',
+  // the presenter page's bitrate control follows the link's speed as it reads it, in real time
+  // (beside three other jobs at load average 20 it once settled above the link)
+  'e2e/dist/kiosk/shareBackpressure.test.js',
 ];
 
 /**
