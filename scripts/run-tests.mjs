@@ -316,7 +316,7 @@ let failed = results.reduce((sum, r) => sum + r.failed, 0);
 const skipped = results.reduce((sum, r) => sum + r.skipped, 0);
 const sorted = [...loads].sort((a, b) => a - b);
 const aloneS = aloneStarted === undefined ? 0 : (performance.now() - aloneStarted) / 1000;
-console.log(`# lanes: ${jobs.length} jobs in ${(suiteS / 60).toFixed(1)} min (side by side ${((suiteS - aloneS) / 60).toFixed(1)} min, alone ${(aloneS / 60).toFixed(1)} min); `
+console.log(`# lanes: ${jobs.length} jobs in ${(suiteS / 60).toFixed(1)} min (side by side ${(Math.max(0, suiteS - aloneS) / 60).toFixed(1)} min, alone ${(aloneS / 60).toFixed(1)} min); `
   + `CPU ${(results.reduce((sum, r) => sum + (r.job.cpuS ?? 0), 0) / 60).toFixed(1)} min; load average ${sorted[0] ?? '?'}–${sorted.at(-1) ?? '?'} (median ${sorted[Math.floor(sorted.length / 2)] ?? '?'}) on ${cpus} CPUs`);
 
 // Every lab child inherits LANTERNA_LAB_TAG; any still alive is a leak.
