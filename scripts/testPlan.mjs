@@ -47,7 +47,7 @@ export const ALONE = [
  */
 export const SHARED_RESOURCES = {
   'udp-3702': [
-    'gateway/test/dist/wsd/', 'gateway/test/dist/hostileClients.test.js', 'demo/dist/demo.test.js',
+    'gateway/test/dist/wsd/', 'gateway/test/dist/hostileClients.test.js', 'demo/test/dist/demo.test.js',
     'e2e/dist/present/',
   ],
 };
