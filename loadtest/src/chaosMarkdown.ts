@@ -28,22 +28,18 @@ export function chaosMarkdown(results: readonly ChaosPhaseResult[], budgetMs: nu
       result.youngestSessionSeconds, orDash(result.replacementSeconds), `${result.fleetCpuCores} / ${result.fleetLoopDelayP99Ms} / ${result.fleetLoopDelayMaxMs}`,
     ])));
   out.push('');
-  const probed = results.filter((result) => result.probe !== undefined);
+  const probed = results.flatMap((result) => (result.probe ? [{ result, probe: result.probe }] : []));
   if (probed.length > 0) {
     out.push('The probe fleet: a few displays in a process of their own, with an echo host of their own (a presenter\'s computer serves one session), which reconnect only their share of the victims, so their loops stay free and their bystanders\' stall is the gateway\'s share (the other fleets\' figures above include their own loop\'s).');
     out.push('');
     out.push(table(['phase', 'probe displays', 'on the victim', 'back ≤ budget', 'reconnect p50 / p95 / max ms', 'its bystanders', 'errors', 'max stall ms (before the kill)', 'max round trip ms (before)', 'its loop held up max ms', 'its CPU', 'every one back in budget', 'stall within the bystander budget'],
-      probed.map((result) => {
-        const probe = result.probe;
-        if (!probe) return [result.phase];
-        return [
+      probed.map(({ result, probe }) => [
           result.phase, probe.displays, probe.reconnect.displays, probe.reconnect.backWithinBudget,
           `${orDash(probe.reconnect.p50Ms)} / ${orDash(probe.reconnect.p95Ms)} / ${orDash(probe.reconnect.maxMs)}`, probe.bystanders.displays, probe.bystanders.errors, `${probe.bystanders.maxStallMs} (${probe.baseline.maxStallMs})`,
           `${probe.bystanders.maxRoundTripMs} (${probe.baseline.maxRoundTripMs})`, probe.loopDelayMaxMs, probe.cpuCores,
           result.verdict.probeBackInBudget === undefined ? '–' : yes(result.verdict.probeBackInBudget),
           result.verdict.probeStallWithinBystanderBudget === undefined ? '–' : yes(result.verdict.probeStallWithinBystanderBudget),
-        ];
-      })));
+        ])));
     out.push('');
   }
   out.push('Where the victims\' time went (ms from the kill; p50 / p95 over the displays that reached each step):');

@@ -17,7 +17,7 @@ export class FleetPool {
 
   /**
    * `probe`: one more fleet process, last in `fleets`, that runs only a few
-   * displays (`start`'s `probeDisplays`). Its event loop stays nearly idle
+   * displays (those `start` names in `probeIds`). Its event loop stays nearly idle
    * while the other fleets reconnect hundreds of displays at once, so what its
    * displays see is the gateway's share of a stall, not the load side's.
    */
