@@ -15,7 +15,7 @@ void test('chaos, small: kill -9 of one gateway worker under 100 displays — al
   const result = await runChaosPhase('worker', {
     sessions: 100, phases: ['worker'], shape: KW_V1_SHAPE, workers: 2, fleets: 1,
     reconnectBudgetMs: 5000, latencyBudgetMs: 40, recoveryDeadlineMs: 15_000,
-    startSpreadMs: 2000, startDeadlineMs: 60_000, sessionAgeMs: 0, baselineMs: 1000, afterMs: 1000, probeDisplays: 10, bystanderStallBudgetMs: 100, loadSideNiceness: 10,
+    startSpreadMs: 2000, startDeadlineMs: 60_000, sessionAgeMs: 0, baselineMs: 1000, afterMs: 1000, probeDisplays: 10, bystanderStallBudgetMs: 100, loadSideNiceness: 10, realtimeInstruments: ['probe', 'balancer'],
   });
   assert.equal(result.error, undefined, result.error);
   assert.equal(result.unplaced, 0, 'every display\'s sockets were found in a worker before the kill');
@@ -31,5 +31,7 @@ void test('chaos, small: kill -9 of one gateway worker under 100 displays — al
   assert.equal(result.probe.displays, 10);
   assert.equal(result.probe.bystanders.errors, 0);
   assert.notEqual(result.verdict.probeStallWithinBystanderBudget, undefined);
+  // the worker phase has no balancer: the probe fleet and its echo host alone ran under SCHED_RR
+  assert.deepEqual(result.realtime, ['the probe fleet', 'its echo host']);
   assert.ok(result.replacementSeconds !== undefined && result.replacementSeconds < 10, 'the primary replaced the worker');
 });

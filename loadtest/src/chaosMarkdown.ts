@@ -58,6 +58,6 @@ export function chaosMarkdown(results: readonly ChaosPhaseResult[], budgetMs: nu
     if (result.bystanders.firstError !== undefined) out.push('', `${result.phase}: first bystander error: ${result.bystanders.firstError}`);
   }
   const traffic = results[0]?.shape;
-  if (traffic) out.push('', `Traffic per display: ${traffic.upBytes} B up, ${traffic.downBytes} B down every ${traffic.intervalMs} ms; ${results[0]?.workersPerInstance ?? ''} workers per gateway instance; the load side at nice ${results[0]?.loadSideNiceness ?? 'of the run'}, the gateway and the probe at the run's (\`--nice\`).`);
+  if (traffic) out.push('', `Traffic per display: ${traffic.upBytes} B up, ${traffic.downBytes} B down every ${traffic.intervalMs} ms; ${results[0]?.workersPerInstance ?? ''} workers per gateway instance; the load side at nice ${results[0]?.loadSideNiceness ?? 'of the run'}, the gateway and the probe at the run's (\`--nice\`); under SCHED_RR once every display relayed: ${results[0]?.realtime.join(', ') || 'nothing'} (\`--realtime-instruments\`).`);
   return out.join('\n');
 }

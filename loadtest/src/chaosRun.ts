@@ -15,6 +15,7 @@ import { FleetPool } from './fleetPool.js';
 import type { FleetDisplay, FleetWindow } from './fleetProtocol.js';
 import type { DisplayWindow } from './pageLikeDisplay.js';
 import { childrenOf, descendantsOf, describeChildren } from './processTreeUsage.js';
+import { runInRealTime } from './realtimeScheduling.js';
 import { endpointKey, ownersByPeer } from './socketOwners.js';
 import { onlineDisplays } from './gatewayAdmin.js';
 import { summarizeEncoded, type LatencySummary } from './latencyHistogram.js';
@@ -71,6 +72,14 @@ export interface ChaosOptions {
    * instrument, run at the run's niceness, as the gateway does.
    */
   loadSideNiceness: number | undefined;
+  /**
+   * Which instruments run under SCHED_RR from the moment every display
+   * relays (realtimeScheduling.ts): the probe fleet with its echo host, and
+   * HAProxy, the site's load balancer. Not from the start: set before the
+   * fleet had connected, one run reached only 986 of 1,000 displays relaying
+   * in 145 s (not followed up; the window measured is the kill's).
+   */
+  realtimeInstruments: readonly RealtimeInstrument[];
   onPhase?: (text: string) => void;
 }
 
@@ -149,6 +158,8 @@ export interface ChaosPhaseResult {
   probe: ProbeFigures | undefined;
   /** Niceness of the load side (regular fleets, their echo host; undefined: the run's). */
   loadSideNiceness: number | undefined;
+  /** The processes put under SCHED_RR once every display relayed, by name. */
+  realtime: string[];
   /** Every response in the window (all displays, the recovery included). */
   windowLatency: LatencySummary;
   /** From the last display relaying to the kill: the youngest session's age when it died. */
@@ -183,11 +194,16 @@ const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
 
 interface Topology {
   echo: EchoHostProcess;
+  /** The probe fleet's echo host (the presenter's computer of its sessions). */
+  probeEcho: EchoHostProcess | undefined;
   gateways: GatewayInstance[];
   haproxy: HaproxyInstance | undefined;
   adminToken: string;
   baseUrl: string;
 }
+
+export const REALTIME_INSTRUMENTS = ['probe', 'balancer'] as const;
+export type RealtimeInstrument = typeof REALTIME_INSTRUMENTS[number];
 
 /** Every n-th display, spread over the start as the others are: the probe fleet's. */
 export function probeIdsOf(displays: readonly DisplayIdentity[], count: number): Set<string> {
@@ -203,7 +219,8 @@ async function startTopology(phase: ChaosPhase, displays: readonly DisplayIdenti
     return echo;
   };
   const echo = await startEcho(loadSideNiceness);
-  const probeServer = probeIds.size > 0 ? { port: (await startEcho(undefined)).port, ids: probeIds } : undefined;
+  const probeEcho = probeIds.size > 0 ? await startEcho(undefined) : undefined;
+  const probeServer = probeEcho ? { port: probeEcho.port, ids: probeIds } : undefined;
   const sessionSecret = randomBytes(32).toString('hex');
   const adminToken = randomBytes(24).toString('hex');
   const gateways: GatewayInstance[] = [];
@@ -220,7 +237,21 @@ async function startTopology(phase: ChaosPhase, displays: readonly DisplayIdenti
   }
   const first = gateways[0];
   if (!first) throw new Error('no gateway started');
-  return { echo, gateways, haproxy, adminToken, baseUrl: haproxy?.baseUrl ?? first.baseUrl };
+  return { echo, probeEcho, gateways, haproxy, adminToken, baseUrl: haproxy?.baseUrl ?? first.baseUrl };
+}
+
+/** Puts the chosen instruments under SCHED_RR; returns what it put there. */
+function realtimeFor(topology: Topology, pool: FleetPool, instruments: readonly RealtimeInstrument[]): string[] {
+  const chosen: [string, number | undefined][] = [];
+  if (instruments.includes('probe') && pool.hasProbe) {
+    chosen.push(['the probe fleet', pool.pids().at(-1)], ['its echo host', topology.probeEcho?.process.pid]);
+  }
+  if (instruments.includes('balancer') && topology.haproxy) chosen.push(['HAProxy', topology.haproxy.process.pid]);
+  return chosen.flatMap(([name, pid]) => {
+    if (pid === undefined) return [];
+    runInRealTime(pid);
+    return [name];
+  });
 }
 
 function workerPids(gateway: GatewayInstance): number[] {
@@ -364,7 +395,7 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     reconnect: reconnectFigures([], new Set(), 0, options.reconnectBudgetMs),
     bystanders: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
     baseline: { displays: 0, disturbed: 0, errors: 0, firstError: undefined, maxRoundTripMs: 0, p99OfMaxRoundTripMs: 0, maxStallMs: 0 },
-    probe: undefined, loadSideNiceness: options.loadSideNiceness, windowLatency: empty, youngestSessionSeconds: 0, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0, fleetLoopDelayMaxMs: 0,
+    probe: undefined, loadSideNiceness: options.loadSideNiceness, realtime: [], windowLatency: empty, youngestSessionSeconds: 0, replacementSeconds: undefined, fleetCpuCores: 0, fleetLoopDelayP99Ms: 0, fleetLoopDelayMaxMs: 0,
     loadAverage: { start: loadStart, end: 0 }, durationSeconds: 0, haproxyConfig: undefined, error: undefined,
     verdict: { everyDisplayBackInBudget: false, bystandersUndisturbed: false, bystanderStallWithinBudget: false, bystanderStallWithinBaselinePlusBudget: false, probeStallWithinBystanderBudget: undefined, probeBackInBudget: undefined },
   };
@@ -383,6 +414,8 @@ export async function runChaosPhase(phase: ChaosPhase, options: ChaosOptions): P
     await pool.start(fleet, options.startSpreadMs, probeIds);
     await pool.untilRelaying(options.sessions, options.startDeadlineMs);
     const relayingNs = nowNs();
+    result.realtime = realtimeFor(topology, pool, options.realtimeInstruments);
+    if (result.realtime.length > 0) note(`under SCHED_RR from now: ${result.realtime.join(', ')}`);
     // at least a second: the start-up's stragglers settle (every display has answered at least once now)
     const aging = Math.max(1000, options.sessionAgeMs - options.baselineMs);
     if (aging > 1000) note(`letting the sessions age ${Math.round(aging / 1000)} s before the kill`);

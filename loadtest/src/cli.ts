@@ -4,7 +4,7 @@
 import os from 'node:os';
 import { Command, Option } from 'commander';
 import { ALL_SCENARIOS, SCENARIOS, type RelayKind } from './scenarios.js';
-import { CHAOS_PHASES, type ChaosOptions, type ChaosPhase } from './chaosRun.js';
+import { CHAOS_PHASES, REALTIME_INSTRUMENTS, type ChaosOptions, type ChaosPhase, type RealtimeInstrument } from './chaosRun.js';
 import type { SoakMinute, SoakOptions } from './soakRun.js';
 import { KW_V1_SHAPE, SOAK_MIX, shapeFromPattern } from './trafficShapes.js';
 import { executePlan, type RunPlan } from './runPlan.js';
@@ -71,6 +71,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
   .option('--fleets <n>', 'chaos/soak: processes that run the simulated displays', int, 2)
   .option('--probe-displays <n>', 'chaos: displays run by a probe fleet of their own, whose nearly idle loop shows the gateway\'s share of a bystander\'s stall (0: none)', int, 50)
   .option('--load-side-nice <n>', 'chaos: niceness of the regular fleets and their echo host (the gateway and the probe run at --nice): on a LAN they are other machines', signedInt, 10)
+  .addOption(new Option('--realtime-instruments <which...>', 'chaos: instruments under SCHED_RR once every display relays, as machines of their own would be: the probe fleet with its echo host, HAProxy (the site\'s load balancer); "none" for neither').choices([...REALTIME_INSTRUMENTS, 'none']).default([...REALTIME_INSTRUMENTS]))
   .option('--bystander-stall-ms <n>', 'chaos: the probe fleet\'s bystanders may stall at most this long', int, 100)
   .option('--duration-minutes <n>', 'soak: length of the run', int, 60)
   .option('--churn-percent <n>', 'soak: pages closed and reopened each minute, % of the displays', Number, 3)
@@ -81,7 +82,7 @@ program.command('run').description('run scenarios and write JSON, Markdown and H
     stopP99Ms: number; caseDeadlineSeconds: number; generatorMaxCpu: number; generatorMaxLagMs: number; connectConcurrency: number; confirmHolds: number;
     throughputSeconds: number; lfnBuffers: number[]; lfnSeconds: number; resultsDir: string; name?: string; nice: string;
     generator: GeneratorKind | 'auto'; echoHost: EchoHostKind | 'auto'; relayNodeOptions?: string; kioskTls?: boolean;
-    sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; sessionAgeSeconds: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number;
+    sessions?: number; chaosPhases: ChaosPhase[]; reconnectBudgetMs: number; recoveryDeadlineSeconds: number; sessionAgeSeconds: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number; realtimeInstruments: (RealtimeInstrument | 'none')[];
     durationMinutes: number; churnPercent: number;
   }) => {
     process.env[NICENESS_ENV] = options.nice;
@@ -123,7 +124,7 @@ program.command('smoke').description('a few hundred connections for a few second
 
 const progressLine = (text: string): void => { process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${text}\n`); };
 
-function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; workers?: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number; reconnectBudgetMs: number; budgetMs: number;
+function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; workers?: number; fleets: number; probeDisplays: number; bystanderStallMs: number; loadSideNice: number; realtimeInstruments: (RealtimeInstrument | 'none')[]; reconnectBudgetMs: number; budgetMs: number;
   recoveryDeadlineSeconds: number; sessionAgeSeconds: number; upBytes?: number; downBytes?: number; intervalMs?: number }): ChaosOptions {
   const sessions = options.sessions ?? 1000;
   return {
@@ -135,6 +136,7 @@ function chaosOptions(options: { sessions?: number; chaosPhases: ChaosPhase[]; w
     startSpreadMs: sessions * 25, startDeadlineMs: sessions * 25 + 120_000,
     sessionAgeMs: options.sessionAgeSeconds * 1000, baselineMs: 5000, afterMs: 2000, onPhase: progressLine,
     probeDisplays: options.probeDisplays, bystanderStallBudgetMs: options.bystanderStallMs, loadSideNiceness: options.loadSideNice,
+    realtimeInstruments: options.realtimeInstruments.filter((which): which is RealtimeInstrument => which !== 'none'),
   };
 }
 
