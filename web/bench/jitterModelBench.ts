@@ -11,14 +11,18 @@
 //
 //   npx tsc -b web/tsconfig.test.json && node web/dist/bench/jitterModelBench.js [--seconds 60]
 //
-// The old policy is the same class with the bounds it had before the low-water
-// rule: a 50 ms start level (a 30 ms margin + 20) that no window drains, and no
-// start-up grace; everything else (2 % fast above start + 30 ms, drop past
-// start + 110, +25 ms a dry queue, −10 ms each calm 10 s, 150 ms at most) was
-// the same.
+// The old policies are the same class with the bounds they had: before the
+// low-water rule, a 50 ms start level (a 30 ms margin + 20) that no window
+// drains, and no start-up grace; session 19's low-water margin raised a fixed
+// 25 ms by each dry queue (now: by the gap the queue stayed empty, + 5 ms);
+// everything else (2 % fast above start + 30 ms, drop past start + 110,
+// −10 ms each calm 10 s, 150 ms at most) was the same.
 import { DEFAULT_JITTER_BOUNDS, JitterPolicy, type JitterBounds } from '../src/audio/jitterPolicy.js';
 
-const OLD_BOUNDS: JitterBounds = { ...DEFAULT_JITTER_BOUNDS, minMarginMs: 30, windowMs: Infinity, startupGraceMs: 0 };
+const OLD_BOUNDS: JitterBounds = { ...DEFAULT_JITTER_BOUNDS, minMarginMs: 30, windowMs: Infinity, startupGraceMs: 0, fixedRaiseMs: 25, needMemoryMs: 0 };
+/** Session 19's low-water margin, raised a fixed 25 ms by each dry queue and lowered each calm 10 s (now: by the gap the queue stayed empty, + 5 ms, and kept a minute). */
+const FIXED_RAISE_BOUNDS: JitterBounds = { ...DEFAULT_JITTER_BOUNDS, fixedRaiseMs: 25, needMemoryMs: 0 };
+const POLICIES = [['before (50 ms floor)', OLD_BOUNDS], ['low-water, +25 ms a dry queue', FIXED_RAISE_BOUNDS], ['now (low-water, + the gap)', DEFAULT_JITTER_BOUNDS]] as const;
 
 const SOURCE_RATE = 48_000;
 const OUTPUT_RATE = 44_100;
@@ -41,6 +45,8 @@ const CASES: readonly Case[] = [
   { name: 'steady link, 10 ms Opus packets (browser presenter now)', waveMs: 10, jitterMs: 3 },
   { name: 'steady link, 20 ms waves (browser presenter before: Opus or PCM)', waveMs: 20, jitterMs: 3 },
   { name: 'steady link, 23.2 ms PCM waves, two dry queues at the start (xrdp)', waveMs: 1024 / 44.1, jitterMs: 5, startGapsMs: [300, 600] },
+  { name: 'steady link, 10 ms packets, a 15 ms hiccup every 4 s (a quiet machine)', waveMs: 10, jitterMs: 3, stall: { fromMs: 2000, everyMs: 4000, ms: 15 } },
+  { name: 'steady link, 10 ms packets, a 40 ms hiccup every 5 s', waveMs: 10, jitterMs: 3, stall: { fromMs: 2000, everyMs: 5000, ms: 40 } },
   { name: 'a 100 ms stall every 3 s, 20 ms waves', waveMs: 20, jitterMs: 3, stall: { fromMs: 2000, everyMs: 3000, ms: 100 } },
 ];
 
@@ -141,7 +147,7 @@ function main(): void {
   console.log('| case | policy | depth mean | p50 | p95 | min | dry queues | stretched ms | dropped ms |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const c of CASES) {
-    for (const [name, bounds] of [['before (50 ms floor)', OLD_BOUNDS], ['now (low-water margin)', DEFAULT_JITTER_BOUNDS]] as const) {
+    for (const [name, bounds] of POLICIES) {
       const o = run(c, bounds, seconds);
       const mean = o.depth.reduce((sum, d) => sum + d, 0) / o.depth.length;
       const f = (value: number): string => value.toFixed(1);

@@ -60,19 +60,34 @@ test('a queue whose low-water mark stays above the margin is drained to it by pl
   assert.ok(after.every((speed) => speed === 1), 'a queue at its margin plays at speed 1');
 });
 
-test('a dry queue raises the margin by 25 ms up to 130 ms; each calm 10 s lowers it by 10 ms back to 10', () => {
+test('a dry queue raises the margin by the gap it stayed empty plus 5 ms, once the next wave shows it, up to 130 ms; kept a minute, then each calm 10 s lowers it by 10 ms back to 10', () => {
   const policy = new JitterPolicy();
   policy.decide(frames(60), RATE, 0);
   policy.ranDry(2000);
+  assert.equal(policy.marginMs, 10, 'not raised before the gap is known');
+  assert.deepEqual(policy.decide(0, RATE, 2010), { kind: 'wait' }, 'still empty');
+  assert.equal(policy.marginMs, 10);
+  // the next wave 20 ms after the queue ran dry: 20 + 5 ms more margin
+  assert.deepEqual(policy.decide(frames(10), RATE, 2020), { kind: 'wait' });
   assert.equal(policy.marginMs, 35);
   assert.equal(policy.targetMs, 55);
-  assert.deepEqual(policy.decide(frames(54), RATE, 2100), { kind: 'wait' }, 'restarts only at the raised start level');
-  for (let i = 0; i < 10; i++) policy.ranDry(2200 + i);
+  assert.deepEqual(policy.decide(frames(54), RATE, 2030), { kind: 'wait' }, 'restarts only at the raised start level');
+  assert.deepEqual(policy.decide(frames(55), RATE, 2040), PLAIN);
+  // a short hiccup costs little: 3 ms empty, 8 ms more
+  policy.ranDry(2100);
+  policy.decide(frames(10), RATE, 2103);
+  assert.equal(policy.marginMs, 43);
+  // a long stall raises it to what it needs at once, bounded
+  policy.ranDry(2200);
+  policy.decide(frames(10), RATE, 2400);
   assert.equal(policy.marginMs, 130, 'bounded');
-  assert.deepEqual(policy.decide(frames(261), RATE, 2300), { kind: 'play', speed: 1, drop: frames(261) - frames(150) }, 'the bound moves with the start level: 150 + 110 ms');
-  policy.decide(frames(150), RATE, 12_209);
-  assert.equal(policy.marginMs, 120);
-  let now = 12_209;
+  assert.deepEqual(policy.decide(frames(261), RATE, 2410), { kind: 'play', speed: 1, drop: frames(261) - frames(150) }, 'the bound moves with the start level: 150 + 110 ms');
+  // kept for a minute after the dry queue that needed it, however calm
+  for (let now = 12_409; now < 62_400; now += 10_000) policy.decide(frames(150), RATE, now);
+  assert.equal(policy.marginMs, 130, 'what the last dry queue needed, for a minute');
+  policy.decide(frames(150), RATE, 62_409);
+  assert.equal(policy.marginMs, 120, 'then 10 ms off each calm 10 s');
+  let now = 62_409;
   for (let i = 0; i < 20; i++) policy.decide(frames(150), RATE, (now += 10_000));
   assert.equal(policy.marginMs, 10);
 });
@@ -81,6 +96,8 @@ test('start-up grace: a dry queue in the first second of playing waits for a rai
   const policy = new JitterPolicy();
   assert.deepEqual(policy.decide(frames(30), RATE, 100), PLAIN);
   policy.ranDry(400);
+  // the next wave 20 ms later
+  assert.deepEqual(policy.decide(frames(10), RATE, 420), { kind: 'wait' });
   assert.equal(policy.marginMs, 10, 'the session starting is not the link\'s jitter');
   assert.equal(policy.targetMs, 55, 'but the restart waits for more');
   assert.deepEqual(policy.decide(frames(54), RATE, 500), { kind: 'wait' });
@@ -89,6 +106,7 @@ test('start-up grace: a dry queue in the first second of playing waits for a rai
   policy.decide(frames(55), RATE, 1100);
   assert.equal(policy.targetMs, 30);
   policy.ranDry(1200);
+  policy.decide(frames(10), RATE, 1220);
   assert.equal(policy.marginMs, 35, 'a dry queue after the start-up raises the margin');
   assert.equal(policy.targetMs, 55);
 });

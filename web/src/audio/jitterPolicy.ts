@@ -14,9 +14,15 @@
 //   start level) before it plays. A burst after a stall is not left for the
 //   next window: above the start level plus 30 ms it plays 2 % fast at once,
 //   and past the start level plus 110 ms it drops down to the start level.
-// - A queue that runs dry shows more jitter than the margin covered: it
-//   raises the margin 25 ms (at most 130 ms) and waits for the start level
-//   again; each 10 s without running dry lowers it 10 ms (back to its floor).
+// - A queue that runs dry shows more jitter than the margin covered, by as
+//   long as it stayed empty: when the next wave arrives, the margin rises by
+//   that gap plus 5 ms (at most to 130 ms), and playback waits for the start
+//   level again. Each 10 s without running dry lowers it 10 ms (back to its
+//   floor), but for a minute after a dry queue not below what that queue
+//   showed was needed: a hiccup that recurs every few seconds would
+//   otherwise empty the queue again each time the margin came down. A fixed
+//   25 ms a dry queue (before) overshot the short hiccups a quiet machine
+//   has: 3–5 of them in 20 s held the start level at 70–95 ms.
 // - Start-up grace: dry queues in the first second of playing are the
 //   session's start (the client setting up, the first picture decoded in the
 //   same worker), not the link's jitter. They wait for a raised start level
@@ -33,11 +39,15 @@ export interface JitterBounds {
   readonly maxMarginMs: number;
   /** Playback (re)starts when the queue holds the margin plus this, ms (about a wave). */
   readonly startAboveMs: number;
-  /** What one dry queue adds to the margin, ms. */
-  readonly raiseMs: number;
+  /** What one dry queue adds to the margin beyond the gap it stayed empty, ms. */
+  readonly raisePadMs: number;
+  /** When set, each dry queue adds this instead of its gap (the rule before; web/bench/jitterModelBench.ts compares), ms. */
+  readonly fixedRaiseMs?: number;
   /** What each calm `calmMs` takes off it again, ms. */
   readonly lowerMs: number;
   readonly calmMs: number;
+  /** For this long after a dry queue the margin is not lowered below what that queue showed it needs, ms. */
+  readonly needMemoryMs: number;
   /** How long the low-water mark is watched before what lay above the margin is drained, ms. */
   readonly windowMs: number;
   /** Above the start level + this the queue plays fast whatever its low-water mark, ms. */
@@ -51,7 +61,7 @@ export interface JitterBounds {
 }
 
 export const DEFAULT_JITTER_BOUNDS: JitterBounds = {
-  minMarginMs: 10, maxMarginMs: 130, startAboveMs: 20, raiseMs: 25, lowerMs: 10, calmMs: 10_000, windowMs: 1000, highAboveMs: 30, maxAboveMs: 110, stretch: 1.02, startupGraceMs: 1000,
+  minMarginMs: 10, maxMarginMs: 130, startAboveMs: 20, raisePadMs: 5, lowerMs: 10, calmMs: 10_000, needMemoryMs: 60_000, windowMs: 1000, highAboveMs: 30, maxAboveMs: 110, stretch: 1.02, startupGraceMs: 1000,
 };
 
 export type JitterDecision =
@@ -74,6 +84,10 @@ export class JitterPolicy {
   /** Ms of sound still to drain by stretching, and the audio clock when that was last counted. */
   private drainMs = 0;
   private lastMs = 0;
+  /** When the queue last ran dry and whether that was in the start-up grace; null once the next wave came. */
+  private dry: { atMs: number; inGrace: boolean } | null = null;
+  /** The margin the last dry queue (past the grace) showed was needed, and when. */
+  private need = { ms: 0, atMs: -Infinity };
 
   constructor(private readonly bounds: JitterBounds = DEFAULT_JITTER_BOUNDS) {
     this.margin = bounds.minMarginMs;
@@ -97,7 +111,8 @@ export class JitterPolicy {
   decide(fillFrames: number, rate: number, nowMs: number): JitterDecision {
     const b = this.bounds;
     if (nowMs - this.calmSinceMs >= b.calmMs && this.margin > b.minMarginMs) {
-      this.margin = Math.max(b.minMarginMs, this.margin - b.lowerMs);
+      const floor = nowMs - this.need.atMs < b.needMemoryMs ? this.need.ms : b.minMarginMs;
+      this.margin = Math.max(floor, b.minMarginMs, this.margin - b.lowerMs);
       this.calmSinceMs = nowMs;
     }
     if (this.startupExtra > 0 && this.firstPlayMs !== null && nowMs - this.firstPlayMs >= b.startupGraceMs) this.startupExtra = 0;
@@ -105,6 +120,7 @@ export class JitterPolicy {
     const elapsed = Math.max(0, nowMs - this.lastMs);
     this.lastMs = nowMs;
     if (!this.playing) {
+      if (this.dry !== null && fillFrames > 0) this.raiseAfterDry(nowMs);
       if (ms < this.targetMs) return { kind: 'wait' };
       this.playing = true;
       this.firstPlayMs ??= nowMs;
@@ -134,16 +150,28 @@ export class JitterPolicy {
     return { kind: 'play', speed: high ? b.stretch : 1, drop: 0 };
   }
 
-  /** The queue ran dry during the block: wait for the (raised) start level again. */
+  /** The queue ran dry during the block: wait for the start level again, raised once the next wave shows how long the gap was. */
   ranDry(nowMs: number): void {
     this.playing = false;
     this.drainMs = 0;
-    if (this.firstPlayMs !== null && nowMs - this.firstPlayMs < this.bounds.startupGraceMs) {
+    const inGrace = this.firstPlayMs !== null && nowMs - this.firstPlayMs < this.bounds.startupGraceMs;
+    this.dry = { atMs: nowMs, inGrace };
+    if (!inGrace) this.calmSinceMs = nowMs;
+  }
+
+  /** The first wave after a dry queue: the margin (or, in the start-up grace, the start level alone) rises by the gap. */
+  private raiseAfterDry(nowMs: number): void {
+    const dry = this.dry;
+    if (dry === null) return;
+    this.dry = null;
+    const raise = this.bounds.fixedRaiseMs ?? Math.max(0, nowMs - dry.atMs) + this.bounds.raisePadMs;
+    if (dry.inGrace) {
       // the session's start, not the link: the next start waits for more, the margin stays
-      this.startupExtra = Math.min(this.bounds.maxMarginMs, this.startupExtra + this.bounds.raiseMs);
+      this.startupExtra = Math.min(this.bounds.maxMarginMs, this.startupExtra + raise);
       return;
     }
-    this.margin = Math.min(this.bounds.maxMarginMs, this.margin + this.bounds.raiseMs);
+    this.margin = Math.min(this.bounds.maxMarginMs, this.margin + raise);
+    this.need = { ms: this.margin, atMs: nowMs };
     this.calmSinceMs = nowMs;
   }
 
