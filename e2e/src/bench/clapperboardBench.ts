@@ -31,7 +31,7 @@ import { openPresenterPage, pressShare, shareReports, startShareRig, stopSharing
 import { hook, soundState } from '../kiosk/soundTap.js';
 import { benchFlags, positiveFlag } from './benchFlags.js';
 import { runBench } from './benchRun.js';
-import { clapperTable, clicksHeard, installStripLog, pairFlashes, readClockedTap, readStripLog, sampleDisplayDelay } from './clapperboardFigures.js';
+import { clapperTable, clicksHeard, describeDisplayEvents, installStripLog, pairFlashes, readClockedTap, readStripLog, sampleDisplayDelay } from './clapperboardFigures.js';
 import { clapperboardThroughXrdp } from './clapperboardThroughXrdp.js';
 
 const TITLE = 'Lanterna clapperboard';
@@ -133,7 +133,7 @@ async function main(): Promise<number> {
     if (!(await hook(display, (sound) => sound.armTap()))) throw new Error('the display page has no tap');
     await tab.evaluate((list) => { (window as unknown as { clapper(f: unknown): void }).clapper(list); }, flashes);
     // what the display itself adds to the sound: its queue and its output, sampled while the flashes run
-    const displayShare = await sampleDisplayDelay(display, first + options.seconds * 1000 + 2500);
+    const displayShare = await sampleDisplayDelay(display, first, first + options.seconds * 1000 + 2500);
 
     const fired = await tab.evaluate(() => (window as unknown as { clapperFired: number[] }).clapperFired);
     const strips = await readStripLog(display);
@@ -148,8 +148,9 @@ async function main(): Promise<number> {
     const table = clapperTable(`Clapperboard through the browser presenter (tab ${options.width}×${options.height}, H.264 + rdpsnd ${typeof codec === 'string' ? codec : 'unknown format'}, ${options.seconds} flashes a second apart; ${pairs.offsets.length} paired, ${pairs.pictures} pictures read, ${clicks.length} clicks heard, ${fired.length} fired); display context ${tap.rate} Hz; load average ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)} on ${cpus().length} cores; jitter target ${counters.targetMs} ms, ${counters.underruns} underruns (${displayShare.underruns} while the flashes ran), ${displayShare.stretchedMs} ms stretched meanwhile, ${counters.dropped} frames dropped`, pairs, [
       ['display: its queue + output, sampled every 200 ms (of the sound latency)', displayShare.delays],
     ]);
-    console.log(table);
-    await writeFile(options.out, `${table}\n`);
+    const report = `${table}\n\n${describeDisplayEvents(displayShare)}`;
+    console.log(report);
+    await writeFile(options.out, `${report}\n`);
     return pairs.offsets.length * 2 >= options.seconds ? 0 : 1;
   } finally {
     await presenterBrowser?.close();

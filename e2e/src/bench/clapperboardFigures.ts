@@ -46,24 +46,54 @@ export async function readClockedTap(page: Page): Promise<TapRead> {
   return { samples: new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4), rate: raw.sampleRate, startFrame: raw.startFrame, clock: raw.clock };
 }
 
-/** What the display itself adds to the sound while the flashes run: its queue + output (ms), sampled every 200 ms until `untilMs`; and its dry queues and stretched ms meanwhile. */
-export async function sampleDisplayDelay(page: Page, untilMs: number): Promise<{ delays: number[]; underruns: number; stretchedMs: number }> {
-  const delays: number[] = [];
+export interface DisplayShare {
+  /** The queue + output, ms, every 200 ms. */
+  delays: number[];
+  underruns: number;
+  stretchedMs: number;
+  /**
+   * Where in the flashes' second (ms after the last flash's scheduled time)
+   * the 200 ms sample fell in which the queue ran dry, or dropped a burst:
+   * clustered after the flash, they point at the flash's picture holding
+   * the sound up; spread evenly, at something else.
+   */
+  dryAtMs: number[];
+  dropAtMs: number[];
+  /** 200 ms samples in which no wave reached the queue. */
+  samplesWithoutAWave: number;
+  samples: number;
+}
+
+/** What the display itself adds to the sound while the flashes run (the first at `firstFlashMs`, one a second), sampled every 200 ms until `untilMs`. */
+export async function sampleDisplayDelay(page: Page, firstFlashMs: number, untilMs: number): Promise<DisplayShare> {
+  const share: DisplayShare = { delays: [], underruns: 0, stretchedMs: 0, dryAtMs: [], dropAtMs: [], samplesWithoutAWave: 0, samples: 0 };
   const before = await hook(page, (sound) => sound.counters());
   let last = before;
+  const sinceFlash = (at: number): number => (((at - firstFlashMs) % 1000) + 1000) % 1000;
   while (Date.now() < untilMs) {
     const ring = await hook(page, (sound) => sound.counters());
+    const at = Date.now();
     const rate = ring.rate ?? 0;
-    if (rate > 0) delays.push(((((ring.write ?? 0) - (ring.read ?? 0)) | 0) * 1000) / rate + (ring.outputLatencyUs ?? 0) / 1000);
+    if (rate > 0) share.delays.push(((((ring.write ?? 0) - (ring.read ?? 0)) | 0) * 1000) / rate + (ring.outputLatencyUs ?? 0) / 1000);
+    if (at >= firstFlashMs) {
+      share.samples += 1;
+      if ((ring.underruns ?? 0) > (last.underruns ?? 0)) share.dryAtMs.push(sinceFlash(at));
+      if ((ring.dropped ?? 0) > (last.dropped ?? 0)) share.dropAtMs.push(sinceFlash(at));
+      if ((ring.waves ?? 0) === (last.waves ?? 0)) share.samplesWithoutAWave += 1;
+    }
     last = ring;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const rate = last.rate ?? 0;
-  return {
-    delays,
-    underruns: (last.underruns ?? 0) - (before.underruns ?? 0),
-    stretchedMs: rate > 0 ? Math.round((((last.stretched ?? 0) - (before.stretched ?? 0)) * 1000) / rate) : 0,
-  };
+  share.underruns = (last.underruns ?? 0) - (before.underruns ?? 0);
+  share.stretchedMs = rate > 0 ? Math.round((((last.stretched ?? 0) - (before.stretched ?? 0)) * 1000) / rate) : 0;
+  return share;
+}
+
+/** One line for the report: where the dry queues and drops fell in the flashes' second. */
+export function describeDisplayEvents(share: DisplayShare): string {
+  const list = (values: number[]): string => (values.length === 0 ? 'none' : values.map((value) => Math.round(value)).join(', '));
+  return `Dry queues in the 200 ms sample ending this long after a flash: ${list(share.dryAtMs)} ms; drops: ${list(share.dropAtMs)} ms; samples without a wave: ${share.samplesWithoutAWave} of ${share.samples}.`;
 }
 
 /** The epoch ms at which each click in the tap is heard: onsets after a quiet stretch. */

@@ -20,7 +20,7 @@ import { Lab, type XrdpServer } from '@lanterna/lab';
 import { waitFor } from '@lanterna/testkit';
 import { startKioskRig, type KioskRig } from '../kiosk/kioskRig.js';
 import { hook, soundState } from '../kiosk/soundTap.js';
-import { clapperTable, clicksHeard, installStripLog, pairFlashes, readClockedTap, readStripLog, sampleDisplayDelay } from './clapperboardFigures.js';
+import { clapperTable, clicksHeard, describeDisplayEvents, installStripLog, pairFlashes, readClockedTap, readStripLog, sampleDisplayDelay } from './clapperboardFigures.js';
 
 export interface ThroughXrdpOptions { seconds: number; width: number; height: number; out: string }
 
@@ -69,7 +69,7 @@ export async function clapperboardThroughXrdp(options: ThroughXrdpOptions): Prom
     const first = Math.ceil((Date.now() + 500) / 1000) * 1000;
     const flashTimes = Array.from({ length: options.seconds }, (_, k) => first + k * 1000);
     // what the display itself adds to the sound: its queue and its output, sampled while the flashes run
-    const displayShare = await sampleDisplayDelay(page, first + options.seconds * 1000 + 2500);
+    const displayShare = await sampleDisplayDelay(page, first, first + options.seconds * 1000 + 2500);
 
     const strips = await readStripLog(page);
     const tap = await readClockedTap(page);
@@ -87,8 +87,9 @@ export async function clapperboardThroughXrdp(options: ThroughXrdpOptions): Prom
         ['display: its queue + output, sampled every 200 ms (of the sound latency)', displayShare.delays],
       ],
     );
-    console.log(table);
-    await writeFile(options.out, `${table}\n`);
+    const report = `${table}\n\n${describeDisplayEvents(displayShare)}`;
+    console.log(report);
+    await writeFile(options.out, `${report}\n`);
     if (pairs.offsets.length * 2 >= options.seconds) return 0;
     console.log(`fewer than half the flashes paired; the scene's log, but its flashes:\n${clapperLog(xrdp).split('\n').filter((line) => !line.startsWith('lanterna clapper: flash ')).join('\n')}`);
     return 1;

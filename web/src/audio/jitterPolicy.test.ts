@@ -73,10 +73,17 @@ test('a dry queue raises the margin by the gap it stayed empty plus 5 ms, once t
   assert.equal(policy.targetMs, 55);
   assert.deepEqual(policy.decide(frames(54), RATE, 2030), { kind: 'wait' }, 'restarts only at the raised start level');
   assert.deepEqual(policy.decide(frames(55), RATE, 2040), PLAIN);
+  // what the output left queued at the dry queue (a frame to interpolate towards) is no wave
+  policy.ranDry(2060, 1);
+  policy.decide(1, RATE, 2063);
+  assert.equal(policy.marginMs, 35, 'the frame left behind is not the next wave');
+  policy.decide(frames(10), RATE, 2080);
+  assert.equal(policy.marginMs, 60, 'the next wave 20 ms later: 25 ms more');
+  assert.deepEqual(policy.decide(frames(80), RATE, 2090), PLAIN);
   // a short hiccup costs little: 3 ms empty, 8 ms more
   policy.ranDry(2100);
   policy.decide(frames(10), RATE, 2103);
-  assert.equal(policy.marginMs, 43);
+  assert.equal(policy.marginMs, 68);
   // a long stall raises it to what it needs at once, bounded
   policy.ranDry(2200);
   policy.decide(frames(10), RATE, 2400);

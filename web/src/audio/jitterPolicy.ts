@@ -85,7 +85,7 @@ export class JitterPolicy {
   private drainMs = 0;
   private lastMs = 0;
   /** When the queue last ran dry and whether that was in the start-up grace; null once the next wave came. */
-  private dry: { atMs: number; inGrace: boolean } | null = null;
+  private dry: { atMs: number; inGrace: boolean; leftFrames: number } | null = null;
   /** The margin the last dry queue (past the grace) showed was needed, and when. */
   private need = { ms: 0, atMs: -Infinity };
 
@@ -120,7 +120,7 @@ export class JitterPolicy {
     const elapsed = Math.max(0, nowMs - this.lastMs);
     this.lastMs = nowMs;
     if (!this.playing) {
-      if (this.dry !== null && fillFrames > 0) this.raiseAfterDry(nowMs);
+      if (this.dry !== null && fillFrames > this.dry.leftFrames) this.raiseAfterDry(nowMs);
       if (ms < this.targetMs) return { kind: 'wait' };
       this.playing = true;
       this.firstPlayMs ??= nowMs;
@@ -150,12 +150,18 @@ export class JitterPolicy {
     return { kind: 'play', speed: high ? b.stretch : 1, drop: 0 };
   }
 
-  /** The queue ran dry during the block: wait for the start level again, raised once the next wave shows how long the gap was. */
-  ranDry(nowMs: number): void {
+  /**
+   * The queue ran dry during the block: wait for the start level again,
+   * raised once the next wave shows how long the gap was. `leftFrames`: what
+   * the output could not play and left queued (the worklet interpolates, so
+   * the last frame waits for the one after it); the next wave is the queue
+   * growing past it.
+   */
+  ranDry(nowMs: number, leftFrames = 0): void {
     this.playing = false;
     this.drainMs = 0;
     const inGrace = this.firstPlayMs !== null && nowMs - this.firstPlayMs < this.bounds.startupGraceMs;
-    this.dry = { atMs: nowMs, inGrace };
+    this.dry = { atMs: nowMs, inGrace, leftFrames };
     if (!inGrace) this.calmSinceMs = nowMs;
   }
 

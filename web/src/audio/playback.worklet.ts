@@ -87,7 +87,8 @@ class PlaybackProcessor extends AudioWorkletProcessor {
         // the queue ran dry: silence for the rest, and wait for the target again
         left.fill(0, i);
         right.fill(0, i);
-        this.jitter.ranDry(currentTime * 1000);
+        // the frame it could not interpolate past stays queued: the next wave is what comes on top of it
+        this.jitter.ranDry(currentTime * 1000, fill - consumed);
         this.position = 0;
         Atomics.add(header, RING.underruns, 1);
       }
