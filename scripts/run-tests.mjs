@@ -107,14 +107,23 @@ function failuresIn(tap) {
 // the data socket's protocol, bad input, drain, the server legs to real RDP
 // servers (native xfreerdp3 through each engine), the presenter leg (a
 // presenter page's wasm RDP server joined to a display's wasm client, its
-// pace included), and the page tests where the engine decides something of
-// its own: failure paths' typed ends, the admin's relay counts, several data
-// sockets on one page, the input gate, a moderated or taken-over place's
-// presenter socket. Page tests that check what the page does with PDUs both
+// pace included), and what the page tests rely on each engine for, proven
+// at the gateway without Chromium (gateway/test/relay/, a real gateway and a
+// data socket spoken by hand): typed ends (typedEnds: a refused NLA sign-in,
+// the server gone or reset mid-session; a restart's 1001 is drain's and
+// cli's) for e2e/kiosk/failurePaths; the relay's counts and rates the admin
+// view shows (relayFigures) for adminPage; several data sockets on one
+// display (roomSessions) for roomSources; the input gate (inputGate) for
+// touchToComputer; a moderated or taken-over place's presenter socket
+// joining (presenterInRoom) for roomModeration and roomTakeOver. The page
+// tests themselves, and those that check what the page does with PDUs both
 // engines relay byte for byte (pixels, a shared screen's picture and sound,
-// the bitrate rule, xrdp's sound) run once: the suite above proves the bytes
-// the same (issue 26: no whole suite twice).
+// the bitrate rule, xrdp's sound), run once, against the default engine:
+// the suite above proves the engines the same (issue 26: no whole suite
+// twice).
 const BOTH_ENGINE_TESTS = [
+  // the data socket's protocol, bad input, drain, real servers, the CLI's workers, scale-out; relay/ holds the
+  // page tests' engine parts (typedEnds, relayFigures, roomSessions, inputGate, presenterInRoom)
   'gateway/test/dist/hostileClients.test.js', 'gateway/test/dist/badInput.test.js', 'gateway/test/dist/realServers.test.js',
   'gateway/test/dist/drain.test.js', 'gateway/test/dist/relay/', 'gateway/test/dist/channel/silentUntilSecured.test.js',
   'gateway/test/dist/connect/resetWhileJudging.test.js',
@@ -123,18 +132,6 @@ const BOTH_ENGINE_TESTS = [
   'wasm/test/presenterLeg.test.mjs',
   // and multi-touch over it: RDPEI, a dynamic channel both engines relay (issue 30)
   'wasm/test/presenterTouch.test.mjs',
-  // each engine's typed ends, seen by the real page
-  'e2e/dist/kiosk/failurePaths.test.js',
-  // the admin's live view: the display page's figures beside each engine's relay counts (issue 32)
-  'e2e/dist/kiosk/adminPage.test.js',
-  // several sources on one display page, each its own data socket (issue 29)
-  'e2e/dist/kiosk/roomSources.test.js',
-  // touch to the presenter's computer: each engine's input gate (issue 30)
-  'e2e/dist/kiosk/touchToComputer.test.js',
-  // a moderated room's accepted browser source: its presenter socket joins once the moderator decides
-  'e2e/dist/kiosk/roomModeration.test.js',
-  // a take-over stops one slot's session and joins another's in its place
-  'e2e/dist/kiosk/roomTakeOver.test.js',
 ];
 
 const nativeBinary = join(root, 'gateway', 'dataplane', 'bin', 'lanterna-dataplane');

@@ -7,8 +7,9 @@
 // and the display shows its picture; declined, the page says so and by whom
 // and gives the capture back.
 //
-// Engines: both (scripts/run-tests.mjs): an accepted request's presenter
-// socket joins the display's session in either relay engine.
+// Engines: the default one; an accepted request's presenter socket joining
+// the display's session in either relay engine is
+// gateway/test/relay/presenterInRoom's, run against both.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -1,7 +1,7 @@
 // Touch from the display to the presenter's computer (issue 30): real
 // Chromium with CDP touch events on the display page, real FreeRDP shadow
-// servers on Xvfb, the real gateway (each relay engine: scripts/run-tests.mjs
-// runs this file twice). The X pointer of the server's screen, read with
+// servers on Xvfb, the real gateway (its default engine; each engine's input
+// gate is gateway/test/relay/inputGate's, run against both). The X pointer of the server's screen, read with
 // xdotool, is the truth:
 // - with the presenter's permission on (the presenter page's switch, or the
 //   presenter API's PATCH), a tap moves it to the desktop pixel under the
