@@ -124,10 +124,9 @@ static int write_pdu(rdpTransport* transport, wStream* s)
 BOOL lt_channel_transport_install(LtContext* lt)
 {
 	rdpContext* context = &lt->common.context;
-	const rdpTransportIo* defaults = freerdp_get_io_callbacks(context);
-	if (!defaults)
+	rdpTransportIo io;
+	if (!lt_transport_io_of(context, &io))
 		return FALSE;
-	rdpTransportIo io = *defaults;
 	io.TCPConnect = tcp_connect;
 	io.ConnectLayer = connect_layer;
 	io.TLSConnect = tls_connect;

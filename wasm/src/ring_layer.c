@@ -93,3 +93,12 @@ int lt_post_pdu(rdpContext* context, intptr_t id, int kind, wStream* s)
 	}
 	return (int)length;
 }
+
+BOOL lt_transport_io_of(rdpContext* context, rdpTransportIo* io)
+{
+	const rdpTransportIo* current = freerdp_get_io_callbacks(context);
+	if (!current)
+		return FALSE;
+	*io = *current;
+	return TRUE;
+}

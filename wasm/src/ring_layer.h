@@ -42,4 +42,10 @@ BOOL lt_post_copy(intptr_t id, int kind, const BYTE* data, size_t length);
  * the length, or -1. */
 int lt_post_pdu(rdpContext* context, intptr_t id, int kind, wStream* s);
 
+/* Copies context's transport callbacks (FreeRDP's defaults until an owner
+ * sets its own) into io, for either end to replace the few it owns (its
+ * WritePdu through lt_post_pdu, its TLS step) before freerdp_set_io_callbacks;
+ * FALSE when the context has none. */
+BOOL lt_transport_io_of(rdpContext* context, rdpTransportIo* io);
+
 #endif

@@ -36,10 +36,9 @@ static int write_pdu(rdpTransport* transport, wStream* s)
 BOOL lp_peer_transport_install(LpContext* lp)
 {
 	rdpContext* context = &lp->context;
-	const rdpTransportIo* defaults = freerdp_get_io_callbacks(context);
-	if (!defaults)
+	rdpTransportIo io;
+	if (!lt_transport_io_of(context, &io))
 		return FALSE;
-	rdpTransportIo io = *defaults;
 	io.TLSAccept = tls_accept_passthrough;
 	io.WritePdu = write_pdu;
 	if (!freerdp_set_io_callbacks(context, &io))

@@ -14,18 +14,13 @@ import {
   KIOSK_SUBPROTOCOL,
   readGatewayControlMessage,
   ReconnectBackoff,
-  type DisplayMessage,
   type ErrorMessage,
   type FiguresMessage,
+  type GatewayControlMessage,
   type HelloMessage,
   type LaserMessage,
-  type LayoutMessage,
   type PanelMessage,
   type Panel,
-  type ProjectMessage,
-  type RoomMessage,
-  type SoundMessage,
-  type StopMessage,
   type WelcomeMessage,
 } from '@lanterna/protocol';
 
@@ -46,16 +41,27 @@ export interface ControlChannelOptions {
   readonly backoff?: ReconnectBackoff;
 }
 
-export interface ControlChannelEvents {
+/**
+ * The gateway's messages the channel hands to the page as they came (it
+ * answers `welcome` and `error` itself); `layout` comes only after hello's
+ * features named `slots`.
+ */
+export type PageControlMessage = Exclude<GatewayControlMessage, WelcomeMessage | ErrorMessage>;
+
+/** One handler per page message, named for its type: onproject, onstop, onroom, ondisplay, onsound, onlayout. */
+export type PageMessageHandlers = { [M in PageControlMessage as `on${M['type']}`]?: (message: M) => void };
+
+export interface ControlChannelEvents extends PageMessageHandlers {
   onstate?: (state: ControlState) => void;
-  onproject?: (message: ProjectMessage) => void;
-  onstop?: (message: StopMessage) => void;
-  onroom?: (message: RoomMessage) => void;
-  ondisplay?: (message: DisplayMessage) => void;
-  onsound?: (message: SoundMessage) => void;
-  /** The room's layout (only after hello's features named `slots`). */
-  onlayout?: (message: LayoutMessage) => void;
 }
+
+/** The optional messages the display sends, each only to a gateway whose welcome named its feature. */
+type OptionalDisplayMessage = FiguresMessage | LaserMessage | PanelMessage;
+const FEATURE_OF: { readonly [T in OptionalDisplayMessage['type']]: string } = {
+  figures: GATEWAY_FEATURES.figures,
+  laser: GATEWAY_FEATURES.laser,
+  panel: GATEWAY_FEATURES.panel,
+};
 
 export class ControlChannel {
   private socket: WebSocket | null = null;
@@ -93,25 +99,24 @@ export class ControlChannel {
    * them (an older gateway would close on an unknown type); false when not sent.
    */
   sendFigures(message: FiguresMessage): boolean {
-    const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN || !this.gatewayReads.has(GATEWAY_FEATURES.figures)) return false;
-    socket.send(JSON.stringify(message));
-    return true;
+    return this.sendOptional(message);
   }
 
   /** A finger on a browser presenter's picture (issue 30), if the gateway reads `laser`; false when not sent. */
   sendLaser(message: LaserMessage): boolean {
-    const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN || !this.gatewayReads.has(GATEWAY_FEATURES.laser)) return false;
-    socket.send(JSON.stringify(message));
-    return true;
+    return this.sendOptional(message);
   }
 
   /** Sends the display's panel, if the gateway reads it (welcome's features); false when not sent. */
   sendPanel(panel: Panel): boolean {
+    return this.sendOptional({ type: 'panel', panel });
+  }
+
+  /** Sends an optional message on the open socket if its gateway reads it; false when not sent. */
+  private sendOptional(message: OptionalDisplayMessage): boolean {
     const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN || !this.gatewayReads.has(GATEWAY_FEATURES.panel)) return false;
-    socket.send(JSON.stringify({ type: 'panel', panel } satisfies PanelMessage));
+    if (!socket || socket.readyState !== WebSocket.OPEN || !this.gatewayReads.has(FEATURE_OF[message.type])) return false;
+    socket.send(JSON.stringify(message));
     return true;
   }
 
@@ -175,28 +180,18 @@ export class ControlChannel {
         this.gatewayReads = new Set(message.features ?? []);
         this.events.onstate?.({ kind: 'online', welcome: message });
         break;
-      case 'project':
-        this.events.onproject?.(message);
-        break;
-      case 'stop':
-        this.events.onstop?.(message);
-        break;
-      case 'room':
-        this.events.onroom?.(message);
-        break;
-      case 'display':
-        this.events.ondisplay?.(message);
-        break;
-      case 'sound':
-        this.events.onsound?.(message);
-        break;
-      case 'layout':
-        this.events.onlayout?.(message);
-        break;
       case 'error':
         this.noteError(message);
         break;
+      default:
+        this.handToPage(message);
     }
+  }
+
+  private handToPage(message: PageControlMessage): void {
+    // the handler named for the message's type takes that message (PageMessageHandlers), which TypeScript cannot follow through the key
+    const handler = this.events[`on${message.type}`] as ((message: PageControlMessage) => void) | undefined;
+    handler?.call(this.events, message);
   }
 
   private noteError(message: ErrorMessage): void {

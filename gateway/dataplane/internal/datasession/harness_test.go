@@ -103,20 +103,26 @@ func (n *fakeNode) Notify(op string, params any) {
 // ended waits for the ended notification.
 func (n *fakeNode) ended(t *testing.T) rpc.Ended {
 	t.Helper()
+	return firstNotice[rpc.Ended](t, n, rpc.OpEnded)
+}
+
+// firstNotice waits for n's first notification of op and returns its params.
+func firstNotice[P any](t *testing.T, n *fakeNode, op string) P {
+	t.Helper()
 	deadline := time.After(wait)
 	for {
 		n.mu.Lock()
 		for _, got := range n.notices {
-			if got.op == rpc.OpEnded {
+			if got.op == op {
 				n.mu.Unlock()
-				return got.params.(rpc.Ended)
+				return got.params.(P)
 			}
 		}
 		n.mu.Unlock()
 		select {
 		case <-n.noticed:
 		case <-deadline:
-			t.Fatal("no ended notification")
+			t.Fatalf("no %s notification", op)
 		}
 	}
 }

@@ -83,18 +83,5 @@ func (d *presenterDesk) waitingCount() int {
 
 func (n *fakeNode) presenterEnded(t *testing.T) rpc.PresenterEnded {
 	t.Helper()
-	var found *rpc.PresenterEnded
-	waitFor(t, func() bool {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		for _, got := range n.notices {
-			if got.op == rpc.OpPresenterEnded {
-				ended := got.params.(rpc.PresenterEnded)
-				found = &ended
-				return true
-			}
-		}
-		return false
-	}, "presenter-ended")
-	return *found
+	return firstNotice[rpc.PresenterEnded](t, n, rpc.OpPresenterEnded)
 }

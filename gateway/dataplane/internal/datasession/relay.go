@@ -85,12 +85,7 @@ func (s *session) clientFrame(frame []byte) {
 	s.idle.touch(s.engine.now())
 	frame, count, send, err := s.input.pass(frame)
 	if err != nil {
-		var framing *pdu.FramingError
-		if errors.As(err, &framing) {
-			s.finish(end{reason: rpc.ReasonError, err: framingFailure(framing, true)})
-		} else {
-			s.finish(end{reason: rpc.ReasonError, err: sessionerr.New(sessionerr.PhaseRelay, sessionerr.CodeInternal, "").WithInternal("error", err.Error())})
-		}
+		s.finish(end{reason: rpc.ReasonError, err: framingFailure(err, true)})
 		return
 	}
 	if !send {
@@ -131,7 +126,8 @@ func (s *session) clientText(text []byte) {
 	}
 }
 
-// framingFailure is relayCore.ts's framingFailure: the kiosk protocol's words for a malformed PDU.
+// framingFailure is relayCore.ts's framingFailure: the kiosk protocol's words
+// for a malformed PDU; any other error is internal.
 func framingFailure(err error, fromClient bool) *sessionerr.Error {
 	var framing *pdu.FramingError
 	if !errors.As(err, &framing) {
