@@ -11,9 +11,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RawData } from 'ws';
-import { connectControl, openSecuredData, startFaultyPeer, startTestGateway, waitFor, STREAM_END, STREAM_PDU_BYTES, STREAM_REQUEST } from '@lanterna/testkit';
+import { openSecuredData, startFaultyPeer, startProjectingGateway, waitFor, STREAM_END, STREAM_PDU_BYTES, STREAM_REQUEST } from '@lanterna/testkit';
 
-const DISPLAY_TOKEN = 'display-token-relay-figures-01';
 /** Each request asks for two PDUs; ten a second: about 20 PDUs and 330 kB a second, well within any engine on a loaded machine. */
 const BURST_BYTES = 2 * STREAM_PDU_BYTES;
 const REQUEST_EVERY_MS = 100;
@@ -50,17 +49,11 @@ function pdusIn(message: Buffer): { count: number; ends: number } {
 test('the admin\'s figures of a session are the relay\'s: per second near what the display received, and in all exactly that', { timeout: 60_000 }, async (t) => {
   const peer = await startFaultyPeer('stream');
   t.after(() => peer.close());
-  const gateway = await startTestGateway({ displays: [{ id: 'room', token: DISPLAY_TOKEN }], certificates: { mode: 'insecure' } });
-  t.after(() => gateway.close());
-  const control = await connectControl(gateway.url, 'room', DISPLAY_TOKEN);
-  t.after(() => control.close());
-  const admin = (path: string, init: { method?: string; body?: string } = {}): Promise<Response> => fetch(`${gateway.httpUrl}${path}`, {
-    ...init, headers: { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json' },
-  });
-  const projected = await admin('/v1/admin/sessions', { method: 'POST', body: JSON.stringify({ displayId: 'room', target: { host: '127.0.0.1', port: peer.port } }) });
-  assert.equal(projected.status, 202);
-  const project = await control.next('project');
-  const sessionId = String(project.sessionId);
+  const projecting = await startProjectingGateway({ displayId: 'room', config: { certificates: { mode: 'insecure' } } });
+  t.after(() => projecting.close());
+  const { gateway } = projecting;
+  const admin = (path: string): Promise<Response> => fetch(`${gateway.httpUrl}${path}`, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
+  const { sessionId, message: project } = await projecting.project({ host: '127.0.0.1', port: peer.port });
   const data = await openSecuredData(gateway.url, project);
   t.after(() => data.socket.close());
   await data.queue.nextBinary(); // the Connection Confirm

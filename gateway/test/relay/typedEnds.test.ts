@@ -16,10 +16,8 @@ import assert from 'node:assert/strict';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { buildConnectionConfirm, buildConnectionRequest, PROTOCOL } from '@lanterna/protocol';
-import { generateTestCertificate, openControlInbox, openData, readOneTpkt, startTestGateway, type MessageQueue, type TestGateway } from '@lanterna/testkit';
-import type { WebSocket } from 'ws';
+import { generateTestCertificate, openData, readOneTpkt, startProjectingGateway, type MessageQueue } from '@lanterna/testkit';
 
-const DISPLAY_TOKEN = 'display-token-typed-ends-0123';
 
 /** How the scripted server ends the session once it has read the display's first message after TLS. */
 type Ending = 'nla-refused' | 'gone' | 'reset';
@@ -78,59 +76,46 @@ async function rest(queue: MessageQueue): Promise<{ binary: Buffer; texts: Recor
   }
 }
 
-async function sessionTo(t: { after(fn: () => Promise<void> | void): void }, gateway: TestGateway, port: number, requested: number): Promise<{ socket: WebSocket; queue: MessageQueue; secured: Record<string, unknown> }> {
-  const kiosk = await openControlInbox(gateway.url, 'room', DISPLAY_TOKEN);
-  t.after(() => kiosk.close());
-  await kiosk.take('welcome');
-  const projected = await fetch(`${gateway.httpUrl}/v1/admin/sessions`, {
-    method: 'POST', headers: { authorization: `Bearer ${gateway.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ displayId: 'room', target: { host: '127.0.0.1', port } }),
-  });
-  assert.equal(projected.status, 202, await projected.clone().text());
-  const project = await kiosk.take('project');
-  const data = await openData(gateway.url, String(project.sessionId), String(project.sessionToken));
+type After = { after(fn: () => Promise<void> | void): void };
+
+interface Ended { secured: Record<string, unknown>; binary: Buffer; texts: Record<string, unknown>[]; code: number }
+
+/**
+ * A gateway projecting onto display `room` a server that ends as `ending`
+ * says; the display's data socket asks for `requested`, reads `secured` and
+ * the Connection Confirm, sends `first`, and reads the rest until it closes.
+ */
+async function endedSession(t: After, ending: Ending, requested: number, first: Buffer): Promise<Ended> {
+  const server = await startEndingServer(ending);
+  t.after(() => server.close());
+  const projecting = await startProjectingGateway({ displayId: 'room', config: { certificates: { mode: 'insecure' } } });
+  t.after(() => projecting.close());
+  const { message: project } = await projecting.project({ host: '127.0.0.1', port: server.port });
+  const data = await openData(projecting.gateway.url, String(project.sessionId), String(project.sessionToken));
   t.after(() => data.socket.close());
   data.socket.send(buildConnectionRequest({ requestedProtocols: requested, cookie: 'test' }));
   const secured = await data.queue.nextText('secured');
   await data.queue.nextBinary(); // the Connection Confirm
-  return { ...data, secured };
-}
-
-async function start(t: { after(fn: () => Promise<void> | void): void }, ending: Ending): Promise<{ gateway: TestGateway; port: number }> {
-  const server = await startEndingServer(ending);
-  t.after(() => server.close());
-  const gateway = await startTestGateway({ displays: [{ id: 'room', token: DISPLAY_TOKEN, name: 'Room' }], certificates: { mode: 'insecure' } });
-  t.after(() => gateway.close());
-  return { gateway, port: server.port };
+  data.socket.send(first);
+  return { secured, ...await rest(data.queue) };
 }
 
 test('a refused sign-in (NLA): the server\'s TSRequest with its error code reaches the display whole, then the session ends server-closed', { timeout: 30_000 }, async (t) => {
-  const { gateway, port } = await start(t, 'nla-refused');
-  const session = await sessionTo(t, gateway, port, PROTOCOL.SSL | PROTOCOL.HYBRID);
-  assert.equal(session.secured.protocol, 'hybrid');
-  session.socket.send(CLIENT_TS_REQUEST);
-  const { binary, texts, code } = await rest(session.queue);
-  assert.equal(binary.toString('hex'), REFUSED_TS_REQUEST.toString('hex'), 'the refusal, whole, as the server sent it');
-  assert.deepEqual(texts, [{ type: 'ended', reason: 'server-closed' }]);
-  assert.equal(code, 1000);
+  const ended = await endedSession(t, 'nla-refused', PROTOCOL.SSL | PROTOCOL.HYBRID, CLIENT_TS_REQUEST);
+  assert.equal(ended.secured.protocol, 'hybrid');
+  assert.equal(ended.binary.toString('hex'), REFUSED_TS_REQUEST.toString('hex'), 'the refusal, whole, as the server sent it');
+  assert.deepEqual([ended.texts, ended.code], [[{ type: 'ended', reason: 'server-closed' }], 1000]);
 });
 
 test('the server gone mid-session: its last PDU reaches the display, then the session ends server-closed with 1000', { timeout: 30_000 }, async (t) => {
-  const { gateway, port } = await start(t, 'gone');
-  const session = await sessionTo(t, gateway, port, PROTOCOL.SSL);
-  assert.equal(session.secured.protocol, 'ssl');
-  session.socket.send(PROBE);
-  const { binary, texts, code } = await rest(session.queue);
-  assert.equal(binary.toString('hex'), LAST_PDU.toString('hex'), 'the server\'s last PDU before it went');
-  assert.deepEqual(texts, [{ type: 'ended', reason: 'server-closed' }]);
-  assert.equal(code, 1000);
+  const ended = await endedSession(t, 'gone', PROTOCOL.SSL, PROBE);
+  assert.equal(ended.secured.protocol, 'ssl');
+  assert.equal(ended.binary.toString('hex'), LAST_PDU.toString('hex'), 'the server\'s last PDU before it went');
+  assert.deepEqual([ended.texts, ended.code], [[{ type: 'ended', reason: 'server-closed' }], 1000]);
 });
 
 test('the server\'s connection reset mid-session: its last PDU, then the relay phase\'s server-error with 4502', { timeout: 30_000 }, async (t) => {
-  const { gateway, port } = await start(t, 'reset');
-  const session = await sessionTo(t, gateway, port, PROTOCOL.SSL);
-  session.socket.send(PROBE);
-  const { binary, texts, code } = await rest(session.queue);
+  const { binary, texts, code } = await endedSession(t, 'reset', PROTOCOL.SSL, PROBE);
   assert.equal(binary.toString('hex'), LAST_PDU.toString('hex'), 'the server\'s last PDU before the reset');
   assert.equal(texts.length, 1, JSON.stringify(texts));
   assert.deepEqual([texts[0]?.type, texts[0]?.phase, texts[0]?.code], ['error', 'relay', 'server-error'], JSON.stringify(texts));
