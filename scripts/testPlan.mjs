@@ -37,6 +37,9 @@ export const ALONE = [
   // the presenter page's bitrate control follows the link's speed as it reads it, in real time
   // (beside three other jobs at load average 20 it once settled above the link)
   'e2e/dist/kiosk/shareBackpressure.test.js',
+  // Firefox compiles the presenter's wasm RDP server and starts its threads within the page's
+  // 50 s start deadline: 19 s alone, but beside three jobs at load 12–19 it once missed it (CI, session 20)
+  'e2e/dist/kiosk/shareFromFirefox.test.js',
 ];
 
 /**
