@@ -82,6 +82,14 @@ async function shootAllSizes(page: Page, name: string): Promise<void> {
   await page.setViewportSize(SIZES[0]);
 }
 
+/** The session's row says relaying; if it never does, what the admin page and the kiosk said instead. */
+async function untilRelaying(page: Page, live: ReturnType<Page['locator']>, kiosk: Page): Promise<void> {
+  await live.locator('text=relaying').waitFor({ timeout: 90_000 }).catch(async (error: unknown) => {
+    const words = (target: Page, selector: string): Promise<string> => target.locator(selector).innerText().then((text) => text.replace(/\s+/g, ' ').slice(0, 300), (failure: unknown) => `(unreadable: ${String(failure)})`);
+    throw new Error(`${String(error)}; the sessions table: "${await words(page, '#sessions')}"; the kiosk: "${await words(kiosk, 'body')}"`);
+  });
+}
+
 test('admin page: displays made, renamed, moved, re-tokened and deleted; a live session ended; a changed certificate seen and accepted; the audit log', { timeout: 300_000 }, async (t) => {
   // The typing terminal (what the demo shows): pictures keep coming, so the live figures have something to count.
   const { lab, display: labDisplay } = await labScene(t, 'e2e-admin', { width: 1280, height: 720 }, 'terminal');
@@ -128,7 +136,7 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
   const credentials = { username: first.username, password: first.password };
   await projectAsAdmin(gateway, { displayId: 'board-room', target: { host: first.host, port: first.port, name: 'Lab laptop' }, credentials });
   const live = page.locator('#sessions tbody tr', { hasText: 'Boardroom 2.01' });
-  await live.locator('text=relaying').waitFor({ timeout: 90_000 });
+  await untilRelaying(page, live, kiosk.page);
   await live.locator('text=/[kMG]B/').waitFor({ timeout: 30_000 });
   assert.match(await live.textContent() ?? '', /Lab laptop/);
   await checkLiveFigures(page, live, reported);
@@ -162,7 +170,7 @@ test('admin page: displays made, renamed, moved, re-tokened and deleted; a live 
   await pinRow.getByRole('button', { name: `Clear the pin of ${pinKey}` }).click();
   await waitFor('the changed pin gone', async () => (await pinRow.locator('button', { hasText: 'Accept the new certificate' }).count()) === 0, 15_000, 100);
   await projectAsAdmin(gateway, { displayId: 'board-room', target: { host: second.host, port: second.port, name: 'Lab laptop' }, credentials: { username: second.username, password: second.password } });
-  await live.locator('text=relaying').waitFor({ timeout: 90_000 });
+  await untilRelaying(page, live, kiosk.page);
   await waitFor('the picture on the kiosk', async () => (await kiosk.page.locator('#idle').isHidden()) && (await kiosk.page.locator('#session').isHidden()), 60_000, 200);
   await live.getByRole('button', { name: 'End the session on Boardroom 2.01' }).click();
   await page.locator('#sessions-empty').waitFor({ timeout: 15_000 });
