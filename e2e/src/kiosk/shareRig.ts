@@ -152,7 +152,9 @@ export async function pressShare(presenter: Page, rig: ShareRig, firstPictureWit
     rendersBefore, { timeout: firstPictureWithinMs, polling: 20 },
   );
   const firstPictureMs = (await firstRender.jsonValue() as number) - sharedAt;
-  await outcome(presenter, new RegExp(`${rig.displayName} is showing your screen`), 10_000);
+  // the display already drew the share: the page's own line follows its worker's `active`, which a
+  // loaded machine delays (still "Waiting for … to connect" 10 s after the display's first picture, once)
+  await outcome(presenter, new RegExp(`${rig.displayName} is showing your screen`), 30_000);
   return { sessionId, firstPictureMs, sharedAt, answeredAt };
 }
 
