@@ -243,9 +243,7 @@ async function startTopology(phase: ChaosPhase, displays: readonly DisplayIdenti
 /** Puts the chosen instruments under SCHED_RR; returns what it put there. */
 function realtimeFor(topology: Topology, pool: FleetPool, instruments: readonly RealtimeInstrument[]): string[] {
   const chosen: [string, number | undefined][] = [];
-  if (instruments.includes('probe') && pool.hasProbe) {
-    chosen.push(['the probe fleet', pool.pids().at(-1)], ['its echo host', topology.probeEcho?.process.pid]);
-  }
+  if (instruments.includes('probe') && pool.hasProbe) chosen.push(['the probe fleet', pool.probePid], ['its echo host', topology.probeEcho?.process.pid]);
   if (instruments.includes('balancer') && topology.haproxy) chosen.push(['HAProxy', topology.haproxy.process.pid]);
   return chosen.flatMap(([name, pid]) => {
     if (pid === undefined) return [];

@@ -33,6 +33,9 @@ export class FleetPool {
   /** Whether `endWindow`'s last window is the probe fleet's. */
   get hasProbe(): boolean { return this.probe; }
 
+  /** The probe fleet's process (undefined: no probe fleet). */
+  get probePid(): number | undefined { return this.probe ? this.fleets.at(-1)?.process.pid : undefined; }
+
   pids(): number[] { return this.fleets.map((fleet) => fleet.process.pid); }
 
   configure(baseUrl: string, distinctSourceAddresses: boolean, timeoutMs: number): void {

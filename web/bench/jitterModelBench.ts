@@ -19,9 +19,9 @@
 // −10 ms each calm 10 s, 150 ms at most) was the same.
 import { DEFAULT_JITTER_BOUNDS, JitterPolicy, type JitterBounds } from '../src/audio/jitterPolicy.js';
 
-const OLD_BOUNDS: JitterBounds = { ...DEFAULT_JITTER_BOUNDS, minMarginMs: 30, windowMs: Infinity, startupGraceMs: 0, fixedRaiseMs: 25, needMemoryMs: 0 };
 /** Session 19's low-water margin, raised a fixed 25 ms by each dry queue and lowered each calm 10 s (now: by the gap the queue stayed empty, + 5 ms, and kept a minute). */
 const FIXED_RAISE_BOUNDS: JitterBounds = { ...DEFAULT_JITTER_BOUNDS, fixedRaiseMs: 25, needMemoryMs: 0 };
+const OLD_BOUNDS: JitterBounds = { ...FIXED_RAISE_BOUNDS, minMarginMs: 30, windowMs: Infinity, startupGraceMs: 0 };
 const POLICIES = [['before (50 ms floor)', OLD_BOUNDS], ['low-water, +25 ms a dry queue', FIXED_RAISE_BOUNDS], ['now (low-water, + the gap)', DEFAULT_JITTER_BOUNDS]] as const;
 
 const SOURCE_RATE = 48_000;
